@@ -1,0 +1,26 @@
+"""The thread store: one SQLite file under DESK_DATA_DIR, built inside the running loop."""
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import aiosqlite
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+from .settings import Settings
+from .state import Debate, FinalDecision, Intervention, Turn
+
+# Our pydantic types in state must be allow-listed, or loading a checkpoint warns (and strict mode refuses).
+SERDE = JsonPlusSerializer(allowed_msgpack_modules=[
+    (t.__module__, t.__name__) for t in (Debate, Turn, FinalDecision, Intervention)
+])
+
+
+@asynccontextmanager
+async def open_checkpointer(settings: Settings) -> AsyncIterator[AsyncSqliteSaver]:
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    async with aiosqlite.connect(str(settings.checkpoint_path)) as conn:
+        saver = AsyncSqliteSaver(conn, serde=SERDE)
+        await saver.setup()
+        yield saver

@@ -1,0 +1,128 @@
+"""Headless desk: `python -m graph "should I buy NVDA today?"` prints every persona as it speaks."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import uuid
+from datetime import date
+
+from langchain_core.callbacks import UsageMetadataCallbackHandler
+from langchain_core.messages import HumanMessage
+
+from .builder import build_graph
+from .checkpoint import open_checkpointer
+from .context import DeskContext
+from .errors import explain
+from .events import Custom, NodeDone, Token, desk_events
+from .settings import ANALYST_KINDS, Settings
+
+
+class Printer:
+    """Prints one persona at a time; parallel speakers are buffered and shown whole, in turn."""
+
+    def __init__(self, out=sys.stdout):
+        self.out, self.current, self.buffers, self.finished = out, None, {}, set()
+
+    def write(self, persona: str, text: str) -> None:
+        if self.current is None:
+            self._open(persona)
+        if persona == self.current:
+            self.out.write(text)
+            self.out.flush()
+        else:
+            self.buffers.setdefault(persona, []).append(text)
+
+    def done(self, persona: str) -> None:
+        if persona != self.current:
+            self.finished.add(persona)
+            return
+        self.out.write("\n")
+        self.current = None
+        while self.buffers:
+            nxt = next(iter(self.buffers))
+            self._open(nxt)
+            self.out.write("".join(self.buffers.pop(nxt)))
+            if nxt not in self.finished:
+                break
+            self.finished.discard(nxt)
+            self.out.write("\n")
+            self.current = None
+        self.out.flush()
+
+    def _open(self, persona: str) -> None:
+        self.current = persona
+        self.out.write(f"\n▶ {persona}\n")
+
+
+def _persona_of(update: dict) -> str | None:
+    msgs = update.get("messages") or []
+    return getattr(msgs[-1], "name", None) if msgs else None
+
+
+async def run(args: argparse.Namespace, settings: Settings) -> int:
+    thread = args.thread or uuid.uuid4().hex[:12]
+    usage = UsageMetadataCallbackHandler()
+    config = {"configurable": {"thread_id": thread}, "callbacks": [usage], "recursion_limit": 200}
+    graph_input: dict = {"messages": [HumanMessage(args.text)]}
+    if args.analysts:
+        graph_input["analysts"] = args.analysts
+    if args.debate_rounds:
+        graph_input["debate_rounds"] = args.debate_rounds
+    if args.risk_rounds:
+        graph_input["risk_rounds"] = args.risk_rounds
+    printer = Printer()
+    async with open_checkpointer(settings) as saver:
+        graph = build_graph(settings, checkpointer=saver)
+        ctx = DeskContext(today=args.today)
+        async for ev in desk_events(graph, graph_input, config, ctx):
+            if isinstance(ev, Token):
+                printer.write(ev.persona, ev.text)
+            elif isinstance(ev, Custom) and ev.event == "say":
+                printer.write(ev.persona, ev.data["text"])
+                printer.done(ev.persona)
+            elif isinstance(ev, Custom) and ev.event == "tool_start" and not args.quiet_tools:
+                printer.write(ev.persona, f"\n  ⚙ {ev.data['tool']}({json.dumps(ev.data['args'])})\n")
+            elif isinstance(ev, NodeDone) and (persona := _persona_of(ev.update)) and persona != "Desk":
+                printer.done(persona)
+            elif isinstance(ev, NodeDone) and ev.node == "desk":
+                printer.done("Desk")
+        state = (await graph.aget_state(config)).values
+    decision = state.get("final_decision")
+    if state.get("intent") == "analyze" and decision is not None:
+        print(f"\n══ Final decision for {decision.ticker} on {decision.trade_date}: {decision.signal} ══")
+        for label, value in (("Size", decision.position_size), ("Entry", decision.entry), ("Stop", decision.stop),
+                             ("Horizon", decision.horizon), ("Confidence", f"{decision.confidence:.2f}")):
+            print(f"  {label:<11}{value}")
+    tokens = sum(u.get("total_tokens", 0) for u in usage.usage_metadata.values())
+    print(f"\nthread {thread} · {tokens} tokens · continue with: python -m graph --thread {thread} \"your question\"")
+    return 2 if state.get("intent") == "clarify" else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m graph", description="Run the trading desk headless.")
+    ap.add_argument("text", help='what you would type in the chat, e.g. "should I buy NVDA today?"')
+    ap.add_argument("--thread", help="continue a stored thread (ask a follow-up)")
+    ap.add_argument("--today", type=date.fromisoformat, help="pretend today is YYYY-MM-DD")
+    ap.add_argument("--analysts", type=lambda s: [a.strip() for a in s.split(",") if a.strip()],
+                    help=f"comma-separated subset of {','.join(ANALYST_KINDS)}")
+    ap.add_argument("--debate-rounds", type=int)
+    ap.add_argument("--risk-rounds", type=int)
+    ap.add_argument("--quiet-tools", action="store_true", help="do not print tool calls")
+    args = ap.parse_args(argv)
+    if args.analysts and (bad := set(args.analysts) - set(ANALYST_KINDS)):
+        ap.error(f"unknown analysts {sorted(bad)}; choose from {', '.join(ANALYST_KINDS)}")
+    settings = Settings()
+    try:
+        return asyncio.run(run(args, settings))
+    except KeyboardInterrupt:
+        print("\nstopped; the thread keeps everything up to the last finished step.", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        print(f"\nerror: {explain(exc)}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,99 @@
+"""Technical indicators for the market analyst, computed with stockstats.
+
+The caller passes an OHLCV frame already cut at the trade date; nothing here
+looks at dates, so whatever rows it is given are all it can use.
+
+stockstats fills early rows with partial windows (e.g. a "200-day" average of
+60 rows). Those numbers are misleading, so each indicator declares how many
+rows it needs and anything computed from fewer rows is reported as None with
+a "not enough history" note instead.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import pandas as pd
+from stockstats import StockDataFrame
+
+RECENT_ROWS = 5
+
+
+@dataclass(frozen=True)
+class IndicatorSpec:
+    label: str
+    column: str  # stockstats column name
+    min_rows: int  # rows needed before the value means what its name says
+
+
+# MACD is 12/26 EMAs with a 9-row signal; RSI and ATR need one prior close.
+SPECS: tuple[IndicatorSpec, ...] = (
+    IndicatorSpec("SMA 50", "close_50_sma", 50),
+    IndicatorSpec("SMA 200", "close_200_sma", 200),
+    IndicatorSpec("EMA 10", "close_10_ema", 10),
+    IndicatorSpec("MACD", "macd", 26),
+    IndicatorSpec("MACD Signal", "macds", 34),
+    IndicatorSpec("MACD Hist", "macdh", 34),
+    IndicatorSpec("RSI 14", "rsi_14", 15),
+    IndicatorSpec("Boll Upper", "boll_ub", 20),
+    IndicatorSpec("Boll Middle", "boll", 20),
+    IndicatorSpec("Boll Lower", "boll_lb", 20),
+    IndicatorSpec("ATR 14", "atr_14", 15),
+    IndicatorSpec("VWMA 20", "vwma_20", 20),
+)
+LABELS: tuple[str, ...] = tuple(spec.label for spec in SPECS)
+
+
+@dataclass(frozen=True)
+class Indicator:
+    label: str
+    value: float | None  # on the last row
+    recent: tuple[tuple[str, float | None], ...]  # (YYYY-MM-DD, value), oldest first
+    note: str | None = None  # e.g. "not enough history (120 rows, need 200)"
+
+
+def _clean(value: object) -> float | None:
+    """NaN/inf (and anything non-numeric) become None."""
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _prepare(ohlcv: pd.DataFrame) -> pd.DataFrame:
+    """A private, date-sorted float copy; stockstats adds columns in place."""
+    frame = ohlcv[["open", "high", "low", "close", "volume"]].astype(float).copy()
+    frame.index = pd.DatetimeIndex(pd.to_datetime(frame.index)).tz_localize(None)
+    frame.index.name = "date"
+    return frame.sort_index()
+
+
+def compute_indicators(ohlcv: pd.DataFrame) -> dict[str, Indicator]:
+    """All indicators in ``SPECS`` keyed by label, from the rows given."""
+    frame = _prepare(ohlcv)
+    rows = len(frame)
+    if rows == 0:
+        return {s.label: Indicator(s.label, None, (), "no price rows") for s in SPECS}
+
+    stock = StockDataFrame.retype(frame)
+    days = [ts.strftime("%Y-%m-%d") for ts in frame.index[-RECENT_ROWS:]]
+    result = {}
+    for spec in SPECS:
+        series = stock[spec.column]
+        # Row i (0-based) has i + 1 rows of history behind it.
+        first_valid = spec.min_rows - 1
+        positions = range(max(0, rows - RECENT_ROWS), rows)
+        recent = tuple(
+            (day, _clean(series.iloc[i]) if i >= first_valid else None)
+            for day, i in zip(days, positions)
+        )
+        value = recent[-1][1]
+        note = None
+        if rows < spec.min_rows:
+            note = f"not enough history ({rows} rows, need {spec.min_rows})"
+        elif value is None:
+            note = "not computable from these rows"
+        result[spec.label] = Indicator(spec.label, value, recent, note)
+    return result

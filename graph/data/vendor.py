@@ -1,0 +1,117 @@
+"""The market-data vendor interface shared by the synthetic and live vendors.
+
+Every analyst tool talks to data through this protocol only, so swapping the
+deterministic demo vendor for a live one (yfinance) touches no tool code.
+
+Conventions every vendor follows (the tools rely on them):
+
+* Methods are synchronous; tools run them in a worker thread.
+* All date arguments are inclusive calendar dates. A vendor must not return a
+  row or item dated after the ``end`` / ``as_of`` it was given. (The tools cut
+  again anyway; this is the first of two guards against look-ahead.)
+* Timestamps are naive and in exchange-local time (US/Eastern for US
+  listings); a live vendor converts before returning.
+* Ratios in ``profile`` are plain fractions (0.12 means 12 %), except
+  ``pe``/``forward_pe``/``pb``/``beta``/``debt_to_equity`` which are multiples
+  (debt_to_equity 1.5 means debt is 1.5x equity). Unknown values are ``None``.
+* Statement frames use yfinance-style line-item names as the index
+  ("Total Revenue", "Net Income", "Free Cash Flow", ...), one column per
+  report period (period-end ``pd.Timestamp``), newest first, and carry the
+  filing date of each column in ``frame.attrs[FILED_ATTR]``.
+* Failures raise :class:`VendorError` whose message is a short human reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Literal, Protocol, runtime_checkable
+
+import pandas as pd
+
+StatementKind = Literal["income", "balance", "cashflow"]
+Sentiment = Literal["bullish", "bearish"]
+
+OHLCV_COLUMNS: tuple[str, ...] = ("open", "high", "low", "close", "volume")
+
+# Key in ``DataFrame.attrs`` holding {period_end: filing_date} for statements.
+# Filing dates matter because a quarter's numbers are only public once filed.
+FILED_ATTR = "filed"
+
+
+class VendorError(Exception):
+    """A vendor could not answer; ``str(err)`` is the human reason.
+
+    Examples: "rate limited", "unknown ticker XYZ", "timeout".
+    """
+
+
+@dataclass(frozen=True, slots=True)
+class NewsItem:
+    published: datetime
+    title: str
+    publisher: str
+    summary: str = ""
+    url: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Post:
+    created: datetime
+    text: str
+    sentiment: Sentiment | None
+    source: str
+
+
+@runtime_checkable
+class Vendor(Protocol):
+    """What the analyst tools need from a market-data source."""
+
+    name: str  # machine id: "synthetic", "yfinance"
+    label: str  # shown to humans next to any figure, e.g. "synthetic demo data"
+
+    def ohlcv(self, ticker: str, start: date, end: date) -> pd.DataFrame:
+        """Daily bars with columns open, high, low, close, volume.
+
+        Index: DatetimeIndex (or dates), ascending, only rows in [start, end].
+        An unknown range yields an empty frame; an unknown ticker raises.
+        """
+        ...
+
+    def profile(self, ticker: str, as_of: date) -> dict:
+        """Company profile and valuation ratios as of ``as_of``.
+
+        Keys: name, sector, industry, currency, market_cap, shares_outstanding,
+        pe, forward_pe, pb, dividend_yield, beta, profit_margin,
+        debt_to_equity, revenue_growth. Any value may be None.
+        """
+        ...
+
+    def statements(
+        self, ticker: str, as_of: date, kind: StatementKind
+    ) -> pd.DataFrame:
+        """Quarterly statements filed on or before ``as_of``.
+
+        Index = line items, columns = period ends (newest first), and
+        ``attrs[FILED_ATTR]`` maps each column to its filing date.
+        """
+        ...
+
+    def news(self, ticker: str, start: date, end: date) -> list[NewsItem]:
+        """Company news published in [start, end], newest first."""
+        ...
+
+    def macro_news(self, start: date, end: date) -> list[NewsItem]:
+        """Market-wide / macro news published in [start, end], newest first."""
+        ...
+
+    def social_posts(self, ticker: str, start: date, end: date) -> list[Post]:
+        """Social posts about the ticker created in [start, end], newest first."""
+        ...
+
+    def recommendations(self, ticker: str, as_of: date) -> list[dict]:
+        """Analyst grade changes on or before ``as_of``, newest first.
+
+        Each dict: date (date), firm, to_grade, from_grade, action.
+        """
+        ...

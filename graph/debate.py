@@ -1,0 +1,89 @@
+"""The speakers after the analysts: debaters from one factory, then the manager, trader and judge."""
+from __future__ import annotations
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from .analysts import _call
+from .context import DeskContext
+from .decision import decision_from_text
+from .personas import RESEARCH_MANAGER, RISK_JUDGE, TRADER, DebaterSpec, prompt_name
+from .prompts import render
+from .state import Debate, DeskState, FinalDecision, Turn
+from .turns import reports_block, spoken, subject, take_notes
+
+
+def _fields(state: DeskState, debate: Debate) -> dict:
+    last = debate.latest
+    return {
+        **subject(state),
+        "reports": reports_block(state),
+        "history": debate.history or "(no arguments yet)",
+        "last_argument": f"{last.persona}: {last.text}" if last else "(none yet: you open the debate)",
+        "investment_plan": state.get("investment_plan") or "(none)",
+        "trader_plan": state.get("trader_plan") or "(none)",
+    }
+
+
+async def _speak(model: BaseChatModel, persona: str, system: str, notes: str) -> str:
+    reply = await _call(model.with_config(metadata={"persona": persona}),
+                        [SystemMessage(system), HumanMessage(render("your_turn", persona=persona, notes=notes))],
+                        persona)
+    return reply.content if isinstance(reply.content, str) else str(reply.content)
+
+
+def make_debater(spec: DebaterSpec, model: BaseChatModel):
+    async def debater(state: DeskState, runtime: Runtime[DeskContext]) -> dict:
+        debate = state.get(spec.debate_key) or Debate()
+        notes, update = take_notes(state, runtime, spec.persona)
+        text = await _speak(model, spec.persona, render(prompt_name(spec.persona), **_fields(state, debate)), notes)
+        turn = Turn(side=spec.side, persona=spec.persona, text=text)
+        return {spec.debate_key: debate.said(turn), "messages": [spoken(spec.persona, text)], **update}
+
+    debater.__name__ = spec.side
+    return debater
+
+
+def make_research_manager(model: BaseChatModel):
+    async def research_manager(state: DeskState, runtime: Runtime[DeskContext]) -> dict:
+        debate = state.get("investment_debate") or Debate()
+        notes, update = take_notes(state, runtime, RESEARCH_MANAGER)
+        plan = await _speak(model, RESEARCH_MANAGER, render("research_manager", **_fields(state, debate)), notes)
+        return {"investment_plan": plan, "investment_debate": debate.model_copy(update={"judge_decision": plan}),
+                "messages": [spoken(RESEARCH_MANAGER, plan)], **update}
+
+    return research_manager
+
+
+def make_trader(model: BaseChatModel):
+    async def trader(state: DeskState, runtime: Runtime[DeskContext]) -> dict:
+        notes, update = take_notes(state, runtime, TRADER)
+        plan = await _speak(model, TRADER, render("trader", **_fields(state, Debate())), notes)
+        return {"trader_plan": plan, "messages": [spoken(TRADER, plan)], **update}
+
+    return trader
+
+
+def make_risk_judge(model: BaseChatModel):
+    # The extraction call is tagged nostream: the user sees the judge's words, not the JSON.
+    extractor = model.with_structured_output(FinalDecision).with_config(
+        tags=["nostream"], metadata={"persona": RISK_JUDGE})
+
+    async def risk_judge(state: DeskState, runtime: Runtime[DeskContext]) -> dict:
+        debate = state.get("risk_debate") or Debate()
+        notes, update = take_notes(state, runtime, RISK_JUDGE)
+        ruling = await _speak(model, RISK_JUDGE, render("risk_judge", **_fields(state, debate)), notes)
+        ticker, trade_date = state.get("ticker") or "", state.get("trade_date") or ""
+        try:
+            decision = await extractor.ainvoke(
+                [HumanMessage(render("decision_extract", ruling=ruling, **subject(state)))])
+        except Exception:  # a model without structured output: read the lines the prompt asked for
+            decision = None
+        if not isinstance(decision, FinalDecision):
+            decision = decision_from_text(ruling, ticker, trade_date)
+        decision = decision.model_copy(update={"ticker": ticker, "trade_date": trade_date})
+        return {"final_decision": decision, "risk_debate": debate.model_copy(update={"judge_decision": ruling}),
+                "messages": [spoken(RISK_JUDGE, ruling)], **update}
+
+    return risk_judge

@@ -1,0 +1,408 @@
+"""The demo model: a deterministic offline policy that calls the tools and argues from their numbers.
+
+It is what runs when no model is configured. It is not canned text: analysts call the
+bound tools and write from the tool artifacts; every later speaker reads the figures in
+the analysts' "Key figure" tables, rebuts the previous speaker, quotes any user
+interjection it answers, and the decision follows from the data. Its only contract with
+the prompts is their visible structure: `**TICKER** (Company)`, `## Section` headings,
+`| label | value |` rows and the quoted interjection.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+
+from .decision import parse_ruling
+from .personas import ANALYSTS, DEBATERS, DESK, RESEARCH_MANAGER, RISK_JUDGE, TRADER
+from .policy_model import PolicyChatModel
+
+_ROW = re.compile(r"^\|\s*([^|\n]+?)\s*\|\s*([^|\n]+?)\s*\|\s*$", re.M)
+_SUBJECT = re.compile(r"\*\*(?P<ticker>[A-Z0-9][A-Z0-9.\-^=]*)\*\* \((?P<company>[^)]*)\)")
+_DATE = re.compile(r"\*\*(\d{4}-\d{2}-\d{2})\*\*")
+_NOTE = re.compile(r"interjected: “(.*?)”", re.S)
+_PROPOSAL = re.compile(r"(?:FINAL TRANSACTION PROPOSAL|Recommendation|Signal):\s*\**\s*(BUY|SELL|HOLD)", re.I)
+_STORY_TOOLS = {"get_company_news", "get_macro_news", "get_social_sentiment"}
+_ANALYST_PERSONAS = {a.persona for a in ANALYSTS}
+_SIDE_OF = {d.persona: d.side for d in DEBATERS.values()}
+
+
+# ---------------------------------------------------------------- reading the data
+
+def number(value: Any) -> float | None:
+    if isinstance(value, (int, float)):
+        return float(value)
+    if not isinstance(value, str):
+        return None
+    cleaned = value.replace(",", "").replace("%", "").replace("$", "").strip()
+    mult = 1.0
+    for suffix, m in (("T", 1e12), ("B", 1e9), ("M", 1e6), ("K", 1e3)):
+        if cleaned.endswith(suffix):
+            cleaned, mult = cleaned[:-1], m
+    try:
+        return float(cleaned) * mult
+    except ValueError:
+        return None
+
+
+def figures_in(text: str) -> dict[str, str]:
+    """Every `| label | value |` row in a text, header and separator rows left out."""
+    out: dict[str, str] = {}
+    for label, value in _ROW.findall(text):
+        if set(label) <= set("-: ") or label.lower() in {"key figure", "metric", "figure"}:
+            continue
+        out.setdefault(label, value)
+    return out
+
+
+def sections(text: str) -> dict[str, str]:
+    parts = re.split(r"^## +(.+)$", text, flags=re.M)
+    return {parts[i].strip(): parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
+
+
+def fmt(x: float | None) -> str:
+    if x is None:
+        return "n/a"
+    if abs(x) >= 1e9:
+        return f"{x / 1e9:,.1f}B"
+    if abs(x) >= 1e6:
+        return f"{x / 1e6:,.1f}M"
+    return f"{x:,.2f}"
+
+
+@dataclass(frozen=True)
+class Point:
+    stance: int   # +1 bullish, -1 bearish, 0 context
+    label: str
+    text: str
+
+
+def read_points(fig: dict[str, Any]) -> list[Point]:
+    """What the figures say for the trade; one rule per figure, in a fixed order."""
+    n = {k: number(v) for k, v in fig.items()}
+    pts: list[Point] = []
+
+    def add(stance: int, label: str, text: str) -> None:
+        pts.append(Point(stance, label, text))
+
+    close = n.get("Close")
+    for avg in ("SMA 50", "SMA 200"):
+        if close is not None and n.get(avg):
+            up = close > n[avg]
+            add(1 if up else -1, avg, f"the close of {fmt(close)} is {'above' if up else 'below'} the {avg} of {fmt(n[avg])}")
+    if (h := n.get("MACD Hist")) is not None:
+        add(1 if h > 0 else -1, "MACD Hist", f"the MACD histogram is {'positive' if h > 0 else 'negative'} at {fmt(h)}")
+    if (r := n.get("RSI 14")) is not None:
+        if r >= 70:
+            add(-1, "RSI 14", f"RSI 14 at {fmt(r)} is overbought")
+        elif r <= 30:
+            add(1, "RSI 14", f"RSI 14 at {fmt(r)} is oversold, a rebound setup")
+        else:
+            add(1 if r >= 50 else -1, "RSI 14", f"RSI 14 at {fmt(r)} shows {'positive' if r >= 50 else 'fading'} momentum")
+    if (c := n.get("Change 1M %")) is not None and abs(c) >= 3:
+        add(1 if c > 0 else -1, "Change 1M %", f"the stock moved {c:+.2f}% over the last month")
+    if (s := n.get("Social Score")) is not None and abs(s) >= 0.1:
+        add(1 if s > 0 else -1, "Social Score", f"social sentiment scores {s:+.2f} ({fig.get('Bullish %', 'n/a')}% bullish posts)")
+    for tone, what in (("News Tone", "company news"), ("Macro Tone", "macro news")):
+        if (t := n.get(tone)) is not None and abs(t) >= 0.1:
+            add(1 if t > 0 else -1, tone, f"{what} tone is {'positive' if t > 0 else 'negative'} ({t:+.2f})")
+    if (pe := n.get("P/E")) is not None and pe > 0:
+        if pe >= 40:
+            add(-1, "P/E", f"a P/E of {fmt(pe)} prices in a lot of growth")
+        elif pe <= 15:
+            add(1, "P/E", f"a P/E of {fmt(pe)} is undemanding")
+    if (g := n.get("Revenue Growth YoY %")) is not None:
+        add(1 if g > 5 else -1 if g < 0 else 0, "Revenue Growth YoY %", f"revenue grew {g:+.2f}% year on year")
+    if (m := n.get("Profit Margin %")) is not None:
+        add(1 if m >= 15 else -1 if m < 5 else 0, "Profit Margin %", f"the profit margin is {fmt(m)}%")
+    if (de := n.get("Debt/Equity")) is not None:
+        # Yahoo reports debt/equity in percent (150 = 1.5x); small values are ratios.
+        ratio = de / 100 if de > 10 else de
+        if ratio >= 2:
+            add(-1, "Debt/Equity", f"leverage is high at {fmt(ratio)}x debt to equity")
+        elif ratio <= 0.5:
+            add(1, "Debt/Equity", f"the balance sheet is light at {fmt(ratio)}x debt to equity")
+    return pts
+
+
+def score(points: list[Point]) -> int:
+    return sum(p.stance for p in points)
+
+
+def signal_of(points: list[Point]) -> str:
+    s = score(points)
+    return "BUY" if s >= 2 else "SELL" if s <= -2 else "HOLD"
+
+
+# ---------------------------------------------------------------- the policy
+
+_TOPICS = {
+    "RSI 14": ("rsi", "overbought", "oversold", "momentum"),
+    "MACD Hist": ("macd",),
+    "SMA 50": ("trend", "moving average", "sma", "50-day", "50 day"),
+    "SMA 200": ("200-day", "200 day", "sma", "long-term trend"),
+    "ATR 14": ("volatil", "atr", "swing", "risk"),
+    "P/E": ("valuation", "expensive", "cheap", "p/e", "pe ", "multiple"),
+    "Revenue Growth YoY %": ("growth", "revenue", "sales"),
+    "Profit Margin %": ("margin", "profit"),
+    "Debt/Equity": ("debt", "leverage", "balance sheet"),
+    "Social Score": ("sentiment", "reddit", "social", "twitter", "retail", "crowd"),
+    "News Tone": ("news", "headline", "earnings", "guidance"),
+    "Macro Tone": ("macro", "fed", "rates", "china", "export", "tariff", "inflation", "recession", "war"),
+    "Close": ("price", "entry", "close"),
+}
+
+
+def answer_note(note: str, fig: dict[str, str], points: list[Point]) -> str:
+    lower = note.lower()
+    hits = [label for label, words in _TOPICS.items() if label in fig and any(w in lower for w in words)]
+    said = [p.text for p in points if p.label in hits]
+    if said:
+        return f"You asked: “{note}”. On that, our data says {'; '.join(said[:3])}."
+    if hits:
+        return f"You asked: “{note}”. The figures on that: " + ", ".join(f"{h} {fig[h]}" for h in hits[:3]) + "."
+    strongest = points[0].text if points else "the reports have little to go on"
+    return (f"You asked: “{note}”. Our data has no direct figure on that, so I won't guess at it; "
+            f"the nearest evidence we do have is that {strongest}.")
+
+
+class DemoChatModel(PolicyChatModel):
+    """Deterministic offline desk model (see module docstring)."""
+
+    @property
+    def _llm_type(self) -> str:
+        return "demo"
+
+    async def reply(self, messages, *, persona, tools, tool_choice) -> AIMessage:
+        system = "\n".join(str(m.content) for m in messages if isinstance(m, SystemMessage))
+        human = "\n".join(str(m.content) for m in messages if isinstance(m, HumanMessage))
+        notes = _NOTE.findall(human)
+        if tools and tool_choice and any(t["function"]["name"] == "FinalDecision" for t in tools):
+            return _extract_decision(system + "\n" + human)
+        if persona in _ANALYST_PERSONAS:
+            return _analyst(persona, messages, system, tools, notes)
+        if persona in _SIDE_OF:
+            return AIMessage(content=_debater(persona, _SIDE_OF[persona], system, notes))
+        if persona == RESEARCH_MANAGER:
+            return AIMessage(content=_manager(system, notes))
+        if persona == TRADER:
+            return AIMessage(content=_trader(system, notes))
+        if persona == RISK_JUDGE:
+            return AIMessage(content=_judge(system, notes))
+        if persona == DESK:
+            return AIMessage(content=_desk(system, human))
+        return AIMessage(content="I have no role on this desk.")
+
+
+def _subject(system: str) -> tuple[str, str, str]:
+    m = _SUBJECT.search(system)
+    d = _DATE.search(system)
+    return (m["ticker"] if m else "the stock", m["company"] if m else "", d[1] if d else "the trade date")
+
+
+def _notes_block(notes: list[str], fig, points) -> list[str]:
+    return [answer_note(n, fig, points) for n in notes]
+
+
+def _analyst(persona: str, messages: list[BaseMessage], system: str, tools: list[dict], notes) -> AIMessage:
+    results = [m for m in messages if isinstance(m, ToolMessage)]
+    if tools and not results:
+        # First round: gather everything this analyst's tools offer, in one parallel round.
+        calls = [{"name": t["function"]["name"], "args": {}, "id": None, "type": "tool_call"} for t in tools]
+        return AIMessage(content="Pulling the data.", tool_calls=calls)
+    ticker, _, date = _subject(system)
+    figures: dict[str, Any] = {}
+    missing, items, sources = [], [], set()
+    for r in results:
+        art = r.artifact if isinstance(r.artifact, dict) else {}
+        if art.get("error") or not art:
+            missing.append(f"{art.get('tool', r.name)}: no data ({art.get('error', r.content)})")
+            continue
+        figures.update({k: v for k, v in art.get("figures", {}).items() if v is not None})
+        if art.get("tool") in _STORY_TOOLS:  # headlines and posts are worth quoting; price rows are not
+            items.extend(art.get("items", [])[:2])
+        sources.add(art.get("source", "unknown"))
+    points = read_points(figures)
+    s = score(points)
+    lean = "bullish" if s > 0 else "bearish" if s < 0 else "mixed"
+    lines = _notes_block(notes, {k: str(v) for k, v in figures.items()}, points)
+    if points:
+        lines.append(f"My read on {ticker} as of {date} is **{lean}**: " + "; ".join(p.text for p in points) + ".")
+    elif figures:
+        lines.append(f"The data on {ticker} as of {date} gives no clear lean.")
+    if items:
+        lines.append("Notable: " + " · ".join(items[:3]))
+    if missing:
+        lines.append("Unavailable, so not used: " + "; ".join(missing) + ".")
+    if not figures:
+        lines.append(f"I have no data to report on {ticker}; I will not estimate figures.")
+    else:
+        lines.append(f"Source: {', '.join(sorted(sources))}.\n\n| Key figure | Value |\n|---|---|")
+        lines[-1] += "".join(f"\n| {k} | {v} |" for k, v in figures.items())
+    return AIMessage(content="\n\n".join(lines))
+
+
+_REBUTTAL = re.compile(r"^(You asked|The [A-Z]\w+ [A-Z]\w+ (says|argues))")
+
+
+def _last(system: str) -> tuple[str, str]:
+    """The previous speaker and its own main claim (not its rebuttal of someone else)."""
+    last = sections(system).get("Last argument", "")
+    speaker, _, text = last.partition(": ")
+    if not text or speaker not in _SIDE_OF:
+        return "", ""
+    paragraphs = [p.strip() for p in text.split("\n\n") if p.strip()]
+    own = next((p for p in paragraphs if not _REBUTTAL.match(p)), paragraphs[0])
+    claim = re.split(r"(?<=[.!?])\s", own.replace("\n", " "))[0]
+    return speaker, claim[:240]
+
+
+def _debater(persona: str, side: str, system: str, notes: list[str]) -> str:
+    ticker, _, date = _subject(system)
+    fig = figures_in(system)
+    points = read_points(fig)
+    lines = _notes_block(notes, fig, points)
+    who, claim = _last(system)
+    if side in ("bull", "bear"):
+        mine = [p for p in points if p.stance == (1 if side == "bull" else -1)]
+        theirs = [p for p in points if p.stance == (-1 if side == "bull" else 1)]
+        if who:
+            counter = mine[0].text if mine else "the figures do not settle it as firmly as that"
+            lines.append(f"The {who} says “{claim}” But {counter}.")
+        case = "; ".join(p.text for p in mine[:4]) or "very little in the data supports my side, and I will not pretend otherwise"
+        lines.append(f"The {'bull' if side == 'bull' else 'bear'} case for {ticker} on {date}: {case}.")
+        if theirs:
+            lines.append(f"I grant that {theirs[0].text}, but it does not outweigh the rest.")
+        lines.append(f"Net of everything: {len(mine)} signal(s) on my side against {len(theirs)} on the other.")
+        return "\n\n".join(lines)
+    # risk committee: argue about size and stop from the trader's plan, the close and the ATR
+    plan = sections(system).get("Trader's plan", "")
+    direction = (m[1].upper() if (m := _PROPOSAL.search(plan)) else "HOLD")
+    close, atr = number(fig.get("Close")), number(fig.get("ATR 14"))
+    mult, size = {"risky": (3.0, "4%"), "safe": (1.5, "1%"), "neutral": (2.0, "2%")}[side]
+    if who:
+        lines.append(f"The {who} argues “{claim}”")
+    if direction == "HOLD":
+        stance = {"risky": "Standing aside has a cost too: if the data turns, we should be ready to act.",
+                  "safe": "Staying flat is the right call; there is no edge worth paying for.",
+                  "neutral": "Holding is reasonable; I would set alerts rather than a position."}[side]
+        lines.append(f"The trader proposes HOLD on {ticker}. {stance}")
+        return "\n\n".join(lines)
+    stop = None
+    if close and atr:
+        stop = close - mult * atr if direction == "BUY" else close + mult * atr
+    risk_text = (f"a stop {mult:g} ATR ({fmt(atr)}) from the {fmt(close)} close, at {fmt(stop)}"
+                 if stop else "a stop I cannot size, because the ATR is unavailable")
+    view = {"risky": f"Go with conviction: {size} of the portfolio and {risk_text}, so normal swings do not shake us out.",
+            "safe": f"Cut it to {size} of the portfolio with {risk_text}; losing less matters more than catching every move.",
+            "neutral": f"Split the difference: {size} of the portfolio with {risk_text}."}[side]
+    lines.append(f"On the {direction} of {ticker}: {view}")
+    return "\n\n".join(lines)
+
+
+def _manager(system: str, notes) -> str:
+    ticker, _, date = _subject(system)
+    fig = figures_in(system)
+    points = read_points(fig)
+    sig = signal_of(points)
+    lines = _notes_block(notes, fig, points)
+    bulls = [p for p in points if p.stance > 0]
+    bears = [p for p in points if p.stance < 0]
+    lines.append(f"Recommendation: **{sig}** {ticker} as of {date}. The evidence scores {score(points):+d} "
+                 f"({len(bulls)} bullish signals, {len(bears)} bearish).")
+    if sig != "SELL" and bulls:
+        lines.append("Strongest for it: " + "; ".join(p.text for p in bulls[:3]) + ".")
+    if sig != "BUY" and bears:
+        lines.append("Strongest against: " + "; ".join(p.text for p in bears[:3]) + ".")
+    lines.append("I would change my mind if the trend and momentum signals flip.")
+    return "\n\n".join(lines)
+
+
+def _trader(system: str, notes) -> str:
+    ticker, _, _ = _subject(system)
+    fig = figures_in(system)
+    points = read_points(fig)
+    plan = sections(system).get("Investment plan", "")
+    sig = (m[1].upper() if (m := _PROPOSAL.search(plan)) else signal_of(points))
+    close, atr = number(fig.get("Close")), number(fig.get("ATR 14"))
+    lines = _notes_block(notes, fig, points)
+    if sig == "HOLD" or not close:
+        lines.append(f"No new position in {ticker}: the plan is to hold and watch the signals.")
+    else:
+        size = min(5.0, 1.0 + 0.5 * abs(score(points)))
+        stop = (close - 2 * atr if sig == "BUY" else close + 2 * atr) if atr else None
+        lines.append(f"{'Buy' if sig == 'BUY' else 'Sell'} {ticker} at {fmt(close)} (the last close), "
+                     f"{size:.1f}% of the portfolio, stop at {fmt(stop)}"
+                     + (f" (2 × ATR {fmt(atr)})" if atr else " (no ATR available: set it from your own levels)")
+                     + ", horizon 2-6 weeks.")
+    lines.append(f"FINAL TRANSACTION PROPOSAL: **{sig}**")
+    return "\n\n".join(lines)
+
+
+def _judge(system: str, notes) -> str:
+    ticker, _, _ = _subject(system)
+    fig = figures_in(system)
+    points = read_points(fig)
+    plan = sections(system).get("Trader's plan", "")
+    sig = (m[1].upper() if (m := _PROPOSAL.search(plan)) else signal_of(points))
+    close, atr = number(fig.get("Close")), number(fig.get("ATR 14"))
+    s = abs(score(points))
+    lines = _notes_block(notes, fig, points)
+    volatile = bool(close and atr and atr / close > 0.03)
+    size = 0.0 if sig == "HOLD" else min(5.0, 1.0 + 0.5 * s) / (2 if volatile else 1)
+    stop = None if sig == "HOLD" or not (close and atr) else (close - 2 * atr if sig == "BUY" else close + 2 * atr)
+    conf = round(min(0.9, 0.45 + 0.07 * s), 2)
+    lines += [
+        f"Signal: {sig}",
+        f"Position size: {size:.1f}% of portfolio" if size else "Position size: 0% (no new position)",
+        f"Entry: {fmt(close)}" if sig != "HOLD" else "Entry: n/a",
+        f"Stop: {fmt(stop)}" if stop else "Stop: n/a",
+        "Horizon: 2-6 weeks",
+        f"Confidence: {conf}",
+    ]
+    why = "; ".join(p.text for p in points if (p.stance > 0) == (sig != "SELL") and p.stance)[:400]
+    caution = " The Safe Analyst's point on volatility wins: the size is halved." if volatile and size else ""
+    lines.append(f"Rationale: the desk's evidence for {ticker} nets {score(points):+d}; {why or 'no signal is strong enough to act on'}.{caution}")
+    return "\n".join(lines)
+
+
+def _extract_decision(text: str) -> AIMessage:
+    args = parse_ruling(sections(text).get("Ruling", text))
+    return AIMessage(content="", tool_calls=[{"name": "FinalDecision", "args": args, "id": None, "type": "tool_call"}])
+
+
+_STOP = set("the a an and or of to in on for is was were what why how did does do about it its this that with "
+            "me you your our we i be at by as from so".split())
+
+
+def _desk(system: str, question: str) -> str:
+    secs = sections(system)
+    ticker, _, date = _subject(system)
+    q = question.lower()
+    fig = figures_in(system)
+    persona_hits = [name for name in secs if any(w in q for w in name.lower().split() if w not in ("analyst", "researcher"))]
+    figure_hits = [label for label, words in _TOPICS.items() if label in fig and
+                   (any(w in q for w in words) or label.lower() in q)]
+    out = [f"From the stored deliberation on {ticker} for {date}:"]
+    for name in persona_hits[:2]:
+        body = re.split(r"(?<=[.!?])\s", secs[name].replace("\n", " "))
+        out.append(f"- {name}: “{' '.join(body[:2]).strip()}”")
+    for label in figure_hits[:4]:
+        out.append(f"- {label} was {fig[label]} (from the analysts' key figures).")
+    if len(out) == 1:
+        words = {w for w in re.findall(r"[a-z/%]+", q) if w not in _STOP and len(w) > 2}
+        best = []
+        for name, body in secs.items():
+            for sentence in re.split(r"(?<=[.!?])\s|\n", body):
+                overlap = len(words & set(re.findall(r"[a-z/%]+", sentence.lower())))
+                if overlap:
+                    best.append((overlap, name, sentence.strip()))
+        best.sort(key=lambda b: -b[0])
+        out += [f"- {name}: “{s}”" for _, name, s in best[:3]]
+    if len(out) == 1:
+        decision = secs.get("Final decision", "no decision is stored")
+        out.append(f"The record does not cover that. The decision was: {decision.splitlines()[0] if decision else 'n/a'}. "
+                   "Ask for a new analysis if you need fresh data.")
+    return "\n".join(out)

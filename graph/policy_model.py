@@ -1,0 +1,125 @@
+"""A chat model driven by a Python policy instead of a network call.
+
+It streams its reply word by word and then emits tool calls as a tool-call chunk, which
+is exactly what the built-in fake chat models do not do. The demo model and the tests'
+scripted model are both policies on top of this.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import uuid
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.utils.function_calling import convert_to_openai_tool
+
+_WORDS = re.compile(r"\s*\S+|\s+")
+
+
+_YOU_ARE = re.compile(r"You are (?:the )?\*\*([^*]+)\*\*")
+
+
+def _persona(run_manager, messages: list[BaseMessage]) -> str | None:
+    """The persona tag of the call; langchain-core's streaming path hands `_astream` no run
+    manager, so the prompt's own "You are the **Persona**" line is the fallback."""
+    if run_manager is not None:
+        tagged = {**run_manager.inheritable_metadata, **run_manager.metadata}.get("persona")
+        if tagged:
+            return tagged
+    for m in messages:
+        if m.type == "system" and (found := _YOU_ARE.search(str(m.content))):
+            return found[1]
+    return None
+
+
+class PolicyChatModel(BaseChatModel):
+    """Subclasses implement `reply`; this class handles tools, streaming and usage."""
+
+    delay_ms: float = 0.0          # pause before each streamed word
+    first_token_ms: float = 0.0    # pause before the first word (a model's time to first token)
+
+    @property
+    def _llm_type(self) -> str:
+        return "policy"
+
+    def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any):
+        schemas = [convert_to_openai_tool(t) for t in tools]
+        return self.bind(tools=schemas, tool_choice=tool_choice, **kwargs)
+
+    async def reply(
+        self, messages: list[BaseMessage], *, persona: str | None, tools: list[dict], tool_choice: Any
+    ) -> AIMessage:
+        raise NotImplementedError
+
+    async def _reply(self, messages, run_manager, kwargs) -> AIMessage:
+        persona = _persona(run_manager, messages)
+        msg = await self.reply(
+            messages, persona=persona, tools=kwargs.get("tools") or [], tool_choice=kwargs.get("tool_choice")
+        )
+        for call in msg.tool_calls:
+            call.setdefault("id", None)
+            if not call.get("id"):
+                call["id"] = f"call_{uuid.uuid4().hex[:12]}"
+        return msg
+
+    async def _astream(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> AsyncIterator[ChatGenerationChunk]:
+        msg = await self._reply(messages, run_manager, kwargs)
+        if self.first_token_ms:
+            await asyncio.sleep(self.first_token_ms / 1000)
+        text = msg.content if isinstance(msg.content, str) else str(msg.content)
+        for word in _WORDS.findall(text):
+            if self.delay_ms:
+                await asyncio.sleep(self.delay_ms / 1000)
+            chunk = ChatGenerationChunk(message=AIMessageChunk(content=word))
+            if run_manager:
+                await run_manager.on_llm_new_token(word, chunk=chunk)
+            yield chunk
+        tool_chunks = [
+            {"name": c["name"], "args": json.dumps(c["args"]), "id": c["id"], "index": i}
+            for i, c in enumerate(msg.tool_calls)
+        ]
+        words_out = len(_WORDS.findall(text)) + sum(len(t["args"]) // 4 for t in tool_chunks)
+        words_in = sum(len(str(m.content)) // 4 for m in messages)
+        yield ChatGenerationChunk(
+            message=AIMessageChunk(
+                content="",
+                tool_call_chunks=tool_chunks,
+                usage_metadata={"input_tokens": words_in, "output_tokens": words_out,
+                                "total_tokens": words_in + words_out},
+                response_metadata={"model_name": self._llm_type, "finish_reason": "tool_calls" if tool_chunks else "stop"},
+            )
+        )
+
+    async def _agenerate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: AsyncCallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        msg = await self._reply(messages, run_manager, kwargs)
+        return ChatResult(generations=[ChatGeneration(message=msg)])
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: CallbackManagerForLLMRun | None = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        persona = _persona(run_manager, messages)
+        msg = asyncio.run(self.reply(messages, persona=persona, tools=kwargs.get("tools") or [],
+                                     tool_choice=kwargs.get("tool_choice")))
+        return ChatResult(generations=[ChatGeneration(message=msg)])

@@ -1,0 +1,43 @@
+"""One settings object for the whole desk, read from the environment (and a .env file)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ANALYST_KINDS = ("market", "social", "news", "fundamentals")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
+
+    # "auto" is live when a key or a base URL is configured, demo otherwise.
+    mode: Literal["auto", "demo", "live"] = Field("auto", validation_alias="DESK_MODE")
+    openai_api_key: str | None = Field(None, validation_alias="OPENAI_API_KEY")
+    openai_base_url: str | None = Field(
+        None, validation_alias=AliasChoices("OPENAI_BASE_URL", "OPENAI_API_BASE")
+    )
+    quick_model: str = Field("gpt-4o-mini", validation_alias="DESK_QUICK_MODEL")
+    deep_model: str = Field("gpt-4o", validation_alias="DESK_DEEP_MODEL")
+    request_timeout: float = Field(120.0, validation_alias="DESK_REQUEST_TIMEOUT")
+    max_retries: int = Field(2, validation_alias="DESK_MAX_RETRIES")
+
+    data_dir: Path = Field(Path(".data"), validation_alias="DESK_DATA_DIR")
+    demo_delay_ms: float = Field(8.0, validation_alias="DESK_DEMO_DELAY_MS")
+
+    analysts: tuple[str, ...] = Field(ANALYST_KINDS, validation_alias="DESK_ANALYSTS")
+    debate_rounds: int = Field(1, ge=1, le=5, validation_alias="DESK_DEBATE_ROUNDS")
+    risk_rounds: int = Field(1, ge=1, le=5, validation_alias="DESK_RISK_ROUNDS")
+    max_tool_rounds: int = Field(5, ge=1, le=20, validation_alias="DESK_MAX_TOOL_ROUNDS")
+
+    @property
+    def live(self) -> bool:
+        if self.mode == "auto":
+            return bool(self.openai_api_key or self.openai_base_url)
+        return self.mode == "live"
+
+    @property
+    def checkpoint_path(self) -> Path:
+        return self.data_dir / "checkpoints.sqlite"
