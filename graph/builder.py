@@ -16,7 +16,7 @@ from langgraph.graph import END, START, StateGraph
 from .analysts import make_analyst
 from .context import DeskContext
 from .coordinator import make_coordinator
-from .data.synthetic import SyntheticVendor
+from .data import make_vendor
 from .data.vendor import Vendor
 from .debate import make_debater, make_research_manager, make_risk_judge, make_trader
 from .desk import make_desk
@@ -26,10 +26,6 @@ from .routing import next_speaker
 from .settings import Settings
 from .state import Debate, DeskState
 from .tools import make_toolkit
-
-
-def make_vendor(settings: Settings) -> Vendor:
-    return SyntheticVendor()
 
 
 def route_request(state: DeskState) -> list[str] | str:

@@ -15,6 +15,8 @@ from .builder import build_graph
 from .checkpoint import open_checkpointer
 from .context import DeskContext
 from .errors import explain
+from .data import make_vendor
+from .llm import make_models
 from .events import Custom, NodeDone, Token, desk_events
 from .settings import ANALYST_KINDS, Settings
 
@@ -73,8 +75,11 @@ async def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.risk_rounds:
         graph_input["risk_rounds"] = args.risk_rounds
     printer = Printer()
+    models = make_models(settings)
+    vendor = make_vendor(settings)
+    print(f"{models.notice}\nMarket data: {vendor.label}.")
     async with open_checkpointer(settings) as saver:
-        graph = build_graph(settings, checkpointer=saver)
+        graph = build_graph(settings, checkpointer=saver, models=models, vendor=vendor)
         ctx = DeskContext(today=args.today)
         async for ev in desk_events(graph, graph_input, config, ctx):
             if isinstance(ev, Token):

@@ -29,6 +29,7 @@ __all__ = [
     "alias_table",
     "normalize_ticker",
     "EXCHANGE_SUFFIXES",
+    "SHARE_CLASSES",
 ]
 
 CSV_PATH = Path(__file__).with_name("companies.csv")

@@ -387,7 +387,9 @@ def _desk(system: str, question: str) -> str:
                    (any(w in q for w in words) or label.lower() in q)]
     out = [f"From the stored deliberation on {ticker} for {date}:"]
     for name in persona_hits[:2]:
-        body = re.split(r"(?<=[.!?])\s", secs[name].replace("\n", " "))
+        paragraphs = [p.strip() for p in secs[name].split("\n\n") if p.strip()]
+        own = next((p for p in paragraphs if not _REBUTTAL.match(p)), paragraphs[0] if paragraphs else "")
+        body = re.split(r"(?<=[.!?])\s", own.replace("\n", " "))
         out.append(f"- {name}: “{' '.join(body[:2]).strip()}”")
     for label in figure_hits[:4]:
         out.append(f"- {label} was {fig[label]} (from the analysts' key figures).")

@@ -24,6 +24,9 @@ class Settings(BaseSettings):
     request_timeout: float = Field(120.0, validation_alias="DESK_REQUEST_TIMEOUT")
     max_retries: int = Field(2, validation_alias="DESK_MAX_RETRIES")
 
+    # Market data: "auto" is Yahoo Finance when live and synthetic in demo mode; never mixed.
+    data_vendor: Literal["auto", "synthetic", "yfinance"] = Field("auto", validation_alias="DESK_DATA_VENDOR")
+    cache_ttl_s: float = Field(900.0, validation_alias="DESK_CACHE_TTL_S")
     data_dir: Path = Field(Path(".data"), validation_alias="DESK_DATA_DIR")
     demo_delay_ms: float = Field(8.0, validation_alias="DESK_DEMO_DELAY_MS")
 
@@ -37,6 +40,12 @@ class Settings(BaseSettings):
         if self.mode == "auto":
             return bool(self.openai_api_key or self.openai_base_url)
         return self.mode == "live"
+
+    @property
+    def vendor_name(self) -> str:
+        if self.data_vendor == "auto":
+            return "yfinance" if self.live else "synthetic"
+        return self.data_vendor
 
     @property
     def checkpoint_path(self) -> Path:

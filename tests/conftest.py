@@ -13,6 +13,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, Tool
 from langgraph.checkpoint.memory import InMemorySaver
 
 from graph.builder import build_graph
+from graph.checkpoint import SERDE
 from graph.context import DeskContext
 from graph.demo_model import DemoChatModel
 from graph.events import NodeDone, desk_events
@@ -80,7 +81,7 @@ class Desk:
     def __init__(self, settings: Settings, model: PolicyChatModel | None = None, checkpointer=None,
                  vendor=None, thread: str | None = None):
         self.model = model or DemoChatModel(delay_ms=0)
-        self.graph = build_graph(settings, checkpointer=checkpointer or InMemorySaver(),
+        self.graph = build_graph(settings, checkpointer=checkpointer or InMemorySaver(serde=SERDE),
                                  models=scripted_models(self.model), vendor=vendor)
         self.thread = thread or uuid.uuid4().hex
         self.inbox = Inbox()

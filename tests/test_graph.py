@@ -149,7 +149,7 @@ async def test_an_intervention_during_the_bull_reaches_the_bear(desk_factory):
     holder = {}
 
     def interject(persona, messages, tools):
-        if persona == "Bull Researcher" and not holder:
+        if persona == "Bull Researcher" and "seq" not in holder:
             holder["seq"] = holder["desk"].inbox.post(note).seq
         return None
 

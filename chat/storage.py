@@ -1,0 +1,175 @@
+"""The chat history store: Chainlit's SQLAlchemy data layer on SQLite, local files, and login.
+
+Chainlit does not create its tables, and its SQLite path has quirks: every key it writes into
+`steps` needs a column (or the whole step is dropped with a logged warning), and elements
+(charts, reports) are kept only when a storage provider is configured. So we create the
+schema ourselves and keep element files under DESK_DATA_DIR.
+"""
+from __future__ import annotations
+
+import hmac
+import os
+import secrets
+import sqlite3
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
+from chainlit.data.storage_clients.base import BaseStorageClient
+
+DEFAULT_PASSWORD = "desk"
+FILES_ROUTE = "/desk-files"
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS users (
+    "id" TEXT PRIMARY KEY,
+    "identifier" TEXT NOT NULL UNIQUE,
+    "metadata" TEXT NOT NULL DEFAULT '{}',
+    "createdAt" TEXT
+);
+CREATE TABLE IF NOT EXISTS threads (
+    "id" TEXT PRIMARY KEY,
+    "createdAt" TEXT,
+    "name" TEXT,
+    "userId" TEXT REFERENCES users("id") ON DELETE CASCADE,
+    "userIdentifier" TEXT,
+    "tags" TEXT,
+    "metadata" TEXT
+);
+CREATE TABLE IF NOT EXISTS steps (
+    "id" TEXT PRIMARY KEY,
+    "name" TEXT NOT NULL,
+    "type" TEXT NOT NULL,
+    "threadId" TEXT NOT NULL,
+    "parentId" TEXT,
+    "streaming" BOOLEAN NOT NULL DEFAULT 0,
+    "waitForAnswer" BOOLEAN,
+    "isError" BOOLEAN,
+    "metadata" TEXT,
+    "tags" TEXT,
+    "input" TEXT,
+    "output" TEXT,
+    "createdAt" TEXT,
+    "command" TEXT,
+    "modes" TEXT,
+    "start" TEXT,
+    "end" TEXT,
+    "generation" TEXT,
+    "showInput" TEXT,
+    "defaultOpen" BOOLEAN,
+    "autoCollapse" BOOLEAN,
+    "language" TEXT,
+    "indent" INTEGER,
+    "icon" TEXT
+);
+CREATE INDEX IF NOT EXISTS steps_thread ON steps("threadId");
+CREATE TABLE IF NOT EXISTS elements (
+    "id" TEXT PRIMARY KEY,
+    "threadId" TEXT,
+    "type" TEXT,
+    "url" TEXT,
+    "chainlitKey" TEXT,
+    "name" TEXT NOT NULL,
+    "display" TEXT,
+    "objectKey" TEXT,
+    "size" TEXT,
+    "page" INTEGER,
+    "language" TEXT,
+    "forId" TEXT,
+    "mime" TEXT,
+    "props" TEXT,
+    "autoPlay" BOOLEAN,
+    "playerConfig" TEXT
+);
+CREATE TABLE IF NOT EXISTS feedbacks (
+    "id" TEXT PRIMARY KEY,
+    "forId" TEXT NOT NULL,
+    "threadId" TEXT,
+    "value" INTEGER NOT NULL,
+    "comment" TEXT
+);
+"""
+
+# Keys Chainlit writes into steps (StepDict and Message.to_dict); a missing column drops the step.
+STEP_COLUMNS = ("id", "name", "type", "threadId", "parentId", "streaming", "waitForAnswer", "isError",
+                "metadata", "tags", "input", "output", "createdAt", "command", "modes", "start", "end",
+                "generation", "showInput", "defaultOpen", "autoCollapse", "language", "indent", "icon")
+
+
+def chat_db_path(data_dir: Path) -> Path:
+    return data_dir / "chat.sqlite"
+
+
+def create_schema(db_path: Path) -> None:
+    """Create (or complete) the tables; safe to run at every start."""
+    db_path.parent.mkdir(parents=True, exist_ok=True)
+    with sqlite3.connect(db_path) as conn:
+        conn.executescript(SCHEMA)
+        # An older database may lack columns a newer Chainlit writes: add them.
+        have = {row[1] for row in conn.execute('PRAGMA table_info("steps")')}
+        for column in STEP_COLUMNS:
+            if column not in have:
+                conn.execute(f'ALTER TABLE steps ADD COLUMN "{column}" TEXT')
+
+
+class LocalFileStorage(BaseStorageClient):
+    """Element files on local disk, served by the app under FILES_ROUTE."""
+
+    def __init__(self, root: Path):
+        self.root = root.resolve()
+
+    def path_of(self, object_key: str) -> Path | None:
+        path = (self.root / object_key).resolve()
+        return path if path.is_relative_to(self.root) else None
+
+    async def upload_file(self, object_key: str, data: bytes | str, mime: str = "application/octet-stream",
+                          overwrite: bool = True, content_disposition: str | None = None) -> dict[str, Any]:
+        path = self.path_of(object_key)
+        if path is None:
+            return {}
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if overwrite or not path.exists():
+            path.write_bytes(data.encode() if isinstance(data, str) else data)
+        return {"object_key": object_key, "url": await self.get_read_url(object_key)}
+
+    async def delete_file(self, object_key: str) -> bool:
+        path = self.path_of(object_key)
+        if path is None or not path.exists():
+            return False
+        path.unlink()
+        return True
+
+    async def get_read_url(self, object_key: str) -> str:
+        return f"{FILES_ROUTE}/{quote(object_key)}"
+
+    async def close(self) -> None:
+        return None
+
+
+def make_data_layer(data_dir: Path) -> SQLAlchemyDataLayer:
+    return SQLAlchemyDataLayer(f"sqlite+aiosqlite:///{chat_db_path(data_dir)}",
+                               storage_provider=LocalFileStorage(data_dir / "files"))
+
+
+def ensure_auth_secret(data_dir: Path) -> str:
+    """CHAINLIT_AUTH_SECRET from the environment, or one generated once and kept under DESK_DATA_DIR.
+    Chainlit reads it after loading the app module, so setting it at import time is in time."""
+    if secret := os.environ.get("CHAINLIT_AUTH_SECRET"):
+        return secret
+    path = data_dir / "auth_secret"
+    if path.exists():
+        secret = path.read_text().strip()
+    if not path.exists() or not secret:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        secret = secrets.token_urlsafe(48)
+        path.write_text(secret)
+        path.chmod(0o600)
+    os.environ["CHAINLIT_AUTH_SECRET"] = secret
+    return secret
+
+
+def password_ok(password: str) -> bool:
+    """Local use: any username, with the password from DESK_PASSWORD (default "desk")."""
+    expected = os.environ.get("DESK_PASSWORD") or DEFAULT_PASSWORD
+    return hmac.compare_digest(password.encode(), expected.encode())

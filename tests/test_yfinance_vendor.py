@@ -1,0 +1,585 @@
+"""The yfinance vendor, fully offline: ``yf.Ticker`` is replaced by a fake built
+from recorded yfinance shapes (column names, tz-aware index, news item shapes)."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+import urllib.error
+from datetime import date, datetime, timedelta
+
+import numpy as np
+import pandas as pd
+import pytest
+import requests
+from curl_cffi.requests.exceptions import ConnectionError as CurlConnectionError
+from langchain_core.messages import ToolMessage
+from yfinance.exceptions import YFRateLimitError
+
+from graph.data import yfinance_vendor as yv
+from graph.data.vendor import FILED_ATTR, OHLCV_COLUMNS, NewsItem, Post, Vendor, VendorError
+from graph.data.yfinance_vendor import RATE_LIMITED, YFinanceVendor, parse_stocktwits
+from graph.tools import make_toolkit
+
+TRADE = date(2024, 5, 1)
+NY = "America/New_York"
+
+
+# --------------------------------------------------------------------------
+# Recorded shapes
+# --------------------------------------------------------------------------
+
+
+def price_frame(start: str = "2022-04-01", end: str = "2024-05-10", tz: str = NY) -> pd.DataFrame:
+    """What ``Ticker.history(auto_adjust=False)`` returns: capitalised columns,
+    "Adj Close", actions columns, a tz-aware midnight index named Date."""
+    days = pd.bdate_range(start, end)
+    i = np.arange(len(days))
+    close = np.round(100 + 0.25 * i + 5 * np.sin(i / 7), 4)
+    frame = pd.DataFrame(
+        {
+            "Open": close - 0.5,
+            "High": close + 1.25,
+            "Low": close - 1.5,
+            "Close": close,
+            "Adj Close": close * 0.98,
+            "Volume": (1_000_000 + 1000 * i).astype("int64"),
+            "Dividends": 0.0,
+            "Stock Splits": 0.0,
+        },
+        index=pd.DatetimeIndex(days, name="Date").tz_localize(tz),
+    )
+    return frame
+
+
+def income_frame() -> pd.DataFrame:
+    """``quarterly_income_stmt``: line items x period ends (naive), newest first."""
+    columns = pd.to_datetime(["2024-03-31", "2023-12-31", "2023-09-30", "2023-06-30", "2023-03-31", "2022-12-31"])
+    return pd.DataFrame(
+        {
+            columns[0]: [26.04e9, 14.88e9, 5.98],
+            columns[1]: [22.10e9, 12.29e9, 4.93],
+            columns[2]: [18.12e9, 9.24e9, 3.71],
+            columns[3]: [13.51e9, 6.19e9, 2.48],
+            columns[4]: [7.19e9, 2.04e9, 0.82],
+            columns[5]: [np.nan, np.nan, np.nan],  # yfinance pads old periods with NaN
+        },
+        index=pd.Index(["Total Revenue", "Net Income", "Diluted EPS"]),
+    )
+
+
+NEW_SHAPE_NEWS = [
+    {
+        "id": "c0ffee01-0000-4000-8000-000000000001",
+        "content": {
+            "id": "c0ffee01-0000-4000-8000-000000000001",
+            "contentType": "STORY",
+            "title": "Nvidia shares rally as AI demand stays strong",
+            "description": "",
+            "summary": "Chip stocks climbed on Wednesday.",
+            "pubDate": "2024-05-01T12:00:00Z",
+            "displayTime": "2024-05-01T12:05:00Z",
+            "isHosted": True,
+            "provider": {"displayName": "Reuters", "url": "http://www.reuters.com/"},
+            "canonicalUrl": {"url": "https://finance.yahoo.com/news/nvidia-rally-120000.html",
+                             "site": "finance", "region": "US", "lang": "en-US"},
+            "clickThroughUrl": {"url": "https://finance.yahoo.com/news/nvidia-rally-120000.html"},
+            "metadata": {"editorsPick": False},
+        },
+    },
+    {   # 02:30 UTC on May 2 is 22:30 on May 1 in New York: inside a window ending May 1
+        "id": "c0ffee01-0000-4000-8000-000000000002",
+        "content": {
+            "title": "Late session: Nvidia slides after hours",
+            "summary": "",
+            "pubDate": "2024-05-02T02:30:00Z",
+            "provider": {"displayName": "Yahoo Finance"},
+            "canonicalUrl": {"url": "https://finance.yahoo.com/news/late-023000.html"},
+        },
+    },
+    {   # after the window
+        "id": "c0ffee01-0000-4000-8000-000000000003",
+        "content": {"title": "Nvidia jumps on record quarter", "pubDate": "2024-05-03T15:00:00Z",
+                    "provider": {"displayName": "Barron's"}, "canonicalUrl": {"url": "https://x.test/3"}},
+    },
+    {"id": "no-title", "content": {"pubDate": "2024-05-01T10:00:00Z"}},  # skipped
+]
+
+OLD_SHAPE_NEWS = [
+    {
+        "uuid": "3b1f2a9e-aaaa-bbbb-cccc-000000000001",
+        "title": "Is Nvidia stock a buy before earnings?",
+        "publisher": "Motley Fool",
+        "link": "https://finance.yahoo.com/m/3b1f2a9e/is-nvidia-a-buy.html",
+        "providerPublishTime": 1714483800,  # 2024-04-30 13:30 UTC = 09:30 New York
+        "type": "STORY",
+        "relatedTickers": ["NVDA"],
+    },
+    {
+        "uuid": "3b1f2a9e-aaaa-bbbb-cccc-000000000002",
+        "title": "Old story",
+        "publisher": "Zacks",
+        "link": "https://x.test/old",
+        "providerPublishTime": 1700000000,  # November 2023: before the window
+        "type": "STORY",
+    },
+]
+
+UPGRADES = pd.DataFrame(
+    {
+        "Firm": ["Bernstein", "Morgan Stanley", "Loop Capital", "HSBC"],
+        "ToGrade": ["Outperform", "Overweight", "Buy", "Buy"],
+        "FromGrade": ["", "Overweight", "Hold", "Hold"],
+        "Action": ["init", "main", "up", "up"],
+        "priceTargetAction": ["Announces", "Raises", "Raises", "Raises"],
+        "currentPriceTarget": [1300.0, 1000.0, 1200.0, 880.0],
+        "priorPriceTarget": [0.0, 800.0, 1000.0, 700.0],
+    },
+    index=pd.DatetimeIndex(
+        ["2024-05-29 11:03:00", "2024-04-24 09:12:44", "2024-03-18 10:00:00", "2024-01-30 08:30:00"],
+        name="GradeDate",
+    ),
+)
+
+INFO = {
+    "longName": "NVIDIA Corporation",
+    "shortName": "NVIDIA Corp",
+    "quoteType": "EQUITY",
+    "sector": "Technology",
+    "industry": "Semiconductors",
+    "currency": "USD",
+    "financialCurrency": "USD",
+    "currentPrice": 880.0,
+    "marketCap": 2_200_000_000_000,
+    "sharesOutstanding": 2_500_000_000,
+    "trailingPE": 73.5,
+    "forwardPE": 35.2,
+    "priceToBook": 51.0,
+    "dividendRate": 0.16,
+    "dividendYield": 0.02,  # Yahoo now reports percent (0.02 %)
+    "beta": 1.7,
+    "profitMargins": 0.489,
+    "debtToEquity": 25.7,  # percent on Yahoo -> 0.257
+    "revenueGrowth": 2.65,
+}
+
+STOCKTWITS = {
+    "response": {"status": 200},
+    "symbol": {"id": 7264, "symbol": "NVDA", "title": "NVIDIA Corp", "exchange": "NASDAQ"},
+    "cursor": {"more": True, "since": 571000003, "max": 571000001},
+    "messages": [
+        {"id": 571000003, "body": "$NVDA to the moon after earnings", "created_at": "2024-05-03T14:00:00Z",
+         "user": {"id": 1, "username": "a"}, "entities": {"sentiment": {"basic": "Bullish"}}},
+        {"id": 571000002, "body": "$NVDA ripping into the close", "created_at": "2024-05-01T19:45:12Z",
+         "user": {"id": 2, "username": "b"}, "entities": {"sentiment": {"basic": "Bullish"}}},
+        {"id": 571000001, "body": "$NVDA overextended, trimming", "created_at": "2024-05-01T14:02:11Z",
+         "user": {"id": 3, "username": "c"}, "entities": {"sentiment": {"basic": "Bearish"}}},
+        {"id": 571000000, "body": "watching $NVDA", "created_at": "2024-04-30T15:00:00Z",
+         "user": {"id": 4, "username": "d"}, "entities": {"sentiment": None}},
+        {"id": 570999999, "body": "week-old take", "created_at": "2024-04-20T15:00:00Z",
+         "entities": {"sentiment": {"basic": "Bearish"}}},
+    ],
+}
+
+
+# --------------------------------------------------------------------------
+# The fake yfinance
+# --------------------------------------------------------------------------
+
+
+class FakeYahoo:
+    """Stands in for ``yfinance.Ticker``: per-symbol recorded data, scripted
+    failures (popped one per call), and a log of every call."""
+
+    def __init__(self) -> None:
+        self.data: dict[str, dict[str, object]] = {}
+        self.failures: dict[tuple[str, str], list[BaseException]] = {}
+        self.calls: list[tuple[str, str, dict]] = []
+
+    def set(self, symbol: str, **fields: object) -> None:
+        self.data.setdefault(symbol, {}).update(fields)
+
+    def fail(self, symbol: str, field: str, *errors: BaseException) -> None:
+        self.failures.setdefault((symbol, field), []).extend(errors)
+
+    def count(self, field: str, symbol: str | None = None) -> int:
+        return sum(1 for s, f, _ in self.calls if f == field and (symbol is None or s == symbol))
+
+    def Ticker(self, symbol: str) -> "FakeTicker":  # noqa: N802 - mirrors yfinance
+        return FakeTicker(self, symbol)
+
+    def answer(self, symbol: str, field: str, kwargs: dict | None = None) -> object:
+        self.calls.append((symbol, field, kwargs or {}))
+        queue = self.failures.get((symbol, field))
+        if queue:
+            raise queue.pop(0)
+        value = self.data.get(symbol, {}).get(field, _EMPTY[field]())
+        return value.copy() if isinstance(value, (pd.DataFrame, dict, list)) else value
+
+
+_EMPTY = {
+    "history": lambda: pd.DataFrame(columns=["Open", "High", "Low", "Close", "Adj Close", "Volume"]),
+    "info": lambda: {"trailingPegRatio": None},  # what .info gives for an unknown symbol
+    "news": list,
+    "quarterly_income_stmt": pd.DataFrame,
+    "income_stmt": pd.DataFrame,
+    "quarterly_balance_sheet": pd.DataFrame,
+    "balance_sheet": pd.DataFrame,
+    "quarterly_cashflow": pd.DataFrame,
+    "cashflow": pd.DataFrame,
+    "upgrades_downgrades": pd.DataFrame,
+}
+
+
+class FakeTicker:
+    def __init__(self, yahoo: FakeYahoo, symbol: str) -> None:
+        self._yahoo = yahoo
+        self.ticker = symbol
+
+    def history(self, **kwargs):
+        return self._yahoo.answer(self.ticker, "history", kwargs)
+
+    def __getattr__(self, field: str):
+        if field in _EMPTY:  # properties such as .info, .news, .quarterly_income_stmt
+            return self._yahoo.answer(self.ticker, field)
+        raise AttributeError(field)
+
+
+@pytest.fixture
+def yahoo(monkeypatch) -> FakeYahoo:
+    fake = FakeYahoo()
+    fake.set("NVDA", history=price_frame(), info=dict(INFO), news=NEW_SHAPE_NEWS + OLD_SHAPE_NEWS,
+             quarterly_income_stmt=income_frame(), upgrades_downgrades=UPGRADES)
+    monkeypatch.setattr(yv.yf, "Ticker", fake.Ticker)
+    return fake
+
+
+class Sleeps(list):
+    def __call__(self, seconds: float) -> None:
+        self.append(seconds)
+
+
+@pytest.fixture
+def sleeps() -> Sleeps:
+    return Sleeps()
+
+
+@pytest.fixture
+def vendor(sleeps) -> YFinanceVendor:
+    return YFinanceVendor(sleep=sleeps, today=lambda: date(2024, 5, 3), fetch=lambda url, timeout: STOCKTWITS)
+
+
+# --------------------------------------------------------------------------
+# Prices
+# --------------------------------------------------------------------------
+
+
+def test_satisfies_vendor_protocol(vendor):
+    assert isinstance(vendor, Vendor)
+    assert (vendor.name, vendor.label) == ("yfinance", "Yahoo Finance (yfinance)")
+
+
+def test_ohlcv_normalised_and_cut_at_end(vendor, yahoo):
+    frame = vendor.ohlcv("NVDA", date(2024, 3, 1), TRADE)
+    assert list(frame.columns) == list(OHLCV_COLUMNS)
+    assert isinstance(frame.index, pd.DatetimeIndex) and frame.index.tz is None
+    assert frame.index.is_monotonic_increasing
+    assert frame.index.min() >= pd.Timestamp("2024-03-01")
+    assert frame.index.max() == pd.Timestamp(TRADE)  # the fake returned rows up to May 10
+    raw = price_frame()
+    raw.index = raw.index.tz_localize(None)
+    assert frame.loc["2024-05-01", "close"] == raw.loc["2024-05-01", "Close"]  # not "Adj Close"
+    assert frame["volume"].dtype == "int64"
+    # end is exclusive in yfinance: ask for the day after, unadjusted bars
+    (_, _, kwargs), = [c for c in yahoo.calls if c[1] == "history"]
+    assert kwargs["start"] == date(2024, 3, 1)
+    assert kwargs["end"] == date(2024, 5, 2)
+    assert kwargs["auto_adjust"] is False
+
+
+def test_ohlcv_unknown_ticker_raises(vendor, yahoo):
+    with pytest.raises(VendorError, match=re.escape("no price data for ZZZZQ (unknown or delisted ticker?)")):
+        vendor.ohlcv("ZZZZQ", date(2024, 1, 1), TRADE)
+
+
+def test_ohlcv_range_without_sessions_is_empty(vendor, yahoo):
+    frame = vendor.ohlcv("NVDA", date(2024, 5, 4), date(2024, 5, 5))  # a weekend
+    assert frame.empty and list(frame.columns) == list(OHLCV_COLUMNS)
+
+
+def test_non_retryable_exception_becomes_vendor_error(vendor, yahoo, sleeps):
+    yahoo.fail("NVDA", "history", KeyError("chart"))
+    with pytest.raises(VendorError, match="Yahoo Finance error"):
+        vendor.ohlcv("NVDA", date(2024, 1, 1), TRADE)
+    assert yahoo.count("history") == 1 and sleeps == []
+
+
+@pytest.mark.parametrize(
+    "symbol, tz, expected",
+    [("0700.HK", "Asia/Hong_Kong", "0700.HK"), ("600519.SS", "Asia/Shanghai", "600519.SS"),
+     ("vod.l", "Europe/London", "VOD.L"), ("7203.T", "Asia/Tokyo", "7203.T"), ("^GSPC", NY, "^GSPC")],
+)
+def test_non_us_tickers_pass_through(vendor, yahoo, symbol, tz, expected):
+    yahoo.set(expected, history=price_frame("2024-04-01", "2024-05-10", tz=tz))
+    frame = vendor.ohlcv(symbol, date(2024, 4, 1), TRADE)
+    assert [s for s, f, _ in yahoo.calls] == [expected]
+    # exchange-local dates survive the tz drop (no shift to the previous day)
+    assert frame.index.max() == pd.Timestamp(TRADE) and frame.index.tz is None
+
+
+# --------------------------------------------------------------------------
+# Retries
+# --------------------------------------------------------------------------
+
+
+def test_retry_succeeds_after_two_rate_limits(vendor, yahoo, sleeps):
+    yahoo.fail("NVDA", "history", YFRateLimitError(), YFRateLimitError())
+    frame = vendor.ohlcv("NVDA", date(2024, 4, 1), TRADE)
+    assert not frame.empty
+    assert yahoo.count("history") == 3
+    assert sleeps == [1.0, 2.0]  # exponential backoff
+
+
+def test_retry_gives_up_after_max_tries(vendor, yahoo, sleeps):
+    yahoo.fail("NVDA", "history", *(YFRateLimitError() for _ in range(5)))
+    with pytest.raises(VendorError) as err:
+        vendor.ohlcv("NVDA", date(2024, 4, 1), TRADE)
+    assert str(err.value) == RATE_LIMITED
+    assert yahoo.count("history") == 3 and sleeps == [1.0, 2.0]
+
+
+@pytest.mark.parametrize(
+    "error",
+    [requests.exceptions.ConnectionError("connection reset"), TimeoutError("read timed out"),
+     CurlConnectionError("Failed to perform, curl: (6) Could not resolve host: query2.finance.yahoo.com")],
+)
+def test_network_errors_are_retried_then_reported(yahoo, sleeps, error):
+    vendor = YFinanceVendor(retries=4, backoff_s=0.5, sleep=sleeps)
+    yahoo.fail("NVDA", "info", *(error for _ in range(4)))
+    with pytest.raises(VendorError, match="^Yahoo Finance unreachable: "):
+        vendor.profile("NVDA", date.today())
+    assert yahoo.count("info") == 4 and sleeps == [0.5, 1.0, 2.0]
+
+
+# --------------------------------------------------------------------------
+# Profile
+# --------------------------------------------------------------------------
+
+
+def test_profile_near_today_has_current_ratios(vendor, yahoo):
+    profile = vendor.profile("NVDA", date(2024, 5, 1))  # today() is 2024-05-03
+    assert profile["name"] == "NVIDIA Corporation" and profile["sector"] == "Technology"
+    assert profile["pe"] == 73.5 and profile["forward_pe"] == 35.2 and profile["pb"] == 51.0
+    assert profile["market_cap"] == 2.2e12 and profile["beta"] == 1.7
+    assert profile["debt_to_equity"] == pytest.approx(0.257)
+    assert profile["profit_margin"] == 0.489 and profile["revenue_growth"] == 2.65
+    assert profile["dividend_yield"] == pytest.approx(0.16 / 880.0)  # a fraction, not percent
+
+
+def test_profile_for_old_date_has_no_current_ratios(vendor, yahoo):
+    profile = vendor.profile("NVDA", date(2023, 1, 3))
+    assert (profile["name"], profile["sector"], profile["industry"]) == (
+        "NVIDIA Corporation", "Technology", "Semiconductors")
+    for key in ("market_cap", "shares_outstanding", "pe", "forward_pe", "pb", "dividend_yield", "beta",
+                "profit_margin", "debt_to_equity", "revenue_growth"):
+        assert profile[key] is None, key
+
+
+def test_profile_unknown_ticker(vendor, yahoo):
+    with pytest.raises(VendorError, match="no profile for NOPE"):
+        vendor.profile("NOPE", TRADE)
+
+
+# --------------------------------------------------------------------------
+# Statements
+# --------------------------------------------------------------------------
+
+
+def test_statements_drop_quarters_filed_after_as_of(vendor, yahoo):
+    frame = vendor.statements("NVDA", TRADE, "income")
+    # Q1 2024 (ends Mar 31) counts as filed May 15 > May 1: dropped.
+    assert list(frame.columns) == list(pd.to_datetime(["2023-12-31", "2023-09-30", "2023-06-30", "2023-03-31"]))
+    assert frame.attrs[FILED_ATTR][pd.Timestamp("2023-12-31")] == pd.Timestamp("2024-02-14")
+    assert set(frame.attrs[FILED_ATTR]) == set(frame.columns)
+    assert frame.loc["Total Revenue", pd.Timestamp("2023-12-31")] == 22.10e9
+    later = vendor.statements("NVDA", date(2024, 5, 15), "income")
+    assert later.columns[0] == pd.Timestamp("2024-03-31")
+
+
+def test_statements_fall_back_to_annual_with_longer_lag(vendor, yahoo):
+    annual = income_frame().iloc[:, :3]
+    annual.columns = pd.to_datetime(["2024-01-28", "2023-01-29", "2022-01-30"])
+    yahoo.set("NVDA", quarterly_balance_sheet=pd.DataFrame(), balance_sheet=annual)
+    frame = vendor.statements("NVDA", date(2024, 4, 1), "balance")
+    # FY ending 2024-01-28 counts as filed 2024-04-27: not yet on 2024-04-01.
+    assert list(frame.columns) == list(pd.to_datetime(["2023-01-29", "2022-01-30"]))
+    assert frame.attrs[FILED_ATTR][pd.Timestamp("2023-01-29")] == pd.Timestamp("2023-04-29")
+    assert frame.attrs["period"] == "annual"
+
+
+def test_statements_missing_everywhere(vendor, yahoo):
+    with pytest.raises(VendorError, match="no cashflow statement"):
+        vendor.statements("NVDA", TRADE, "cashflow")
+
+
+# --------------------------------------------------------------------------
+# News
+# --------------------------------------------------------------------------
+
+
+def test_news_both_shapes_and_date_filter(vendor, yahoo):
+    items = vendor.news("NVDA", date(2024, 4, 30), TRADE)
+    assert all(isinstance(n, NewsItem) for n in items)
+    assert [n.title for n in items] == [
+        "Late session: Nvidia slides after hours",           # new shape, 22:30 NY on May 1
+        "Nvidia shares rally as AI demand stays strong",     # new shape
+        "Is Nvidia stock a buy before earnings?",            # old flat shape
+    ]
+    late, rally, old = items
+    assert late.published == datetime(2024, 5, 1, 22, 30)  # naive US/Eastern
+    assert rally.publisher == "Reuters" and rally.summary == "Chip stocks climbed on Wednesday."
+    assert rally.url == "https://finance.yahoo.com/news/nvidia-rally-120000.html"
+    assert old.publisher == "Motley Fool" and old.published == datetime(2024, 4, 30, 9, 30)
+    assert old.url.endswith("is-nvidia-a-buy.html")
+
+
+def test_news_for_historical_window_is_empty(vendor, yahoo):
+    assert vendor.news("NVDA", date(2022, 1, 1), date(2022, 1, 31)) == []
+
+
+def test_macro_news_merges_and_dedupes(vendor, yahoo):
+    shared = NEW_SHAPE_NEWS[0]
+    yahoo.set("^GSPC", news=[shared, {"id": "m1", "content": {"title": "Stocks rise as inflation cools",
+                                                             "pubDate": "2024-04-30T20:00:00Z",
+                                                             "provider": {"displayName": "AP"}}}])
+    yahoo.set("SPY", news=[shared])
+    items = vendor.macro_news(date(2024, 4, 30), TRADE)
+    assert [n.title for n in items] == ["Nvidia shares rally as AI demand stays strong",
+                                        "Stocks rise as inflation cools"]
+    yahoo.fail("SPY", "news", KeyError("boom"))
+    assert len(vendor.macro_news(date(2024, 4, 30), TRADE)) == 2  # one source failing is fine
+
+
+# --------------------------------------------------------------------------
+# Social (StockTwits)
+# --------------------------------------------------------------------------
+
+
+def test_stocktwits_parser_on_recorded_shape():
+    posts = parse_stocktwits(STOCKTWITS, date(2024, 4, 30), TRADE)
+    assert all(isinstance(p, Post) and p.source == "stocktwits" for p in posts)
+    assert [(p.created, p.sentiment) for p in posts] == [
+        (datetime(2024, 5, 1, 15, 45, 12), "bullish"),
+        (datetime(2024, 5, 1, 10, 2, 11), "bearish"),
+        (datetime(2024, 4, 30, 11, 0), None),
+    ]
+
+
+def test_social_posts_uses_injected_fetch(yahoo):
+    seen = []
+    vendor = YFinanceVendor(fetch=lambda url, timeout: seen.append((url, timeout)) or STOCKTWITS)
+    posts = vendor.social_posts("nvda", date(2024, 4, 30), TRADE)
+    assert len(posts) == 3
+    assert seen == [("https://api.stocktwits.com/api/2/streams/symbol/NVDA.json", 5.0)]
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [urllib.error.URLError("timed out"), TimeoutError("timed out"), ValueError("Expecting value: line 1")],
+)
+def test_social_posts_failure_is_vendor_error(failure):
+    def broken(url, timeout):
+        raise failure
+
+    with pytest.raises(VendorError, match="^social feed unreachable: "):
+        YFinanceVendor(fetch=broken).social_posts("NVDA", date(2024, 4, 30), TRADE)
+
+
+def test_stocktwits_error_payload():
+    payload = {"response": {"status": 404}, "errors": [{"message": "Symbol not found"}]}
+    with pytest.raises(VendorError, match="social feed unreachable: Symbol not found"):
+        YFinanceVendor(fetch=lambda url, timeout: payload).social_posts("ZZZZQ", date(2024, 4, 30), TRADE)
+
+
+# --------------------------------------------------------------------------
+# Analyst grades
+# --------------------------------------------------------------------------
+
+
+def test_recommendations_cut_at_as_of(vendor, yahoo):
+    grades = vendor.recommendations("NVDA", TRADE)
+    assert [g["date"] for g in grades] == [date(2024, 4, 24), date(2024, 3, 18), date(2024, 1, 30)]
+    assert grades[1] == {"date": date(2024, 3, 18), "firm": "Loop Capital", "to_grade": "Buy",
+                         "from_grade": "Hold", "action": "up", "source": "yfinance"}
+
+
+def test_recommendations_missing_is_empty_but_outage_raises(vendor, yahoo):
+    assert vendor.recommendations("AAAA", TRADE) == []
+    yahoo.fail("NVDA", "upgrades_downgrades", *(YFRateLimitError() for _ in range(3)))
+    with pytest.raises(VendorError, match="rate limited"):
+        vendor.recommendations("NVDA", TRADE)
+
+
+# --------------------------------------------------------------------------
+# Through the real analyst tools
+# --------------------------------------------------------------------------
+
+
+def call(tool, **args) -> tuple[str, dict]:
+    message = asyncio.run(tool.ainvoke({"type": "tool_call", "name": tool.name, "args": args, "id": "c1"}))
+    assert isinstance(message, ToolMessage)
+    return message.content, message.artifact
+
+
+def tools(vendor) -> dict:
+    kit = make_toolkit(vendor, "NVDA", TRADE)
+    return {t.name: t for group in kit.values() for t in group}
+
+
+def _dates_in(text: str) -> list[date]:
+    return [date.fromisoformat(d) for d in re.findall(r"\d{4}-\d{2}-\d{2}", text)]
+
+
+def test_price_tools_use_mocked_numbers_and_no_future_rows(vendor, yahoo):
+    raw = price_frame()
+    raw.index = raw.index.tz_localize(None)
+    closes = raw.loc[: pd.Timestamp(TRADE), "Close"]
+    by_name = tools(vendor)
+
+    content, artifact = call(by_name["get_price_history"])
+    assert content.startswith("Source: Yahoo Finance (yfinance)")
+    assert artifact["source"] == "yfinance" and "error" not in artifact
+    assert artifact["figures"]["Close"] == round(float(closes.iloc[-1]), 2)
+    assert artifact["figures"]["52W High"] == round(float(raw.loc["2023-05-02":"2024-05-01", "High"].max()), 2)
+    assert max(_dates_in(content)) == TRADE
+
+    content, artifact = call(by_name["get_indicators"])
+    assert artifact["figures"]["SMA 50"] == round(float(closes.iloc[-50:].mean()), 2)
+    assert artifact["figures"]["SMA 200"] == round(float(closes.iloc[-200:].mean()), 2)
+    assert max(_dates_in(content)) == TRADE
+    assert all(not math.isnan(v) for v in artifact["figures"].values() if isinstance(v, float))
+
+
+def test_fundamental_and_news_tools_with_mocked_yahoo(vendor, yahoo):
+    by_name = tools(vendor)
+    content, artifact = call(by_name["get_financial_statements"])
+    assert artifact["figures"]["Period"] == "2023-12-31"
+    assert artifact["figures"]["Revenue"] == 22_100_000_000
+    content, artifact = call(by_name["get_fundamentals"])
+    assert artifact["figures"]["P/E"] == 73.5  # trade date within 5 days of the injected today
+    assert "Grade 2024-04-24 Morgan Stanley" in content and "2024-05-29" not in content
+    content, artifact = call(by_name["get_company_news"], lookback_days=2)
+    assert artifact["figures"]["Headlines"] == 3
+    content, artifact = call(by_name["get_social_sentiment"], lookback_days=2)
+    assert artifact["figures"]["Posts"] == 3
+
+
+def test_rate_limited_vendor_gives_no_data(yahoo, sleeps):
+    vendor = YFinanceVendor(sleep=sleeps)
+    yahoo.fail("NVDA", "history", *(YFRateLimitError() for _ in range(10)))
+    content, artifact = call(tools(vendor)["get_price_history"])
+    assert content.startswith("no data: ")
+    assert content == f"no data: {RATE_LIMITED}"
+    assert artifact["error"] == RATE_LIMITED and artifact["figures"] == {}
+    assert sleeps == [1.0, 2.0]  # backoff went through the injected sleep, not time.sleep
