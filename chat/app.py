@@ -1,0 +1,154 @@
+"""Trading Desk in Chainlit: `chainlit run chat/app.py` from the repository root.
+
+Handlers stay thin: a message either starts a run (a background task, see runs.py), goes to
+the running desk as an interjection, or stops it. Threads, the history sidebar and login
+come from storage.py; rendering from render.py; the decision card, chart and report from
+decision.py.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # `chainlit run chat/app.py` loads this file by path
+    sys.path.insert(0, str(ROOT))
+
+import chainlit as cl  # noqa: E402
+from chainlit.input_widget import Slider, Switch  # noqa: E402
+from chainlit.server import app as server  # noqa: E402
+from fastapi import HTTPException  # noqa: E402
+from fastapi.responses import FileResponse  # noqa: E402
+from starlette.routing import Route  # noqa: E402
+
+from chat import storage  # noqa: E402
+from chat.runs import STOP_ACTION, ChatRun, DeskService, plan_from_settings  # noqa: E402
+from graph.personas import ANALYSTS, DESK  # noqa: E402
+from graph.settings import Settings  # noqa: E402
+
+SETTINGS = Settings()
+storage.create_schema(storage.chat_db_path(SETTINGS.data_dir))
+storage.ensure_auth_secret(SETTINGS.data_dir)
+SERVICE = DeskService(SETTINGS)
+FILES = storage.LocalFileStorage(SETTINGS.data_dir / "files")
+
+STOP_COMMAND = "stop"
+COMMANDS = [{"id": STOP_COMMAND, "icon": "square", "description": "Stop the desk's current run",
+             "button": False, "persistent": False}]
+
+
+# -- stored element files (charts, reports): served before Chainlit's catch-all UI route ------
+
+async def _serve_file(request):
+    path = FILES.path_of(request.path_params["key"])
+    if path is None or not path.is_file():
+        raise HTTPException(status_code=404, detail="File not found")
+    return FileResponse(path)
+
+
+server.router.routes.insert(0, Route(f"{storage.FILES_ROUTE}/{{key:path}}", _serve_file, methods=["GET"]))
+
+
+@cl.data_layer
+def data_layer():
+    return storage.make_data_layer(SETTINGS.data_dir)
+
+
+@cl.password_auth_callback
+async def login(username: str, password: str) -> cl.User | None:
+    if username.strip() and storage.password_ok(password):
+        return cl.User(identifier=username.strip(), metadata={"role": "user", "provider": "credentials"})
+    return None
+
+
+@cl.on_app_shutdown
+async def shutdown():
+    await SERVICE.close()
+
+
+@cl.set_starters
+async def starters(user=None, language=None):
+    return [
+        cl.Starter(label="Should I buy NVDA today?", message="Should I buy NVDA today?"),
+        cl.Starter(label="Thoughts on Apple last Friday?", message="Thoughts on Apple last Friday?"),
+        cl.Starter(label="$TSLA 2024-05-01", message="$TSLA 2024-05-01"),
+        cl.Starter(label="Is Berkshire B a sell?", message="Is Berkshire B a sell?"),
+    ]
+
+
+def _settings_widgets(values: dict) -> list:
+    plan = plan_from_settings(values, SETTINGS)
+    widgets = [Switch(id=f"analyst_{a.kind}", label=a.persona, initial=a.kind in plan.analysts,
+                      description="Takes part in the next analysis") for a in ANALYSTS]
+    widgets += [
+        Slider(id="debate_rounds", label="Bull ⇄ Bear debate rounds", initial=plan.debate_rounds,
+               min=1, max=5, step=1),
+        Slider(id="risk_rounds", label="Risk debate rounds", initial=plan.risk_rounds, min=1, max=5, step=1),
+    ]
+    return widgets
+
+
+async def _open_chat(values: dict | None) -> ChatRun:
+    chat = await SERVICE.chat(cl.context.session.thread_id)
+    cl.user_session.set("chat", chat)
+    await cl.ChatSettings(_settings_widgets(values or {})).send()
+    await cl.context.emitter.set_commands(COMMANDS)
+    return chat
+
+
+@cl.on_chat_start
+async def start():
+    await _open_chat(cl.user_session.get("chat_settings"))
+    await cl.Message(content=SERVICE.models.notice, author=DESK).send()
+
+
+@cl.on_chat_resume
+async def resume(thread: dict):
+    metadata = thread.get("metadata") or {}
+    if isinstance(metadata, str):  # SQLite hands metadata back as a JSON string
+        try:
+            metadata = json.loads(metadata)
+        except json.JSONDecodeError:
+            metadata = {}
+    await _open_chat(metadata.get("chat_settings") or cl.user_session.get("chat_settings"))
+
+
+@cl.on_settings_update
+async def settings_updated(values: dict):
+    plan = plan_from_settings(values, SETTINGS)
+    who = ", ".join(a.persona for a in ANALYSTS if a.kind in plan.analysts)
+    await cl.Message(content=f"Next analysis: {who}; {plan.debate_rounds} debate round(s), "
+                             f"{plan.risk_rounds} risk round(s).", author=DESK).send()
+
+
+async def _chat() -> ChatRun:
+    chat = cl.user_session.get("chat")
+    if chat is None:
+        chat = await _open_chat(cl.user_session.get("chat_settings"))
+    return chat
+
+
+async def _stop(chat: ChatRun) -> None:
+    if not await chat.stop():
+        await cl.Message(content="Nothing is running.", author=DESK).send()
+
+
+@cl.on_message
+async def on_message(message: cl.Message):
+    chat = await _chat()
+    text = (message.content or "").strip()
+    if message.command == STOP_COMMAND or text.lower() == "/stop":
+        await _stop(chat)
+        return
+    if not text:
+        return
+    if chat.active:
+        await chat.interject(text)
+        return
+    chat.start(text, plan_from_settings(cl.user_session.get("chat_settings"), SETTINGS))
+
+
+@cl.action_callback(STOP_ACTION)
+async def stop_action(action: cl.Action):
+    await _stop(await _chat())

@@ -1,0 +1,99 @@
+"""A headless Chainlit client: log in, connect over socket.io, send messages, record events."""
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from datetime import datetime, timezone
+
+import httpx
+import socketio
+
+
+class DeskClient:
+    def __init__(self, base: str, username: str = "tester", password: str = "desk"):
+        self.base, self.username, self.password = base, username, password
+        self.events: list[tuple[str, dict]] = []
+        self.messages: dict[str, dict] = {}   # id -> latest known message dict (content merged from tokens)
+        self.order: list[str] = []            # message ids in first-seen order
+        self.thread_id: str | None = None
+        self.sio: socketio.AsyncClient | None = None
+
+    async def login(self) -> str:
+        async with httpx.AsyncClient(base_url=self.base) as http:
+            r = await http.post("/login", data={"username": self.username, "password": self.password})
+            r.raise_for_status()
+            return "; ".join(f"{k}={v}" for k, v in r.cookies.items())
+
+    async def connect(self, thread_id: str = "") -> None:
+        cookie = await self.login()
+        self.sio = socketio.AsyncClient(reconnection=False)
+        for name in ("new_message", "update_message", "stream_start", "stream_token", "first_interaction",
+                     "resume_thread", "element", "action", "remove_action", "task_start", "task_end",
+                     "set_commands", "chat_settings", "delete_message", "resume_thread_error"):
+            self.sio.on(name, self._recorder(name))
+        await self.sio.connect(
+            self.base, socketio_path="/ws/socket.io", transports=["websocket"], headers={"Cookie": cookie},
+            auth={"sessionId": str(uuid.uuid4()), "clientType": "webapp", "threadId": thread_id,
+                  "userEnv": "{}", "chatProfile": ""},
+            wait_timeout=10,
+        )
+        if thread_id:
+            self.thread_id = thread_id
+        await self.sio.emit("connection_successful")
+
+    def _recorder(self, name):
+        async def record(data=None, *_):
+            self.events.append((name, data))
+            if name in ("new_message", "stream_start", "update_message") and isinstance(data, dict):
+                mid = data["id"]
+                if mid not in self.messages:
+                    self.order.append(mid)
+                    self.messages[mid] = dict(data)
+                else:
+                    self.messages[mid].update(data)
+            elif name == "stream_token" and data["id"] in self.messages:
+                self.messages[data["id"]]["output"] = self.messages[data["id"]].get("output", "") + data["token"]
+            elif name == "first_interaction":
+                self.thread_id = data.get("thread_id")
+        return record
+
+    async def send(self, text: str, command: str | None = None) -> None:
+        message = {"id": str(uuid.uuid4()), "threadId": self.thread_id or "", "name": self.username,
+                   "type": "user_message", "output": text,
+                   "createdAt": datetime.now(timezone.utc).isoformat()}
+        if command:
+            message["command"] = command
+        await self.sio.emit("client_message", {"message": message, "fileReferences": []})
+
+    async def close(self) -> None:
+        if self.sio is not None:
+            await self.sio.disconnect()
+
+    # -- reading what happened ---------------------------------------------
+
+    def by_author(self, author: str) -> list[dict]:
+        return [self.messages[i] for i in self.order
+                if self.messages[i].get("name") == author and "message" in self.messages[i].get("type", "")]
+
+    def authors(self, since: int = 0) -> list[str]:
+        """Authors of assistant messages in the order they first appeared, from message index `since`."""
+        out = []
+        for i in self.order[since:]:
+            m = self.messages[i]
+            if m.get("type") == "assistant_message" and m.get("name") not in out:
+                out.append(m["name"])
+        return out
+
+    def tokens_for(self, author: str) -> int:
+        ids = {m["id"] for m in self.by_author(author)}
+        return sum(1 for name, data in self.events if name == "stream_token" and data["id"] in ids)
+
+    async def wait_for(self, predicate, timeout: float = 60.0, what: str = "condition"):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            result = predicate()
+            if result:
+                return result
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"timed out after {timeout}s waiting for {what}; authors so far: {self.authors()}")

@@ -1,0 +1,130 @@
+"""An OpenAI-compatible chat server on loopback, for testing the live model path end to end.
+
+Its policy is deliberately simple and visible: analysts call their first tool once and then
+quote the tool's first data line; structured-output requests get the schema filled from the
+Risk Judge's `Field: value` lines; everyone else says who they are. `no_tools=True` answers
+like a local model without tool support (HTTP 400).
+"""
+from __future__ import annotations
+
+import json
+import re
+import socket
+import threading
+import time
+import uuid
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, StreamingResponse
+from starlette.routing import Route
+
+from graph.decision import parse_ruling
+
+_YOU_ARE = re.compile(r"You are (?:the )?\*\*([^*]+)\*\*")
+
+
+def _persona(messages: list[dict]) -> str:
+    for m in messages:
+        if m["role"] == "system" and (found := _YOU_ARE.search(str(m["content"]))):
+            return found[1]
+    return "unknown"
+
+
+class FakeOpenAI:
+    def __init__(self, no_tools: bool = False):
+        self.no_tools = no_tools
+        self.requests: list[dict] = []
+        self.port = _free_port()
+        app = Starlette(routes=[Route("/v1/chat/completions", self.chat, methods=["POST"])])
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="error"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def __enter__(self):
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return self
+
+    def __exit__(self, *exc):
+        self.server.should_exit = True
+        self.thread.join(timeout=5)
+
+    def reply(self, body: dict) -> tuple[str, list[dict]]:
+        messages, tools = body["messages"], body.get("tools") or []
+        fmt = body.get("response_format") or {}
+        if fmt.get("type") == "json_schema" or (tools and body.get("tool_choice") not in (None, "auto")):
+            name = fmt.get("json_schema", {}).get("name") or tools[0]["function"]["name"]
+            args = self.structured(name, messages)
+            if fmt:
+                return json.dumps(args), []
+            return "", [{"name": name, "arguments": json.dumps(args)}]
+        persona = _persona(messages)
+        results = [m for m in messages if m["role"] == "tool"]
+        if tools and not results:
+            return "", [{"name": tools[0]["function"]["name"], "arguments": "{}"}]
+        if results:
+            data = [line for line in str(results[0]["content"]).splitlines()[1:] if line.strip()]
+            return f"{persona} report. The tool said: {data[0] if data else 'nothing'}", []
+        if persona == "Risk Judge":
+            return ("Signal: BUY\nPosition size: 2% of portfolio\nEntry: 100.00\nStop: 95.00\n"
+                    "Horizon: 1 month\nConfidence: 0.7\nRationale: the fake server likes it."), []
+        return f"{persona} here, answering the desk.", []
+
+    def structured(self, name: str, messages: list[dict]) -> dict:
+        text = "\n".join(str(m["content"]) for m in messages)
+        if name == "FinalDecision":
+            return {k: v for k, v in parse_ruling(text).items()} | {"ticker": "", "trade_date": ""}
+        return {"ticker": None, "date": None}
+
+    async def chat(self, request: Request):
+        body = await request.json()
+        self.requests.append(body)
+        if self.no_tools and body.get("tools"):
+            return JSONResponse({"error": {"message": f"registry.ollama.ai/library/{body['model']} does not support tools",
+                                           "type": "invalid_request_error"}}, status_code=400)
+        content, calls = self.reply(body)
+        rid, created, model = f"chatcmpl-{uuid.uuid4().hex[:8]}", int(time.time()), body["model"]
+        tool_calls = [{"index": i, "id": f"call_{uuid.uuid4().hex[:8]}", "type": "function", "function": c}
+                      for i, c in enumerate(calls)]
+        finish = "tool_calls" if calls else "stop"
+        usage = {"prompt_tokens": 10, "completion_tokens": max(1, len(content.split())),
+                 "total_tokens": 10 + max(1, len(content.split()))}
+        if not body.get("stream"):
+            message = {"role": "assistant", "content": content or None}
+            if tool_calls:
+                message["tool_calls"] = [{k: v for k, v in t.items() if k != "index"} for t in tool_calls]
+            return JSONResponse({"id": rid, "object": "chat.completion", "created": created, "model": model,
+                                 "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                                 "usage": usage})
+
+        def chunk(delta: dict, finish_reason=None, **extra) -> str:
+            return "data: " + json.dumps({"id": rid, "object": "chat.completion.chunk", "created": created,
+                                          "model": model, "choices": [{"index": 0, "delta": delta,
+                                                                       "finish_reason": finish_reason}], **extra}) + "\n\n"
+
+        def events():
+            yield chunk({"role": "assistant", "content": ""})
+            for word in re.findall(r"\s*\S+", content):
+                yield chunk({"content": word})
+            if tool_calls:
+                yield chunk({"tool_calls": tool_calls})
+            yield chunk({}, finish)
+            if (body.get("stream_options") or {}).get("include_usage"):
+                yield "data: " + json.dumps({"id": rid, "object": "chat.completion.chunk", "created": created,
+                                             "model": model, "choices": [], "usage": usage}) + "\n\n"
+            yield "data: [DONE]\n\n"
+
+        return StreamingResponse(events(), media_type="text/event-stream")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

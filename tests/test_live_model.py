@@ -1,0 +1,57 @@
+"""The live model path (ChatOpenAI) against an OpenAI-compatible server on loopback."""
+from __future__ import annotations
+
+import pytest
+
+from graph.errors import DeskError
+from graph.events import Custom, Token
+from graph.llm import make_models
+from graph.personas import PERSONAS
+
+from .conftest import Desk, spoken
+from .fake_openai import FakeOpenAI
+
+
+def live_settings(settings, server: FakeOpenAI):
+    return settings.model_copy(update={"openai_base_url": server.base_url, "quick_model": "quick-x",
+                                       "deep_model": "deep-x", "data_vendor": "synthetic", "request_timeout": 20,
+                                       "max_retries": 0})
+
+
+class LiveDesk(Desk):
+    def __init__(self, settings):
+        super().__init__(settings)
+        from graph.builder import build_graph
+        from graph.checkpoint import SERDE
+        from langgraph.checkpoint.memory import InMemorySaver
+        self.models = make_models(settings)
+        self.graph = build_graph(settings, checkpointer=InMemorySaver(serde=SERDE), models=self.models)
+
+
+async def test_a_full_run_through_chatopenai_streams_every_persona_and_calls_tools(settings):
+    with FakeOpenAI() as server:
+        s = live_settings(settings, server)
+        assert s.live
+        desk = LiveDesk(s)
+        assert desk.models.live and "quick-x" in desk.models.notice
+        events = await desk.ask("should I buy NVDA today?")
+    assert spoken(events)[5:] == list(PERSONAS[4:])
+    assert {e.persona for e in events if isinstance(e, Token)} >= set(PERSONAS)
+    assert {e.persona for e in events if isinstance(e, Custom) and e.event == "tool_start"} == set(PERSONAS[:4])
+    state = await desk.state()
+    assert "The tool said: NVDA daily prices" in state["market_report"]
+    decision = state["final_decision"]
+    assert (decision.signal, decision.entry, decision.stop, decision.ticker) == ("BUY", "100.00", "95.00", "NVDA")
+    models_used = {(r["model"], bool(r.get("tools"))) for r in server.requests}
+    assert ("deep-x", False) in models_used and ("quick-x", True) in models_used
+    # The structured extraction was not streamed to the user as the judge's words.
+    judge_text = "".join(e.text for e in events if isinstance(e, Token) and e.persona == "Risk Judge")
+    assert judge_text.startswith("Signal: BUY") and "{" not in judge_text
+
+
+async def test_a_model_that_cannot_call_tools_gets_a_clear_message(settings):
+    with FakeOpenAI(no_tools=True) as server:
+        desk = LiveDesk(live_settings(settings, server))
+        with pytest.raises(DeskError) as info:
+            await desk.ask("should I buy NVDA today?")
+    assert "cannot call tools" in str(info.value)
