@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import chainlit as cl
+from chainlit.step import check_add_step_in_cot, stub_step
 from chainlit.utils import utc_now
 
 from graph.events import Custom, Event, NodeDone, Token
@@ -152,7 +153,9 @@ class Renderer:
             step.start = utc_now()
             self.steps[str(data.get("id"))] = step
             self.paragraph.add(ev.persona)
-            await step.send()
+            # Shown now, persisted once when it ends: a create and an update written as two
+            # detached tasks can land in either order and leave the stored step empty.
+            await cl.context.emitter.send_step(step.to_dict() if check_add_step_in_cot(step) else stub_step(step))
         elif ev.event == "tool_end":
             step = self.steps.pop(str(data.get("id")), None)
             if step is None:
@@ -161,7 +164,7 @@ class Renderer:
             step.output = result if len(result) <= TOOL_OUTPUT_CHARS else result[:TOOL_OUTPUT_CHARS] + " …"
             step.is_error = result.startswith("no data")
             step.end = utc_now()
-            await step.update()
+            await step.send()
         elif ev.event == "intervention":
             await self._message(ev.persona)
             if self.on_pickup:
@@ -215,7 +218,7 @@ class Renderer:
         for step in self.steps.values():
             step.output = step.output or "(stopped)"
             step.end = utc_now()
-            await step.update()
+            await step.send()
         self.steps.clear()
         for msg in self.open.values():
             if suffix:

@@ -41,8 +41,8 @@ def _persona(run_manager, messages: list[BaseMessage]) -> str | None:
 class PolicyChatModel(BaseChatModel):
     """Subclasses implement `reply`; this class handles tools, streaming and usage."""
 
-    delay_ms: float = 0.0          # pause before each streamed word
-    first_token_ms: float = 0.0    # pause before the first word (a model's time to first token)
+    delay_ms: float = 0.0          # time between streamed words
+    first_token_ms: float = 0.0    # time to the first word (or to the tool calls)
 
     @property
     def _llm_type(self) -> str:
@@ -76,16 +76,21 @@ class PolicyChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
         msg = await self._reply(messages, run_manager, kwargs)
-        if self.first_token_ms:
-            await asyncio.sleep(self.first_token_ms / 1000)
         text = msg.content if isinstance(msg.content, str) else str(msg.content)
-        for word in _WORDS.findall(text):
-            if self.delay_ms:
-                await asyncio.sleep(self.delay_ms / 1000)
+        # Pace against deadlines from the call's start, so sleep overshoot does not add up
+        # over hundreds of words (the benchmarks rely on a model's time being exactly known).
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        for i, word in enumerate(_WORDS.findall(text)):
+            due = start + (self.first_token_ms + i * self.delay_ms) / 1000
+            if due > loop.time():
+                await asyncio.sleep(due - loop.time())
             chunk = ChatGenerationChunk(message=AIMessageChunk(content=word))
             if run_manager:
                 await run_manager.on_llm_new_token(word, chunk=chunk)
             yield chunk
+        if not text and self.first_token_ms:  # a tool-call-only reply still waits its first token
+            await asyncio.sleep(max(0.0, start + self.first_token_ms / 1000 - loop.time()))
         tool_chunks = [
             {"name": c["name"], "args": json.dumps(c["args"]), "id": c["id"], "index": i}
             for i, c in enumerate(msg.tool_calls)

@@ -1,0 +1,200 @@
+"""End to end: the real Chainlit server in demo mode, driven over socket.io like a browser."""
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from graph.personas import ANALYSTS, PERSONAS
+
+from .client import DeskClient
+
+ROOT = Path(__file__).resolve().parents[2]
+ANALYST_NAMES = {a.persona for a in ANALYSTS}
+AFTER_ANALYSTS = [p for p in PERSONAS if p not in ANALYST_NAMES]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Server:
+    def __init__(self, data_dir: Path):
+        self.data_dir = data_dir
+        self.proc: subprocess.Popen | None = None
+        self.port = 0
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self.port = _free_port()
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "CHAINLIT_AUTH_SECRET")}
+        env.update(DESK_MODE="demo", DESK_DATA_DIR=str(self.data_dir), DESK_DEMO_DELAY_MS="15",
+                   DESK_PASSWORD="desk", PYTHONUNBUFFERED="1")
+        self.log = open(self.data_dir / f"server-{self.port}.log", "w")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "chainlit", "run", "chat/app.py", "--headless", "--port", str(self.port)],
+            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"server exited: {(self.data_dir / f'server-{self.port}.log').read_text()}")
+            try:
+                if httpx.get(f"{self.base}/health", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.2)
+        raise RuntimeError("server did not come up")
+
+    def stop(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(5)
+        self.proc = None
+        self.log.close()
+
+    def log_text(self) -> str:
+        return "".join(p.read_text() for p in self.data_dir.glob("server-*.log"))
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    srv = Server(tmp_path_factory.mktemp("desk-e2e"))
+    srv.start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+def runs_finished(client: DeskClient) -> int:
+    """Every run ends by removing its Stop action."""
+    return sum(1 for name, _ in client.events if name == "remove_action")
+
+
+def desk_text_after(client: DeskClient, index: int) -> list[str]:
+    return [client.messages[i].get("output", "") for i in client.order[index:]
+            if client.messages[i].get("name") == "Desk" and client.messages[i].get("type") == "assistant_message"]
+
+
+async def test_analysis_interjection_followup_and_restart(server):
+    client = DeskClient(server.base)
+    await client.connect()
+    try:
+        await client.wait_for(lambda: client.by_author("Desk"), 15, "the mode notice")
+        assert "Demo mode" in client.by_author("Desk")[0]["output"]
+
+        start = len(client.order)
+        await client.send("Should I buy NVDA today?")
+        await client.wait_for(lambda: any(m["name"] == "Bull Researcher" and m.get("streaming")
+                                          for m in client.by_author("Bull Researcher")), 60, "the bull speaking")
+        note = "what about the China export ban?"
+        await client.send(note)
+        ack = await client.wait_for(lambda: [t for t in desk_text_after(client, start) if note in t], 10, "ack")
+        assert "Bear Researcher" in ack[0]
+        await client.wait_for(lambda: runs_finished(client) >= 1, 90, "the decision")
+
+        authors = client.authors(start)
+        assert authors[0] == "Desk"  # the request understood
+        assert set(authors[1:5]) == ANALYST_NAMES
+        personas = [a for a in authors[5:] if a != "Desk"]
+        assert personas == AFTER_ANALYSTS
+        for persona in PERSONAS:
+            assert client.tokens_for(persona) > 3, f"{persona} did not stream"
+        # the four analysts streamed at the same time: their tokens interleave
+        analyst_ids = {m["id"]: m["name"] for a in ANALYST_NAMES for m in client.by_author(a)}
+        stream = [analyst_ids[d["id"]] for n, d in client.events if n == "stream_token" and d["id"] in analyst_ids]
+        switches = sum(1 for a, b in zip(stream, stream[1:]) if a != b)
+        assert switches > 4
+        # the next speaker answered the interjection, quoting it
+        assert f"“{note}”" in client.by_author("Bear Researcher")[-1]["output"]
+        # tool calls are steps under the analysts' messages
+        tools = [m for m in client.messages.values() if m.get("type") == "tool"]
+        market_id = client.by_author("Market Analyst")[0]["id"]
+        assert {"get_price_history", "get_indicators"} <= {t["name"] for t in tools if t["parentId"] == market_id}
+        # the decision card, with a chart and a report attached
+        card = [t for t in desk_text_after(client, start) if "**Signal**" in t]
+        assert card and "**Stop**" in card[0] and "Confidence" in card[0]
+        kinds = {d["type"] for n, d in client.events if n == "element"}
+        assert {"image", "file", "tasklist"} <= kinds
+
+        # a follow-up is answered from the record: no new analysis
+        before = len(client.order)
+        await client.send("why was the bear worried?")
+        await client.wait_for(lambda: runs_finished(client) >= 2, 30, "the follow-up")
+        assert client.authors(before) == ["Desk"]
+        answer = desk_text_after(client, before)[-1]
+        assert answer and "Analyzing" not in answer
+        thread_id = client.thread_id
+        assert thread_id
+    finally:
+        await client.close()
+
+    # restart: the thread resumes from both stores and a follow-up is answered from the checkpoint
+    server.stop()
+    server.start()
+    client = DeskClient(server.base)
+    await client.connect(thread_id=thread_id)
+    try:
+        resumed = await client.wait_for(lambda: [d for n, d in client.events if n == "resume_thread"], 15, "resume")
+        steps = resumed[0]["steps"]
+        names = {s["name"] for s in steps}
+        assert set(PERSONAS) <= names
+        assert any(s["type"] == "tool" and s["output"] for s in steps)
+        stored = [e for e in resumed[0]["elements"] if e["type"] in ("image", "file")]
+        assert len(stored) == 2
+        async with httpx.AsyncClient(base_url=server.base) as http:
+            chart = next(e for e in stored if e["type"] == "image")
+            svg = await http.get(chart["url"])
+            assert svg.status_code == 200 and b"<svg" in svg.content
+
+        before = len(client.order)
+        await client.send("what was the RSI?")
+        await client.wait_for(lambda: runs_finished(client) >= 1, 30, "the follow-up after restart")
+        assert client.authors(before) == ["Desk"]
+        assert "RSI" in desk_text_after(client, before)[-1]
+    finally:
+        await client.close()
+    assert "Traceback" not in server.log_text()
+
+
+async def test_stop_cancels_and_next_message_works(server):
+    client = DeskClient(server.base)
+    await client.connect()
+    try:
+        await client.send("$TSLA 2024-05-01")
+        await client.wait_for(lambda: client.by_author("Bull Researcher"), 60, "the debate")
+        await client.send("/stop")
+        await client.wait_for(lambda: any(t.startswith("Stopped") for t in desk_text_after(client, 0)), 10, "stop")
+        assert runs_finished(client) == 1
+        assert not client.by_author("Risk Judge")
+        # the stopped turn is closed, not left streaming
+        bull = client.by_author("Bull Researcher")[-1]
+        await client.wait_for(lambda: not bull.get("streaming"), 5, "the bull's message closed")
+
+        before = len(client.order)
+        await client.send("Is Berkshire B a sell?")
+        await client.wait_for(lambda: client.by_author("Market Analyst") and
+                              len(client.by_author("Market Analyst")) >= 2, 30, "a new analysis")
+        await client.send("/stop")
+        await client.wait_for(lambda: runs_finished(client) >= 2, 10, "the second stop")
+        assert not [t for t in desk_text_after(client, before) if t.startswith("⚠️")]
+    finally:
+        await client.close()
