@@ -20,7 +20,7 @@ class Models:
 
 def make_models(settings: Settings) -> Models:
     if not settings.live:
-        demo = DemoChatModel(delay_ms=settings.demo_delay_ms)
+        demo = DemoChatModel(delay_ms=settings.demo_delay_ms, first_token_ms=settings.demo_first_token_ms)
         return Models(quick=demo, deep=demo, live=False, notice=render("demo_notice"))
     from langchain_openai import ChatOpenAI
 

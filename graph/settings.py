@@ -29,10 +29,13 @@ class Settings(BaseSettings):
     cache_ttl_s: float = Field(900.0, validation_alias="DESK_CACHE_TTL_S")
     data_dir: Path = Field(Path(".data"), validation_alias="DESK_DATA_DIR")
     demo_delay_ms: float = Field(8.0, validation_alias="DESK_DEMO_DELAY_MS")
+    demo_first_token_ms: float = Field(0.0, validation_alias="DESK_DEMO_FIRST_TOKEN_MS")
 
     analysts: tuple[str, ...] = Field(ANALYST_KINDS, validation_alias="DESK_ANALYSTS")
     debate_rounds: int = Field(1, ge=1, le=5, validation_alias="DESK_DEBATE_ROUNDS")
     risk_rounds: int = Field(1, ge=1, le=5, validation_alias="DESK_RISK_ROUNDS")
+    # Off for a model server that serves one request at a time (e.g. a small local Ollama).
+    parallel_analysts: bool = Field(True, validation_alias="DESK_PARALLEL_ANALYSTS")
     max_tool_rounds: int = Field(5, ge=1, le=20, validation_alias="DESK_MAX_TOOL_ROUNDS")
 
     @property

@@ -252,3 +252,19 @@ async def test_a_model_failure_is_explained_and_the_thread_resumes(desk_factory)
     async for _ in desk.graph.astream(None, desk.config, context=DeskContext(inbox=desk.inbox)):
         pass
     assert (await desk.state())["final_decision"] is not None
+
+
+async def test_analysts_can_run_in_sequence(desk_factory):
+    model = ScriptedChatModel(sleep_s=0.05)
+    desk = desk_factory(model, parallel_analysts=False)
+    events = await desk.ask("should I buy NVDA today?")
+    order = spoken(events)
+    assert order[1:5] == [a.persona for a in ANALYSTS], "TradingAgents' order"
+    assert order[5:] == AFTER_ANALYSTS
+    spans = {}
+    for c in model.calls:
+        if c["persona"] in ANALYST_NAMES:
+            start, end = spans.get(c["persona"], (c["start"], c["end"]))
+            spans[c["persona"]] = (min(start, c["start"]), max(end, c["end"]))
+    ordered = [spans[a.persona] for a in ANALYSTS]
+    assert all(prev[1] <= nxt[0] for prev, nxt in zip(ordered, ordered[1:])), "no overlap in sequence"
