@@ -90,8 +90,12 @@ def _settings_widgets(values: dict) -> list:
 
 
 async def _open_chat(values: dict | None) -> ChatRun:
-    chat = await SERVICE.chat(cl.context.session.thread_id)
-    cl.user_session.set("chat", chat)
+    chat = cl.user_session.get("chat")
+    if chat is None:
+        chat = await SERVICE.chat(cl.context.session.thread_id)
+        # A first message can race on_chat_start (both await above): keep whichever opened first.
+        chat = cl.user_session.get("chat") or chat
+        cl.user_session.set("chat", chat)
     await cl.ChatSettings(_settings_widgets(values or {})).send()
     await cl.context.emitter.set_commands(COMMANDS)
     return chat

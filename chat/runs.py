@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
 
 import chainlit as cl
 from chainlit.context import local_steps
@@ -94,7 +93,6 @@ class ChatRun:
         self.task: asyncio.Task | None = None
         self.renderer: Renderer | None = None
         self.acks: dict[int, tuple[cl.Message, list[str]]] = {}
-        self.on_done: Callable[[], Awaitable[None]] | None = None  # tests wait on it
 
     @property
     def active(self) -> bool:
@@ -124,9 +122,9 @@ class ChatRun:
             async for ev in desk_events(graph, graph_input, self.service.config(self.thread_id), context):
                 await renderer.handle(ev)
             await renderer.close_open()
-            await renderer.finish("Decision ready" if renderer.decided else "Done")
             if renderer.decided:
                 await self._show_decision(renderer)
+            await renderer.finish("Decision ready" if renderer.decided else "Done")
         except asyncio.CancelledError:
             outcome = "stopped"
             await self._quietly(renderer.close_open(" — *stopped*"))
@@ -144,8 +142,6 @@ class ChatRun:
             leftover = await self._leftover()
             if self.service.chats.get(self.thread_id) is self and not leftover:
                 self.service.chats.pop(self.thread_id, None)
-            if self.on_done:
-                await self._quietly(self.on_done())
         if leftover and outcome == "done":
             # Interjections nobody could answer (they came as the run ended): answer them now.
             self.task = asyncio.create_task(self._run("\n".join(n.text for n in leftover), plan))

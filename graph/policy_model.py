@@ -33,7 +33,7 @@ def _persona(run_manager, messages: list[BaseMessage]) -> str | None:
         if tagged:
             return tagged
     for m in messages:
-        if m.type == "system" and (found := _YOU_ARE.search(str(m.content))):
+        if m.type in ("system", "human") and (found := _YOU_ARE.search(str(m.content))):
             return found[1]
     return None
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import math
 import re
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from datetime import date, datetime, timedelta
 from typing import Any, Literal
 
@@ -34,6 +34,9 @@ from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import BaseModel, Field, field_validator
 
 from graph.data.indicators import compute_indicators
+# The keyword tone scorer lives in graph.data.tone (the live vendor uses it too);
+# it is re-exported here because callers know it as part of the tools.
+from graph.data.tone import NEGATIVE_WORDS, POSITIVE_WORDS, headline_tone, news_tone  # noqa: F401
 from graph.data.vendor import FILED_ATTR, NewsItem, Post, Vendor, VendorError
 
 ANALYST_KINDS = ("market", "social", "news", "fundamentals")
@@ -64,47 +67,6 @@ Artifact = dict[str, Any]
 
 class NoData(Exception):
     """Raised inside a tool body when the vendor answered but had nothing."""
-
-
-# --------------------------------------------------------------------------
-# Headline tone: a tiny keyword scorer that works for any vendor's titles
-# --------------------------------------------------------------------------
-
-POSITIVE_WORDS = frozenset(
-    """
-    beat beats boost boosts bullish buy cheer cheers climb climbs climbed cool
-    cools gain gains gained growth hope hopes jump jumps jumped momentum
-    optimism optimistic outperform outperforms profit profits rally rallies
-    rallied rebound rebounds record rise rises rising rose soar soars soared
-    strong stronger surge surges surged tops upbeat upgrade upgraded upgrades
-    """.split()
-)
-NEGATIVE_WORDS = frozenset(
-    """
-    bankruptcy bearish concern concerns crash decline declines declined
-    downgrade downgraded downgrades drop drops dropped fall falls fell fear
-    fears investigation lawsuit layoffs loss losses miss misses missed plunge
-    plunges plunged pressure probe recall recession selloff slide slides slid
-    slump slumps slumped sticky tumble tumbles warning warns weak weaker
-    weakness weigh weighs worries worry
-    """.split()
-)
-
-
-def headline_tone(title: str) -> float:
-    """-1..1 from positive/negative word counts; 0 when no word matches."""
-    words = re.findall(r"[a-z]+", title.lower())
-    positive = sum(word in POSITIVE_WORDS for word in words)
-    negative = sum(word in NEGATIVE_WORDS for word in words)
-    if positive + negative == 0:
-        return 0.0
-    return (positive - negative) / (positive + negative)
-
-
-def news_tone(titles: Iterable[str]) -> float:
-    """Mean headline tone (0.0 for no headlines), rounded to 2 decimals."""
-    scores = [headline_tone(title) for title in titles]
-    return round(sum(scores) / len(scores), 2) if scores else 0.0
 
 
 # --------------------------------------------------------------------------
@@ -199,6 +161,12 @@ def _cut_prices(frame: pd.DataFrame | None, as_of: date) -> pd.DataFrame:
 
 def _in_window(moment: date | datetime, start: date, end: date) -> bool:
     return start <= _day(moment) <= end
+
+
+def _in_window_news(news: list[NewsItem] | None, start: date, end: date) -> list[NewsItem]:
+    """Headlines dated in [start, end] (the second look-ahead guard), newest first."""
+    return sorted((n for n in news or [] if _in_window(n.published, start, end)),
+                  key=lambda n: n.published, reverse=True)
 
 
 def _filing_dates(frame: pd.DataFrame) -> dict[pd.Timestamp, pd.Timestamp]:
@@ -465,21 +433,20 @@ def _market_tools(vendor: Vendor, ticker: str, as_of: date) -> list[BaseTool]:
 
 # ---- social ---------------------------------------------------------------
 
+SOCIAL_PROXY = "news headlines"
+
 
 def _post_line(post: Post) -> str:
     mood = post.sentiment or "unlabelled"
     return f"{_day(post.created):%Y-%m-%d} {post.source} [{mood}]: {post.text}"
 
 
+def _news_line(item: NewsItem) -> str:
+    return f"{_day(item.published):%Y-%m-%d} {item.publisher}: {item.title}"
+
+
 def _social_tools(vendor: Vendor, ticker: str, as_of: date) -> list[BaseTool]:
-    async def social_sentiment(lookback_days: int = 7) -> tuple[str, Figures, list[str]]:
-        lookback = _clamp(lookback_days, 1, 90)
-        start = as_of - timedelta(days=lookback - 1)
-        posts: list[Post] = await _call(vendor.social_posts, ticker, start, as_of)
-        posts = sorted((p for p in posts or [] if _in_window(p.created, start, as_of)),
-                       key=lambda p: p.created, reverse=True)
-        if not posts:
-            raise NoData(f"no social posts about {ticker} from {start} to {as_of}")
+    def from_posts(posts: list[Post], start: date) -> tuple[str, Figures, list[str]]:
         figures = social_figures(posts)
         by_day: dict[date, list[int]] = {}
         for post in posts:
@@ -499,21 +466,64 @@ def _social_tools(vendor: Vendor, ticker: str, as_of: date) -> list[BaseTool]:
         )
         return text, figures, items
 
+    def from_headlines(news: list[NewsItem], start: date, social_reason: str) -> tuple[str, Figures, list[str]]:
+        """The proxy: no post was found, so read the tone of the company's headlines."""
+        tone = news_tone(n.title for n in news)
+        figures: Figures = {
+            "Posts": 0,
+            "Bullish %": None,
+            "Bearish %": None,
+            "Social Score": tone,
+            "Proxy": SOCIAL_PROXY,
+        }
+        items = [_news_line(n) for n in news[:MAX_HEADLINES]]
+        text = "\n".join(
+            [
+                f"no social feed answered ({social_reason}); using news-headline tone as a proxy.",
+                f"{ticker} headlines {start} to {as_of}: {len(news)} found, headline tone {tone}"
+                f" (-1..1, keyword score; reported as Social Score); latest {len(items)}:",
+                *items,
+            ]
+        )
+        return text, figures, items
+
+    async def social_sentiment(lookback_days: int = 7) -> tuple[str, Figures, list[str]]:
+        lookback = _clamp(lookback_days, 1, 90)
+        start = as_of - timedelta(days=lookback - 1)
+        try:
+            posts: list[Post] = await _call(vendor.social_posts, ticker, start, as_of)
+        except Exception as exc:  # any feed failure: fall back to the headlines
+            posts, social_reason = [], _reason(exc)
+        else:
+            posts = sorted((p for p in posts or [] if _in_window(p.created, start, as_of)),
+                           key=lambda p: p.created, reverse=True)
+            social_reason = f"no social posts about {ticker} from {start} to {as_of}"
+        if posts:
+            return from_posts(posts, start)
+
+        try:
+            news = _in_window_news(await _call(vendor.news, ticker, start, as_of), start, as_of)
+        except Exception as exc:
+            news_reason = _reason(exc)
+        else:
+            if news:
+                return from_headlines(news, start, social_reason)
+            news_reason = f"no {ticker} headlines from {start} to {as_of}"
+        raise NoData(f"no social feed answered ({social_reason}) and no news headlines to fall back on"
+                     f" ({news_reason})")
+
     return [
         _guarded_tool(
             "get_social_sentiment",
             f"Social-media posts about {ticker} up to {as_of}: counts, bullish/bearish share, "
-            "a -1..1 social score and the latest posts.",
+            "a -1..1 social score and the latest posts. When no social feed answers, the score is the "
+            "tone of the company's news headlines instead (figure Proxy says so).",
             LookbackArgs, vendor, as_of, social_sentiment,
         )
     ]
 
 
 # ---- news -----------------------------------------------------------------
-
-
-def _news_line(item: NewsItem) -> str:
-    return f"{_day(item.published):%Y-%m-%d} {item.publisher}: {item.title}"
 
 
 def _headline_tool(
@@ -523,9 +533,7 @@ def _headline_tool(
     async def headlines(lookback_days: int = 7) -> tuple[str, Figures, list[str]]:
         lookback = _clamp(lookback_days, 1, 90)
         start = as_of - timedelta(days=lookback - 1)
-        news = await fetch(start)
-        news = sorted((n for n in news or [] if _in_window(n.published, start, as_of)),
-                      key=lambda n: n.published, reverse=True)
+        news = _in_window_news(await fetch(start), start, as_of)
         if not news:
             raise NoData(f"no {subject} headlines from {start} to {as_of}")
         figures: Figures = {"Headlines": len(news), tone_label: news_tone(n.title for n in news)}

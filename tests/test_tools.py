@@ -291,7 +291,12 @@ def _assert_no_data(outputs: dict, reason_pattern: str):
 
 
 def test_vendor_error_becomes_no_data():
-    _assert_no_data(all_outputs(FailingVendor(VendorError("rate limited"))), r"^no data: rate limited$")
+    outputs = all_outputs(FailingVendor(VendorError("rate limited")))
+    social = {"get_social_sentiment": outputs.pop("get_social_sentiment")}
+    _assert_no_data(outputs, r"^no data: rate limited$")
+    # The social tool tried the headlines too, and says why both failed.
+    _assert_no_data(social, r"^no data: no social feed answered \(rate limited\) and no news headlines"
+                            r" to fall back on \(rate limited\)$")
 
 
 def test_unexpected_exception_becomes_no_data():
@@ -326,6 +331,82 @@ def test_only_future_items_means_no_data():
     assert call(named["get_social_sentiment"])[0].startswith("no data: ")
 
 
+# ---- social: the news-headline proxy ----------------------------------------------
+
+
+class NoSocialFeed(SyntheticVendor):
+    """Social feeds down, news fine (and leaky: it also returns tomorrow's headlines)."""
+
+    def social_posts(self, ticker, start, end):
+        raise VendorError("social feeds unreachable: stocktwits: HTTPError: 403; reddit: HTTPError: 429")
+
+    def news(self, ticker, start, end):
+        return super().news(ticker, start, date(2024, 9, 30))
+
+
+def test_social_tool_falls_back_to_headline_tone():
+    content, artifact = call(tools_by_name(NoSocialFeed())["get_social_sentiment"], lookback_days=14)
+    start = TRADE - timedelta(days=13)
+    headlines = [n for n in SyntheticVendor().news("NVDA", start, TRADE)]
+    assert headlines  # the proxy has something to read
+    assert "error" not in artifact
+    assert artifact["tool"] == "get_social_sentiment" and artifact["source"] == "synthetic"
+    assert artifact["as_of"] == "2024-05-01"
+    assert artifact["figures"] == {
+        "Posts": 0,
+        "Bullish %": None,
+        "Bearish %": None,
+        "Social Score": news_tone(n.title for n in headlines),
+        "Proxy": "news headlines",
+    }
+    assert artifact["items"] == [f"{n.published:%Y-%m-%d} {n.publisher}: {n.title}" for n in headlines[:10]]
+    lines = content.splitlines()
+    assert lines[0] == "Source: synthetic demo data · as of 2024-05-01"
+    assert lines[1] == ("no social feed answered (social feeds unreachable: stocktwits: HTTPError: 403; "
+                        "reddit: HTTPError: 429); using news-headline tone as a proxy.")
+    # The leaky news vendor's later headlines never reach the proxy.
+    assert max(_dates_in(content) + _dates_in(json.dumps(artifact))) <= TRADE
+    json.dumps(artifact)
+
+
+def test_social_tool_falls_back_when_feeds_answer_with_nothing():
+    class QuietFeeds(SyntheticVendor):
+        def social_posts(self, ticker, start, end):
+            # Only a post from after the trade date: it must not count as a post.
+            return [Post(datetime(2024, 5, 2, 9, 30), "$NVDA to the moon", "bullish", "reddit r/stocks")]
+
+    content, artifact = call(tools_by_name(QuietFeeds())["get_social_sentiment"])
+    assert artifact["figures"]["Posts"] == 0 and artifact["figures"]["Proxy"] == "news headlines"
+    assert "no social feed answered (no social posts about NVDA from 2024-04-25 to 2024-05-01)" in content
+    assert "moon" not in content and "2024-05-02" not in content
+
+
+def test_social_tool_no_data_when_feeds_and_news_all_fail():
+    class NothingAnswers(NoSocialFeed):
+        def news(self, ticker, start, end):
+            raise VendorError("rate limited by Yahoo Finance; try again in a minute")
+
+    content, artifact = call(tools_by_name(NothingAnswers())["get_social_sentiment"])
+    reason = ("no social feed answered (social feeds unreachable: stocktwits: HTTPError: 403; reddit: HTTPError: 429)"
+              " and no news headlines to fall back on (rate limited by Yahoo Finance; try again in a minute)")
+    assert content == f"no data: {reason}"
+    assert artifact == {"tool": "get_social_sentiment", "source": "synthetic", "as_of": "2024-05-01",
+                        "error": reason, "figures": {}, "items": []}
+
+    class NoHeadlinesEither(NoSocialFeed):
+        def news(self, ticker, start, end):
+            return [NewsItem(datetime(2024, 5, 2, 9, 0), "NVDA jumps", "Wire")]  # after the trade date only
+
+    content, artifact = call(tools_by_name(NoHeadlinesEither())["get_social_sentiment"])
+    assert content.endswith("and no news headlines to fall back on (no NVDA headlines from 2024-04-25 to 2024-05-01)")
+    assert artifact["figures"] == {} and artifact["items"] == []
+
+
+def test_real_posts_win_over_the_proxy(synthetic_outputs):
+    _, artifact = synthetic_outputs["get_social_sentiment"]
+    assert "Proxy" not in artifact["figures"] and artifact["figures"]["Posts"] > 0
+
+
 def test_secondary_failures_do_not_sink_fundamentals():
     class NoStatements(SyntheticVendor):
         def statements(self, ticker, as_of, kind):
@@ -342,6 +423,12 @@ def test_secondary_failures_do_not_sink_fundamentals():
 
 
 # ---- tone scorer ---------------------------------------------------------------------
+
+
+def test_tone_scorer_is_shared_with_the_data_layer():
+    from graph.data import tone
+
+    assert headline_tone is tone.headline_tone and news_tone is tone.news_tone
 
 
 def test_headline_tone():

@@ -3,10 +3,12 @@
 Everything is derived from the ticker string through SHA-256 (never Python's
 salted ``hash()``), so the same ticker gives the same data in every process.
 
-Prices are one long daily business-day series per ticker starting at
-``SERIES_START`` and generated once (then cached): the value on a date is a
-pure function of (ticker, date) and never depends on which window a caller
-asks for. Statements, news, posts and grades are derived from that price path
+Prices are one long daily series per ticker starting at ``SERIES_START``
+and generated once (then cached): the value on a date is a pure function of
+(ticker, date) and never depends on which window a caller asks for. Sessions
+are NYSE trading days (:mod:`graph.calendar`): weekends and exchange holidays
+such as Good Friday, July 4th or Christmas have no bar, no headline and no
+post. Statements, news, posts and grades are derived from that price path
 (tone follows the recent move), so the analysts see a coherent story.
 
 All of it is fiction and labelled so: ``source == "synthetic"`` everywhere.
@@ -24,6 +26,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from graph.calendar import is_trading_day, nyse_holidays
 from graph.data.vendor import (
     FILED_ATTR,
     NewsItem,
@@ -188,6 +191,13 @@ def _log_deviation(mu: np.ndarray, sigma: np.ndarray, shocks: np.ndarray) -> np.
     return x
 
 
+@lru_cache(maxsize=8)
+def _holiday_index(first_year: int, last_year: int) -> pd.DatetimeIndex:
+    """NYSE full-day closures from ``first_year`` through ``last_year``."""
+    days = sorted(d for year in range(first_year, last_year + 1) for d in nyse_holidays(year))
+    return pd.DatetimeIndex(days, name="date")
+
+
 @lru_cache(maxsize=128)
 def _daily_path(symbol: str, through_year: int) -> pd.DataFrame:
     """The whole OHLCV history of ``symbol`` from SERIES_START to year end.
@@ -195,10 +205,15 @@ def _daily_path(symbol: str, through_year: int) -> pd.DataFrame:
     ``through_year`` is only part of the cache key (so a long-running process
     eventually extends the series); every stream below is consumed in order,
     so a date's values do not change when the series is made longer.
+
+    Random draws are made on the plain weekday grid, then exchange holidays
+    are dropped: the price keeps walking through a holiday (the next session
+    shows two days' move, as after a real closure), and a date's values do
+    not depend on how many holidays came before it.
     """
     traits = _traits(symbol)
-    days = pd.bdate_range(SERIES_START, date(through_year, 12, 31), name="date")
-    n = len(days)
+    weekdays = pd.bdate_range(SERIES_START, date(through_year, 12, 31), name="date")
+    n = len(weekdays)
     streams = [np.random.default_rng(s) for s in np.random.SeedSequence(_seed(symbol, "path")).spawn(5)]
     regimes, returns, gaps, ranges, volumes = streams
 
@@ -206,17 +221,26 @@ def _daily_path(symbol: str, through_year: int) -> pd.DataFrame:
     deviation = _log_deviation(mu, sigma, returns.standard_normal(n))
     years = np.arange(n) / TRADING_DAYS
     close = traits.start_price * np.exp(traits.long_run_growth * years + deviation)
+    gap_draws = gaps.standard_normal(n)
+    # Shape (n, 2) so draws are consumed day by day (keeps the prefix stable).
+    range_draws = ranges.standard_normal((n, 2))
+    volume_draws = volumes.standard_normal(n)
+
+    # Keep NYSE sessions only; every bar is built from the previous *session*.
+    session = ~weekdays.isin(_holiday_index(SERIES_START.year, through_year))
+    days = weekdays[session]
+    close, sigma = close[session], sigma[session]
+    gap_draws, range_draws, volume_draws = gap_draws[session], range_draws[session], volume_draws[session]
 
     prev_close = np.concatenate(([close[0]], close[:-1]))
-    open_ = prev_close * np.exp(gaps.standard_normal(n) * sigma * 0.3)
-    # Shape (n, 2) so draws are consumed day by day (keeps the prefix stable).
-    spread = (np.abs(ranges.standard_normal((n, 2))) * sigma[:, None] * 0.6 + 0.002).T
+    open_ = prev_close * np.exp(gap_draws * sigma * 0.3)
+    spread = (np.abs(range_draws) * sigma[:, None] * 0.6 + 0.002).T
     high = np.maximum(open_, close) * np.exp(spread[0])
     low = np.minimum(open_, close) * np.exp(-spread[1])
 
     # Busier tape on big moves, plus day-to-day noise.
     move = np.abs(np.log(close / prev_close))
-    volume = traits.base_volume * np.exp(0.3 * volumes.standard_normal(n)) * (1.0 + 12.0 * move)
+    volume = traits.base_volume * np.exp(0.3 * volume_draws) * (1.0 + 12.0 * move)
 
     frame = pd.DataFrame(
         {
@@ -255,11 +279,13 @@ def _trailing_return(closes: pd.Series, day: pd.Timestamp, sessions: int) -> flo
 
 
 def _sessions(start: date, end: date) -> pd.DatetimeIndex:
+    """NYSE trading days in [start, end] (the dates that have a bar)."""
     start = max(start, SERIES_START)
     end = _clip_end(end)
     if start > end:
         return pd.DatetimeIndex([], name="date")
-    return pd.bdate_range(start, end, name="date")
+    days = pd.bdate_range(start, end, name="date")
+    return days[[is_trading_day(day.date()) for day in days]]
 
 
 # --------------------------------------------------------------------------
@@ -346,7 +372,7 @@ def _filed_quarters(symbol: str, as_of: date) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------
-# Text templates (tone words match the keyword scorer in graph.tools)
+# Text templates (tone words match the keyword scorer in graph.data.tone)
 # --------------------------------------------------------------------------
 
 _NEWS_TEMPLATES = {

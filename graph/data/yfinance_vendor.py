@@ -1,4 +1,4 @@
-"""The live market-data vendor: Yahoo Finance through ``yfinance`` (plus StockTwits).
+"""The live market-data vendor: Yahoo Finance through ``yfinance`` (plus StockTwits and Reddit).
 
 It follows the conventions in :mod:`graph.data.vendor`; the points specific to
 Yahoo are:
@@ -22,9 +22,16 @@ Yahoo are:
   stories, so a historical window usually yields ``[]`` (the tool then says
   "no data"). Both the old flat and the new nested item shapes are parsed;
   times are converted from UTC to US/Eastern and made naive.
-* **Social posts** come from the public StockTwits symbol stream (latest ~30
-  messages only); any failure raises ``VendorError("social feed unreachable:
-  ...")``.
+* **Social posts** come from two public feeds that need no key: the
+  StockTwits symbol stream (latest ~30 messages only; its own
+  bullish/bearish labels) and Reddit's JSON search (``$SYM OR SYM``, newest
+  100 posts of the last month; labelled by the keyword scorer in
+  :mod:`graph.data.tone`, so unlabelled when no tone word matches). Both are
+  asked and their posts in the window merged. A feed that fails, or answers
+  with nothing in the window, just leaves the other; when neither yields a
+  post and at least one failed, ``VendorError("social feeds unreachable:
+  stocktwits: ...; reddit: ...")`` names both reasons (so a cache never keeps
+  an outage as "no posts"). Both feeds answering with nothing gives ``[]``.
 * **Rate limits / network errors**: every Yahoo call goes through
   :meth:`YFinanceVendor._retry` (bounded retries, exponential backoff); after
   the last try a :class:`VendorError` with a human reason is raised, never a
@@ -53,6 +60,7 @@ import pandas as pd
 import yfinance as yf
 from yfinance.exceptions import YFRateLimitError
 
+from graph.data.tone import headline_tone
 from graph.data.vendor import (
     FILED_ATTR,
     OHLCV_COLUMNS,
@@ -70,6 +78,11 @@ ANNUAL_FILING_LAG = timedelta(days=90)
 MACRO_TICKERS = ("^GSPC", "SPY")
 STOCKTWITS_URL = "https://api.stocktwits.com/api/2/streams/symbol/{symbol}.json"
 STOCKTWITS_TIMEOUT_S = 5.0
+REDDIT_SEARCH_URL = "https://www.reddit.com/search.json?q={query}&sort=new&limit=100&t=month"
+REDDIT_TEXT_CHARS = 280  # a post's title plus the start of its body, enough for tone
+# Reddit asks API clients for a unique, descriptive User-Agent (generic or
+# browser-like ones are throttled hardest); StockTwits accepts it as well.
+USER_AGENT = "trading-desk/0.1 (social sentiment reader; python urllib)"
 
 RATE_LIMITED = "rate limited by Yahoo Finance; try again in a minute"
 
@@ -249,10 +262,59 @@ def parse_stocktwits(payload: object, start: date, end: date) -> list[Post]:
     return sorted(posts, key=lambda p: p.created, reverse=True)
 
 
+_REDDIT_GONE = {"[removed]", "[deleted]"}
+
+
+def _reddit_text(title: str, body: str | None) -> str:
+    text = f"{title} -- {' '.join(body.split())}" if body and body not in _REDDIT_GONE else title
+    return text if len(text) <= REDDIT_TEXT_CHARS else text[: REDDIT_TEXT_CHARS - 3].rstrip() + "..."
+
+
+def parse_reddit(payload: object, start: date, end: date) -> list[Post]:
+    """Reddit ``search.json`` Listing -> posts in [start, end], newest first.
+
+    Shape: ``{"kind": "Listing", "data": {"children": [{"kind": "t3", "data":
+    {"id", "title", "selftext", "created_utc": 1714571112.0, "subreddit",
+    "permalink"}}, ...]}}``. An error answers ``{"message": "Too Many
+    Requests", "error": 429}``. Sentiment comes from the keyword tone of the
+    title and body (None when no tone word matches); the source is
+    ``"reddit r/<subreddit>"``.
+    """
+    if not isinstance(payload, dict):
+        raise VendorError("social feed unreachable: unexpected response")
+    if payload.get("error") is not None:
+        detail = _text(payload.get("message")) or "error"
+        raise VendorError(f"social feed unreachable: {detail} ({payload.get('error')})")
+    listing = payload.get("data")
+    children = listing.get("children") if isinstance(listing, dict) else None
+    if payload.get("kind") != "Listing" or not isinstance(children, list):
+        raise VendorError("social feed unreachable: no listing in response")
+    seen: set[str] = set()
+    posts = []
+    for child in children:
+        data = child.get("data") if isinstance(child, dict) else None
+        if not isinstance(data, dict):
+            continue
+        title = _text(data.get("title"))
+        created = _parse_time(data.get("created_utc"))
+        if not title or created is None or not start <= created.date() <= end:
+            continue
+        key = _text(data.get("id")) or _text(data.get("permalink")) or title
+        if key in seen:
+            continue
+        seen.add(key)
+        body = _text(data.get("selftext"))
+        tone = headline_tone(f"{title} {body or ''}")
+        mood = "bullish" if tone > 0 else "bearish" if tone < 0 else None
+        subreddit = _text(data.get("subreddit"))
+        source = f"reddit r/{subreddit}" if subreddit else "reddit"
+        posts.append(Post(created=created, text=_reddit_text(title, body), sentiment=mood, source=source))
+    return sorted(posts, key=lambda p: p.created, reverse=True)
+
+
 def fetch_json(url: str, timeout: float = STOCKTWITS_TIMEOUT_S) -> object:
     """GET ``url`` and decode JSON (the default, injectable, social fetcher)."""
-    request = urllib.request.Request(url, headers={"User-Agent": "Mozilla/5.0 (trading-desk)",
-                                                   "Accept": "application/json"})
+    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, "Accept": "application/json"})
     with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - fixed https URL
         return json.loads(response.read().decode("utf-8"))
 
@@ -282,7 +344,7 @@ class YFinanceVendor:
 
     Everything that touches the outside world is injectable for tests:
     ``sleep`` (backoff), ``today`` (the live-profile window), ``fetch``
-    (the StockTwits HTTP GET). ``yf.Ticker`` is looked up at call time, so a
+    (the StockTwits and Reddit HTTP GET). ``yf.Ticker`` is looked up at call time, so a
     test can monkeypatch ``graph.data.yfinance_vendor.yf.Ticker``.
     """
 
@@ -482,17 +544,45 @@ class YFinanceVendor:
 
     # ---- social -----------------------------------------------------------
 
-    def social_posts(self, ticker: str, start: date, end: date) -> list[Post]:
-        """StockTwits posts in [start, end] (the stream holds only the latest ~30)."""
-        symbol = _symbol(ticker)
-        url = STOCKTWITS_URL.format(symbol=urllib.parse.quote(symbol, safe=""))
+    def _social_feed(self, url: str, parse: Callable[[object, date, date], list[Post]],
+                     start: date, end: date) -> list[Post]:
+        """Fetch and parse one feed; every failure is a VendorError."""
         try:
             payload = self._fetch(url, self.social_timeout_s)
         except VendorError:
             raise
-        except Exception as exc:  # HTTPError 404/429, URLError, timeout, bad JSON, ...
+        except Exception as exc:  # HTTPError 403/404/429, URLError, timeout, bad JSON, ...
             raise VendorError(f"social feed unreachable: {_short(exc)}") from exc
-        return parse_stocktwits(payload, start, end)
+        return parse(payload, start, end)
+
+    def social_posts(self, ticker: str, start: date, end: date) -> list[Post]:
+        """StockTwits and Reddit posts in [start, end], merged, newest first.
+
+        See the module docstring: one feed answering is enough; when neither
+        yields a post and one of them failed, the VendorError names both.
+        """
+        symbol = _symbol(ticker)
+        feeds = (
+            ("stocktwits", STOCKTWITS_URL.format(symbol=urllib.parse.quote(symbol, safe="")), parse_stocktwits),
+            ("reddit", REDDIT_SEARCH_URL.format(query=urllib.parse.quote_plus(f"${symbol} OR {symbol}")),
+             parse_reddit),
+        )
+        posts: list[Post] = []
+        reasons: list[str] = []
+        failed = False
+        for name, url, parse in feeds:
+            try:
+                found = self._social_feed(url, parse, start, end)
+            except VendorError as exc:
+                failed = True
+                reasons.append(f"{name}: {str(exc).removeprefix('social feed unreachable: ')}")
+                continue
+            posts.extend(found)
+            if not found:
+                reasons.append(f"{name}: no posts from {start} to {end}")
+        if not posts and failed:
+            raise VendorError("social feeds unreachable: " + "; ".join(reasons))
+        return sorted(posts, key=lambda p: p.created, reverse=True)
 
     # ---- analyst grades ---------------------------------------------------
 

@@ -133,7 +133,7 @@ async def test_analysis_interjection_followup_and_restart(server):
         card = [t for t in desk_text_after(client, start) if "**Signal**" in t]
         assert card and "**Stop**" in card[0] and "Confidence" in card[0]
         kinds = {d["type"] for n, d in client.events if n == "element"}
-        assert {"image", "file", "tasklist"} <= kinds
+        assert {"image", "file", "tasklist"} <= kinds, card[0]
 
         # a follow-up is answered from the record: no new analysis
         before = len(client.order)

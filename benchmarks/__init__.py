@@ -1,0 +1,1 @@
+"""Benchmarks: how close a deliberation comes to the model's own latency (`python -m benchmarks`)."""

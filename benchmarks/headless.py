@@ -1,0 +1,107 @@
+"""Headless figures: critical-path ratio, analyst speedup, per-step overhead."""
+from __future__ import annotations
+
+import statistics
+import tempfile
+import time
+import uuid
+from contextlib import asynccontextmanager
+from datetime import date
+from pathlib import Path
+
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+
+from graph.builder import build_graph
+from graph.checkpoint import SERDE, open_checkpointer
+from graph.context import DeskContext
+from graph.data.synthetic import SyntheticVendor
+from graph.events import desk_events
+from graph.llm import Models
+from graph.settings import Settings
+
+from .ideal import ANALYST_PERSONAS, analyst_phase_ms, ideal_ms, persona_ms
+from .latency import Latency, LatencyModel, latency_toolkit
+
+REQUEST = "should I buy NVDA today?"
+TODAY = date(2024, 5, 6)
+
+
+def summary(values: list[float]) -> dict:
+    return {"median": round(statistics.median(values), 4), "min": round(min(values), 4),
+            "max": round(max(values), 4), "n": len(values)}
+
+
+class Bench:
+    """One data dir, one vendor and one replay cache for all runs of a benchmark session."""
+
+    def __init__(self, latency: Latency, data_dir: Path | None = None):
+        self.latency = latency
+        self.data_dir = data_dir or Path(tempfile.mkdtemp(prefix="desk-bench-"))
+        self.vendor = SyntheticVendor()
+        self.replay: dict = {}
+
+    def settings(self, **over) -> Settings:
+        return Settings(DESK_DATA_DIR=self.data_dir, DESK_MODE="demo", **over)
+
+    @asynccontextmanager
+    async def saver(self, kind: str):
+        if kind == "memory":
+            yield InMemorySaver(serde=SERDE)
+        else:
+            async with open_checkpointer(self.settings()) as saver:
+                yield saver
+
+    async def run(self, *, parallel: bool = True, checkpointer: str = "sqlite", text: str = REQUEST) -> dict:
+        """One full headless run; wall time, the ideal, the model's calls and the graph steps."""
+        model = LatencyModel(self.latency)
+        settings = self.settings(DESK_PARALLEL_ANALYSTS=parallel)
+        async with self.saver(checkpointer) as saver:
+            graph = build_graph(settings, checkpointer=saver, models=Models(model, model, False, "bench"),
+                                vendor=self.vendor, toolkit=latency_toolkit(self.vendor, self.latency.tool_ms, self.replay))
+            config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 200}
+            start = time.perf_counter()
+            async for _ in desk_events(graph, {"messages": [HumanMessage(text)]}, config, DeskContext(today=TODAY)):
+                pass
+            wall = (time.perf_counter() - start) * 1000
+            steps = len([c async for c in graph.aget_state_history(config)]) - 1  # minus the input checkpoint
+        return {"wall_ms": wall, "ideal_ms": ideal_ms(model.calls, self.latency, parallel_analysts=parallel),
+                "calls": model.calls, "steps": steps, "analyst_phase_ms": analyst_phase_ms(model.calls)}
+
+    async def warm_up(self) -> None:
+        await self.run(checkpointer="memory")
+
+
+async def critical_path(bench: Bench, reps: int) -> dict:
+    runs = [await bench.run() for _ in range(reps)]
+    ratios = [r["wall_ms"] / r["ideal_ms"] for r in runs]
+    return {"critical_path_ratio": summary(ratios), "wall_ms": summary([r["wall_ms"] for r in runs]),
+            "ideal_ms": summary([r["ideal_ms"] for r in runs]), "goal": "<= 1.05"}
+
+
+async def analyst_speedup(bench: Bench, reps: int) -> dict:
+    par, seq = [], []
+    for _ in range(reps):  # interleaved, so a noisy moment hits both sides alike
+        par.append(await bench.run(parallel=True))
+        seq.append(await bench.run(parallel=False))
+    p = statistics.median(r["analyst_phase_ms"] for r in par)
+    s = statistics.median(r["analyst_phase_ms"] for r in seq)
+    ratios = [a["analyst_phase_ms"] / b["analyst_phase_ms"] for a, b in zip(seq, par)]
+    per = persona_ms(par[0]["calls"], bench.latency)
+    times = [ms for p_, ms in per.items() if p_ in ANALYST_PERSONAS]
+    return {"analyst_speedup": summary(ratios), "median_of_phases": round(s / p, 3),
+            "parallel_phase_ms": round(p, 1), "sequential_phase_ms": round(s, 1),
+            "ideal_speedup": round(sum(times) / max(times), 3),
+            "analyst_ms": {p_: round(ms, 1) for p_, ms in per.items() if p_ in ANALYST_PERSONAS},
+            "goal": ">= 3.5"}
+
+
+async def step_overhead(bench: Bench, reps: int) -> dict:
+    out = {}
+    for kind in ("sqlite", "memory"):
+        per_step = []
+        for _ in range(reps):
+            r = await bench.run(checkpointer=kind)
+            per_step.append((r["wall_ms"] - r["ideal_ms"]) / r["steps"])
+        out[kind] = summary(per_step)
+    return {"step_overhead_ms": out["sqlite"], "step_overhead_ms_memory": out["memory"], "goal": "<= 5 ms"}

@@ -1,0 +1,40 @@
+"""The ideal wall time of a run: the model and tool latencies on the graph's critical path."""
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+
+from graph.personas import ANALYSTS
+
+from .latency import Call, Latency
+
+ANALYST_PERSONAS = frozenset(a.persona for a in ANALYSTS)
+
+
+def call_ms(call: Call, lat: Latency) -> float:
+    """A call's own time: first token, then one word per `per_token_ms`; a round of tool calls
+    made by that reply runs its tools concurrently, so it adds one `tool_ms`."""
+    model = lat.first_token_ms + max(0, call.words - 1) * lat.per_token_ms
+    return model + (lat.tool_ms if call.tool_calls else 0.0)
+
+
+def persona_ms(calls: Iterable[Call], lat: Latency) -> dict[str, float]:
+    totals: dict[str, float] = defaultdict(float)
+    for c in calls:
+        totals[c.persona] += call_ms(c, lat)
+    return dict(totals)
+
+
+def ideal_ms(calls: Iterable[Call], lat: Latency, *, parallel_analysts: bool = True) -> float:
+    """Speakers after the analysts go one after another; the analysts' phase costs its
+    slowest analyst when parallel, all of them when in sequence."""
+    totals = persona_ms(calls, lat)
+    analysts = [ms for p, ms in totals.items() if p in ANALYST_PERSONAS]
+    phase = (max(analysts) if parallel_analysts else sum(analysts)) if analysts else 0.0
+    return phase + sum(ms for p, ms in totals.items() if p not in ANALYST_PERSONAS)
+
+
+def analyst_phase_ms(calls: Iterable[Call]) -> float:
+    """Measured: from the first analyst call's start to the last analyst call's end."""
+    spans = [(c.start, c.end) for c in calls if c.persona in ANALYST_PERSONAS]
+    return (max(e for _, e in spans) - min(s for s, _ in spans)) * 1000 if spans else 0.0
