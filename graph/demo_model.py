@@ -104,7 +104,9 @@ def read_points(fig: dict[str, Any]) -> list[Point]:
     if (c := n.get("Change 1M %")) is not None and abs(c) >= 3:
         add(1 if c > 0 else -1, "Change 1M %", f"the stock moved {c:+.2f}% over the last month")
     if (s := n.get("Social Score")) is not None and abs(s) >= 0.1:
-        add(1 if s > 0 else -1, "Social Score", f"social sentiment scores {s:+.2f} ({fig.get('Bullish %', 'n/a')}% bullish posts)")
+        bullish = n.get("Bullish %")
+        basis = f"{fmt(bullish)}% bullish posts" if bullish is not None else f"proxy: {fig.get('Proxy', 'no posts')}"
+        add(1 if s > 0 else -1, "Social Score", f"social sentiment scores {s:+.2f} ({basis})")
     for tone, what in (("News Tone", "company news"), ("Macro Tone", "macro news")):
         if (t := n.get(tone)) is not None and abs(t) >= 0.1:
             add(1 if t > 0 else -1, tone, f"{what} tone is {'positive' if t > 0 else 'negative'} ({t:+.2f})")

@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from graph.calendar import is_trading_day, nyse_holidays
 from graph.data import synthetic
 from graph.data.synthetic import SyntheticVendor
 from graph.data.vendor import FILED_ATTR, NewsItem, Post, Vendor, VendorError
@@ -125,6 +126,24 @@ def test_ohlcv_rows_within_window_and_not_after_today(vendor):
     assert frame.index.max() == pd.Timestamp(TRADE)
     future = vendor.ohlcv("NVDA", date.today() - timedelta(days=10), date.today() + timedelta(days=60))
     assert future.index.max() <= pd.Timestamp(date.today())
+
+
+def test_sessions_are_nyse_trading_days(vendor):
+    frame = vendor.ohlcv("NVDA", date(2023, 12, 20), date(2024, 7, 10))
+    days = set(frame.index.date)
+    for holiday in (date(2024, 7, 4), date(2024, 3, 29), date(2023, 12, 25), date(2024, 1, 15)):
+        assert holiday not in days  # Independence Day, Good Friday, Christmas, MLK Day
+    assert {date(2024, 7, 3), date(2024, 7, 5), date(2024, 3, 28), date(2024, 4, 1)} <= days
+    assert all(is_trading_day(day) for day in days)
+    # The whole generated path, not just this window.
+    path = synthetic._path("NVDA")
+    assert not path.index.isin(pd.to_datetime(sorted(nyse_holidays(2001)))).any()
+    assert pd.Timestamp("2001-09-11") not in path.index  # one-off closures too
+    # Text is only written on sessions.
+    assert vendor.ohlcv("NVDA", date(2024, 7, 4), date(2024, 7, 4)).empty
+    assert vendor.news("NVDA", date(2024, 7, 4), date(2024, 7, 4)) == []
+    assert vendor.social_posts("NVDA", date(2024, 3, 29), date(2024, 3, 29)) == []
+    assert vendor.macro_news(date(2023, 12, 25), date(2023, 12, 25)) == []
 
 
 def test_history_reaches_back_to_1990(vendor):

@@ -7,6 +7,7 @@ import asyncio
 import math
 import re
 import urllib.error
+import urllib.parse
 from datetime import date, datetime, timedelta
 
 import numpy as np
@@ -19,7 +20,7 @@ from yfinance.exceptions import YFRateLimitError
 
 from graph.data import yfinance_vendor as yv
 from graph.data.vendor import FILED_ATTR, OHLCV_COLUMNS, NewsItem, Post, Vendor, VendorError
-from graph.data.yfinance_vendor import RATE_LIMITED, YFinanceVendor, parse_stocktwits
+from graph.data.yfinance_vendor import RATE_LIMITED, YFinanceVendor, parse_reddit, parse_stocktwits
 from graph.tools import make_toolkit
 
 TRADE = date(2024, 5, 1)
@@ -183,6 +184,79 @@ STOCKTWITS = {
 }
 
 
+def _reddit_post(post_id: str, created_utc: float, subreddit: str, title: str, selftext: str = "") -> dict:
+    """One ``t3`` child as Reddit's search.json returns it (trimmed to the usual fields)."""
+    return {
+        "kind": "t3",
+        "data": {
+            "approved_at_utc": None,
+            "subreddit": subreddit,
+            "selftext": selftext,
+            "author_fullname": "t2_abc123",
+            "title": title,
+            "subreddit_name_prefixed": f"r/{subreddit}",
+            "name": f"t3_{post_id}",
+            "score": 42,
+            "over_18": False,
+            "id": post_id,
+            "author": "someone",
+            "num_comments": 17,
+            "permalink": f"/r/{subreddit}/comments/{post_id}/slug/",
+            "url": f"https://www.reddit.com/r/{subreddit}/comments/{post_id}/slug/",
+            "created_utc": created_utc,
+        },
+    }
+
+
+# https://www.reddit.com/search.json?q=%24NVDA+OR+NVDA&sort=new&limit=100&t=month
+REDDIT = {
+    "kind": "Listing",
+    "data": {
+        "after": "t3_1cfzz00",
+        "dist": 5,
+        "modhash": "",
+        "geo_filter": "",
+        "children": [
+            # 2024-05-02 13:00Z: after the trade date.
+            _reddit_post("1ci0001", 1714654800.0, "wallstreetbets", "NVDA calls printing, stock surges premarket"),
+            # 2024-05-01 18:30Z = 14:30 New York.
+            _reddit_post("1chz002", 1714588200.0, "stocks", "NVDA earnings preview: strong data center demand?",
+                         "Thinking about adding before the report.\n\nGuidance should beat."),
+            # 2024-05-01 16:05Z.
+            _reddit_post("1chz001", 1714579500.0, "wallstreetbets", "$NVDA puts, this selloff is just starting",
+                         "[removed]"),
+            # 2024-04-30 20:10Z.
+            _reddit_post("1cgy003", 1714507800.0, "investing", "What is your NVDA position size?"),
+            # 2024-04-12 15:00Z: before the window.
+            _reddit_post("1c2a004", 1712934000.0, "stocks", "NVDA drops on export worries"),
+        ],
+        "before": None,
+    },
+}
+STOCKTWITS_URL = "https://api.stocktwits.com/api/2/streams/symbol/NVDA.json"
+REDDIT_URL = "https://www.reddit.com/search.json?q=%24NVDA+OR+NVDA&sort=new&limit=100&t=month"
+
+
+def http_error(code: int, message: str) -> urllib.error.HTTPError:
+    return urllib.error.HTTPError("https://example.invalid", code, message, None, None)
+
+
+class Feeds:
+    """An injectable ``fetch``: answers per host (a value, or an exception to raise)
+    and records every (url, timeout)."""
+
+    def __init__(self, stocktwits: object = STOCKTWITS, reddit: object = REDDIT) -> None:
+        self.answers = {"api.stocktwits.com": stocktwits, "www.reddit.com": reddit}
+        self.seen: list[tuple[str, float]] = []
+
+    def __call__(self, url: str, timeout: float) -> object:
+        self.seen.append((url, timeout))
+        answer = self.answers[urllib.parse.urlsplit(url).hostname]
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+
 # --------------------------------------------------------------------------
 # The fake yfinance
 # --------------------------------------------------------------------------
@@ -267,7 +341,7 @@ def sleeps() -> Sleeps:
 
 @pytest.fixture
 def vendor(sleeps) -> YFinanceVendor:
-    return YFinanceVendor(sleep=sleeps, today=lambda: date(2024, 5, 3), fetch=lambda url, timeout: STOCKTWITS)
+    return YFinanceVendor(sleep=sleeps, today=lambda: date(2024, 5, 3), fetch=Feeds())
 
 
 # --------------------------------------------------------------------------
@@ -477,11 +551,76 @@ def test_stocktwits_parser_on_recorded_shape():
 
 
 def test_social_posts_uses_injected_fetch(yahoo):
-    seen = []
-    vendor = YFinanceVendor(fetch=lambda url, timeout: seen.append((url, timeout)) or STOCKTWITS)
-    posts = vendor.social_posts("nvda", date(2024, 4, 30), TRADE)
-    assert len(posts) == 3
-    assert seen == [("https://api.stocktwits.com/api/2/streams/symbol/NVDA.json", 5.0)]
+    feeds = Feeds()
+    posts = YFinanceVendor(fetch=feeds).social_posts("nvda", date(2024, 4, 30), TRADE)
+    assert len(posts) == 6  # 3 from StockTwits + 3 from Reddit
+    assert feeds.seen == [(STOCKTWITS_URL, 5.0), (REDDIT_URL, 5.0)]
+
+
+def test_reddit_parser_on_recorded_shape():
+    posts = parse_reddit(REDDIT, date(2024, 4, 30), TRADE)
+    assert [(p.created, p.sentiment, p.source, p.text) for p in posts] == [
+        (datetime(2024, 5, 1, 14, 30), "bullish", "reddit r/stocks",
+         "NVDA earnings preview: strong data center demand? -- Thinking about adding before the report. "
+         "Guidance should beat."),
+        (datetime(2024, 5, 1, 12, 5), "bearish", "reddit r/wallstreetbets",
+         "$NVDA puts, this selloff is just starting"),  # "[removed]" bodies are dropped
+        (datetime(2024, 4, 30, 16, 10), None, "reddit r/investing", "What is your NVDA position size?"),
+    ]
+    assert all(isinstance(p, Post) for p in posts)
+
+
+def test_reddit_parser_caps_long_bodies_and_skips_junk():
+    listing = {"kind": "Listing", "data": {"children": [
+        _reddit_post("a1", 1714588200.0, "stocks", "NVDA deep dive", "word " * 500),
+        {"kind": "t3", "data": {"title": "no timestamp"}},
+        {"kind": "t3", "data": {"title": "", "created_utc": 1714588200.0}},
+        "not a child",
+    ]}}
+    [post] = parse_reddit(listing, date(2024, 5, 1), TRADE)
+    assert len(post.text) <= 280 and post.text.startswith("NVDA deep dive -- word word") and post.text.endswith("...")
+
+
+@pytest.mark.parametrize(
+    "payload, reason",
+    [
+        ({"message": "Too Many Requests", "error": 429}, "Too Many Requests (429)"),
+        ({"kind": "t3", "data": {}}, "no listing in response"),
+        ("<html>blocked</html>", "unexpected response"),
+    ],
+)
+def test_reddit_parser_errors(payload, reason):
+    with pytest.raises(VendorError, match=re.escape(f"social feed unreachable: {reason}")):
+        parse_reddit(payload, date(2024, 4, 30), TRADE)
+
+
+def test_social_posts_merge_both_feeds_newest_first_and_never_after_end():
+    posts = YFinanceVendor(fetch=Feeds()).social_posts("NVDA", date(2024, 4, 30), TRADE)
+    assert [(p.created, p.source) for p in posts] == [
+        (datetime(2024, 5, 1, 15, 45, 12), "stocktwits"),
+        (datetime(2024, 5, 1, 14, 30), "reddit r/stocks"),
+        (datetime(2024, 5, 1, 12, 5), "reddit r/wallstreetbets"),
+        (datetime(2024, 5, 1, 10, 2, 11), "stocktwits"),
+        (datetime(2024, 4, 30, 16, 10), "reddit r/investing"),
+        (datetime(2024, 4, 30, 11, 0), "stocktwits"),
+    ]
+    assert max(p.created.date() for p in posts) <= TRADE  # the 05-02 and 05-03 posts stay out
+
+
+@pytest.mark.parametrize(
+    "stocktwits",
+    [http_error(403, "Forbidden"), urllib.error.URLError("timed out"),
+     {"response": {"status": 200}, "messages": []}],  # fails, or answers with nothing in range
+)
+def test_stocktwits_fails_reddit_answers(stocktwits):
+    posts = YFinanceVendor(fetch=Feeds(stocktwits=stocktwits)).social_posts("NVDA", date(2024, 4, 30), TRADE)
+    assert [p.source for p in posts] == ["reddit r/stocks", "reddit r/wallstreetbets", "reddit r/investing"]
+
+
+def test_reddit_fails_stocktwits_answers():
+    posts = YFinanceVendor(fetch=Feeds(reddit=http_error(429, "Too Many Requests"))).social_posts(
+        "NVDA", date(2024, 4, 30), TRADE)
+    assert [p.source for p in posts] == ["stocktwits"] * 3
 
 
 @pytest.mark.parametrize(
@@ -492,14 +631,56 @@ def test_social_posts_failure_is_vendor_error(failure):
     def broken(url, timeout):
         raise failure
 
-    with pytest.raises(VendorError, match="^social feed unreachable: "):
+    with pytest.raises(VendorError, match="^social feeds unreachable: stocktwits: .+; reddit: .+"):
         YFinanceVendor(fetch=broken).social_posts("NVDA", date(2024, 4, 30), TRADE)
 
 
-def test_stocktwits_error_payload():
-    payload = {"response": {"status": 404}, "errors": [{"message": "Symbol not found"}]}
-    with pytest.raises(VendorError, match="social feed unreachable: Symbol not found"):
-        YFinanceVendor(fetch=lambda url, timeout: payload).social_posts("ZZZZQ", date(2024, 4, 30), TRADE)
+def test_both_feeds_failing_names_both_reasons():
+    feeds = Feeds(stocktwits={"response": {"status": 404}, "errors": [{"message": "Symbol not found"}]},
+                  reddit=http_error(429, "Too Many Requests"))
+    with pytest.raises(VendorError) as caught:
+        YFinanceVendor(fetch=feeds).social_posts("ZZZZQ", date(2024, 4, 30), TRADE)
+    assert str(caught.value) == ("social feeds unreachable: stocktwits: Symbol not found; "
+                                 "reddit: HTTPError: HTTP Error 429: Too Many Requests")
+
+
+def test_one_feed_empty_and_the_other_down_is_an_error_not_an_empty_answer():
+    """An outage must not look like "no posts" (a cache would keep that for good)."""
+    feeds = Feeds(stocktwits={"response": {"status": 200}, "messages": []}, reddit=TimeoutError("timed out"))
+    with pytest.raises(VendorError) as caught:
+        YFinanceVendor(fetch=feeds).social_posts("NVDA", date(2024, 4, 30), TRADE)
+    assert str(caught.value) == ("social feeds unreachable: stocktwits: no posts from 2024-04-30 to 2024-05-01; "
+                                 "reddit: TimeoutError: timed out")
+
+
+def test_both_feeds_answering_with_nothing_is_empty():
+    feeds = Feeds(stocktwits={"response": {"status": 200}, "messages": []},
+                  reddit={"kind": "Listing", "data": {"children": []}})
+    assert YFinanceVendor(fetch=feeds).social_posts("NVDA", date(2024, 4, 30), TRADE) == []
+
+
+def test_fetch_json_sends_a_descriptive_user_agent(monkeypatch):
+    sent = []
+
+    class Response:
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def read(self):
+            return b'{"kind": "Listing", "data": {"children": []}}'
+
+    def fake_urlopen(request, timeout):
+        sent.append((request.full_url, request.get_header("User-agent"), timeout))
+        return Response()
+
+    monkeypatch.setattr(yv.urllib.request, "urlopen", fake_urlopen)
+    assert yv.fetch_json(REDDIT_URL, 5.0) == {"kind": "Listing", "data": {"children": []}}
+    [(url, agent, timeout)] = sent
+    assert url == REDDIT_URL and timeout == 5.0
+    assert agent.startswith("trading-desk/0.1") and "Mozilla" not in agent
 
 
 # --------------------------------------------------------------------------
@@ -572,7 +753,32 @@ def test_fundamental_and_news_tools_with_mocked_yahoo(vendor, yahoo):
     content, artifact = call(by_name["get_company_news"], lookback_days=2)
     assert artifact["figures"]["Headlines"] == 3
     content, artifact = call(by_name["get_social_sentiment"], lookback_days=2)
-    assert artifact["figures"]["Posts"] == 3
+    assert artifact["figures"]["Posts"] == 6  # StockTwits and Reddit merged
+    assert "stocktwits [bullish]" in content and "reddit r/stocks [bullish]" in content
+    assert max(_dates_in(content)) == TRADE
+
+
+def test_social_tool_uses_headline_tone_when_no_feed_answers(yahoo):
+    feeds = Feeds(stocktwits=http_error(403, "Forbidden"), reddit=http_error(429, "Too Many Requests"))
+    vendor = YFinanceVendor(today=lambda: date(2024, 5, 3), fetch=feeds)
+    content, artifact = call(tools(vendor)["get_social_sentiment"], lookback_days=2)
+    _, news = call(tools(vendor)["get_company_news"], lookback_days=2)
+    assert "error" not in artifact and artifact["source"] == "yfinance"
+    assert artifact["figures"] == {"Posts": 0, "Bullish %": None, "Bearish %": None,
+                                   "Social Score": news["figures"]["News Tone"], "Proxy": "news headlines"}
+    assert artifact["items"] == news["items"]
+    assert ("no social feed answered (social feeds unreachable: stocktwits: HTTPError: HTTP Error 403: Forbidden; "
+            "reddit: HTTPError: HTTP Error 429: Too Many Requests); using news-headline tone as a proxy") in content
+
+
+def test_social_tool_no_data_when_feeds_and_news_fail(yahoo, sleeps):
+    feeds = Feeds(stocktwits=http_error(403, "Forbidden"), reddit=http_error(429, "Too Many Requests"))
+    vendor = YFinanceVendor(sleep=sleeps, fetch=feeds)
+    yahoo.fail("NVDA", "news", *(YFRateLimitError() for _ in range(3)))
+    content, artifact = call(tools(vendor)["get_social_sentiment"])
+    assert content.startswith("no data: no social feed answered (social feeds unreachable: stocktwits: ")
+    assert content.endswith(f"and no news headlines to fall back on ({RATE_LIMITED})")
+    assert artifact["figures"] == {} and artifact["items"] == [] and artifact["error"] == content[len("no data: "):]
 
 
 def test_rate_limited_vendor_gives_no_data(yahoo, sleeps):

@@ -41,8 +41,8 @@ class RecordedEmitter(BaseChainlitEmitter):
     async def set_commands(self, commands):
         self.events.append(("set_commands", commands))
 
-    async def set_chat_settings(self, settings):
-        self.events.append(("chat_settings", settings))
+    def set_chat_settings(self, settings):
+        self.session.chat_settings = settings
 
     def named(self, name):
         return [d for n, d in self.events if n == name]

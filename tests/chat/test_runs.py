@@ -44,3 +44,78 @@ async def test_stop_cancels_the_run_and_the_thread_goes_on(service, emitter):
     # the next message works on the same thread
     await chat.start("why was the bear worried?", Plan())
     assert not [m for m in emitter.by_author("Desk") if m["output"].startswith("⚠️")]
+
+
+async def test_an_interjection_is_acknowledged_and_answered_by_the_predicted_speaker(service, emitter):
+    service.models.quick.delay_ms = service.models.deep.delay_ms = 3
+    chat = await new_chat(service, emitter)
+    task = chat.start("Should I buy NVDA today?", Plan(debate_rounds=2))
+    await wait_until(lambda: emitter.by_author("Bull Researcher"), what="the bull")
+    ack = await chat.interject("what about the China export ban?")
+    assert "**Bear Researcher** will answer this next" in ack.content
+    assert chat.active  # no second analysis: the same run goes on
+    await task
+    state = await service.state(chat.thread_id)
+    [note] = state["interventions"]
+    assert note.text == "what about the China export ban?" and note.answered_by == ["Bear Researcher"]
+    assert "“what about the China export ban?”" in emitter.by_author("Bear Researcher")[0]["output"]
+    assert "picked up by the **Bear Researcher**" in emitter.messages[ack.id]["output"]
+    assert len([m for m in emitter.by_author("Desk") if "**Signal**" in m["output"]]) == 1
+
+
+async def test_a_note_nobody_read_is_answered_after_the_run(service, emitter):
+    service.models.quick.delay_ms = service.models.deep.delay_ms = 3
+    chat = await new_chat(service, emitter)
+    chat.start("Should I buy NVDA today?", Plan())
+    await wait_until(lambda: emitter.by_author("Risk Judge"), what="the judge")
+    ack = await chat.interject("why was the bear worried?")
+    assert "as soon as the current step finishes" in ack.content
+    await wait_until(lambda: not chat.active, what="both runs")
+    desk = [m["output"] for m in emitter.by_author("Desk")]
+    card = next(i for i, text in enumerate(desk) if "**Signal**" in text)
+    assert desk[-1] and card < len(desk) - 1  # the Desk answered after the decision
+    assert not chat.inbox.notes  # answered, not left for the next analysis to read again
+
+
+async def test_failures_are_shown_as_sentences(service, emitter, monkeypatch):
+    async def broken(*args, **kwargs):
+        raise ConnectionError("vendor unreachable")
+        yield  # pragma: no cover
+
+    monkeypatch.setattr("chat.runs.desk_events", broken)
+    chat = await new_chat(service, emitter)
+    await chat.start("Should I buy NVDA today?", Plan())
+    last = emitter.by_author("Desk")[-1]["output"]
+    assert last.startswith("⚠️") and "vendor unreachable" in last and "Traceback" not in last
+    assert not chat.active
+
+
+async def test_a_model_failure_mid_run_is_explained(service, emitter):
+    from langchain_core.messages import AIMessage
+
+    class Down(type(service.models.quick)):
+        async def reply(self, messages, *, persona, tools, tool_choice) -> AIMessage:
+            if persona == "Bull Researcher":
+                raise TimeoutError("read timed out")
+            return await super().reply(messages, persona=persona, tools=tools, tool_choice=tool_choice)
+
+    from graph.llm import Models
+    down = Down()
+    service.models = Models(quick=down, deep=down, live=False, notice="test")
+    chat = await new_chat(service, emitter)
+    await chat.start("Should I buy NVDA today?", Plan())
+    last = emitter.by_author("Desk")[-1]["output"]
+    assert last.startswith("⚠️ Bull Researcher:") and "did not answer in time" in last
+    assert emitter.by_author("Market Analyst")  # what ran before the failure stays
+    tasklist = emitter.named("element")[-1]
+    assert tasklist["type"] == "tasklist"
+
+
+async def test_resumed_chat_continues_the_inbox_numbering(service, emitter):
+    chat = await new_chat(service, emitter)
+    chat.inbox.post("early note")  # read by the analysts of the first run
+    await chat.start("Should I buy NVDA today?", Plan(analysts=["market"]))
+    fresh = await service.chat(chat.thread_id)  # what on_chat_resume builds after a restart
+    assert fresh is not chat and fresh.inbox.next_seq == 2
+    assert [a for a in emitter.authors() if a.endswith("Analyst")][:1] == ["Market Analyst"]
+    assert not emitter.by_author("News Analyst")
