@@ -15,11 +15,10 @@ from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
 
 from .context import DeskContext
-from .errors import DeskError, explain
 from .personas import AnalystSpec, prompt_name
 from .prompts import render
 from .state import DeskState
-from .turns import spoken, subject, take_notes
+from .turns import ask, spoken, subject, take_notes
 
 Toolkit = Callable[[str, date], dict[str, list[BaseTool]]]
 
@@ -35,18 +34,16 @@ def make_analyst(spec: AnalystSpec, model: BaseChatModel, toolkit: Toolkit, max_
                                  data_label=data_label)),
             HumanMessage(render("analyst_task", **subject(state), notes=notes)),
         ]
-        tagged = {"metadata": {"persona": spec.persona}}
-        with_tools = model.bind_tools(tools).with_config(**tagged)
-        plain = model.with_config(**tagged)
+        with_tools = model.bind_tools(tools)
         write = runtime.stream_writer
 
         for round_no in range(max_tool_rounds + 1):
             if round_no == max_tool_rounds:
                 # The budget is spent: one last call without tools forces the report.
                 messages.append(HumanMessage(render("tool_budget_spent", max_tool_rounds=max_tool_rounds)))
-                reply = await _call(plain, messages, spec.persona)
+                reply = await ask(model, messages, spec.persona)
             else:
-                reply = await _call(with_tools, messages, spec.persona)
+                reply = await ask(with_tools, messages, spec.persona)
             messages.append(reply)
             if not reply.tool_calls:
                 break
@@ -57,13 +54,6 @@ def make_analyst(spec: AnalystSpec, model: BaseChatModel, toolkit: Toolkit, max_
 
     analyst.__name__ = spec.node
     return analyst
-
-
-async def _call(model, messages: list[BaseMessage], persona: str) -> AIMessage:
-    try:
-        return await model.ainvoke(messages)
-    except Exception as exc:  # the run stops with a sentence the user can act on
-        raise DeskError(f"{persona}: {explain(exc)}") from exc
 
 
 async def _run_tool(by_name: dict[str, BaseTool], call: dict, persona: str, write) -> ToolMessage:

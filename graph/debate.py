@@ -5,13 +5,12 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from .analysts import _call
 from .context import DeskContext
 from .decision import decision_from_text
 from .personas import RESEARCH_MANAGER, RISK_JUDGE, TRADER, DebaterSpec, prompt_name
 from .prompts import render
 from .state import Debate, DeskState, FinalDecision, Turn
-from .turns import reports_block, spoken, subject, take_notes
+from .turns import ask, reports_block, spoken, subject, take_notes
 
 
 def _fields(state: DeskState, debate: Debate) -> dict:
@@ -27,7 +26,7 @@ def _fields(state: DeskState, debate: Debate) -> dict:
 
 
 async def _speak(model: BaseChatModel, persona: str, system: str, notes: str) -> str:
-    reply = await _call(model.with_config(metadata={"persona": persona}),
+    reply = await ask(model,
                         [SystemMessage(system), HumanMessage(render("your_turn", persona=persona, notes=notes))],
                         persona)
     return reply.content if isinstance(reply.content, str) else str(reply.content)

@@ -5,12 +5,11 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from .analysts import _call
 from .context import DeskContext
 from .personas import DESK
 from .prompts import render
 from .state import DeskState
-from .turns import reports_block, spoken, subject
+from .turns import ask, reports_block, spoken, subject
 
 
 def record_of(state: DeskState) -> str:
@@ -42,7 +41,7 @@ def make_desk(model: BaseChatModel):
     async def desk(state: DeskState, runtime: Runtime[DeskContext]) -> dict:
         question = next((m.content for m in reversed(state["messages"]) if isinstance(m, HumanMessage)), "")
         system = render("desk", **subject(state), context=record_of(state))
-        reply = await _call(model.with_config(metadata={"persona": DESK}),
+        reply = await ask(model,
                             [SystemMessage(system), HumanMessage(str(question))], DESK)
         return {"messages": [spoken(DESK, str(reply.content))]}
 

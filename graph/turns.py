@@ -1,10 +1,11 @@
 """What every speaker does around its model call: read the inbox, see the reports, speak."""
 from __future__ import annotations
 
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.runtime import Runtime
 
 from .context import DeskContext
+from .errors import DeskError, explain
 from .personas import ANALYSTS
 from .prompts import render
 from .state import DeskState, Intervention
@@ -40,3 +41,11 @@ def subject(state: DeskState) -> dict:
 def spoken(persona: str, text: str) -> AIMessage:
     """A persona's turn as it stays in the user-visible conversation."""
     return AIMessage(content=text, name=persona)
+
+
+async def ask(model, messages: list[BaseMessage], persona: str) -> AIMessage:
+    """One model call, tagged with its persona so stream consumers know who is speaking."""
+    try:
+        return await model.with_config(metadata={"persona": persona}).ainvoke(messages)
+    except Exception as exc:  # the run stops with a sentence the user can act on
+        raise DeskError(f"{persona}: {explain(exc)}") from exc
