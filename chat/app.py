@@ -153,6 +153,14 @@ async def on_message(message: cl.Message):
     chat.start(text, plan_from_settings(cl.user_session.get("chat_settings"), SETTINGS))
 
 
+@cl.on_stop
+async def chainlit_stop():
+    # Chainlit's own stop button (shown only while a handler runs) stops the desk too.
+    chat = cl.user_session.get("chat")
+    if chat is not None:
+        await chat.stop()
+
+
 @cl.action_callback(STOP_ACTION)
 async def stop_action(action: cl.Action):
     await _stop(await _chat())

@@ -25,6 +25,7 @@ class Plan:
     analysts: list[str] = field(default_factory=lambda: [a.kind for a in ANALYSTS])
     debate_rounds: int = 1
     risk_rounds: int = 1
+    parallel_analysts: bool = True
 
     @property
     def analyst_personas(self) -> list[str]:
@@ -107,7 +108,7 @@ class Renderer:
         self.stop_action = stop_action
         self.on_pickup = on_pickup                   # async (seq, persona) when a speaker takes a note
         self.turns_started = 0                       # sequential speakers after the analysts
-        self.analysts_started = False
+        self.analysts_started: list[str] = []
         self.decided = False                         # the Risk Judge finished: a new decision exists
         self.said: list[cl.Message] = []
         self.lookback_days = 90                      # the market analyst's price window, for the chart
@@ -118,6 +119,10 @@ class Renderer:
         """The speaker that will read a note posted now (speakers read notes when their turn starts)."""
         if not self.analysts_started and not self.turns_started:
             return None
+        if not self.plan.parallel_analysts and not self.turns_started:
+            waiting = [p for p in self.plan.analyst_personas if p not in self.analysts_started]
+            if waiting:
+                return waiting[0]
         turns = self.plan.turns
         return turns[self.turns_started] if self.turns_started < len(turns) else None
 
@@ -204,7 +209,7 @@ class Renderer:
         if persona == DESK:
             return
         if persona in ANALYST_PERSONAS:
-            self.analysts_started = True
+            self.analysts_started.append(persona)
         else:
             self.turns_started += 1
         if self.progress is None:

@@ -14,9 +14,10 @@ import chainlit as cl
 from chainlit.context import local_steps
 from langchain_core.messages import HumanMessage
 
-from graph.builder import build_graph, make_vendor
+from graph.builder import build_graph
 from graph.checkpoint import open_checkpointer
 from graph.context import DeskContext
+from graph.data import make_vendor
 from graph.errors import explain
 from graph.events import desk_events
 from graph.inbox import Inbox
@@ -80,7 +81,8 @@ def plan_from_settings(values: dict | None, settings: Settings) -> Plan:
     analysts = [k for k in ANALYST_KINDS if values.get(f"analyst_{k}", k in settings.analysts)]
     return Plan(analysts=analysts or list(ANALYST_KINDS),
                 debate_rounds=int(values.get("debate_rounds") or settings.debate_rounds),
-                risk_rounds=int(values.get("risk_rounds") or settings.risk_rounds))
+                risk_rounds=int(values.get("risk_rounds") or settings.risk_rounds),
+                parallel_analysts=settings.parallel_analysts)
 
 
 class ChatRun:

@@ -280,27 +280,23 @@ def _debater(persona: str, side: str, system: str, notes: list[str]) -> str:
         lines.append(f"Net of everything: {len(mine)} signal(s) on my side against {len(theirs)} on the other.")
         return "\n\n".join(lines)
     # risk committee: argue about size and stop from the trader's plan, the close and the ATR
-    plan = sections(system).get("Trader's plan", "")
-    direction = (m[1].upper() if (m := _PROPOSAL.search(plan)) else "HOLD")
-    close, atr = number(fig.get("Close")), number(fig.get("ATR 14"))
+    p = _plan(system, "Trader's plan")
     mult, size = {"risky": (3.0, "4%"), "safe": (1.5, "1%"), "neutral": (2.0, "2%")}[side]
     if who:
         lines.append(f"The {who} argues “{claim}”")
-    if direction == "HOLD":
+    if p.signal == "HOLD":
         stance = {"risky": "Standing aside has a cost too: if the data turns, we should be ready to act.",
                   "safe": "Staying flat is the right call; there is no edge worth paying for.",
                   "neutral": "Holding is reasonable; I would set alerts rather than a position."}[side]
         lines.append(f"The trader proposes HOLD on {ticker}. {stance}")
         return "\n\n".join(lines)
-    stop = None
-    if close and atr:
-        stop = close - mult * atr if direction == "BUY" else close + mult * atr
-    risk_text = (f"a stop {mult:g} ATR ({fmt(atr)}) from the {fmt(close)} close, at {fmt(stop)}"
+    stop = p.stop(mult)
+    risk_text = (f"a stop {mult:g} ATR ({fmt(p.atr)}) from the {fmt(p.close)} close, at {fmt(stop)}"
                  if stop else "a stop I cannot size, because the ATR is unavailable")
     view = {"risky": f"Go with conviction: {size} of the portfolio and {risk_text}, so normal swings do not shake us out.",
             "safe": f"Cut it to {size} of the portfolio with {risk_text}; losing less matters more than catching every move.",
             "neutral": f"Split the difference: {size} of the portfolio with {risk_text}."}[side]
-    lines.append(f"On the {direction} of {ticker}: {view}")
+    lines.append(f"On the {p.signal} of {ticker}: {view}")
     return "\n\n".join(lines)
 
 
@@ -322,51 +318,68 @@ def _manager(system: str, notes) -> str:
     return "\n\n".join(lines)
 
 
-def _trader(system: str, notes) -> str:
-    ticker, _, _ = _subject(system)
+@dataclass(frozen=True)
+class _Plan:
+    """What the trader and the judge read: the signal handed to them and the levels to trade."""
+    ticker: str
+    points: list[Point]
+    fig: dict[str, str]
+    signal: str
+    close: float | None
+    atr: float | None
+
+    @property
+    def size(self) -> float:
+        return min(5.0, 1.0 + 0.5 * abs(score(self.points)))
+
+    def stop(self, atr_multiple: float = 2.0) -> float | None:
+        if self.signal == "HOLD" or not (self.close and self.atr):
+            return None
+        offset = atr_multiple * self.atr
+        return self.close - offset if self.signal == "BUY" else self.close + offset
+
+
+def _plan(system: str, handed_over_in: str) -> _Plan:
     fig = figures_in(system)
     points = read_points(fig)
-    plan = sections(system).get("Investment plan", "")
-    sig = (m[1].upper() if (m := _PROPOSAL.search(plan)) else signal_of(points))
-    close, atr = number(fig.get("Close")), number(fig.get("ATR 14"))
-    lines = _notes_block(notes, fig, points)
-    if sig == "HOLD" or not close:
-        lines.append(f"No new position in {ticker}: the plan is to hold and watch the signals.")
+    handed = sections(system).get(handed_over_in, "")
+    sig = m[1].upper() if (m := _PROPOSAL.search(handed)) else signal_of(points)
+    return _Plan(_subject(system)[0], points, fig, sig, number(fig.get("Close")), number(fig.get("ATR 14")))
+
+
+def _trader(system: str, notes) -> str:
+    p = _plan(system, "Investment plan")
+    lines = _notes_block(notes, p.fig, p.points)
+    if p.signal == "HOLD" or not p.close:
+        lines.append(f"No new position in {p.ticker}: the plan is to hold and watch the signals.")
     else:
-        size = min(5.0, 1.0 + 0.5 * abs(score(points)))
-        stop = (close - 2 * atr if sig == "BUY" else close + 2 * atr) if atr else None
-        lines.append(f"{'Buy' if sig == 'BUY' else 'Sell'} {ticker} at {fmt(close)} (the last close), "
-                     f"{size:.1f}% of the portfolio, stop at {fmt(stop)}"
-                     + (f" (2 × ATR {fmt(atr)})" if atr else " (no ATR available: set it from your own levels)")
+        lines.append(f"{'Buy' if p.signal == 'BUY' else 'Sell'} {p.ticker} at {fmt(p.close)} (the last close), "
+                     f"{p.size:.1f}% of the portfolio, stop at {fmt(p.stop())}"
+                     + (f" (2 × ATR {fmt(p.atr)})" if p.atr else " (no ATR available: set it from your own levels)")
                      + ", horizon 2-6 weeks.")
-    lines.append(f"FINAL TRANSACTION PROPOSAL: **{sig}**")
+    lines.append(f"FINAL TRANSACTION PROPOSAL: **{p.signal}**")
     return "\n\n".join(lines)
 
 
 def _judge(system: str, notes) -> str:
-    ticker, _, _ = _subject(system)
-    fig = figures_in(system)
-    points = read_points(fig)
-    plan = sections(system).get("Trader's plan", "")
-    sig = (m[1].upper() if (m := _PROPOSAL.search(plan)) else signal_of(points))
-    close, atr = number(fig.get("Close")), number(fig.get("ATR 14"))
-    s = abs(score(points))
-    lines = _notes_block(notes, fig, points)
-    volatile = bool(close and atr and atr / close > 0.03)
-    size = 0.0 if sig == "HOLD" else min(5.0, 1.0 + 0.5 * s) / (2 if volatile else 1)
-    stop = None if sig == "HOLD" or not (close and atr) else (close - 2 * atr if sig == "BUY" else close + 2 * atr)
-    conf = round(min(0.9, 0.45 + 0.07 * s), 2)
+    p = _plan(system, "Trader's plan")
+    lines = _notes_block(notes, p.fig, p.points)
+    volatile = bool(p.close and p.atr and p.atr / p.close > 0.03)
+    size = 0.0 if p.signal == "HOLD" else p.size / (2 if volatile else 1)
+    stop = p.stop()
+    conf = round(min(0.9, 0.45 + 0.07 * abs(score(p.points))), 2)
     lines += [
-        f"Signal: {sig}",
+        f"Signal: {p.signal}",
         f"Position size: {size:.1f}% of portfolio" if size else "Position size: 0% (no new position)",
-        f"Entry: {fmt(close)}" if sig != "HOLD" else "Entry: n/a",
+        f"Entry: {fmt(p.close)}" if p.signal != "HOLD" else "Entry: n/a",
         f"Stop: {fmt(stop)}" if stop else "Stop: n/a",
         "Horizon: 2-6 weeks",
         f"Confidence: {conf}",
     ]
-    why = "; ".join(p.text for p in points if (p.stance > 0) == (sig != "SELL") and p.stance)[:400]
+    why = "; ".join(x.text for x in p.points if (x.stance > 0) == (p.signal != "SELL") and x.stance)[:400]
     caution = " The Safe Analyst's point on volatility wins: the size is halved." if volatile and size else ""
-    lines.append(f"Rationale: the desk's evidence for {ticker} nets {score(points):+d}; {why or 'no signal is strong enough to act on'}.{caution}")
+    lines.append(f"Rationale: the desk's evidence for {p.ticker} nets {score(p.points):+d}; "
+                 f"{why or 'no signal is strong enough to act on'}.{caution}")
     return "\n".join(lines)
 
 

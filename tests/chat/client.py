@@ -26,7 +26,8 @@ class DeskClient:
             return "; ".join(f"{k}={v}" for k, v in r.cookies.items())
 
     async def connect(self, thread_id: str = "") -> None:
-        cookie = await self.login()
+        cookie = self.cookie = await self.login()
+        self.session_id = str(uuid.uuid4())
         self.sio = socketio.AsyncClient(reconnection=False)
         for name in ("new_message", "update_message", "stream_start", "stream_token", "first_interaction",
                      "resume_thread", "element", "action", "remove_action", "task_start", "task_end",
@@ -34,7 +35,7 @@ class DeskClient:
             self.sio.on(name, self._recorder(name))
         await self.sio.connect(
             self.base, socketio_path="/ws/socket.io", transports=["websocket"], headers={"Cookie": cookie},
-            auth={"sessionId": str(uuid.uuid4()), "clientType": "webapp", "threadId": thread_id,
+            auth={"sessionId": self.session_id, "clientType": "webapp", "threadId": thread_id,
                   "userEnv": "{}", "chatProfile": ""},
             wait_timeout=10,
         )
@@ -65,6 +66,13 @@ class DeskClient:
         if command:
             message["command"] = command
         await self.sio.emit("client_message", {"message": message, "fileReferences": []})
+
+    async def click(self, action: dict) -> dict:
+        """Press an action button, as the browser does (an HTTP call bound to this session)."""
+        async with httpx.AsyncClient(base_url=self.base, headers={"Cookie": self.cookie}) as http:
+            r = await http.post("/project/action", json={"sessionId": self.session_id, "action": action})
+            r.raise_for_status()
+            return r.json()
 
     async def close(self) -> None:
         if self.sio is not None:

@@ -4,8 +4,10 @@ from __future__ import annotations
 import asyncio
 import uuid
 
+import chainlit.data
 import pytest
 from chainlit.context import ChainlitContext, context_var, local_steps
+from chainlit.config import FILES_DIRECTORY
 from chainlit.emitter import BaseChainlitEmitter
 from chainlit.session import HTTPSession
 
@@ -69,8 +71,12 @@ class RecordedEmitter(BaseChainlitEmitter):
 
 
 @pytest.fixture
-async def emitter():
-    """A Chainlit context whose emitter records; an HTTP session, so nothing is queued."""
+async def emitter(monkeypatch):
+    """A Chainlit context whose emitter records; an HTTP session, so nothing is queued, and no
+    data layer (its writes are detached tasks that would outlive the test's loop)."""
+    monkeypatch.setattr(chainlit.data, "_data_layer", None)
+    monkeypatch.setattr(chainlit.data, "_data_layer_initialized", True)
+    FILES_DIRECTORY.mkdir(exist_ok=True)  # elements are kept there for the session
     session = HTTPSession(id=str(uuid.uuid4()), thread_id=str(uuid.uuid4()), token=None, user=None,
                           client_type="webapp", user_env={})
     ctx = ChainlitContext(session, RecordedEmitter(session))

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
-from graph.builder import make_vendor
-from graph.settings import Settings
+from graph.data.synthetic import SyntheticVendor
 from graph.state import Debate, FinalDecision, Intervention, Turn
 
 from chat.decision import card_markdown, price_chart, report_markdown
@@ -22,7 +21,7 @@ def test_card_shows_every_field():
 
 
 async def test_chart_is_valid_svg_with_the_cited_indicators_and_levels():
-    svg = await price_chart(make_vendor(Settings()), DECISION, lookback_days=90)
+    svg = await price_chart(SyntheticVendor(), DECISION, lookback_days=90)
     root = ET.fromstring(svg)
     assert root.tag.endswith("svg")
     for text in ("NVDA · 90 days to 2024-05-03", "SMA 50:", "SMA 200:", "RSI 14", "entry 42.93"):

@@ -33,6 +33,16 @@ class Server:
         self.proc: subprocess.Popen | None = None
         self.port = 0
 
+    def app_root(self) -> Path:
+        """The server's working folder: the repo's config and assets, but its own `.files`
+        (Chainlit deletes that folder on shutdown, and the repo's may be in use)."""
+        root = self.data_dir / "app"
+        if not root.exists():
+            root.mkdir()
+            for name in (".chainlit", "public", "chainlit.md"):
+                (root / name).symlink_to(ROOT / name)
+        return root
+
     @property
     def base(self) -> str:
         return f"http://127.0.0.1:{self.port}"
@@ -45,8 +55,9 @@ class Server:
                    DESK_PASSWORD="desk", PYTHONUNBUFFERED="1")
         self.log = open(self.data_dir / f"server-{self.port}.log", "w")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "chainlit", "run", "chat/app.py", "--headless", "--port", str(self.port)],
-            cwd=ROOT, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
+            [sys.executable, "-m", "chainlit", "run", str(ROOT / "chat" / "app.py"), "--headless",
+             "--port", str(self.port)],
+            cwd=self.app_root(), env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -193,8 +204,11 @@ async def test_stop_cancels_and_next_message_works(server):
         await client.send("Is Berkshire B a sell?")
         await client.wait_for(lambda: client.by_author("Market Analyst") and
                               len(client.by_author("Market Analyst")) >= 2, 30, "a new analysis")
-        await client.send("/stop")
+        [stop] = [d for n, d in client.events if n == "action"][-1:]
+        assert stop["name"] == "stop_run" and stop["label"] == "Stop"
+        await client.click(stop)  # the Stop button
         await client.wait_for(lambda: runs_finished(client) >= 2, 10, "the second stop")
+        assert desk_text_after(client, before)[-1].startswith("Stopped")
         assert not [t for t in desk_text_after(client, before) if t.startswith("⚠️")]
     finally:
         await client.close()

@@ -77,3 +77,12 @@ async def test_progress_marks_stages_and_stop_fails_the_running_one(emitter):
     assert status["Bull ⇄ Bear debate (1 round)"] == "failed"
     assert status["Risk Judge"] == "ready"
     assert emitter.by_author("Bull Researcher")[0]["output"].endswith("*stopped*")
+
+
+async def test_next_speaker_with_analysts_in_sequence(emitter):
+    r = Renderer(Plan(analysts=["market", "news"], parallel_analysts=False))
+    await r.handle(Token("Market Analyst", "a"))
+    assert r.next_speaker() == "News Analyst"
+    await r.handle(done("market_analyst", "Market Analyst", "a"))
+    await r.handle(Token("News Analyst", "b"))
+    assert r.next_speaker() == "Bull Researcher"
