@@ -1,88 +1,14 @@
 """End to end: the real Chainlit server in demo mode, driven over socket.io like a browser."""
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
-from pathlib import Path
-
 import httpx
 import pytest
 
+from chat.harness import DeskClient, Server
 from graph.personas import ANALYSTS, PERSONAS
 
-from .client import DeskClient
-
-ROOT = Path(__file__).resolve().parents[2]
 ANALYST_NAMES = {a.persona for a in ANALYSTS}
 AFTER_ANALYSTS = [p for p in PERSONAS if p not in ANALYST_NAMES]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    def __init__(self, data_dir: Path):
-        self.data_dir = data_dir
-        self.proc: subprocess.Popen | None = None
-        self.port = 0
-
-    def app_root(self) -> Path:
-        """The server's working folder: the repo's config and assets, but its own `.files`
-        (Chainlit deletes that folder on shutdown, and the repo's may be in use)."""
-        root = self.data_dir / "app"
-        if not root.exists():
-            root.mkdir()
-            for name in (".chainlit", "public", "chainlit.md"):
-                (root / name).symlink_to(ROOT / name)
-        return root
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        self.port = _free_port()
-        env = {k: v for k, v in os.environ.items()
-               if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "CHAINLIT_AUTH_SECRET")}
-        env.update(DESK_MODE="demo", DESK_DATA_DIR=str(self.data_dir), DESK_DEMO_DELAY_MS="15",
-                   DESK_PASSWORD="desk", PYTHONUNBUFFERED="1")
-        self.log = open(self.data_dir / f"server-{self.port}.log", "w")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "chainlit", "run", str(ROOT / "chat" / "app.py"), "--headless",
-             "--port", str(self.port)],
-            cwd=self.app_root(), env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited: {(self.data_dir / f'server-{self.port}.log').read_text()}")
-            try:
-                if httpx.get(f"{self.base}/health", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        raise RuntimeError("server did not come up")
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(5)
-        self.proc = None
-        self.log.close()
-
-    def log_text(self) -> str:
-        return "".join(p.read_text() for p in self.data_dir.glob("server-*.log"))
 
 
 @pytest.fixture(scope="module")
