@@ -52,7 +52,8 @@ class Bench:
             async with open_checkpointer(self.settings()) as saver:
                 yield saver
 
-    async def run(self, *, parallel: bool = True, checkpointer: str = "sqlite", text: str = REQUEST) -> dict:
+    async def run(self, *, parallel: bool = True, checkpointer: str = "sqlite", text: str = REQUEST,
+                  today: date | None = TODAY) -> dict:
         """One full headless run; wall time, the ideal, the model's calls and the graph steps."""
         model = LatencyModel(self.latency)
         settings = self.settings(DESK_PARALLEL_ANALYSTS=parallel)
@@ -61,7 +62,7 @@ class Bench:
                                 vendor=self.vendor, toolkit=latency_toolkit(self.vendor, self.latency.tool_ms, self.replay))
             config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 200}
             start = time.perf_counter()
-            async for _ in desk_events(graph, {"messages": [HumanMessage(text)]}, config, DeskContext(today=TODAY)):
+            async for _ in desk_events(graph, {"messages": [HumanMessage(text)]}, config, DeskContext(today=today)):
                 pass
             wall = (time.perf_counter() - start) * 1000
             steps = len([c async for c in graph.aget_state_history(config)]) - 1  # minus the input checkpoint

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import date
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -25,6 +26,7 @@ from starlette.routing import Route  # noqa: E402
 from chat import storage  # noqa: E402
 from chat.runs import STOP_ACTION, ChatRun, DeskService, plan_from_settings  # noqa: E402
 from graph.personas import ANALYSTS, DESK  # noqa: E402
+from graph.request import parse_request  # noqa: E402
 from graph.settings import Settings  # noqa: E402
 
 SETTINGS = Settings()
@@ -60,6 +62,14 @@ async def login(username: str, password: str) -> cl.User | None:
     if username.strip() and storage.password_ok(password):
         return cl.User(identifier=username.strip(), metadata={"role": "user", "provider": "credentials"})
     return None
+
+
+@cl.on_app_startup
+async def startup():
+    # Build the graph, open the checkpointer and load the coordinator's tables (companies,
+    # NYSE holidays) before the first user waits for them.
+    await SERVICE.get_graph()
+    parse_request("should I buy NVDA today?", date.today())
 
 
 @cl.on_app_shutdown

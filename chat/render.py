@@ -5,6 +5,8 @@ its message when its first token (or tool call) arrives and closes it when its n
 """
 from __future__ import annotations
 
+import asyncio
+
 from dataclasses import dataclass, field
 
 import chainlit as cl
@@ -59,6 +61,8 @@ class Progress:
         self.tasks = [cl.Task(title=title) for title, _ in self.stages]
         self.tasklist = cl.TaskList(tasks=self.tasks, status="Deliberating…")
         self.sent = False
+        self._dirty = False
+        self._worker: asyncio.Task | None = None
 
     def _index(self, persona: str) -> int | None:
         return next((i for i, (_, who) in enumerate(self.stages) if persona in who), None)
@@ -90,10 +94,24 @@ class Progress:
                 task.status = cl.TaskStatus.DONE
         self.tasklist.status = status
         await self._send()
+        await self.drained()
 
     async def _send(self) -> None:
+        """Redraw in the background, coalescing: Chainlit writes the list to a file on every send
+        (~40 ms here), which must not hold up the speakers' tokens."""
         self.sent = True
-        await self.tasklist.send()
+        self._dirty = True
+        if self._worker is None or self._worker.done():
+            self._worker = asyncio.create_task(self._redraw())
+
+    async def _redraw(self) -> None:
+        while self._dirty:
+            self._dirty = False
+            await self.tasklist.send()
+
+    async def drained(self) -> None:
+        if self._worker is not None:
+            await self._worker
 
 
 class Renderer:
@@ -111,6 +129,7 @@ class Renderer:
         self.analysts_started: list[str] = []
         self.decided = False                         # the Risk Judge finished: a new decision exists
         self.said: list[cl.Message] = []
+        self.opened: list[str] = []                  # personas whose turn just opened, for the stage list
         self.lookback_days = 90                      # the market analyst's price window, for the chart
 
     # -- who is next -------------------------------------------------------
@@ -141,6 +160,10 @@ class Renderer:
             await self._custom(ev)
         elif isinstance(ev, NodeDone):
             await self._node_done(ev)
+        # The stage list is redrawn after the event itself, so a speaker's first word reaches
+        # the user before the progress update (it was the larger part of the first-token time).
+        while self.opened:
+            await self._started(self.opened.pop(0))
 
     async def _custom(self, ev: Custom) -> None:
         data = ev.data
@@ -202,7 +225,7 @@ class Renderer:
         msg = cl.Message(content="", author=persona)
         self.open[persona] = msg
         await msg.send()  # sent empty first, so tool steps have a parent to nest under
-        await self._started(persona)
+        self.opened.append(persona)
         return msg
 
     async def _started(self, persona: str) -> None:

@@ -36,6 +36,7 @@ async def test_parallel_analysts_stream_into_their_own_messages_with_tool_steps(
     assert step["name"] == "get_price_history" and step["parentId"] == market["id"]
     assert '"lookback_days": 120' in step["input"] and len(step["output"]) < 500
     assert r.lookback_days == 120
+    await r.progress.drained()  # the stage list is redrawn in the background
     tasklist = emitter.named("element")[-1]
     assert tasklist["type"] == "tasklist"
     assert emitter.by_author("Desk")[0]["output"] == "Analyzing **NVDA**."
