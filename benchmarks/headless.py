@@ -5,7 +5,7 @@ import statistics
 import tempfile
 import time
 import uuid
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack
 from datetime import date
 from pathlib import Path
 
@@ -40,37 +40,50 @@ class Bench:
         self.data_dir = data_dir or Path(tempfile.mkdtemp(prefix="desk-bench-"))
         self.vendor = SyntheticVendor()
         self.replay: dict = {}
+        self.desks: dict = {}
+        self.stack = AsyncExitStack()
 
     def settings(self, **over) -> Settings:
         return Settings(DESK_DATA_DIR=self.data_dir, DESK_MODE="demo", **over)
 
-    @asynccontextmanager
-    async def saver(self, kind: str):
-        if kind == "memory":
-            yield InMemorySaver(serde=SERDE)
-        else:
-            async with open_checkpointer(self.settings()) as saver:
-                yield saver
+    async def desk(self, parallel: bool, checkpointer: str):
+        """One compiled graph per shape, built once and reused, as the chat server does."""
+        key = (parallel, checkpointer)
+        if key not in self.desks:
+            if checkpointer == "memory":
+                saver = InMemorySaver(serde=SERDE)
+            else:
+                saver = await self.stack.enter_async_context(open_checkpointer(self.settings()))
+            model = LatencyModel(self.latency)
+            graph = build_graph(self.settings(DESK_PARALLEL_ANALYSTS=parallel), checkpointer=saver,
+                                models=Models(model, model, False, "bench"), vendor=self.vendor,
+                                toolkit=latency_toolkit(self.vendor, self.latency.tool_ms, self.replay))
+            self.desks[key] = (graph, model)
+        return self.desks[key]
+
+    async def close(self) -> None:
+        await self.stack.aclose()
+        self.desks.clear()
 
     async def run(self, *, parallel: bool = True, checkpointer: str = "sqlite", text: str = REQUEST,
                   today: date | None = TODAY) -> dict:
-        """One full headless run; wall time, the ideal, the model's calls and the graph steps."""
-        model = LatencyModel(self.latency)
-        settings = self.settings(DESK_PARALLEL_ANALYSTS=parallel)
-        async with self.saver(checkpointer) as saver:
-            graph = build_graph(settings, checkpointer=saver, models=Models(model, model, False, "bench"),
-                                vendor=self.vendor, toolkit=latency_toolkit(self.vendor, self.latency.tool_ms, self.replay))
-            config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 200}
-            start = time.perf_counter()
-            async for _ in desk_events(graph, {"messages": [HumanMessage(text)]}, config, DeskContext(today=today)):
-                pass
-            wall = (time.perf_counter() - start) * 1000
-            steps = len([c async for c in graph.aget_state_history(config)]) - 1  # minus the input checkpoint
-        return {"wall_ms": wall, "ideal_ms": ideal_ms(model.calls, self.latency, parallel_analysts=parallel),
-                "calls": model.calls, "steps": steps, "analyst_phase_ms": analyst_phase_ms(model.calls)}
+        """One full headless run on a new thread; wall time, the ideal, the model's calls, the steps."""
+        graph, model = await self.desk(parallel, checkpointer)
+        model.calls.clear()
+        config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 200}
+        start = time.perf_counter()
+        async for _ in desk_events(graph, {"messages": [HumanMessage(text)]}, config, DeskContext(today=today)):
+            pass
+        wall = (time.perf_counter() - start) * 1000
+        steps = len([c async for c in graph.aget_state_history(config)]) - 1  # minus the input checkpoint
+        calls = list(model.calls)
+        return {"wall_ms": wall, "ideal_ms": ideal_ms(calls, self.latency, parallel_analysts=parallel),
+                "calls": calls, "steps": steps, "analyst_phase_ms": analyst_phase_ms(calls)}
 
     async def warm_up(self) -> None:
-        await self.run(checkpointer="memory")
+        for checkpointer in ("memory", "sqlite"):
+            for parallel in (True, False):
+                await self.run(parallel=parallel, checkpointer=checkpointer)
 
 
 async def critical_path(bench: Bench, reps: int) -> dict:

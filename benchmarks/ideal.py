@@ -12,10 +12,12 @@ ANALYST_PERSONAS = frozenset(a.persona for a in ANALYSTS)
 
 
 def call_ms(call: Call, lat: Latency) -> float:
-    """A call's own time: first token, then one word per `per_token_ms`; a round of tool calls
-    made by that reply runs its tools concurrently, so it adds one `tool_ms`."""
+    """A call's own time: first token, then one word per `per_token_ms`. An analyst's reply
+    with tool calls is followed by one round of them, run concurrently: one `tool_ms`. (Other
+    personas have no tools; the Risk Judge's structured-output "tool call" runs nothing.)"""
     model = lat.first_token_ms + max(0, call.words - 1) * lat.per_token_ms
-    return model + (lat.tool_ms if call.tool_calls else 0.0)
+    runs_tools = call.tool_calls and call.persona in ANALYST_PERSONAS
+    return model + (lat.tool_ms if runs_tools else 0.0)
 
 
 def persona_ms(calls: Iterable[Call], lat: Latency) -> dict[str, float]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from datetime import date
+from functools import lru_cache
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
@@ -25,16 +26,20 @@ Toolkit = Callable[[str, date], dict[str, list[BaseTool]]]
 
 def make_analyst(spec: AnalystSpec, model: BaseChatModel, toolkit: Toolkit, max_tool_rounds: int,
                  data_label: str):
+    @lru_cache(maxsize=64)
+    def equipped(ticker: str, trade_date: str):
+        # Building tools and their schemas costs milliseconds; a ticker and date get them once.
+        tools = toolkit(ticker, date.fromisoformat(trade_date))[spec.kind]
+        return {t.name: t for t in tools}, model.bind_tools(tools)
+
     async def analyst(state: DeskState, runtime: Runtime[DeskContext]) -> dict:
-        tools = toolkit(state["ticker"], date.fromisoformat(state["trade_date"]))[spec.kind]
-        by_name = {t.name: t for t in tools}
+        by_name, with_tools = equipped(state["ticker"], state["trade_date"])
         notes, update = take_notes(state, runtime, spec.persona)
         messages: list[BaseMessage] = [
             SystemMessage(render(prompt_name(spec.persona), **subject(state), max_tool_rounds=max_tool_rounds,
                                  data_label=data_label)),
             HumanMessage(render("analyst_task", **subject(state), notes=notes)),
         ]
-        with_tools = model.bind_tools(tools)
         write = runtime.stream_writer
 
         for round_no in range(max_tool_rounds + 1):

@@ -75,12 +75,13 @@ class PolicyChatModel(BaseChatModel):
         run_manager: AsyncCallbackManagerForLLMRun | None = None,
         **kwargs: Any,
     ) -> AsyncIterator[ChatGenerationChunk]:
-        msg = await self._reply(messages, run_manager, kwargs)
-        text = msg.content if isinstance(msg.content, str) else str(msg.content)
         # Pace against deadlines from the call's start, so sleep overshoot does not add up
-        # over hundreds of words (the benchmarks rely on a model's time being exactly known).
+        # over hundreds of words (the benchmarks rely on a model's time being exactly known);
+        # the policy's own thinking happens within the time to first token, as a model's does.
         loop = asyncio.get_running_loop()
         start = loop.time()
+        msg = await self._reply(messages, run_manager, kwargs)
+        text = msg.content if isinstance(msg.content, str) else str(msg.content)
         for i, word in enumerate(_WORDS.findall(text)):
             due = start + (self.first_token_ms + i * self.delay_ms) / 1000
             if due > loop.time():

@@ -22,10 +22,10 @@ def test_ideal_takes_the_slowest_analyst_when_parallel_and_all_in_sequence():
         Call("Market Analyst", 0, 2), Call("Market Analyst", 21, 0),   # 150 + 300
         Call("News Analyst", 0, 1), Call("News Analyst", 1, 0),        # 150 + 100
         Call("Bull Researcher", 11, 0),                                # 200
-        Call("Risk Judge", 11, 0), Call("Risk Judge", 0, 1),           # 200 + 150 (structured call)
+        Call("Risk Judge", 11, 0), Call("Risk Judge", 0, 1),           # 200 + 100: its structured call runs no tool
     ]
-    assert ideal_ms(calls, LAT) == 450 + 200 + 350
-    assert ideal_ms(calls, LAT, parallel_analysts=False) == 450 + 250 + 200 + 350
+    assert ideal_ms(calls, LAT) == 450 + 200 + 300
+    assert ideal_ms(calls, LAT, parallel_analysts=False) == 450 + 250 + 200 + 300
 
 
 def test_analyst_phase_is_measured_from_first_start_to_last_end():
