@@ -78,6 +78,7 @@ class Bench:
         steps = len([c async for c in graph.aget_state_history(config)]) - 1  # minus the input checkpoint
         calls = list(model.calls)
         return {"wall_ms": wall, "ideal_ms": ideal_ms(calls, self.latency, parallel_analysts=parallel),
+                "inside_ms": ideal_ms(calls, self.latency, parallel_analysts=parallel, measured=True),
                 "calls": calls, "steps": steps, "analyst_phase_ms": analyst_phase_ms(calls)}
 
     async def warm_up(self) -> None:
@@ -116,6 +117,8 @@ async def step_overhead(bench: Bench, reps: int) -> dict:
         per_step = []
         for _ in range(reps):
             r = await bench.run(checkpointer=kind)
-            per_step.append((r["wall_ms"] - r["ideal_ms"]) / r["steps"])
+            # Outside the model and tools: the wall time less what the calls on the critical path
+            # actually took (the latency model's own timer overshoot is model time, not ours).
+            per_step.append((r["wall_ms"] - r["inside_ms"]) / r["steps"])
         out[kind] = summary(per_step)
     return {"step_overhead_ms": out["sqlite"], "step_overhead_ms_memory": out["memory"], "goal": "<= 5 ms"}

@@ -20,17 +20,24 @@ def call_ms(call: Call, lat: Latency) -> float:
     return model + (lat.tool_ms if runs_tools else 0.0)
 
 
-def persona_ms(calls: Iterable[Call], lat: Latency) -> dict[str, float]:
+def persona_ms(calls: Iterable[Call], lat: Latency, *, measured: bool = False) -> dict[str, float]:
+    """Each persona's model and tool time: as the latency model defines it, or (measured=True)
+    as its calls actually took, tool rounds still at their fixed cost."""
     totals: dict[str, float] = defaultdict(float)
     for c in calls:
-        totals[c.persona] += call_ms(c, lat)
+        if measured:
+            tools = lat.tool_ms if c.tool_calls and c.persona in ANALYST_PERSONAS else 0.0
+            totals[c.persona] += (c.end - c.start) * 1000 + tools
+        else:
+            totals[c.persona] += call_ms(c, lat)
     return dict(totals)
 
 
-def ideal_ms(calls: Iterable[Call], lat: Latency, *, parallel_analysts: bool = True) -> float:
+def ideal_ms(calls: Iterable[Call], lat: Latency, *, parallel_analysts: bool = True, measured: bool = False) -> float:
     """Speakers after the analysts go one after another; the analysts' phase costs its
-    slowest analyst when parallel, all of them when in sequence."""
-    totals = persona_ms(calls, lat)
+    slowest analyst when parallel, all of them when in sequence. With measured=True this is
+    the time the run spent inside the model and the tools on its critical path."""
+    totals = persona_ms(calls, lat, measured=measured)
     analysts = [ms for p, ms in totals.items() if p in ANALYST_PERSONAS]
     phase = (max(analysts) if parallel_analysts else sum(analysts)) if analysts else 0.0
     return phase + sum(ms for p, ms in totals.items() if p not in ANALYST_PERSONAS)

@@ -17,7 +17,7 @@ if str(ROOT) not in sys.path:  # `chainlit run chat/app.py` loads this file by p
     sys.path.insert(0, str(ROOT))
 
 import chainlit as cl  # noqa: E402
-from chainlit.input_widget import Slider, Switch  # noqa: E402
+from chainlit.input_widget import Slider, Switch, TextInput  # noqa: E402
 from chainlit.server import app as server  # noqa: E402
 from fastapi import HTTPException  # noqa: E402
 from fastapi.responses import FileResponse  # noqa: E402
@@ -96,6 +96,11 @@ def _settings_widgets(values: dict) -> list:
                min=1, max=5, step=1),
         Slider(id="risk_rounds", label="Risk debate rounds", initial=plan.risk_rounds, min=1, max=5, step=1),
     ]
+    if plan.models:  # live mode: the model names, as the server knows them
+        widgets += [
+            TextInput(id="quick_model", label="Quick model (analysts, debaters, trader)", initial=plan.models[0]),
+            TextInput(id="deep_model", label="Deep model (research manager, risk judge)", initial=plan.models[1]),
+        ]
     return widgets
 
 
@@ -132,8 +137,9 @@ async def resume(thread: dict):
 async def settings_updated(values: dict):
     plan = plan_from_settings(values, SETTINGS)
     who = ", ".join(a.persona for a in ANALYSTS if a.kind in plan.analysts)
+    models = f"; models {plan.models[0]} / {plan.models[1]}" if plan.models else ""
     await cl.Message(content=f"Next analysis: {who}; {plan.debate_rounds} debate round(s), "
-                             f"{plan.risk_rounds} risk round(s).", author=DESK).send()
+                             f"{plan.risk_rounds} risk round(s){models}.", author=DESK).send()
 
 
 async def _chat() -> ChatRun:

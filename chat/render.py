@@ -28,6 +28,7 @@ class Plan:
     debate_rounds: int = 1
     risk_rounds: int = 1
     parallel_analysts: bool = True
+    models: tuple[str, str] | None = None   # live only: (quick, deep) model names
 
     @property
     def analyst_personas(self) -> list[str]:

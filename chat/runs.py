@@ -40,24 +40,36 @@ class DeskService:
         self.models = models or make_models(self.settings)
         self.vendor = vendor or make_vendor(self.settings)
         self.graph = None
+        self.saver = None
+        # Live chats may pick other model names in their settings: one graph per pair, one saver.
+        self.graphs: dict[tuple[str, str], object] = {}
         self._stack = contextlib.AsyncExitStack()
         self._lock: asyncio.Lock | None = None
         # Chats with a run in flight, by thread: a reconnecting browser must not start a second run.
         self.chats: dict[str, ChatRun] = {}
 
-    async def get_graph(self):
+    async def get_graph(self, model_names: tuple[str, str] | None = None):
         if self.graph is None:
             self._lock = self._lock or asyncio.Lock()
             async with self._lock:
                 if self.graph is None:
-                    saver = await self._stack.enter_async_context(open_checkpointer(self.settings))
-                    self.graph = build_graph(self.settings, checkpointer=saver, models=self.models,
+                    self.saver = await self._stack.enter_async_context(open_checkpointer(self.settings))
+                    self.graph = build_graph(self.settings, checkpointer=self.saver, models=self.models,
                                              vendor=self.vendor)
-        return self.graph
+        default = (self.settings.quick_model, self.settings.deep_model)
+        if not self.models.live or model_names is None or tuple(model_names) == default:
+            return self.graph
+        if model_names not in self.graphs:
+            quick, deep = model_names
+            chosen = self.settings.model_copy(update={"quick_model": quick, "deep_model": deep})
+            self.graphs[model_names] = build_graph(chosen, checkpointer=self.saver, models=make_models(chosen),
+                                                   vendor=self.vendor)
+        return self.graphs[model_names]
 
     async def close(self) -> None:
         await self._stack.aclose()
         self.graph = None
+        self.graphs.clear()
 
     @staticmethod
     def config(thread_id: str) -> dict:
@@ -79,10 +91,14 @@ def plan_from_settings(values: dict | None, settings: Settings) -> Plan:
     """The chat settings panel (switches and sliders) as the next analysis' shape."""
     values = values or {}
     analysts = [k for k in ANALYST_KINDS if values.get(f"analyst_{k}", k in settings.analysts)]
+    models = None
+    if settings.live:  # model names are a live-mode setting; the demo has one model
+        models = ((values.get("quick_model") or settings.quick_model).strip(),
+                  (values.get("deep_model") or settings.deep_model).strip())
     return Plan(analysts=analysts or list(ANALYST_KINDS),
                 debate_rounds=int(values.get("debate_rounds") or settings.debate_rounds),
                 risk_rounds=int(values.get("risk_rounds") or settings.risk_rounds),
-                parallel_analysts=settings.parallel_analysts)
+                parallel_analysts=settings.parallel_analysts, models=models)
 
 
 class ChatRun:
@@ -117,7 +133,7 @@ class ChatRun:
         renderer = self.renderer = Renderer(plan, stop_action=stop, on_pickup=self._picked_up)
         outcome = "done"
         try:
-            graph = await self.service.get_graph()
+            graph = await self.service.get_graph(plan.models)
             graph_input = {"messages": [HumanMessage(text)], "analysts": plan.analysts,
                            "debate_rounds": plan.debate_rounds, "risk_rounds": plan.risk_rounds}
             context = DeskContext(inbox=self.inbox)

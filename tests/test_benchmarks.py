@@ -44,4 +44,5 @@ async def test_a_recorded_run_reproduces_its_ideal_from_the_latency_model(tmp_pa
     for c in run["calls"]:
         assert (c.end - c.start) * 1000 >= call_ms(Call(c.persona, c.words, 0), lat) - 1
     assert run["wall_ms"] >= run["ideal_ms"] - 1
+    assert run["ideal_ms"] <= run["inside_ms"] <= run["wall_ms"], "measured calls take at least their model time"
     assert run["steps"] == 11  # coordinator, analysts, bull, bear, manager, trader, risky, safe, neutral, judge + input

@@ -119,3 +119,25 @@ async def test_resumed_chat_continues_the_inbox_numbering(service, emitter):
     assert fresh is not chat and fresh.inbox.next_seq == 2
     assert [a for a in emitter.authors() if a.endswith("Analyst")][:1] == ["Market Analyst"]
     assert not emitter.by_author("News Analyst")
+
+
+async def test_live_chats_can_pick_their_model_names(tmp_path, monkeypatch):
+    from chat.runs import DeskService, plan_from_settings
+    from graph.settings import Settings
+
+    monkeypatch.delenv("DESK_MODE", raising=False)
+    live = Settings(DESK_DATA_DIR=tmp_path, OPENAI_BASE_URL="http://127.0.0.1:9/v1", DESK_DATA_VENDOR="synthetic")
+    plan = plan_from_settings({"quick_model": "qwen2.5:7b", "deep_model": "llama3.1:70b"}, live)
+    assert plan.models == ("qwen2.5:7b", "llama3.1:70b")
+    assert plan_from_settings({}, live).models == (live.quick_model, live.deep_model)
+    demo = Settings(DESK_DATA_DIR=tmp_path, DESK_MODE="demo")
+    assert plan_from_settings({"quick_model": "x"}, demo).models is None
+
+    service = DeskService(live)
+    try:
+        default = await service.get_graph(plan_from_settings({}, live).models)
+        chosen = await service.get_graph(plan.models)
+        assert chosen is not default and chosen is await service.get_graph(plan.models)
+        assert default is await service.get_graph(None)
+    finally:
+        await service.close()
