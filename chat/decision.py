@@ -37,9 +37,10 @@ def card_markdown(decision, data_label: str = "") -> str:
         ("Horizon", decision.horizon),
         ("Confidence", f"{decision.confidence:.0%} {'█' * filled}{'░' * (10 - filled)}"),
     ]
+    cells = [f"| **{k}** | {str(v).replace('|', '/')} |" for k, v in rows]
+    # The signal row is the table's header: an empty header row would show as a blank band.
     lines = [f"## {SIGNAL_MARK.get(decision.signal, '')} {decision.signal} {decision.ticker} · {decision.trade_date}",
-             "", "| | |", "|---|---|"]
-    lines += [f"| **{k}** | {str(v).replace('|', '/')} |" for k, v in rows]
+             "", cells[0], "|---|---|", *cells[1:]]
     lines += ["", f"**Rationale.** {decision.rationale}"]
     if data_label:
         lines += ["", f"_Figures from {data_label}._"]
