@@ -21,6 +21,7 @@ import math
 import re
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+import threading
 from functools import lru_cache
 
 import numpy as np
@@ -208,6 +209,11 @@ def _holiday_index(first_year: int, last_year: int) -> pd.DatetimeIndex:
     return pd.DatetimeIndex(days, name="date")
 
 
+# Tools call the vendor from worker threads, several at once for a new ticker; lru_cache does
+# not stop them all generating the same series, so generation (and cache lookups) take turns.
+_GENERATING = threading.RLock()
+
+
 @lru_cache(maxsize=128)
 def _daily_path(symbol: str, through_year: int) -> pd.DataFrame:
     """The whole OHLCV history of ``symbol`` from SERIES_START to year end.
@@ -269,7 +275,8 @@ def _daily_path(symbol: str, through_year: int) -> pd.DataFrame:
 
 
 def _path(symbol: str) -> pd.DataFrame:
-    return _daily_path(symbol, date.today().year)
+    with _GENERATING:
+        return _daily_path(symbol, date.today().year)
 
 
 def _clip_end(end: date) -> date:
@@ -384,7 +391,8 @@ def _quarters(symbol: str, through_year: int) -> pd.DataFrame:
 
 
 def _filed_quarters(symbol: str, as_of: date) -> pd.DataFrame:
-    quarters = _quarters(symbol, date.today().year)
+    with _GENERATING:
+        quarters = _quarters(symbol, date.today().year)
     return quarters[quarters["filed"] <= pd.Timestamp(_clip_end(as_of))]
 
 
