@@ -115,6 +115,9 @@ class Progress:
             await self._worker
 
 
+FLUSH_S = 0.03  # streamed words are sent in batches at most this far apart
+
+
 class Renderer:
     """Consumes desk events for one run and keeps what the chat needs to know about it."""
 
@@ -130,7 +133,9 @@ class Renderer:
         self.analysts_started: list[str] = []
         self.decided = False                         # the Risk Judge finished: a new decision exists
         self.said: list[cl.Message] = []
-        self.opened: list[str] = []                  # personas whose turn just opened, for the stage list
+        self.opened: list[str] = []
+        self.pending: dict[str, list[str]] = {}      # persona -> words not yet sent
+        self.flushed_at: dict[str, float] = {}       # persona -> loop time of its last send                  # personas whose turn just opened, for the stage list
         self.lookback_days = 90                      # the market analyst's price window, for the chart
 
     # -- who is next -------------------------------------------------------
@@ -152,15 +157,24 @@ class Renderer:
         if isinstance(ev, Token):
             msg = await self._message(ev.persona)
             text = ev.text
+            waiting = self.pending.setdefault(ev.persona, [])
             if ev.persona in self.paragraph:
                 self.paragraph.discard(ev.persona)
-                if msg.content and not msg.content.endswith("\n"):
+                shown = msg.content + "".join(waiting)
+                if shown and not shown.endswith("\n"):
                     text = "\n\n" + text.lstrip()
-            await msg.stream_token(text)
-        elif isinstance(ev, Custom):
-            await self._custom(ev)
-        elif isinstance(ev, NodeDone):
-            await self._node_done(ev)
+            waiting.append(text)
+            # Words go out at most every FLUSH_S per message (the first at once): one socket
+            # message per word was the chat server's largest cost with many chats at once.
+            now = asyncio.get_running_loop().time()
+            if now - self.flushed_at.get(ev.persona, -1.0) >= FLUSH_S:
+                await self._flush(ev.persona, now)
+        else:
+            await self._flush_all()
+            if isinstance(ev, Custom):
+                await self._custom(ev)
+            elif isinstance(ev, NodeDone):
+                await self._node_done(ev)
         # The stage list is redrawn after the event itself, so a speaker's first word reaches
         # the user before the progress update (it was the larger part of the first-token time).
         while self.opened:
@@ -242,8 +256,20 @@ class Renderer:
 
     # -- endings -----------------------------------------------------------
 
+    async def _flush(self, persona: str, now: float | None = None) -> None:
+        words = self.pending.pop(persona, None)
+        msg = self.open.get(persona)
+        if words and msg is not None:
+            await msg.stream_token("".join(words))
+        self.flushed_at[persona] = now if now is not None else asyncio.get_running_loop().time()
+
+    async def _flush_all(self) -> None:
+        for persona in [p for p, words in self.pending.items() if words]:
+            await self._flush(persona)
+
     async def close_open(self, suffix: str = "") -> None:
         """Close whatever is still streaming (a stop or a failure mid-turn)."""
+        await self._flush_all()
         for step in self.steps.values():
             step.output = step.output or "(stopped)"
             step.end = utc_now()
