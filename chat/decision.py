@@ -14,7 +14,7 @@ from html import escape
 
 import pandas as pd
 
-from graph.data.indicators import compute_indicators
+from graph.data.indicators import compute_indicators, indicator_series
 from graph.personas import ANALYSTS
 
 SIGNAL_MARK = {"BUY": "🟢", "SELL": "🔴", "HOLD": "🟡"}
@@ -54,17 +54,12 @@ def card_markdown(decision, data_label: str = "") -> str:
 
 
 def _series(frame: pd.DataFrame) -> pd.DataFrame:
-    close = frame["close"].astype(float)
-    out = pd.DataFrame({"close": close})
-    out["sma50"] = close.rolling(50).mean()
-    out["sma200"] = close.rolling(200).mean()
-    mid, sd = close.rolling(20).mean(), close.rolling(20).std(ddof=0)
-    out["boll_ub"], out["boll_lb"] = mid + 2 * sd, mid - 2 * sd
-    delta = close.diff()
-    gain = delta.clip(lower=0).ewm(alpha=1 / 14, adjust=False).mean()
-    loss = (-delta.clip(upper=0)).ewm(alpha=1 / 14, adjust=False).mean()
-    out["rsi"] = 100 - 100 / (1 + gain / loss.replace(0, math.nan))
-    return out
+    """The close and the indicators the analysts cite, computed by the same code they used."""
+    table = indicator_series(frame)
+    return pd.DataFrame({"close": frame["close"].astype(float).sort_index().to_numpy(),
+                         "sma50": table["SMA 50"], "sma200": table["SMA 200"],
+                         "boll_ub": table["Boll Upper"], "boll_lb": table["Boll Lower"],
+                         "rsi": table["RSI 14"]}, index=table.index)
 
 
 def _path(xs: list[float], ys: list[float | None]) -> str:

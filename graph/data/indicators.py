@@ -70,25 +70,33 @@ def _prepare(ohlcv: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_index()
 
 
-def compute_indicators(ohlcv: pd.DataFrame) -> dict[str, Indicator]:
-    """All indicators in ``SPECS`` keyed by label, from the rows given."""
+def indicator_series(ohlcv: pd.DataFrame) -> pd.DataFrame:
+    """Every indicator in ``SPECS`` as a column named by its label, one row per price row;
+    rows before an indicator has its full window are NaN. The chat's chart plots these, so
+    it shows the very numbers the analysts cite."""
     frame = _prepare(ohlcv)
-    rows = len(frame)
+    table = pd.DataFrame(index=frame.index)
+    if frame.empty:
+        return table.assign(**{label: pd.Series(dtype=float) for label in LABELS})
+    stock = StockDataFrame.retype(frame.copy())
+    for spec in SPECS:
+        series = pd.Series(stock[spec.column].to_numpy(dtype=float), index=frame.index)
+        series.iloc[: spec.min_rows - 1] = math.nan  # row i has i + 1 rows of history behind it
+        table[spec.label] = series
+    return table
+
+
+def compute_indicators(ohlcv: pd.DataFrame) -> dict[str, Indicator]:
+    """All indicators in ``SPECS`` keyed by label, from the rows given: the value on the last
+    row and the last few rows."""
+    table = indicator_series(ohlcv)
+    rows = len(table)
     if rows == 0:
         return {s.label: Indicator(s.label, None, (), "no price rows") for s in SPECS}
-
-    stock = StockDataFrame.retype(frame)
-    days = [ts.strftime("%Y-%m-%d") for ts in frame.index[-RECENT_ROWS:]]
+    days = [ts.strftime("%Y-%m-%d") for ts in table.index[-RECENT_ROWS:]]
     result = {}
     for spec in SPECS:
-        series = stock[spec.column]
-        # Row i (0-based) has i + 1 rows of history behind it.
-        first_valid = spec.min_rows - 1
-        positions = range(max(0, rows - RECENT_ROWS), rows)
-        recent = tuple(
-            (day, _clean(series.iloc[i]) if i >= first_valid else None)
-            for day, i in zip(days, positions)
-        )
+        recent = tuple((day, _clean(v)) for day, v in zip(days, table[spec.label].iloc[-RECENT_ROWS:]))
         value = recent[-1][1]
         note = None
         if rows < spec.min_rows:
