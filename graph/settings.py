@@ -7,7 +7,9 @@ from typing import Literal
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-ANALYST_KINDS = ("market", "social", "news", "fundamentals")
+from .personas import ANALYSTS
+
+ANALYST_KINDS = tuple(a.kind for a in ANALYSTS)
 
 
 class Settings(BaseSettings):

@@ -37,9 +37,9 @@ from graph.data.indicators import compute_indicators
 # The keyword tone scorer lives in graph.data.tone (the live vendor uses it too);
 # it is re-exported here because callers know it as part of the tools.
 from graph.data.tone import NEGATIVE_WORDS, POSITIVE_WORDS, headline_tone, news_tone  # noqa: F401
-from graph.data.vendor import FILED_ATTR, NewsItem, Post, Vendor, VendorError
+from graph.settings import ANALYST_KINDS  # one list of analyst kinds, re-exported here
+from graph.data.vendor import FILED_ATTR, NewsItem, Post, Vendor, VendorError, finite
 
-ANALYST_KINDS = ("market", "social", "news", "fundamentals")
 
 VENDOR_TIMEOUT_S = 30.0
 MAX_PRICE_ROWS = 15
@@ -74,34 +74,25 @@ class NoData(Exception):
 # --------------------------------------------------------------------------
 
 
-def _finite(value: object) -> float | None:
-    """A float, or None for None/NaN/inf/non-numbers."""
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
-
-
 def _r2(value: object) -> float | None:
-    number = _finite(value)
+    number = finite(value)
     return None if number is None else round(number, 2)
 
 
 def _pct(fraction: object) -> float | None:
     """0.1234 -> 12.34 (vendors give fractions, figures show percent)."""
-    number = _finite(fraction)
+    number = finite(fraction)
     return None if number is None else round(number * 100, 2)
 
 
 def _whole(value: object) -> int | None:
-    number = _finite(value)
+    number = finite(value)
     return None if number is None else int(round(number))
 
 
 def _human(value: object) -> str:
     """12345678 -> '12.35M'; keeps tables short for the model."""
-    number = _finite(value)
+    number = finite(value)
     if number is None:
         return "n/a"
     for size, suffix in ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K")):
@@ -264,8 +255,8 @@ def revenue_growth_yoy(income: pd.DataFrame) -> float | None:
     latest = periods[0]
     for column, period in zip(income.columns, periods):
         if 350 <= (latest - period).days <= 380:
-            then = _finite(income.loc[row, column])
-            now = _finite(income.loc[row, income.columns[0]])
+            then = finite(income.loc[row, column])
+            now = finite(income.loc[row, income.columns[0]])
             if now is None or not then:
                 return None
             return now / then - 1

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 import pandas as pd
 from stockstats import StockDataFrame
 
+from graph.data.vendor import finite
+
 RECENT_ROWS = 5
 
 
@@ -53,15 +55,6 @@ class Indicator:
     note: str | None = None  # e.g. "not enough history (120 rows, need 200)"
 
 
-def _clean(value: object) -> float | None:
-    """NaN/inf (and anything non-numeric) become None."""
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
-
-
 def _prepare(ohlcv: pd.DataFrame) -> pd.DataFrame:
     """A private, date-sorted float copy; stockstats adds columns in place."""
     frame = ohlcv[["open", "high", "low", "close", "volume"]].astype(float).copy()
@@ -96,7 +89,7 @@ def compute_indicators(ohlcv: pd.DataFrame) -> dict[str, Indicator]:
     days = [ts.strftime("%Y-%m-%d") for ts in table.index[-RECENT_ROWS:]]
     result = {}
     for spec in SPECS:
-        recent = tuple((day, _clean(v)) for day, v in zip(days, table[spec.label].iloc[-RECENT_ROWS:]))
+        recent = tuple((day, finite(v)) for day, v in zip(days, table[spec.label].iloc[-RECENT_ROWS:]))
         value = recent[-1][1]
         note = None
         if rows < spec.min_rows:

@@ -23,6 +23,8 @@ Conventions every vendor follows (the tools rely on them):
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Literal, Protocol, runtime_checkable
@@ -115,3 +117,14 @@ class Vendor(Protocol):
         Each dict: date (date), firm, to_grade, from_grade, action.
         """
         ...
+
+
+def finite(value: object) -> float | None:
+    """A finite float, or None for None, NaN, inf, booleans and non-numbers (vendors send all of them)."""
+    if isinstance(value, bool):
+        return None
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None

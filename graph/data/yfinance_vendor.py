@@ -62,6 +62,7 @@ from yfinance.exceptions import YFRateLimitError
 
 from graph.data.tone import headline_tone
 from graph.data.vendor import (
+    finite,
     FILED_ATTR,
     OHLCV_COLUMNS,
     NewsItem,
@@ -130,17 +131,6 @@ def _symbol(ticker: str) -> str:
     if not _SYMBOL_RE.match(symbol):
         raise VendorError(f"unknown ticker {ticker!r}")
     return symbol
-
-
-def _number(value: object) -> float | None:
-    """A finite float or None (Yahoo uses None, "Infinity", NaN and strings)."""
-    if isinstance(value, bool):
-        return None
-    try:
-        number = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
 
 
 def _text(value: object) -> str | None:
@@ -467,27 +457,27 @@ class YFinanceVendor:
         if as_of < self._today() - timedelta(days=LIVE_PROFILE_DAYS):
             return profile  # a past analysis: today's ratios would leak the future
 
-        price = _number(info.get("currentPrice")) or _number(info.get("regularMarketPrice"))
-        rate = _number(info.get("dividendRate"))
+        price = finite(info.get("currentPrice")) or finite(info.get("regularMarketPrice"))
+        rate = finite(info.get("dividendRate"))
         if rate is not None and price:
             dividend_yield = rate / price
-        elif (percent := _number(info.get("dividendYield"))) is not None:
+        elif (percent := finite(info.get("dividendYield"))) is not None:
             dividend_yield = percent / 100
         else:
-            dividend_yield = _number(info.get("trailingAnnualDividendYield"))
-        debt_to_equity = _number(info.get("debtToEquity"))
+            dividend_yield = finite(info.get("trailingAnnualDividendYield"))
+        debt_to_equity = finite(info.get("debtToEquity"))
         profile.update(
             price=price,
-            market_cap=_number(info.get("marketCap")),
-            shares_outstanding=_number(info.get("sharesOutstanding")),
-            pe=_number(info.get("trailingPE")),
-            forward_pe=_number(info.get("forwardPE")),
-            pb=_number(info.get("priceToBook")),
+            market_cap=finite(info.get("marketCap")),
+            shares_outstanding=finite(info.get("sharesOutstanding")),
+            pe=finite(info.get("trailingPE")),
+            forward_pe=finite(info.get("forwardPE")),
+            pb=finite(info.get("priceToBook")),
             dividend_yield=dividend_yield,
-            beta=_number(info.get("beta")),
-            profit_margin=_number(info.get("profitMargins")),
+            beta=finite(info.get("beta")),
+            profit_margin=finite(info.get("profitMargins")),
             debt_to_equity=None if debt_to_equity is None else debt_to_equity / 100,
-            revenue_growth=_number(info.get("revenueGrowth")),
+            revenue_growth=finite(info.get("revenueGrowth")),
             live_ratios=True,
         )
         return profile
