@@ -12,12 +12,10 @@ from pathlib import Path
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graph.builder import build_graph
-from graph.checkpoint import SERDE, open_checkpointer
-from graph.context import DeskContext
+from graph.checkpoint import SERDE
 from graph.data.synthetic import SyntheticVendor
-from graph.events import desk_events
-from graph.llm import Models
+from graph.models.registry import ModelRegistry
+from graph.runtime import DeskRuntime
 from graph.settings import Settings
 
 from .ideal import ANALYST_PERSONAS, analyst_phase_ms, ideal_ms, persona_ms
@@ -50,15 +48,13 @@ class Bench:
         """One compiled graph per shape, built once and reused, as the chat server does."""
         key = (parallel, checkpointer)
         if key not in self.desks:
-            if checkpointer == "memory":
-                saver = InMemorySaver(serde=SERDE)
-            else:
-                saver = await self.stack.enter_async_context(open_checkpointer(self.settings()))
             model = LatencyModel(self.latency)
-            graph = build_graph(self.settings(DESK_PARALLEL_ANALYSTS=parallel), checkpointer=saver,
-                                models=Models(model, model, False, "bench"), vendor=self.vendor,
-                                toolkit=latency_toolkit(self.vendor, self.latency.tool_ms, self.replay))
-            self.desks[key] = (graph, model)
+            runtime = await self.stack.enter_async_context(DeskRuntime.open(
+                self.settings(DESK_PARALLEL_ANALYSTS=parallel),
+                checkpointer=InMemorySaver(serde=SERDE) if checkpointer == "memory" else None,
+                models=ModelRegistry.fixed(model, notice="bench"), vendor=self.vendor,
+                toolkit=latency_toolkit(self.vendor, self.latency.tool_ms, self.replay)))
+            self.desks[key] = (runtime, model)
         return self.desks[key]
 
     async def close(self) -> None:
@@ -68,14 +64,15 @@ class Bench:
     async def run(self, *, parallel: bool = True, checkpointer: str = "sqlite", text: str = REQUEST,
                   today: date | None = TODAY) -> dict:
         """One full headless run on a new thread; wall time, the ideal, the model's calls, the steps."""
-        graph, model = await self.desk(parallel, checkpointer)
+        runtime, model = await self.desk(parallel, checkpointer)
         model.calls.clear()
-        config = {"configurable": {"thread_id": uuid.uuid4().hex}, "recursion_limit": 200}
+        thread = uuid.uuid4().hex
         start = time.perf_counter()
-        async for _ in desk_events(graph, {"messages": [HumanMessage(text)]}, config, DeskContext(today=today)):
+        async for _ in runtime.events({"messages": [HumanMessage(text)]}, thread, runtime.context(today=today)):
             pass
         wall = (time.perf_counter() - start) * 1000
-        steps = len([c async for c in graph.aget_state_history(config)]) - 1  # minus the input checkpoint
+        # minus the input checkpoint
+        steps = len([c async for c in runtime.graph.aget_state_history(runtime.config(thread))]) - 1
         calls = list(model.calls)
         return {"wall_ms": wall, "ideal_ms": ideal_ms(calls, self.latency, parallel_analysts=parallel),
                 "inside_ms": ideal_ms(calls, self.latency, parallel_analysts=parallel, measured=True),

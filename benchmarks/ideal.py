@@ -4,11 +4,10 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from graph.personas import ANALYSTS
+from graph.personas import ANALYST_PERSONAS
 
 from .latency import Call, Latency
 
-ANALYST_PERSONAS = frozenset(a.persona for a in ANALYSTS)
 
 
 def call_ms(call: Call, lat: Latency) -> float:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import sys
-from datetime import date
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,9 +23,8 @@ from fastapi.responses import FileResponse  # noqa: E402
 from starlette.routing import Route  # noqa: E402
 
 from chat import storage  # noqa: E402
-from chat.runs import STOP_ACTION, ChatRun, DeskService, plan_from_settings  # noqa: E402
+from chat.runs import STOP_ACTION, ChatRun, DeskService, next_analysis  # noqa: E402
 from graph.personas import ANALYSTS, DESK  # noqa: E402
-from graph.request import parse_request  # noqa: E402
 from graph.settings import Settings  # noqa: E402
 
 SETTINGS = Settings()
@@ -66,10 +64,8 @@ async def login(username: str, password: str) -> cl.User | None:
 
 @cl.on_app_startup
 async def startup():
-    # Build the graph, open the checkpointer and load the coordinator's tables (companies,
-    # NYSE holidays) before the first user waits for them.
-    await SERVICE.get_graph()
-    parse_request("should I buy NVDA today?", date.today())
+    # Open the runtime (checkpointer, graph, the coordinator's tables) before the first user waits.
+    await SERVICE.runtime()
 
 
 @cl.on_app_shutdown
@@ -88,7 +84,8 @@ async def starters(user=None, language=None):
 
 
 def _settings_widgets(values: dict) -> list:
-    plan = plan_from_settings(values, SETTINGS)
+    nxt = next_analysis(values, SETTINGS)
+    plan = nxt.plan
     widgets = [Switch(id=f"analyst_{a.kind}", label=a.persona, initial=a.kind in plan.analysts,
                       description="Takes part in the next analysis") for a in ANALYSTS]
     widgets += [
@@ -96,10 +93,10 @@ def _settings_widgets(values: dict) -> list:
                min=1, max=5, step=1),
         Slider(id="risk_rounds", label="Risk debate rounds", initial=plan.risk_rounds, min=1, max=5, step=1),
     ]
-    if plan.models:  # live mode: the model names, as the server knows them
+    if nxt.models:  # live mode: the model names, as the server knows them
         widgets += [
-            TextInput(id="quick_model", label="Quick model (analysts, debaters, trader)", initial=plan.models[0]),
-            TextInput(id="deep_model", label="Deep model (research manager, risk judge)", initial=plan.models[1]),
+            TextInput(id="quick_model", label="Quick model (analysts, debaters, trader)", initial=nxt.models[0]),
+            TextInput(id="deep_model", label="Deep model (research manager, risk judge)", initial=nxt.models[1]),
         ]
     return widgets
 
@@ -135,9 +132,10 @@ async def resume(thread: dict):
 
 @cl.on_settings_update
 async def settings_updated(values: dict):
-    plan = plan_from_settings(values, SETTINGS)
+    nxt = next_analysis(values, SETTINGS)
+    plan = nxt.plan
     who = ", ".join(a.persona for a in ANALYSTS if a.kind in plan.analysts)
-    models = f"; models {plan.models[0]} / {plan.models[1]}" if plan.models else ""
+    models = f"; models {nxt.models[0]} / {nxt.models[1]}" if nxt.models else ""
     await cl.Message(content=f"Next analysis: {who}; {plan.debate_rounds} debate round(s), "
                              f"{plan.risk_rounds} risk round(s){models}.", author=DESK).send()
 
@@ -166,7 +164,7 @@ async def on_message(message: cl.Message):
     if chat.active:
         await chat.interject(text)
         return
-    chat.start(text, plan_from_settings(cl.user_session.get("chat_settings"), SETTINGS))
+    chat.start(text, next_analysis(cl.user_session.get("chat_settings"), SETTINGS))
 
 
 @cl.on_stop

@@ -1,4 +1,5 @@
-"""What the user takes away from a run: the decision card, a price chart, the markdown report.
+"""What the user takes away from a run: the decision card and a price chart (the report is
+graph/record.py's, shared with the CLI and the follow-up Desk).
 
 The chart is an SVG drawn here (no plotting dependency): it opens in any browser, persists as a
 small file, and shows the close with the indicators the market analyst cites (SMA 50/200,
@@ -15,7 +16,8 @@ from html import escape
 import pandas as pd
 
 from graph.data.indicators import compute_indicators, indicator_series
-from graph.personas import ANALYSTS
+from graph.data.vendor import Vendor
+from graph.state import FinalDecision
 
 SIGNAL_MARK = {"BUY": "🟢", "SELL": "🔴", "HOLD": "🟡"}
 HISTORY_DAYS = 420  # enough rows for a 200-day average at the start of the window
@@ -26,17 +28,12 @@ def _value(text: str) -> float | None:
     return float(m[0]) if m else None
 
 
-def card_markdown(decision, data_label: str = "") -> str:
+def card_markdown(decision: FinalDecision, data_label: str = "") -> str:
     """The final decision as a card a trader can read at a glance."""
     filled = round(decision.confidence * 10)
-    rows = [
-        ("Signal", f"{SIGNAL_MARK.get(decision.signal, '')} **{decision.signal}**"),
-        ("Position size", decision.position_size),
-        ("Entry", decision.entry),
-        ("Stop", decision.stop),
-        ("Horizon", decision.horizon),
-        ("Confidence", f"{decision.confidence:.0%} {'█' * filled}{'░' * (10 - filled)}"),
-    ]
+    shown = {"Signal": f"{SIGNAL_MARK.get(decision.signal, '')} **{decision.signal}**",
+             "Confidence": f"{decision.confidence:.0%} {'█' * filled}{'░' * (10 - filled)}"}
+    rows = [(label, shown.get(label, value)) for label, value in decision.rows() if label != "Rationale"]
     cells = [f"| **{k}** | {str(v).replace('|', '/')} |" for k, v in rows]
     # The signal row is the table's header: an empty header row would show as a blank band.
     lines = [f"## {SIGNAL_MARK.get(decision.signal, '')} {decision.signal} {decision.ticker} · {decision.trade_date}",
@@ -166,7 +163,7 @@ def chart_svg(frame: pd.DataFrame, ticker: str, trade_date: str, *, lookback_day
     return "\n".join(out)
 
 
-async def price_chart(vendor, decision, lookback_days: int = 90) -> str:
+async def price_chart(vendor: Vendor, decision: FinalDecision, lookback_days: int = 90) -> str:
     """The chart for a decision, from the same vendor the analysts used (sync, so off the loop)."""
     end = date.fromisoformat(decision.trade_date)
     start = end - timedelta(days=HISTORY_DAYS + lookback_days)
@@ -174,48 +171,3 @@ async def price_chart(vendor, decision, lookback_days: int = 90) -> str:
     return chart_svg(frame, decision.ticker, decision.trade_date, lookback_days=lookback_days,
                      entry=_value(decision.entry), stop=_value(decision.stop),
                      label=getattr(vendor, "label", ""))
-
-
-# ---------------------------------------------------------------------------
-# report
-
-
-def report_markdown(state: dict, data_label: str = "") -> str:
-    """The whole deliberation as one markdown document."""
-    d = state.get("final_decision")
-    ticker, company = state.get("ticker") or "?", state.get("company") or state.get("ticker") or "?"
-    out = [f"# Trading Desk report: {ticker} ({company}), {state.get('trade_date') or '?'}", ""]
-    if data_label:
-        out += [f"_Data: {data_label}._", ""]
-    if d is not None:
-        out += ["## Final decision", "", f"- Signal: **{d.signal}**", f"- Position size: {d.position_size}",
-                f"- Entry: {d.entry}", f"- Stop: {d.stop}", f"- Horizon: {d.horizon}",
-                f"- Confidence: {d.confidence:.2f}", "", d.rationale, ""]
-    out += ["## Analyst reports", ""]
-    for spec in ANALYSTS:
-        if state.get(spec.report_key):
-            out += [f"### {spec.persona}", "", state[spec.report_key], ""]
-    for title, key, plan_key in (("Investment debate", "investment_debate", "investment_plan"),
-                                 ("Risk debate", "risk_debate", None)):
-        debate = state.get(key)
-        if debate is None or not debate.turns:
-            continue
-        out += [f"## {title}", ""]
-        for turn in debate.turns:
-            out += [f"### {turn.persona}", "", turn.text, ""]
-        if key == "investment_debate" and state.get(plan_key):
-            out += ["### Research Manager (investment plan)", "", state[plan_key], ""]
-        if key == "risk_debate" and debate.judge_decision:
-            out += ["### Risk Judge", "", debate.judge_decision, ""]
-        if key == "investment_debate" and state.get("trader_plan"):
-            out += ["## Trader", "", state["trader_plan"], ""]
-    if state.get("interventions"):
-        out += ["## Your interjections", ""]
-        out += [f"- “{i.text}” (answered by {', '.join(i.answered_by) or 'nobody yet'})"
-                for i in state["interventions"]]
-        out.append("")
-    if state.get("past_decisions"):
-        out += ["## Earlier decisions in this chat", ""]
-        out += [f"- {p.ticker} {p.trade_date}: {p.signal} (confidence {p.confidence:.2f})"
-                for p in state["past_decisions"]]
-    return "\n".join(out).rstrip() + "\n"

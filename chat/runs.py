@@ -9,75 +9,61 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+from typing import Any
 
 import chainlit as cl
 from chainlit.context import local_steps
 from langchain_core.messages import HumanMessage
 
-from graph.builder import build_graph
-from graph.checkpoint import open_checkpointer
-from graph.context import DeskContext
 from graph.data import make_vendor
+from graph.data.vendor import Vendor
 from graph.errors import explain
-from graph.events import desk_events
-from graph.inbox import Inbox
-from graph.llm import Models, make_models
-from graph.personas import DESK
-from graph.settings import ANALYST_KINDS, Settings
+from graph.inbox import Inbox, Note
+from graph.models.registry import ModelRegistry
+from graph.personas import ANALYST_KINDS, DESK
+from graph.plan import RunPlan
+from graph.record import report_markdown
+from graph.runtime import DeskRuntime
+from graph.settings import Settings
 
-from .decision import card_markdown, price_chart, report_markdown
-from .render import Plan, Renderer
+from .decision import card_markdown, price_chart
+from .render import Renderer
 
 STOP_ACTION = "stop_run"
 
 
 class DeskService:
-    """What one server process shares: settings, models, the checkpointer and the compiled graph.
-    Built lazily inside the running loop (the SQLite saver must be)."""
+    """What one server process shares: the desk's runtime (models, vendor, checkpointer, the one
+    compiled graph), opened lazily inside the running loop, and the chats with a run in flight."""
 
-    def __init__(self, settings: Settings | None = None, models: Models | None = None, vendor=None):
+    def __init__(self, settings: Settings | None = None, models: ModelRegistry | None = None,
+                 vendor: Vendor | None = None):
         self.settings = settings or Settings()
-        self.models = models or make_models(self.settings)
+        self.models = models or ModelRegistry(self.settings)
         self.vendor = vendor or make_vendor(self.settings)
-        self.graph = None
-        self.saver = None
-        # Live chats may pick other model names in their settings: one graph per pair, one saver.
-        self.graphs: dict[tuple[str, str], object] = {}
+        self._runtime: DeskRuntime | None = None
         self._stack = contextlib.AsyncExitStack()
         self._lock: asyncio.Lock | None = None
         # Chats with a run in flight, by thread: a reconnecting browser must not start a second run.
         self.chats: dict[str, ChatRun] = {}
 
-    async def get_graph(self, model_names: tuple[str, str] | None = None):
-        if self.graph is None:
+    async def runtime(self) -> DeskRuntime:
+        if self._runtime is None:
             self._lock = self._lock or asyncio.Lock()
             async with self._lock:
-                if self.graph is None:
-                    self.saver = await self._stack.enter_async_context(open_checkpointer(self.settings))
-                    self.graph = build_graph(self.settings, checkpointer=self.saver, models=self.models,
-                                             vendor=self.vendor)
-        default = (self.settings.quick_model, self.settings.deep_model)
-        if not self.models.live or model_names is None or tuple(model_names) == default:
-            return self.graph
-        if model_names not in self.graphs:
-            quick, deep = model_names
-            chosen = self.settings.model_copy(update={"quick_model": quick, "deep_model": deep})
-            self.graphs[model_names] = build_graph(chosen, checkpointer=self.saver, models=make_models(chosen),
-                                                   vendor=self.vendor)
-        return self.graphs[model_names]
+                if self._runtime is None:
+                    self._runtime = await self._stack.enter_async_context(
+                        DeskRuntime.open(self.settings, models=self.models, vendor=self.vendor))
+        return self._runtime
 
     async def close(self) -> None:
         await self._stack.aclose()
-        self.graph = None
-        self.graphs.clear()
+        self._runtime = None
 
-    @staticmethod
-    def config(thread_id: str) -> dict:
-        return {"configurable": {"thread_id": thread_id}, "recursion_limit": 200}
-
-    async def state(self, thread_id: str) -> dict:
-        graph = await self.get_graph()
-        return (await graph.aget_state(self.config(thread_id))).values or {}
+    async def state(self, thread_id: str) -> dict[str, Any]:
+        return await (await self.runtime()).state(thread_id)
 
     async def chat(self, thread_id: str) -> ChatRun:
         """The chat for a thread: the one in flight, or a fresh one whose inbox continues the thread's."""
@@ -87,18 +73,26 @@ class DeskService:
         return ChatRun(self, thread_id, Inbox(next_seq=seen + 1))
 
 
-def plan_from_settings(values: dict | None, settings: Settings) -> Plan:
-    """The chat settings panel (switches and sliders) as the next analysis' shape."""
+@dataclass(frozen=True)
+class NextAnalysis:
+    """What the settings panel asks of the next analysis: its plan and, live, the model names."""
+    plan: RunPlan = field(default_factory=RunPlan)
+    models: tuple[str, str] | None = None   # (quick, deep)
+
+
+def next_analysis(values: dict[str, Any] | None, settings: Settings) -> NextAnalysis:
+    """The chat settings panel (switches, sliders, model names) as the next analysis' shape."""
     values = values or {}
-    analysts = [k for k in ANALYST_KINDS if values.get(f"analyst_{k}", k in settings.analysts)]
+    analysts = tuple(k for k in ANALYST_KINDS if values.get(f"analyst_{k}", k in settings.analysts))
     models = None
     if settings.live:  # model names are a live-mode setting; the demo has one model
         models = ((values.get("quick_model") or settings.quick_model).strip(),
                   (values.get("deep_model") or settings.deep_model).strip())
-    return Plan(analysts=analysts or list(ANALYST_KINDS),
-                debate_rounds=int(values.get("debate_rounds") or settings.debate_rounds),
-                risk_rounds=int(values.get("risk_rounds") or settings.risk_rounds),
-                parallel_analysts=settings.parallel_analysts, models=models)
+    plan = RunPlan(analysts=analysts or ANALYST_KINDS,
+                   debate_rounds=int(values.get("debate_rounds") or settings.debate_rounds),
+                   risk_rounds=int(values.get("risk_rounds") or settings.risk_rounds),
+                   parallel_analysts=settings.parallel_analysts)
+    return NextAnalysis(plan, models)
 
 
 class ChatRun:
@@ -118,30 +112,30 @@ class ChatRun:
 
     # -- starting ----------------------------------------------------------
 
-    def start(self, text: str, plan: Plan) -> asyncio.Task:
+    def start(self, text: str, nxt: NextAnalysis | None = None) -> asyncio.Task[None]:
         assert not self.active, "one run at a time"
         self.service.chats[self.thread_id] = self
-        self.task = asyncio.create_task(self._run(text, plan), name=f"desk-run-{self.thread_id}")
+        self.task = asyncio.create_task(self._run(text, nxt or NextAnalysis()), name=f"desk-run-{self.thread_id}")
         return self.task
 
-    async def _run(self, text: str, plan: Plan) -> None:
+    async def _run(self, text: str, nxt: NextAnalysis) -> None:
         # The task inherits on_message's step stack; without a reset every persona message
         # would nest under that finished "on_message" run step.
         local_steps.set(None)
         stop = cl.Action(name=STOP_ACTION, payload={"thread_id": self.thread_id}, label="Stop",
                          icon="square", tooltip="Stop the desk (or type /stop)")
-        renderer = self.renderer = Renderer(plan, stop_action=stop, on_pickup=self._picked_up)
+        renderer = self.renderer = Renderer(nxt.plan, stop_action=stop, on_pickup=self._picked_up)
         outcome = "done"
         try:
-            graph = await self.service.get_graph(plan.models)
-            graph_input = {"messages": [HumanMessage(text)], "analysts": plan.analysts,
-                           "debate_rounds": plan.debate_rounds, "risk_rounds": plan.risk_rounds}
-            context = DeskContext(inbox=self.inbox)
-            async for ev in desk_events(graph, graph_input, self.service.config(self.thread_id), context):
+            desk = await self.service.runtime()
+            graph_input = {"messages": [HumanMessage(text)], **nxt.plan.state_fields()}
+            quick, deep = nxt.models or (None, None)
+            context = desk.context(inbox=self.inbox, quick_model=quick, deep_model=deep)
+            async for ev in desk.events(graph_input, self.thread_id, context):
                 await renderer.handle(ev)
             await renderer.close_open()
             if renderer.decided:
-                await self._show_decision(renderer)
+                await self._show_decision()
             await renderer.finish("Decision ready" if renderer.decided else "Done")
         except asyncio.CancelledError:
             outcome = "stopped"
@@ -162,14 +156,14 @@ class ChatRun:
                 self.service.chats.pop(self.thread_id, None)
         if leftover and outcome == "done":
             # Interjections nobody could answer (they came as the run ended): answer them now.
-            self.task = asyncio.create_task(self._run("\n".join(n.text for n in leftover), plan))
+            self.task = asyncio.create_task(self._run("\n".join(n.text for n in leftover), nxt))
         elif leftover:
             await self._quietly(cl.Message(
                 content="Not answered before the run ended: " + "; ".join(f"“{n.text}”" for n in leftover)
                         + ". Send it again if it still matters.", author=DESK).send())
             self.service.chats.pop(self.thread_id, None)
 
-    async def _leftover(self):
+    async def _leftover(self) -> list[Note]:
         """Notes no speaker read; taken out of the inbox so a later run does not read them twice."""
         try:
             seen = (await self.service.state(self.thread_id)).get("inbox_seen") or 0
@@ -180,22 +174,22 @@ class ChatRun:
         return leftover
 
     @staticmethod
-    async def _quietly(aw) -> None:
+    async def _quietly(aw: Awaitable[Any]) -> None:
         try:
             await aw
         except Exception:  # showing an error must not raise another
             pass
 
-    async def _show_decision(self, renderer: Renderer) -> None:
+    async def _show_decision(self) -> None:
         state = await self.service.state(self.thread_id)
         decision = state.get("final_decision")
         if decision is None:
             return
-        label = getattr(self.service.vendor, "label", "")
-        elements: list = []
+        label = self.service.vendor.label
+        elements: list[cl.Element] = []
         note = ""
         try:
-            svg = await price_chart(self.service.vendor, decision, renderer.lookback_days)
+            svg = await price_chart(self.service.vendor, decision, state.get("chart_window_days") or 90)
             elements.append(cl.Image(name=f"{decision.ticker}-{decision.trade_date}-chart.svg",
                                      content=svg.encode(), mime="image/svg+xml", display="inline", size="large"))
         except Exception as exc:
@@ -220,7 +214,7 @@ class ChatRun:
         await msg.send()
         return msg
 
-    async def _picked_up(self, seq, persona: str) -> None:
+    async def _picked_up(self, seq: int, persona: str) -> None:
         if seq not in self.acks:
             return
         msg, who = self.acks[seq]

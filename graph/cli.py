@@ -11,14 +11,11 @@ from datetime import date
 from langchain_core.callbacks import UsageMetadataCallbackHandler
 from langchain_core.messages import HumanMessage
 
-from .builder import build_graph
-from .checkpoint import open_checkpointer
-from .context import DeskContext
 from .errors import explain
-from .data import make_vendor
-from .llm import make_models
-from .events import Custom, NodeDone, Token, desk_events
-from .settings import ANALYST_KINDS, Settings
+from .events import NodeDone, Said, Token, ToolStarted
+from .personas import ANALYST_KINDS
+from .runtime import DeskRuntime
+from .settings import Settings
 
 
 class Printer:
@@ -58,48 +55,30 @@ class Printer:
         self.out.write(f"\n▶ {persona}\n")
 
 
-def _persona_of(update: dict) -> str | None:
-    msgs = update.get("messages") or []
-    return getattr(msgs[-1], "name", None) if msgs else None
-
-
 async def run(args: argparse.Namespace, settings: Settings) -> int:
     thread = args.thread or uuid.uuid4().hex[:12]
     usage = UsageMetadataCallbackHandler()
-    config = {"configurable": {"thread_id": thread}, "callbacks": [usage], "recursion_limit": 200}
-    graph_input: dict = {"messages": [HumanMessage(args.text)]}
-    if args.analysts:
-        graph_input["analysts"] = args.analysts
-    if args.debate_rounds:
-        graph_input["debate_rounds"] = args.debate_rounds
-    if args.risk_rounds:
-        graph_input["risk_rounds"] = args.risk_rounds
     printer = Printer()
-    models = make_models(settings)
-    vendor = make_vendor(settings)
-    print(f"{models.notice}\nMarket data: {vendor.label}.")
-    async with open_checkpointer(settings) as saver:
-        graph = build_graph(settings, checkpointer=saver, models=models, vendor=vendor)
-        ctx = DeskContext(today=args.today)
-        async for ev in desk_events(graph, graph_input, config, ctx):
+    async with DeskRuntime.open(settings) as desk:
+        plan = desk.plan(analysts=args.analysts, debate_rounds=args.debate_rounds, risk_rounds=args.risk_rounds)
+        graph_input = {"messages": [HumanMessage(args.text)], **plan.state_fields()}
+        print(f"{desk.models.notice}\nMarket data: {desk.vendor.label}.")
+        async for ev in desk.events(graph_input, thread, desk.context(today=args.today), callbacks=[usage]):
             if isinstance(ev, Token):
                 printer.write(ev.persona, ev.text)
-            elif isinstance(ev, Custom) and ev.event == "say":
-                printer.write(ev.persona, ev.data["text"])
+            elif isinstance(ev, Said):
+                printer.write(ev.persona, ev.text)
                 printer.done(ev.persona)
-            elif isinstance(ev, Custom) and ev.event == "tool_start" and not args.quiet_tools:
-                printer.write(ev.persona, f"\n  ⚙ {ev.data['tool']}({json.dumps(ev.data['args'])})\n")
-            elif isinstance(ev, NodeDone) and (persona := _persona_of(ev.update)) and persona != "Desk":
-                printer.done(persona)
-            elif isinstance(ev, NodeDone) and ev.node == "desk":
-                printer.done("Desk")
-        state = (await graph.aget_state(config)).values
+            elif isinstance(ev, ToolStarted) and not args.quiet_tools:
+                printer.write(ev.persona, f"\n  ⚙ {ev.tool}({json.dumps(ev.args)})\n")
+            elif isinstance(ev, NodeDone) and (said := ev.spoken) is not None and ev.node != "coordinator":
+                printer.done(str(said.name))
+        state = await desk.state(thread)
     decision = state.get("final_decision")
     if state.get("intent") == "analyze" and decision is not None:
         print(f"\n══ Final decision for {decision.ticker} on {decision.trade_date}: {decision.signal} ══")
-        for label, value in (("Size", decision.position_size), ("Entry", decision.entry), ("Stop", decision.stop),
-                             ("Horizon", decision.horizon), ("Confidence", f"{decision.confidence:.2f}")):
-            print(f"  {label:<11}{value}")
+        for label, value in decision.rows()[1:-1]:  # the signal is in the title, the rationale was said
+            print(f"  {label:<14}{value}")
     tokens = sum(u.get("total_tokens", 0) for u in usage.usage_metadata.values())
     print(f"\nthread {thread} · {tokens} tokens · continue with: python -m graph --thread {thread} \"your question\"")
     return 2 if state.get("intent") == "clarify" else 0

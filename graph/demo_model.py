@@ -15,7 +15,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from .decision import parse_ruling
+from .models.ruling import parse_ruling
 from .personas import ANALYSTS, DEBATERS, DESK, RESEARCH_MANAGER, RISK_JUDGE, TRADER
 from .policy_model import PolicyChatModel
 
@@ -119,9 +119,8 @@ def read_points(fig: dict[str, Any]) -> list[Point]:
         add(1 if g > 5 else -1 if g < 0 else 0, "Revenue Growth YoY %", f"revenue grew {g:+.2f}% year on year")
     if (m := n.get("Profit Margin %")) is not None:
         add(1 if m >= 15 else -1 if m < 5 else 0, "Profit Margin %", f"the profit margin is {fmt(m)}%")
-    if (de := n.get("Debt/Equity")) is not None:
-        # Yahoo reports debt/equity in percent (150 = 1.5x); small values are ratios.
-        ratio = de / 100 if de > 10 else de
+    if (ratio := n.get("Debt/Equity")) is not None:
+        # Vendors deliver a plain multiple (1.5 = debt is 1.5x equity; see graph/data/vendor.py).
         if ratio >= 2:
             add(-1, "Debt/Equity", f"leverage is high at {fmt(ratio)}x debt to equity")
         elif ratio <= 0.5:

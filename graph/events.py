@@ -1,37 +1,95 @@
-"""The graph's stream as typed events, for any consumer (the CLI, the chat, benchmarks)."""
+"""The graph's stream as typed events, for any consumer (the CLI, the chat, benchmarks, tests).
+
+Nodes write their own events (a tool started or finished, a note picked up, a line said) with
+`emit`; on the wire they are plain dicts, so LangGraph Server can stream them too. `desk_events`
+decodes the stream once, here; consumers match on types, never on strings.
+"""
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable
+from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from langchain_core.messages import AIMessageChunk
+from langchain_core.messages import AIMessageChunk, BaseMessage
 
 
 @dataclass(frozen=True)
 class Token:
+    """A streamed piece of a persona's words."""
     persona: str
     text: str
 
 
 @dataclass(frozen=True)
-class Custom:
-    """What nodes write themselves: tool_start, tool_end, intervention, say."""
-    event: str
+class ToolStarted:
     persona: str
-    data: dict
+    tool: str
+    args: dict[str, Any]
+    call_id: str
+
+
+@dataclass(frozen=True)
+class ToolFinished:
+    persona: str
+    tool: str
+    call_id: str
+    result: str
+
+    @property
+    def failed(self) -> bool:
+        return self.result.startswith("no data")
+
+
+@dataclass(frozen=True)
+class NotePickedUp:
+    """A speaker read a user's interjection at the start of its turn."""
+    persona: str
+    seq: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Said:
+    """A whole message that is not streamed (the coordinator's answer)."""
+    persona: str
+    text: str
 
 
 @dataclass(frozen=True)
 class NodeDone:
     node: str
-    update: dict
+    update: dict[str, Any]
+
+    @property
+    def spoken(self) -> BaseMessage | None:
+        """The persona turn this node added to the conversation, if any."""
+        messages = self.update.get("messages") or []
+        last = messages[-1] if messages else None
+        return last if getattr(last, "name", None) else None
 
 
-Event = Token | Custom | NodeDone
+NodeEvent = ToolStarted | ToolFinished | NotePickedUp | Said
+Event = Token | NodeEvent | NodeDone
+
+_KINDS: dict[str, type[NodeEvent]] = {
+    "tool_started": ToolStarted, "tool_finished": ToolFinished, "note_picked_up": NotePickedUp, "said": Said,
+}
+_KIND_OF = {cls: kind for kind, cls in _KINDS.items()}
 
 
-async def desk_events(graph, graph_input: Any, config: dict, context: Any) -> AsyncIterator[Event]:
+def emit(writer: Callable[[Any], None] | None, event: NodeEvent) -> None:
+    """Write a node's event to the custom stream (a no-op when nobody streams)."""
+    if writer is not None:
+        writer({"event": _KIND_OF[type(event)], **asdict(event)})
+
+
+def decode(payload: object) -> NodeEvent | None:
+    if not isinstance(payload, dict) or (cls := _KINDS.get(payload.get("event", ""))) is None:
+        return None
+    return cls(**{f.name: payload[f.name] for f in fields(cls)})
+
+
+async def desk_events(graph: Any, graph_input: Any, config: Any, context: Any) -> AsyncIterator[Event]:
     async for _ns, mode, payload in graph.astream(
         graph_input, config, context=context, stream_mode=["messages", "updates", "custom"], subgraphs=True
     ):
@@ -40,8 +98,9 @@ async def desk_events(graph, graph_input: Any, config: dict, context: Any) -> As
             persona = meta.get("persona")
             if persona and isinstance(chunk, AIMessageChunk) and isinstance(chunk.content, str) and chunk.content:
                 yield Token(persona, chunk.content)
-        elif mode == "custom" and isinstance(payload, dict):
-            yield Custom(payload.get("event", ""), payload.get("persona", ""), payload)
+        elif mode == "custom":
+            if (event := decode(payload)) is not None:
+                yield event
         elif mode == "updates" and isinstance(payload, dict):
             for node, update in payload.items():
                 if isinstance(update, dict):

@@ -1,4 +1,5 @@
-"""Who speaks at the desk: the personas as data, so nodes come from factories, not copies."""
+"""Who speaks at the desk: every persona fact lives here, as data, so nodes come from
+factories and every consumer (routing, prompts, chat, record, demo model) reads one table."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -28,6 +29,9 @@ ANALYSTS: tuple[AnalystSpec, ...] = (
     AnalystSpec("fundamentals", "Fundamentals Analyst", "fundamentals_analyst", "fundamentals_report"),
 )
 ANALYST_BY_KIND = {a.kind: a for a in ANALYSTS}
+ANALYST_KINDS: tuple[str, ...] = tuple(a.kind for a in ANALYSTS)
+ANALYST_PERSONAS: frozenset[str] = frozenset(a.persona for a in ANALYSTS)
+REPORT_KEYS: tuple[str, ...] = tuple(a.report_key for a in ANALYSTS)
 
 INVESTMENT_SIDES = ("bull", "bear")
 RISK_SIDES = ("risky", "safe", "neutral")
@@ -39,6 +43,7 @@ DEBATERS: dict[str, DebaterSpec] = {
     "safe": DebaterSpec("safe", "Safe Analyst", "risk_debate"),
     "neutral": DebaterSpec("neutral", "Neutral Analyst", "risk_debate"),
 }
+SIDE_OF: dict[str, str] = {d.persona: d.side for d in DEBATERS.values()}
 
 RESEARCH_MANAGER = "Research Manager"
 TRADER = "Trader"
@@ -47,8 +52,8 @@ RISK_JUDGE = "Risk Judge"
 # Every persona in speaking order, for stream consumers and tests.
 PERSONAS: tuple[str, ...] = (
     *(a.persona for a in ANALYSTS),
-    "Bull Researcher", "Bear Researcher", RESEARCH_MANAGER, TRADER,
-    "Risky Analyst", "Safe Analyst", "Neutral Analyst", RISK_JUDGE,
+    *(DEBATERS[s].persona for s in INVESTMENT_SIDES), RESEARCH_MANAGER, TRADER,
+    *(DEBATERS[s].persona for s in RISK_SIDES), RISK_JUDGE,
 )
 
 

@@ -1,12 +1,17 @@
-"""Persona prompts live in prompts/*.md; code only fills in the state's fields."""
+"""Persona prompts live in prompts/*.md; code only fills in the state's fields.
+
+The templates ship as package data of the `prompts` package, so they are found the same way from a
+checkout, an editable install or a wheel. DESK_PROMPTS_DIR points at another folder of templates."""
 from __future__ import annotations
 
 import os
 import string
 from functools import lru_cache
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
-PROMPTS_DIR = Path(os.environ.get("DESK_PROMPTS_DIR", Path(__file__).resolve().parent.parent / "prompts"))
+PROMPTS_DIR: Traversable = Path(os.environ["DESK_PROMPTS_DIR"]) if os.environ.get("DESK_PROMPTS_DIR") else files("prompts")
 
 
 @lru_cache(maxsize=None)

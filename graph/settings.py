@@ -7,9 +7,7 @@ from typing import Literal
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from .personas import ANALYSTS
-
-ANALYST_KINDS = tuple(a.kind for a in ANALYSTS)
+from .personas import ANALYST_KINDS
 
 
 class Settings(BaseSettings):

@@ -12,6 +12,8 @@ from langgraph.graph.message import add_messages
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
+from .request.intent import Intent
+
 Signal = Literal["BUY", "SELL", "HOLD"]
 
 
@@ -59,6 +61,19 @@ class FinalDecision(BaseModel):
     ticker: str = ""
     trade_date: str = ""
 
+    def rows(self) -> list[tuple[str, str]]:
+        """The ruling as (label, value) rows, in DECISION_FIELDS order, confidence as 0.00."""
+        return [(label, f"{self.confidence:.2f}" if key == "confidence" else str(getattr(self, key)))
+                for key, label in DECISION_FIELDS]
+
+
+# The ruling's fields and the labels the judge writes them under ("Position size: 2%"): the one
+# list for the judge's prompt reader, the card, the report, the record and the CLI.
+DECISION_FIELDS: tuple[tuple[str, str], ...] = (
+    ("signal", "Signal"), ("position_size", "Position size"), ("entry", "Entry"), ("stop", "Stop"),
+    ("horizon", "Horizon"), ("confidence", "Confidence"), ("rationale", "Rationale"),
+)
+
 
 class Intervention(BaseModel):
     seq: int
@@ -81,9 +96,6 @@ def merge_interventions(old: list[Intervention], new: list[Intervention]) -> lis
         else:
             by_seq[item.seq] = item
     return [by_seq[k] for k in sorted(by_seq)]
-
-
-Intent = Literal["analyze", "followup", "chat", "clarify"]
 
 
 class DeskState(TypedDict, total=False):
@@ -115,3 +127,5 @@ class DeskState(TypedDict, total=False):
     # The highest inbox note number already recorded; max() because parallel analysts may all write it.
     inbox_seen: Annotated[int, latest_seen]
     past_decisions: Annotated[list[FinalDecision], operator.add]
+    # Calendar days of prices the market analyst read: the chart shows the same window.
+    chart_window_days: int

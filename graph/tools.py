@@ -37,8 +37,8 @@ from graph.data.indicators import compute_indicators
 # The keyword tone scorer lives in graph.data.tone (the live vendor uses it too);
 # it is re-exported here because callers know it as part of the tools.
 from graph.data.tone import NEGATIVE_WORDS, POSITIVE_WORDS, headline_tone, news_tone  # noqa: F401
-from graph.settings import ANALYST_KINDS  # one list of analyst kinds, re-exported here
-from graph.data.vendor import FILED_ATTR, NewsItem, Post, Vendor, VendorError, finite
+from graph.personas import ANALYST_KINDS
+from graph.data.vendor import FILED_ATTR, QUARTER_FILING_LAG, NewsItem, Post, Vendor, VendorError, finite
 
 
 VENDOR_TIMEOUT_S = 30.0
@@ -50,9 +50,6 @@ STATEMENT_PERIODS_SHOWN = 4
 # History fetched for indicators: ~500 sessions so SMA 200 and the EMAs behind
 # MACD are warmed up well before the trade date.
 INDICATOR_HISTORY_DAYS = 730
-# If a vendor does not say when a statement was filed, assume it became public
-# this long after the period end: late enough to be safe for annual reports.
-FALLBACK_FILING_LAG = timedelta(days=90)
 
 Figures = dict[str, float | int | str | None]
 
@@ -166,7 +163,7 @@ def _filing_dates(frame: pd.DataFrame) -> dict[pd.Timestamp, pd.Timestamp]:
     dates = {}
     for column in frame.columns:
         period = pd.Timestamp(column)
-        dates[period] = given.get(period, period + FALLBACK_FILING_LAG)
+        dates[period] = given.get(period, period + QUARTER_FILING_LAG)
     return dates
 
 
@@ -280,7 +277,8 @@ def social_figures(posts: list[Post]) -> Figures:
 # Tool assembly
 # --------------------------------------------------------------------------
 
-Body = Callable[..., Awaitable[tuple[str, Figures, list[str]]]]
+# A tool body answers (text, figures, items), optionally with more artifact keys (a 4th item).
+Body = Callable[..., Awaitable[tuple[Any, ...]]]
 
 
 def _reason(exc: Exception) -> str:
@@ -303,12 +301,12 @@ def _guarded_tool(
     async def run(**kwargs: Any) -> tuple[str, Artifact]:
         base = {"tool": name, "source": vendor.name, "as_of": as_of_text}
         try:
-            text, figures, items = await body(**kwargs)
+            text, figures, items, *more = await body(**kwargs)
         except Exception as exc:  # any failure must reach the model as "no data"
             reason = _reason(exc)
             return f"no data: {reason}", {**base, "error": reason, "figures": {}, "items": []}
         header = f"Source: {vendor.label} · as of {as_of_text}"
-        return f"{header}\n{text}", {**base, "figures": figures, "items": items}
+        return f"{header}\n{text}", {**base, "figures": figures, "items": items, **(more[0] if more else {})}
 
     return StructuredTool.from_function(
         coroutine=run,
@@ -359,7 +357,7 @@ _STATEMENT_ALIASES = {
 
 
 def _market_tools(vendor: Vendor, ticker: str, as_of: date) -> list[BaseTool]:
-    async def price_history(lookback_days: int = 90) -> tuple[str, Figures, list[str]]:
+    async def price_history(lookback_days: int = 90) -> tuple[str, Figures, list[str], dict[str, int]]:
         lookback = _clamp(lookback_days, 5, 730)
         # Always fetch a year+ so 3M change and the 52-week range are complete.
         start = as_of - timedelta(days=max(lookback, 400))
@@ -382,7 +380,8 @@ def _market_tools(vendor: Vendor, ticker: str, as_of: date) -> list[BaseTool]:
                 "Summary: " + "; ".join(f"{k} {_show(v)}" for k, v in figures.items()),
             ]
         )
-        return text, figures, items
+        # The window shown is the one the chart of the decision will draw.
+        return text, figures, items, {"window_days": lookback}
 
     async def indicators() -> tuple[str, Figures, list[str]]:
         start = as_of - timedelta(days=INDICATOR_HISTORY_DAYS)

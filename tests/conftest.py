@@ -12,14 +12,13 @@ from pydantic import Field
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graph.builder import build_graph
 from graph.checkpoint import SERDE
-from graph.context import DeskContext
 from graph.demo_model import DemoChatModel
-from graph.events import NodeDone, desk_events
+from graph.events import NodeDone
 from graph.inbox import Inbox
-from graph.llm import Models
+from graph.models.registry import ModelRegistry
 from graph.policy_model import PolicyChatModel
+from graph.runtime import DeskRuntime
 from graph.settings import Settings
 
 TODAY = date(2024, 5, 6)  # a Monday; "today" requests resolve to it
@@ -60,42 +59,36 @@ def settings(tmp_path, monkeypatch) -> Settings:
     return Settings(DESK_DATA_DIR=tmp_path / "data", DESK_DEMO_DELAY_MS=0)
 
 
-def scripted_models(model: PolicyChatModel) -> Models:
-    return Models(quick=model, deep=model, live=False, notice="test mode")
+def scripted_models(model: PolicyChatModel) -> ModelRegistry:
+    return ModelRegistry.fixed(model)
 
 
 def spoken(events) -> list[str]:
     """Personas in the order their turns finished (Desk included)."""
-    out = []
-    for ev in events:
-        if isinstance(ev, NodeDone):
-            for m in ev.update.get("messages") or []:
-                if getattr(m, "name", None):
-                    out.append(m.name)
-    return out
+    return [ev.spoken.name for ev in events if isinstance(ev, NodeDone) and ev.spoken is not None]
 
 
 class Desk:
     """A compiled graph with a thread, an inbox, and the events of each run."""
 
     def __init__(self, settings: Settings, model: PolicyChatModel | None = None, checkpointer=None,
-                 vendor=None, thread: str | None = None):
+                 vendor=None, thread: str | None = None, models: ModelRegistry | None = None):
         self.model = model or DemoChatModel(delay_ms=0)
-        self.graph = build_graph(settings, checkpointer=checkpointer or InMemorySaver(serde=SERDE),
-                                 models=scripted_models(self.model), vendor=vendor)
+        self.models = models or scripted_models(self.model)
+        self.runtime = DeskRuntime.build(settings, checkpointer or InMemorySaver(serde=SERDE),
+                                         models=self.models, vendor=vendor)
+        self.graph = self.runtime.graph
         self.thread = thread or uuid.uuid4().hex
         self.inbox = Inbox()
-        self.config = {"configurable": {"thread_id": self.thread}, "recursion_limit": 200}
+        self.config = self.runtime.config(self.thread)
 
     async def ask(self, text: str, **extra) -> list:
-        events = []
-        async for ev in desk_events(self.graph, {"messages": [HumanMessage(text)], **extra}, self.config,
-                                    DeskContext(inbox=self.inbox, today=TODAY)):
-            events.append(ev)
-        return events
+        context = self.runtime.context(inbox=self.inbox, today=TODAY)
+        return [ev async for ev in self.runtime.events({"messages": [HumanMessage(text)], **extra}, self.thread,
+                                                      context)]
 
     async def state(self) -> dict:
-        return (await self.graph.aget_state(self.config)).values
+        return await self.runtime.state(self.thread)
 
 
 @pytest.fixture

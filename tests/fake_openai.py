@@ -20,7 +20,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, StreamingResponse
 from starlette.routing import Route
 
-from graph.decision import parse_ruling
+from graph.models.ruling import parse_ruling
 
 _YOU_ARE = re.compile(r"You are (?:the )?\*\*([^*]+)\*\*")
 

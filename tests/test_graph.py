@@ -8,7 +8,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 
 from graph.data.synthetic import SyntheticVendor
 from graph.data.vendor import VendorError
-from graph.events import Custom, NodeDone, Token
+from graph.events import NodeDone, NotePickedUp, Token, ToolStarted
 from graph.personas import ANALYSTS, PERSONAS
 from graph.state import FinalDecision
 
@@ -28,7 +28,7 @@ async def test_full_demo_run_yields_every_persona_in_order_and_a_valid_decision(
     assert order[5:] == AFTER_ANALYSTS
     streamed = {ev.persona for ev in events if isinstance(ev, Token)}
     assert streamed >= set(PERSONAS), "every persona streams tokens"
-    tools = [ev for ev in events if isinstance(ev, Custom) and ev.event == "tool_start"]
+    tools = [ev for ev in events if isinstance(ev, ToolStarted)]
     assert {ev.persona for ev in tools} == ANALYST_NAMES
     state = await desk.state()
     decision = state["final_decision"]
@@ -165,8 +165,8 @@ async def test_an_intervention_during_the_bull_reaches_the_bear(desk_factory):
     assert [(i.seq, i.text, i.answered_by) for i in state["interventions"]] == [(1, note, ["Bear Researcher"])]
     assert state["inbox_seen"] == 1
     assert f"“{note}”" in state["investment_debate"].history_of("bear"), "the demo bear quotes it"
-    picked = [ev for ev in events if isinstance(ev, Custom) and ev.event == "intervention"]
-    assert [(ev.persona, ev.data["seq"]) for ev in picked] == [("Bear Researcher", 1)]
+    picked = [ev for ev in events if isinstance(ev, NotePickedUp)]
+    assert [(ev.persona, ev.seq) for ev in picked] == [("Bear Researcher", 1)]
     # Nobody answers it twice.
     later = [c for c in model.calls if c["persona"] in ("Research Manager", "Trader", "Risk Judge")]
     assert all(note not in human_text(c["messages"]) for c in later)

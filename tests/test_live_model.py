@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from graph.errors import DeskError
-from graph.events import Custom, Token
-from graph.llm import make_models
+from graph.events import Token, ToolStarted
+from graph.models.registry import ModelRegistry
 from graph.personas import PERSONAS
 
 from .conftest import Desk, spoken
@@ -20,12 +20,7 @@ def live_settings(settings, server: FakeOpenAI):
 
 class LiveDesk(Desk):
     def __init__(self, settings):
-        super().__init__(settings)
-        from graph.builder import build_graph
-        from graph.checkpoint import SERDE
-        from langgraph.checkpoint.memory import InMemorySaver
-        self.models = make_models(settings)
-        self.graph = build_graph(settings, checkpointer=InMemorySaver(serde=SERDE), models=self.models)
+        super().__init__(settings, models=ModelRegistry(settings))
 
 
 async def test_a_full_run_through_chatopenai_streams_every_persona_and_calls_tools(settings):
@@ -37,7 +32,7 @@ async def test_a_full_run_through_chatopenai_streams_every_persona_and_calls_too
         events = await desk.ask("should I buy NVDA today?")
     assert spoken(events)[5:] == list(PERSONAS[4:])
     assert {e.persona for e in events if isinstance(e, Token)} >= set(PERSONAS)
-    assert {e.persona for e in events if isinstance(e, Custom) and e.event == "tool_start"} == set(PERSONAS[:4])
+    assert {e.persona for e in events if isinstance(e, ToolStarted)} == set(PERSONAS[:4])
     state = await desk.state()
     assert "The tool said: NVDA daily prices" in state["market_report"]
     decision = state["final_decision"]

@@ -2,8 +2,8 @@ from datetime import date
 
 import pytest
 
-from graph.companies import all_companies, company_name, normalize_ticker
 from graph.request import ParsedRequest, parse_request
+from graph.request.companies import all_companies, company_name, normalize_ticker
 
 SUNDAY = date(2026, 11, 22)  # default "today" in these tests
 FRIDAY = date(2026, 11, 20)  # ...and the trading day it resolves to
@@ -451,7 +451,7 @@ def test_numbers_that_are_not_dates(text):
 # Followups, reruns and new analyses once a decision is on screen
 # --------------------------------------------------------------------------
 
-SHOWN = dict(has_decision=True, current_ticker="NVDA", current_date=date(2024, 5, 1))
+SHOWN = {"has_decision": True, "current_ticker": "NVDA", "current_date": date(2024, 5, 1)}
 
 
 @pytest.mark.parametrize(
@@ -514,7 +514,7 @@ def test_new_analysis_with_decision(text, ticker, asked):
 
 def test_same_session_date_is_still_a_followup():
     # Saturday and Sunday resolve to the Friday already on screen.
-    shown = dict(has_decision=True, current_ticker="NVDA", current_date=FRIDAY)
+    shown = {"has_decision": True, "current_ticker": "NVDA", "current_date": FRIDAY}
     assert parse("what about yesterday?", **shown).intent == "followup"
     assert parse("should I buy NVDA today?", **shown).intent == "followup"
 

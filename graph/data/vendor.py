@@ -24,9 +24,8 @@ Conventions every vendor follows (the tools rely on them):
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Literal, Protocol, runtime_checkable
 
 import pandas as pd
@@ -39,6 +38,12 @@ OHLCV_COLUMNS: tuple[str, ...] = ("open", "high", "low", "close", "volume")
 # Key in ``DataFrame.attrs`` holding {period_end: filing_date} for statements.
 # Filing dates matter because a quarter's numbers are only public once filed.
 FILED_ATTR = "filed"
+
+# When a source gives no filing date, a period's figures are assumed public this long after
+# the period ends: US 10-Qs are due within 40-45 days, 10-Ks within 60-90. The one home of
+# the assumption (the live vendor dates its statements with it; the tools fall back to it).
+QUARTER_FILING_LAG = timedelta(days=45)
+ANNUAL_FILING_LAG = timedelta(days=90)
 
 
 class VendorError(Exception):

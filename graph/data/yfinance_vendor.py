@@ -67,6 +67,8 @@ from graph.data.vendor import (
     OHLCV_COLUMNS,
     NewsItem,
     Post,
+    ANNUAL_FILING_LAG,
+    QUARTER_FILING_LAG,
     StatementKind,
     VendorError,
 )
@@ -74,8 +76,6 @@ from graph.data.vendor import (
 SOURCE = "yfinance"
 NEWS_TZ = ZoneInfo("America/New_York")  # news/post times are shown in US/Eastern
 LIVE_PROFILE_DAYS = 5  # .info ratios are "now": only trusted this close to today
-QUARTER_FILING_LAG = timedelta(days=45)
-ANNUAL_FILING_LAG = timedelta(days=90)
 MACRO_TICKERS = ("^GSPC", "SPY")
 STOCKTWITS_URL = "https://api.stocktwits.com/api/2/streams/symbol/{symbol}.json"
 STOCKTWITS_TIMEOUT_S = 5.0

@@ -67,7 +67,7 @@ async def test_chat_start_says_the_mode_and_offers_settings_and_stop(app, emitte
 
 async def test_messages_start_one_run_interject_and_stop(app, emitter, service, monkeypatch):
     monkeypatch.setattr(app, "SERVICE", service)
-    service.models.quick.delay_ms = service.models.deep.delay_ms = 3
+    service.models.get('').delay_ms = 3
     await app.on_message(cl.Message(content="/stop"))
     assert emitter.by_author("Desk")[-1]["output"] == "Nothing is running."
 

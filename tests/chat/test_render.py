@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage
 
-from chat.render import Plan, Renderer
-from graph.events import Custom, NodeDone, Token
+from chat.render import Renderer
+from graph.events import NodeDone, Said, Token, ToolFinished, ToolStarted
+from graph.plan import RunPlan as Plan
 
 
 def done(node: str, persona: str, text: str) -> NodeDone:
@@ -13,13 +14,12 @@ def done(node: str, persona: str, text: str) -> NodeDone:
 
 async def test_parallel_analysts_stream_into_their_own_messages_with_tool_steps(emitter):
     r = Renderer(Plan())
-    await r.handle(Custom("say", "Desk", {"event": "say", "persona": "Desk", "text": "Analyzing **NVDA**."}))
+    await r.handle(Said("Desk", "Analyzing **NVDA**."))
     await r.handle(Token("Market Analyst", "Pulling "))
     await r.handle(Token("News Analyst", "Reading "))
     await r.handle(Token("Market Analyst", "data."))
-    await r.handle(Custom("tool_start", "Market Analyst",
-                          {"tool": "get_price_history", "args": {"lookback_days": 120}, "id": "c1"}))
-    await r.handle(Custom("tool_end", "Market Analyst", {"tool": "get_price_history", "id": "c1", "result": "x" * 900}))
+    await r.handle(ToolStarted("Market Analyst", "get_price_history", {"lookback_days": 120}, "c1"))
+    await r.handle(ToolFinished("Market Analyst", "get_price_history", "c1", "x" * 900))
     await r.handle(Token("Market Analyst", "Bullish."))
     await r.handle(Token("News Analyst", "news."))
     await r.handle(done("market_analyst", "Market Analyst", "Bullish."))
@@ -35,7 +35,6 @@ async def test_parallel_analysts_stream_into_their_own_messages_with_tool_steps(
     step = next(m for m in emitter.messages.values() if m["type"] == "tool")
     assert step["name"] == "get_price_history" and step["parentId"] == market["id"]
     assert '"lookback_days": 120' in step["input"] and len(step["output"]) < 500
-    assert r.lookback_days == 120
     await r.progress.drained()  # the stage list is redrawn in the background
     tasklist = emitter.named("element")[-1]
     assert tasklist["type"] == "tasklist"
@@ -65,7 +64,7 @@ async def test_next_speaker_follows_the_debate_order_and_rounds(emitter):
 
 
 async def test_progress_marks_stages_and_stop_fails_the_running_one(emitter):
-    r = Renderer(Plan(analysts=["market"]))
+    r = Renderer(Plan(analysts=("market",)))
     await r.handle(Token("Market Analyst", "a"))
     await r.handle(done("market_analyst", "Market Analyst", "a"))
     await r.handle(Token("Bull Researcher", "b"))
@@ -81,7 +80,7 @@ async def test_progress_marks_stages_and_stop_fails_the_running_one(emitter):
 
 
 async def test_next_speaker_with_analysts_in_sequence(emitter):
-    r = Renderer(Plan(analysts=["market", "news"], parallel_analysts=False))
+    r = Renderer(Plan(analysts=("market", "news"), parallel_analysts=False))
     await r.handle(Token("Market Analyst", "a"))
     assert r.next_speaker() == "News Analyst"
     await r.handle(done("market_analyst", "Market Analyst", "a"))

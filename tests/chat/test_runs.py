@@ -5,8 +5,8 @@ import asyncio
 
 from graph.personas import ANALYSTS, PERSONAS
 
-from chat.render import Plan
-from chat.runs import ChatRun
+from chat.runs import ChatRun, NextAnalysis
+from graph.plan import RunPlan
 
 from .conftest import wait_until
 
@@ -17,7 +17,7 @@ async def new_chat(service, emitter) -> ChatRun:
 
 async def test_full_run_renders_every_persona_and_the_decision(service, emitter):
     chat = await new_chat(service, emitter)
-    await chat.start("Should I buy NVDA today?", Plan())
+    await chat.start("Should I buy NVDA today?")
     authors = emitter.authors()
     assert authors[0] == "Desk"
     assert [a for a in authors if a != "Desk"][4:] == list(PERSONAS[4:])
@@ -29,9 +29,9 @@ async def test_full_run_renders_every_persona_and_the_decision(service, emitter)
 
 
 async def test_stop_cancels_the_run_and_the_thread_goes_on(service, emitter):
-    service.models.quick.delay_ms = service.models.deep.delay_ms = 3
+    service.models.get('').delay_ms = 3
     chat = await new_chat(service, emitter)
-    chat.start("Should I buy NVDA today?", Plan())
+    chat.start("Should I buy NVDA today?")
     await wait_until(lambda: emitter.by_author("Bull Researcher"), what="the bull")
     assert await chat.stop()
     assert chat.task.done() and not chat.active
@@ -42,14 +42,14 @@ async def test_stop_cancels_the_run_and_the_thread_goes_on(service, emitter):
     assert state["market_report"] and state.get("final_decision") is None
     assert not await chat.stop()  # nothing running any more
     # the next message works on the same thread
-    await chat.start("why was the bear worried?", Plan())
+    await chat.start("why was the bear worried?")
     assert not [m for m in emitter.by_author("Desk") if m["output"].startswith("⚠️")]
 
 
 async def test_an_interjection_is_acknowledged_and_answered_by_the_predicted_speaker(service, emitter):
-    service.models.quick.delay_ms = service.models.deep.delay_ms = 3
+    service.models.get('').delay_ms = 3
     chat = await new_chat(service, emitter)
-    task = chat.start("Should I buy NVDA today?", Plan(debate_rounds=2))
+    task = chat.start("Should I buy NVDA today?", NextAnalysis(RunPlan(debate_rounds=2)))
     await wait_until(lambda: emitter.by_author("Bull Researcher"), what="the bull")
     ack = await chat.interject("what about the China export ban?")
     assert "**Bear Researcher** will answer this next" in ack.content
@@ -64,9 +64,9 @@ async def test_an_interjection_is_acknowledged_and_answered_by_the_predicted_spe
 
 
 async def test_a_note_nobody_read_is_answered_after_the_run(service, emitter):
-    service.models.quick.delay_ms = service.models.deep.delay_ms = 3
+    service.models.get('').delay_ms = 3
     chat = await new_chat(service, emitter)
-    chat.start("Should I buy NVDA today?", Plan())
+    chat.start("Should I buy NVDA today?")
     await wait_until(lambda: emitter.by_author("Risk Judge"), what="the judge")
     ack = await chat.interject("why was the bear worried?")
     assert "as soon as the current step finishes" in ack.content
@@ -82,9 +82,9 @@ async def test_failures_are_shown_as_sentences(service, emitter, monkeypatch):
         raise ConnectionError("vendor unreachable")
         yield  # pragma: no cover
 
-    monkeypatch.setattr("chat.runs.desk_events", broken)
+    monkeypatch.setattr("graph.runtime.desk_events", broken)
     chat = await new_chat(service, emitter)
-    await chat.start("Should I buy NVDA today?", Plan())
+    await chat.start("Should I buy NVDA today?")
     last = emitter.by_author("Desk")[-1]["output"]
     assert last.startswith("⚠️") and "vendor unreachable" in last and "Traceback" not in last
     assert not chat.active
@@ -93,17 +93,16 @@ async def test_failures_are_shown_as_sentences(service, emitter, monkeypatch):
 async def test_a_model_failure_mid_run_is_explained(service, emitter):
     from langchain_core.messages import AIMessage
 
-    class Down(type(service.models.quick)):
+    class Down(type(service.models.get(""))):
         async def reply(self, messages, *, persona, tools, tool_choice) -> AIMessage:
             if persona == "Bull Researcher":
                 raise TimeoutError("read timed out")
             return await super().reply(messages, persona=persona, tools=tools, tool_choice=tool_choice)
 
-    from graph.llm import Models
-    down = Down()
-    service.models = Models(quick=down, deep=down, live=False, notice="test")
+    from graph.models.registry import ModelRegistry
+    service.models = ModelRegistry.fixed(Down())
     chat = await new_chat(service, emitter)
-    await chat.start("Should I buy NVDA today?", Plan())
+    await chat.start("Should I buy NVDA today?")
     last = emitter.by_author("Desk")[-1]["output"]
     assert last.startswith("⚠️ Bull Researcher:") and "did not answer in time" in last
     assert emitter.by_author("Market Analyst")  # what ran before the failure stays
@@ -114,7 +113,7 @@ async def test_a_model_failure_mid_run_is_explained(service, emitter):
 async def test_resumed_chat_continues_the_inbox_numbering(service, emitter):
     chat = await new_chat(service, emitter)
     chat.inbox.post("early note")  # read by the analysts of the first run
-    await chat.start("Should I buy NVDA today?", Plan(analysts=["market"]))
+    await chat.start("Should I buy NVDA today?", NextAnalysis(RunPlan(analysts=("market",))))
     fresh = await service.chat(chat.thread_id)  # what on_chat_resume builds after a restart
     assert fresh is not chat and fresh.inbox.next_seq == 2
     assert [a for a in emitter.authors() if a.endswith("Analyst")][:1] == ["Market Analyst"]
@@ -122,22 +121,28 @@ async def test_resumed_chat_continues_the_inbox_numbering(service, emitter):
 
 
 async def test_live_chats_can_pick_their_model_names(tmp_path, monkeypatch):
-    from chat.runs import DeskService, plan_from_settings
+    from chat.runs import DeskService, next_analysis
     from graph.settings import Settings
 
     monkeypatch.delenv("DESK_MODE", raising=False)
     live = Settings(DESK_DATA_DIR=tmp_path, OPENAI_BASE_URL="http://127.0.0.1:9/v1", DESK_DATA_VENDOR="synthetic")
-    plan = plan_from_settings({"quick_model": "qwen2.5:7b", "deep_model": "llama3.1:70b"}, live)
-    assert plan.models == ("qwen2.5:7b", "llama3.1:70b")
-    assert plan_from_settings({}, live).models == (live.quick_model, live.deep_model)
+    chosen = next_analysis({"quick_model": "qwen2.5:7b", "deep_model": "llama3.1:70b"}, live)
+    assert chosen.models == ("qwen2.5:7b", "llama3.1:70b")
+    assert next_analysis({}, live).models == (live.quick_model, live.deep_model)
     demo = Settings(DESK_DATA_DIR=tmp_path, DESK_MODE="demo")
-    assert plan_from_settings({"quick_model": "x"}, demo).models is None
+    assert next_analysis({"quick_model": "x"}, demo).models is None
 
+    # One compiled graph whatever the models: the run's context names them, the registry builds
+    # each name once.
     service = DeskService(live)
     try:
-        default = await service.get_graph(plan_from_settings({}, live).models)
-        chosen = await service.get_graph(plan.models)
-        assert chosen is not default and chosen is await service.get_graph(plan.models)
-        assert default is await service.get_graph(None)
+        runtime = await service.runtime()
+        quick, deep = chosen.models
+        context = runtime.context(quick_model=quick, deep_model=deep)
+        assert runtime.models.quick(context).model_name == "qwen2.5:7b"
+        assert runtime.models.deep(context).model_name == "llama3.1:70b"
+        assert runtime.models.quick(context) is runtime.models.get("qwen2.5:7b")
+        assert runtime.models.quick(runtime.context()).model_name == live.quick_model
+        assert (await service.runtime()).graph is runtime.graph
     finally:
         await service.close()

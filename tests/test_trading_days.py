@@ -2,7 +2,7 @@ from datetime import date
 
 import pytest
 
-from graph.calendar import (
+from graph.trading_days import (
     is_trading_day,
     last_trading_day,
     next_trading_day,

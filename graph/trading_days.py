@@ -5,24 +5,23 @@ weekend or an exchange holiday we fall back to the last session that actually
 traded. Holidays come from the ``holidays`` package's NYSE calendar, which
 also lists one-off closures (e.g. the 2025-01-09 national day of mourning).
 
-Note: this module is named ``calendar`` but lives inside the ``graph``
-package, so it never shadows the standard-library ``calendar`` module for
-absolute imports.
+Used both to read dates in chat requests (:mod:`graph.request`) and to lay
+out synthetic market data (:mod:`graph.data.synthetic`).
 """
 
 from __future__ import annotations
 
 from datetime import date, timedelta
-from functools import lru_cache
+from functools import cache
 
 import holidays
 
 __all__ = [
     "is_trading_day",
     "last_trading_day",
-    "previous_trading_day",
     "next_trading_day",
     "nyse_holidays",
+    "previous_trading_day",
 ]
 
 # Bound on how far we walk looking for a session. Real closures are short
@@ -31,7 +30,7 @@ __all__ = [
 _MAX_WALK_DAYS = 30
 
 
-@lru_cache(maxsize=None)
+@cache
 def nyse_holidays(year: int) -> frozenset[date]:
     """NYSE full-day closures for one year (cached: building them is slow-ish)."""
     return frozenset(holidays.financial_holidays("NYSE", years=year).keys())

@@ -1,7 +1,7 @@
 """Known companies: ticker, display name and the names people type for them.
 
-Data lives in ``companies.csv`` next to this file (columns ``ticker,name,aliases``,
-aliases separated by ``|``). Tickers are in Yahoo form (``BRK-B``, ``BTC-USD``).
+Data lives in ``data/companies.csv`` (columns ``ticker,name,aliases``, aliases
+separated by ``|``). Tickers are in Yahoo form (``BRK-B``, ``BTC-USD``).
 
 An alias prefixed with ``?`` is an ordinary English word as well as a company
 name ("target", "chase", "block", "delta"). The request parser only accepts
@@ -18,30 +18,24 @@ import csv
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
+
+from .wordlists import DATA, load_words
 
 __all__ = [
-    "Company",
-    "all_companies",
-    "get_company",
-    "company_name",
-    "is_known_ticker",
-    "alias_table",
-    "normalize_ticker",
     "EXCHANGE_SUFFIXES",
     "SHARE_CLASSES",
+    "Company",
+    "alias_table",
+    "all_companies",
+    "company_name",
+    "get_company",
+    "is_known_ticker",
+    "normalize_ticker",
 ]
-
-CSV_PATH = Path(__file__).with_name("companies.csv")
 
 # Yahoo exchange suffixes we pass through untouched when a user writes them
 # explicitly (0700.HK, VOD.L, 7203.T, SHOP.TO, SAP.DE, ...).
-EXCHANGE_SUFFIXES = frozenset(
-    """
-    HK SS SZ T TO V CN NE L IL DE F BE DU HM MU SG PA AS BR MI MC LS SW ST OL CO HE IC
-    IR VI WA PR BD AT IS TA AX NZ NS BO KS KQ TW TWO SI JK BK KL SA MX BA SN JO SR QA
-    """.split()
-)
+EXCHANGE_SUFFIXES = load_words("exchange_suffixes.txt")
 
 # Share-class suffixes: Yahoo writes them with a dash (BRK-B, BF-B).
 SHARE_CLASSES = frozenset({"A", "B", "C"})
@@ -59,25 +53,27 @@ class Company:
 def all_companies() -> dict[str, Company]:
     """Ticker -> Company, loaded from the CSV once."""
     companies: dict[str, Company] = {}
-    with CSV_PATH.open(newline="", encoding="utf-8") as fh:
-        for row in csv.DictReader(fh):
-            ticker = (row.get("ticker") or "").strip().upper()
-            if not ticker:
-                continue
-            strong: list[str] = []
-            weak: list[str] = []
-            for raw in (row.get("aliases") or "").split("|"):
-                alias = " ".join(raw.strip().lower().split())
-                if alias.startswith("?"):
-                    weak.append(alias[1:].strip())
-                elif alias:
-                    strong.append(alias)
-            companies[ticker] = Company(
-                ticker=ticker,
-                name=(row.get("name") or ticker).strip(),
-                aliases=tuple(strong),
-                weak_aliases=tuple(a for a in weak if a),
-            )
+    # Read through importlib.resources so it works from an installed wheel too.
+    # No field spans lines, so splitting the text into lines is safe for csv.
+    lines = (DATA / "companies.csv").read_text(encoding="utf-8").splitlines()
+    for row in csv.DictReader(lines):
+        ticker = (row.get("ticker") or "").strip().upper()
+        if not ticker:
+            continue
+        strong: list[str] = []
+        weak: list[str] = []
+        for raw in (row.get("aliases") or "").split("|"):
+            alias = " ".join(raw.strip().lower().split())
+            if alias.startswith("?"):
+                weak.append(alias[1:].strip())
+            elif alias:
+                strong.append(alias)
+        companies[ticker] = Company(
+            ticker=ticker,
+            name=(row.get("name") or ticker).strip(),
+            aliases=tuple(strong),
+            weak_aliases=tuple(a for a in weak if a),
+        )
     return companies
 
 

@@ -1,19 +1,25 @@
 """The speakers after the analysts: debaters from one factory, then the manager, trader and judge."""
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from .context import DeskContext
-from .decision import decision_from_text
-from .personas import RESEARCH_MANAGER, RISK_JUDGE, TRADER, DebaterSpec, prompt_name
-from .prompts import render
-from .state import Debate, DeskState, FinalDecision, Turn
-from .turns import ask, reports_block, spoken, subject, take_notes
+from ..context import DeskContext
+from ..models.registry import ModelRegistry
+from ..models.ruling import decision_from_text
+from ..personas import RESEARCH_MANAGER, RISK_JUDGE, TRADER, DebaterSpec, prompt_name
+from ..prompts import render
+from ..state import Debate, DeskState, FinalDecision, Turn
+from .speaking import ask, reports_block, spoken, subject, take_notes, text_of
+
+Node = Callable[..., Any]
 
 
-def _fields(state: DeskState, debate: Debate) -> dict:
+def _fields(state: DeskState, debate: Debate) -> dict[str, str]:
     last = debate.latest
     return {
         **subject(state),
@@ -27,16 +33,17 @@ def _fields(state: DeskState, debate: Debate) -> dict:
 
 async def _speak(model: BaseChatModel, persona: str, system: str, notes: str) -> str:
     reply = await ask(model,
-                        [SystemMessage(system), HumanMessage(render("your_turn", persona=persona, notes=notes))],
-                        persona)
-    return reply.content if isinstance(reply.content, str) else str(reply.content)
+                      [SystemMessage(system), HumanMessage(render("your_turn", persona=persona, notes=notes))],
+                      persona)
+    return text_of(reply)
 
 
-def make_debater(spec: DebaterSpec, model: BaseChatModel):
-    async def debater(state: DeskState, runtime: Runtime[DeskContext]) -> dict:
-        debate = state.get(spec.debate_key) or Debate()
+def make_debater(spec: DebaterSpec, models: ModelRegistry) -> Node:
+    async def debater(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
+        debate: Debate = state.get(spec.debate_key) or Debate()  # type: ignore[assignment]
         notes, update = take_notes(state, runtime, spec.persona)
-        text = await _speak(model, spec.persona, render(prompt_name(spec.persona), **_fields(state, debate)), notes)
+        text = await _speak(models.quick(runtime.context), spec.persona,
+                            render(prompt_name(spec.persona), **_fields(state, debate)), notes)
         turn = Turn(side=spec.side, persona=spec.persona, text=text)
         return {spec.debate_key: debate.said(turn), "messages": [spoken(spec.persona, text)], **update}
 
@@ -44,36 +51,38 @@ def make_debater(spec: DebaterSpec, model: BaseChatModel):
     return debater
 
 
-def make_research_manager(model: BaseChatModel):
-    async def research_manager(state: DeskState, runtime: Runtime[DeskContext]) -> dict:
+def make_research_manager(models: ModelRegistry) -> Node:
+    async def research_manager(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
         debate = state.get("investment_debate") or Debate()
         notes, update = take_notes(state, runtime, RESEARCH_MANAGER)
-        plan = await _speak(model, RESEARCH_MANAGER, render("research_manager", **_fields(state, debate)), notes)
+        plan = await _speak(models.deep(runtime.context), RESEARCH_MANAGER,
+                            render("research_manager", **_fields(state, debate)), notes)
         return {"investment_plan": plan, "investment_debate": debate.model_copy(update={"judge_decision": plan}),
                 "messages": [spoken(RESEARCH_MANAGER, plan)], **update}
 
     return research_manager
 
 
-def make_trader(model: BaseChatModel):
-    async def trader(state: DeskState, runtime: Runtime[DeskContext]) -> dict:
+def make_trader(models: ModelRegistry) -> Node:
+    async def trader(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
         notes, update = take_notes(state, runtime, TRADER)
-        plan = await _speak(model, TRADER, render("trader", **_fields(state, Debate())), notes)
+        plan = await _speak(models.quick(runtime.context), TRADER, render("trader", **_fields(state, Debate())),
+                            notes)
         return {"trader_plan": plan, "messages": [spoken(TRADER, plan)], **update}
 
     return trader
 
 
-def make_risk_judge(model: BaseChatModel):
-    # The extraction call is tagged nostream: the user sees the judge's words, not the JSON.
-    extractor = model.with_structured_output(FinalDecision).with_config(
-        tags=["nostream"], metadata={"persona": RISK_JUDGE})
-
-    async def risk_judge(state: DeskState, runtime: Runtime[DeskContext]) -> dict:
+def make_risk_judge(models: ModelRegistry) -> Node:
+    async def risk_judge(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
         debate = state.get("risk_debate") or Debate()
+        model = models.deep(runtime.context)
         notes, update = take_notes(state, runtime, RISK_JUDGE)
         ruling = await _speak(model, RISK_JUDGE, render("risk_judge", **_fields(state, debate)), notes)
         ticker, trade_date = state.get("ticker") or "", state.get("trade_date") or ""
+        # The extraction call is tagged nostream: the user sees the judge's words, not the JSON.
+        extractor = model.with_structured_output(FinalDecision).with_config(
+            tags=["nostream"], metadata={"persona": RISK_JUDGE})
         try:
             decision = await extractor.ainvoke(
                 [HumanMessage(render("decision_extract", ruling=ruling, **subject(state)))])

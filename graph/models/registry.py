@@ -1,0 +1,75 @@
+"""The models the desk speaks with: ChatOpenAI when configured, the demo policy otherwise.
+
+Chat models are built once per name and kept; which names a run uses comes from its runtime
+context (`DeskContext.quick_model` / `deep_model`), so one compiled graph serves any choice.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from langchain_core.language_models import BaseChatModel
+
+from ..prompts import render
+from ..settings import Settings
+
+if TYPE_CHECKING:
+    from ..context import DeskContext
+
+
+class ModelRegistry:
+    def __init__(self, settings: Settings, *, fixed: BaseChatModel | None = None, notice: str | None = None,
+                 live: bool | None = None):
+        self.settings = settings
+        self.live = settings.live if live is None else live
+        self._fixed = fixed
+        self._built: dict[str, BaseChatModel] = {}
+        if notice is None:
+            base = f", server {settings.openai_base_url}" if settings.openai_base_url else ""
+            notice = (render("live_notice", quick_model=settings.quick_model, deep_model=settings.deep_model,
+                             base_url=base) if self.live else render("demo_notice"))
+        self.notice = notice  # one line for the user: which mode, and how to change it
+
+    @classmethod
+    def fixed(cls, model: BaseChatModel, settings: Settings | None = None, notice: str = "test mode",
+              live: bool = False) -> ModelRegistry:
+        """Every name is this one model (tests, benchmarks)."""
+        return cls(settings or Settings(), fixed=model, notice=notice, live=live)
+
+    def quick_name(self, context: DeskContext | None) -> str:
+        return (context.quick_model if context else None) or self.settings.quick_model
+
+    def deep_name(self, context: DeskContext | None) -> str:
+        return (context.deep_model if context else None) or self.settings.deep_model
+
+    def quick(self, context: DeskContext | None) -> BaseChatModel:
+        """Analysts, debaters, trader, Desk."""
+        return self.get(self.quick_name(context))
+
+    def deep(self, context: DeskContext | None) -> BaseChatModel:
+        """Research manager, risk judge."""
+        return self.get(self.deep_name(context))
+
+    def get(self, name: str) -> BaseChatModel:
+        if self._fixed is not None:
+            return self._fixed
+        key = name if self.live else ""  # the demo has one model whatever the name
+        if key not in self._built:
+            self._built[key] = self._make(name)
+        return self._built[key]
+
+    def _make(self, name: str) -> BaseChatModel:
+        s = self.settings
+        if not self.live:
+            from ..demo_model import DemoChatModel
+            return DemoChatModel(delay_ms=s.demo_delay_ms, first_token_ms=s.demo_first_token_ms)
+        from langchain_openai import ChatOpenAI
+        return ChatOpenAI(
+            model=name,
+            # Local servers (Ollama, vLLM, LM Studio) accept any key; the client insists on one.
+            api_key=s.openai_api_key or "not-needed",  # type: ignore[arg-type]
+            base_url=s.openai_base_url,
+            timeout=s.request_timeout,
+            max_retries=s.max_retries,
+            streaming=True,
+            stream_usage=True,
+        )

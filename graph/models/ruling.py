@@ -1,0 +1,32 @@
+"""Reading a ruling written as `Field: value` lines (the Risk Judge's prompt asks for them)."""
+from __future__ import annotations
+
+import re
+
+from ..state import DECISION_FIELDS, FinalDecision
+
+
+def parse_ruling(text: str) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for key, label in DECISION_FIELDS:
+        m = re.search(rf"^\W*{label}\W*:\s*\**\s*(.+?)\**\s*$", text, re.M | re.I)
+        if m:
+            out[key] = m[1].strip()
+    sig = re.search(r"\b(BUY|SELL|HOLD)\b", str(out.get("signal", "")), re.I)
+    out["signal"] = sig[1].upper() if sig else "HOLD"
+    conf = re.search(r"\d*\.?\d+", str(out.get("confidence", "")))
+    value = float(conf[0]) if conf else 0.5
+    out["confidence"] = value / 100 if value > 1 else value
+    return out
+
+
+def decision_from_text(text: str, ticker: str, trade_date: str) -> FinalDecision:
+    """The fallback when a model cannot produce structured output: read the lines it wrote."""
+    fields = parse_ruling(text)
+    given = {key: str(fields.get(key, "n/a")) for key, _ in DECISION_FIELDS if key not in ("signal", "confidence")}
+    return FinalDecision(
+        signal=fields["signal"],  # type: ignore[arg-type]
+        confidence=min(1.0, max(0.0, float(fields["confidence"]))),  # type: ignore[arg-type]
+        **{**given, "rationale": str(fields.get("rationale") or text.strip()[-600:])},
+        ticker=ticker, trade_date=trade_date,
+    )

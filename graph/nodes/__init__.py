@@ -1,0 +1,1 @@
+"""The graph's nodes, each made by a factory over the persona table."""

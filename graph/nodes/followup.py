@@ -1,0 +1,26 @@
+"""The follow-up node: Desk answers questions from the stored deliberation, re-running nothing."""
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from langchain_core.messages import HumanMessage, SystemMessage
+from langgraph.runtime import Runtime
+
+from ..context import DeskContext
+from ..models.registry import ModelRegistry
+from ..personas import DESK
+from ..prompts import render
+from ..record import record_text
+from ..state import DeskState
+from .speaking import ask, spoken, subject, text_of
+
+
+def make_followup(models: ModelRegistry) -> Callable[..., Any]:
+    async def followup(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
+        question = next((m.content for m in reversed(state["messages"]) if isinstance(m, HumanMessage)), "")
+        system = render("desk", **subject(state), context=record_text(state))
+        reply = await ask(models.quick(runtime.context), [SystemMessage(system), HumanMessage(str(question))], DESK)
+        return {"messages": [spoken(DESK, text_of(reply))]}
+
+    return followup

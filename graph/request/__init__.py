@@ -1,0 +1,24 @@
+"""Deterministic parsing of a chat message into an analysis request.
+
+The chat coordinator calls :func:`parse_request` on every user message. It must
+be fast, predictable and never raise, so it is plain rules and regular
+expressions, no model:
+
+1. Dates are found first ("2024-05-01", "last Friday", "3 days ago", ...) and
+   blanked out of the text, so "Mar 15" can never be read as the ticker MAR
+   (:mod:`.dates`, which also documents the date conventions).
+2. Tickers are found in three passes over what is left: share-class forms
+   (BRK.B, "Berkshire B"), company names/aliases from ``data/companies.csv``,
+   then symbol-looking tokens ($TSLA, NVDA, nvda, 0700.HK) (:mod:`.tickers`,
+   with the company table in :mod:`.companies`).
+3. The intent (analyze / followup / chat / clarify) is decided from what was
+   found plus the conversation state passed in by the caller (:mod:`.intent`).
+
+The vocabularies the rules rely on (stop words, cue words, chat phrases, ...)
+are plain text files in ``data/``, loaded once at import (:mod:`.wordlists`).
+"""
+
+from .dates import MIN_DATE
+from .intent import Intent, ParsedRequest, parse_request
+
+__all__ = ["MIN_DATE", "Intent", "ParsedRequest", "parse_request"]

@@ -1,0 +1,38 @@
+"""The request with a model's help: the rules first; only when they find no ticker and a live
+model is configured does one structured-output call try to name the company."""
+from __future__ import annotations
+
+from datetime import date
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import HumanMessage
+from pydantic import BaseModel, Field
+
+from ..personas import DESK
+from ..prompts import render
+from .intent import ParsedRequest, parse_request
+
+
+class TickerGuess(BaseModel):
+    ticker: str | None = Field(None, description="Yahoo Finance ticker, or null if unsure")
+    date: str | None = Field(None, description="YYYY-MM-DD the user asked about, or null")
+
+
+async def resolve(text: str, today: date, *, has_decision: bool = False, current_ticker: str | None = None,
+                  current_date: date | None = None, model: BaseChatModel | None = None) -> ParsedRequest:
+    parsed = parse_request(text, today, has_decision=has_decision, current_ticker=current_ticker,
+                           current_date=current_date)
+    if model is None or parsed.intent != "clarify" or parsed.ticker or parsed.asked_date is None:
+        return parsed
+    try:
+        guess = await model.with_structured_output(TickerGuess).with_config(
+            tags=["nostream"], metadata={"persona": DESK}).ainvoke(
+            [HumanMessage(render("coordinator", text=text, today=today.isoformat()))])
+    except Exception:  # the deterministic question is still a good answer
+        return parsed
+    if not isinstance(guess, TickerGuess) or not guess.ticker:
+        return parsed
+    # Re-parse with the model's ticker spelled out, so dates and checks stay deterministic.
+    again = parse_request(f"${guess.ticker.strip().lstrip('$')} {text}", today, has_decision=has_decision,
+                          current_ticker=current_ticker, current_date=current_date)
+    return again if again.ticker else parsed

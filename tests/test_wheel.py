@@ -1,0 +1,81 @@
+"""The wheel carries everything the headless desk needs: built, installed into a fresh venv, run from elsewhere.
+
+Fast and offline: the wheel is built without build isolation (the test extra brings `build` and a
+setuptools that can build wheels alone), and the fresh venv gets only the wheel; its dependencies come
+from this venv's site-packages through a .pth line. A path line in a .pth adds that directory but does
+not run the .pth files inside it, so this project's editable finder stays off and `graph` must come
+from the wheel."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import zipfile
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[1]
+# Build from a copy, so the checkout gets no build/ or egg-info and edits in progress elsewhere are not raced.
+NOT_SOURCE = shutil.ignore_patterns(".git", ".venv", ".data", ".files", ".pytest_cache", "build", "dist",
+                                    "*.egg-info", "__pycache__")
+
+
+def _run(cmd: list, **kw) -> subprocess.CompletedProcess:
+    proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=120, **kw)
+    assert proc.returncode == 0, f"{cmd} exited {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
+    return proc
+
+
+def _clean_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("OPENAI_", "DESK_", "PYTHON")) and k != "VIRTUAL_ENV"}
+    return env | {"PYTHONNOUSERSITE": "1"} | extra
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    src = tmp_path_factory.mktemp("src") / "trading-desk"
+    shutil.copytree(ROOT, src, ignore=NOT_SOURCE)
+    dist = tmp_path_factory.mktemp("dist")
+    _run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", dist, src], env=_clean_env())
+    (whl,) = dist.glob("trading_desk-*.whl")
+    return whl
+
+
+def test_wheel_ships_prompts_and_data_but_not_benchmarks(wheel):
+    names = set(zipfile.ZipFile(wheel).namelist())
+    data = [f for pattern in ("prompts/*.md", "graph/**/*.csv", "graph/**/*.txt") for f in ROOT.glob(pattern)]
+    assert [f for f in data if f.relative_to(ROOT).as_posix() not in names] == []
+    assert any(n.startswith("prompts/") and n.endswith(".md") for n in names)
+    assert not [n for n in names if n.startswith(("benchmarks/", "tests/"))]
+
+
+def test_headless_demo_runs_from_installed_wheel(wheel, tmp_path):
+    fresh = tmp_path / "venv"
+    _run([sys.executable, "-m", "venv", "--without-pip", fresh])
+    python = fresh / "bin" / "python"
+    fresh_site = Path(_run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"]).stdout.strip())
+    _run([sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--no-deps", "--no-index",
+          "--no-compile", wheel], env=_clean_env())
+    (fresh_site / "zz_dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = _clean_env(DESK_MODE="demo", DESK_DATA_DIR=str(tmp_path / "data"), DESK_DEMO_DELAY_MS="0")
+
+    run = _run([python, "-m", "graph", "--today", "2024-05-06", "should I buy NVDA today?"], cwd=elsewhere, env=env)
+    assert "Final decision" in run.stdout
+
+    # and it was the wheel that ran, not this checkout
+    where = _run([python, "-c", "import graph, prompts, graph.prompts as p; "
+                  "print(graph.__file__, prompts.__file__, p.PROMPTS_DIR, sep='\\n')"],
+                 cwd=elsewhere, env=env).stdout.split()
+    assert len(where) == 3
+    for path in where:
+        assert Path(path).resolve().is_relative_to(fresh_site.resolve()), where
+        assert not Path(path).resolve().is_relative_to(ROOT), where
