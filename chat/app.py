@@ -2,8 +2,8 @@
 
 Handlers stay thin: a message either starts a run (a background task, see runs.py), goes to
 the running desk as an interjection, or stops it. Threads, the history sidebar and login
-come from storage.py; rendering from render.py; the decision card, chart and report from
-decision.py.
+come from storage.py; rendering from render.py; the decision card and chart from card.py
+(the report is graph/record.py's).
 """
 from __future__ import annotations
 

@@ -28,7 +28,7 @@ from graph.record import report_markdown
 from graph.runtime import DeskRuntime
 from graph.settings import Settings
 
-from .decision import card_markdown, price_chart
+from .card import card_markdown, price_chart
 from .render import Renderer
 
 STOP_ACTION = "stop_run"
