@@ -20,7 +20,6 @@ from .fake_openai import FakeOpenAI
 from .test_live_model import LiveDesk, live_settings
 
 
-@pytest.mark.xfail(strict=False, reason="apply fix in graph/nodes")
 async def test_a_live_run_prints_no_user_warning(settings):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -81,7 +81,9 @@ def make_risk_judge(models: ModelRegistry) -> Node:
         ruling = await _speak(model, RISK_JUDGE, render("risk_judge", **_fields(state, debate)), notes)
         ticker, trade_date = state.get("ticker") or "", state.get("trade_date") or ""
         # The extraction call is tagged nostream: the user sees the judge's words, not the JSON.
-        extractor = model.with_structured_output(FinalDecision).with_config(
+        # Function calling, not json_schema: a streaming ChatOpenAI parses json_schema through
+        # the SDK's beta stream, which warns on every event (the analysts need tools anyway).
+        extractor = model.with_structured_output(FinalDecision, method="function_calling").with_config(
             tags=["nostream"], metadata={"persona": RISK_JUDGE})
         try:
             decision = await extractor.ainvoke(

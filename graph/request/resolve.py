@@ -24,8 +24,8 @@ async def resolve(text: str, today: date, *, has_decision: bool = False, current
                            current_date=current_date)
     if model is None or parsed.intent != "clarify" or parsed.ticker or parsed.asked_date is None:
         return parsed
-    try:
-        guess = await model.with_structured_output(TickerGuess).with_config(
+    try:  # function calling: see the Risk Judge's extraction in graph/nodes/debate.py
+        guess = await model.with_structured_output(TickerGuess, method="function_calling").with_config(
             tags=["nostream"], metadata={"persona": DESK}).ainvoke(
             [HumanMessage(render("coordinator", text=text, today=today.isoformat()))])
     except Exception:  # the deterministic question is still a good answer
