@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -16,7 +17,8 @@ if str(ROOT) not in sys.path:  # `chainlit run chat/app.py` loads this file by p
     sys.path.insert(0, str(ROOT))
 
 import chainlit as cl  # noqa: E402
-from chainlit.input_widget import Slider, Switch, TextInput  # noqa: E402
+from chainlit.input_widget import InputWidget, Slider, Switch, TextInput  # noqa: E402
+from chainlit.types import CommandDict, ThreadDict  # noqa: E402
 from chainlit.server import app as server  # noqa: E402
 from fastapi import HTTPException  # noqa: E402
 from fastapi.responses import FileResponse  # noqa: E402
@@ -34,8 +36,8 @@ SERVICE = DeskService(SETTINGS)
 FILES = storage.LocalFileStorage(SETTINGS.data_dir / "files")
 
 STOP_COMMAND = "stop"
-COMMANDS = [{"id": STOP_COMMAND, "icon": "square", "description": "Stop the desk's current run",
-             "button": False, "persistent": False}]
+COMMANDS: list[CommandDict] = [{"id": STOP_COMMAND, "icon": "square", "description": "Stop the desk's current run",
+             "button": False, "persistent": False, "selected": False}]
 
 
 # -- stored element files (charts, reports): served before Chainlit's catch-all UI route ------
@@ -83,10 +85,10 @@ async def starters(user=None, language=None):
     ]
 
 
-def _settings_widgets(values: dict) -> list:
+def _settings_widgets(values: dict[str, Any]) -> list[InputWidget]:
     nxt = next_analysis(values, SETTINGS)
     plan = nxt.plan
-    widgets = [Switch(id=f"analyst_{a.kind}", label=a.persona, initial=a.kind in plan.analysts,
+    widgets: list[InputWidget] = [Switch(id=f"analyst_{a.kind}", label=a.persona, initial=a.kind in plan.analysts,
                       description="Takes part in the next analysis") for a in ANALYSTS]
     widgets += [
         Slider(id="debate_rounds", label="Bull ⇄ Bear debate rounds", initial=plan.debate_rounds,
@@ -120,7 +122,7 @@ async def start():
 
 
 @cl.on_chat_resume
-async def resume(thread: dict):
+async def resume(thread: ThreadDict) -> None:
     metadata = thread.get("metadata") or {}
     if isinstance(metadata, str):  # SQLite hands metadata back as a JSON string
         try:

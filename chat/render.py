@@ -153,14 +153,14 @@ class Renderer:
             # detached tasks can land in either order and leave the stored step empty.
             await cl.context.emitter.send_step(step.to_dict() if check_add_step_in_cot(step) else stub_step(step))
         elif isinstance(ev, ToolFinished):
-            step = self.steps.pop(ev.call_id, None)
-            if step is None:
+            finished = self.steps.pop(ev.call_id, None)
+            if finished is None:
                 return
             result = ev.result
-            step.output = result if len(result) <= TOOL_OUTPUT_CHARS else result[:TOOL_OUTPUT_CHARS] + " …"
-            step.is_error = ev.failed
-            step.end = utc_now()
-            await step.send()
+            finished.output = result if len(result) <= TOOL_OUTPUT_CHARS else result[:TOOL_OUTPUT_CHARS] + " …"
+            finished.is_error = ev.failed
+            finished.end = utc_now()
+            await finished.send()
         else:
             await self._message(ev.persona)
             if self.on_pickup:

@@ -228,9 +228,9 @@ class ChatRun:
 
     async def stop(self, timeout: float = 10.0) -> bool:
         """Cancel the run; returns False when nothing was running."""
-        if not self.active:
-            return False
         task = self.task
+        if task is None or task.done():
+            return False
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError, Exception):
             await asyncio.wait_for(asyncio.shield(task), timeout)

@@ -89,9 +89,9 @@ def read_points(fig: dict[str, Any]) -> list[Point]:
 
     close = n.get("Close")
     for avg in ("SMA 50", "SMA 200"):
-        if close is not None and n.get(avg):
-            up = close > n[avg]
-            add(1 if up else -1, avg, f"the close of {fmt(close)} is {'above' if up else 'below'} the {avg} of {fmt(n[avg])}")
+        if close is not None and (level := n.get(avg)):
+            up = close > level
+            add(1 if up else -1, avg, f"the close of {fmt(close)} is {'above' if up else 'below'} the {avg} of {fmt(level)}")
     if (h := n.get("MACD Hist")) is not None:
         add(1 if h > 0 else -1, "MACD Hist", f"the MACD histogram is {'positive' if h > 0 else 'negative'} at {fmt(h)}")
     if (r := n.get("RSI 14")) is not None:
@@ -410,8 +410,8 @@ def _desk(system: str, question: str) -> str:
     if len(out) == 1:
         words = {w for w in re.findall(r"[a-z/%]+", q) if w not in _STOP and len(w) > 2}
         best = []
-        for name, body in secs.items():
-            for sentence in re.split(r"(?<=[.!?])\s|\n", body):
+        for name, section in secs.items():
+            for sentence in re.split(r"(?<=[.!?])\s|\n", section):
                 overlap = len(words & set(re.findall(r"[a-z/%]+", sentence.lower())))
                 if overlap:
                     best.append((overlap, name, sentence.strip()))

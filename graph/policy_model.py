@@ -96,7 +96,7 @@ class PolicyChatModel(BaseChatModel):
             {"name": c["name"], "args": json.dumps(c["args"]), "id": c["id"], "index": i}
             for i, c in enumerate(msg.tool_calls)
         ]
-        words_out = len(_WORDS.findall(text)) + sum(len(t["args"]) // 4 for t in tool_chunks)
+        words_out = len(_WORDS.findall(text)) + sum(len(json.dumps(c["args"])) // 4 for c in msg.tool_calls)
         words_in = sum(len(str(m.content)) // 4 for m in messages)
         yield ChatGenerationChunk(
             message=AIMessageChunk(

@@ -52,9 +52,12 @@ class DeskRuntime:
         pass their own); the graph compiled once over them."""
         settings = settings or Settings()
         async with AsyncExitStack() as stack:
-            if checkpointer is None:
-                checkpointer = await stack.enter_async_context(open_checkpointer(settings))
-            runtime = cls.build(settings, checkpointer, models=models, vendor=vendor, toolkit=toolkit)
+            saver: BaseCheckpointSaver[Any]
+            if checkpointer is not None:
+                saver = checkpointer
+            else:
+                saver = await stack.enter_async_context(open_checkpointer(settings))
+            runtime = cls.build(settings, saver, models=models, vendor=vendor, toolkit=toolkit)
             runtime.warm_up()
             yield runtime
 

@@ -14,8 +14,8 @@ import pytest
 
 from graph.data import synthetic
 from graph.data.synthetic import SyntheticVendor
+from graph.data.tone import headline_tone
 from graph.data.vendor import FILED_ATTR, NewsItem, Post, Vendor, VendorError
-from graph.tools import headline_tone
 from graph.trading_days import is_trading_day, nyse_holidays
 
 TRADE = date(2024, 5, 1)

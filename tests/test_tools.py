@@ -13,11 +13,11 @@ import pytest
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import StructuredTool
 
-from graph import tools as tools_module
 from graph.data.indicators import compute_indicators
 from graph.data.synthetic import SyntheticVendor
+from graph.data.tone import headline_tone, news_tone
 from graph.data.vendor import FILED_ATTR, NewsItem, Post, VendorError
-from graph.tools import ANALYST_KINDS, headline_tone, make_toolkit, news_tone
+from graph.tools import ANALYST_KINDS, guarded, make_toolkit
 
 TRADE = date(2024, 5, 1)
 
@@ -313,7 +313,7 @@ def test_slow_vendor_times_out(monkeypatch):
             time.sleep(0.5)
             return super().ohlcv(ticker, start, end)
 
-    monkeypatch.setattr(tools_module, "VENDOR_TIMEOUT_S", 0.05)
+    monkeypatch.setattr(guarded, "VENDOR_TIMEOUT_S", 0.05)
     content, artifact = call(tools_by_name(SlowVendor())["get_price_history"])
     assert content == "no data: timeout" and artifact["error"] == "timeout"
 

@@ -31,6 +31,7 @@ from graph.data.vendor import (
     FILED_ATTR,
     NewsItem,
     Post,
+    Sentiment,
     StatementKind,
     VendorError,
 )
@@ -599,6 +600,7 @@ class SyntheticVendor:
             p_bull = 0.5 + min(max(move * 5, -0.35), 0.35)
             for j in range(2 + int(_unit(symbol, "post-count", day.date()) * 7)):
                 parts = (symbol, day.date(), j)
+                sentiment: Sentiment | None
                 if _unit("post-labelled", *parts) < 0.2:
                     sentiment = None
                 else:

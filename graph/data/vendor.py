@@ -74,8 +74,16 @@ class Post:
 class Vendor(Protocol):
     """What the analyst tools need from a market-data source."""
 
-    name: str  # machine id: "synthetic", "yfinance"
-    label: str  # shown to humans next to any figure, e.g. "synthetic demo data"
+    # Read-only, so a wrapper (the cache) may answer them with properties.
+    @property
+    def name(self) -> str:
+        """Machine id: "synthetic", "yfinance"."""
+        ...
+
+    @property
+    def label(self) -> str:
+        """Shown to humans next to any figure, e.g. "synthetic demo data"."""
+        ...
 
     def ohlcv(self, ticker: str, start: date, end: date) -> pd.DataFrame:
         """Daily bars with columns open, high, low, close, volume.

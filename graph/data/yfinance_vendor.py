@@ -69,6 +69,7 @@ from graph.data.vendor import (
     Post,
     ANNUAL_FILING_LAG,
     QUARTER_FILING_LAG,
+    Sentiment,
     StatementKind,
     VendorError,
 )
@@ -247,7 +248,8 @@ def parse_stocktwits(payload: object, start: date, end: date) -> list[Post]:
         if not text or created is None or not start <= created.date() <= end:
             continue
         sentiment = ((message.get("entities") or {}).get("sentiment") or {}).get("basic")
-        mood = {"bullish": "bullish", "bearish": "bearish"}.get(str(sentiment).lower())
+        label = str(sentiment).lower()
+        mood: Sentiment | None = "bullish" if label == "bullish" else "bearish" if label == "bearish" else None
         posts.append(Post(created=created, text=text, sentiment=mood, source="stocktwits"))
     return sorted(posts, key=lambda p: p.created, reverse=True)
 
@@ -295,7 +297,7 @@ def parse_reddit(payload: object, start: date, end: date) -> list[Post]:
         seen.add(key)
         body = _text(data.get("selftext"))
         tone = headline_tone(f"{title} {body or ''}")
-        mood = "bullish" if tone > 0 else "bearish" if tone < 0 else None
+        mood: Sentiment | None = "bullish" if tone > 0 else "bearish" if tone < 0 else None
         subreddit = _text(data.get("subreddit"))
         source = f"reddit r/{subreddit}" if subreddit else "reddit"
         posts.append(Post(created=created, text=_reddit_text(title, body), sentiment=mood, source=source))
@@ -383,7 +385,7 @@ class YFinanceVendor:
                 raise VendorError(f"Yahoo Finance error for {what}: {_short(exc)}") from exc
         if isinstance(last, YFRateLimitError):
             raise VendorError(RATE_LIMITED) from last
-        raise VendorError(f"Yahoo Finance unreachable: {_short(last)}") from last
+        raise VendorError(f"Yahoo Finance unreachable: {_short(last) if last else 'no answer'}") from last
 
     def _get(self, symbol: str, attribute: str) -> Any:
         """``yf.Ticker(symbol).<attribute>`` (a property fetch) with retries."""
@@ -459,6 +461,7 @@ class YFinanceVendor:
 
         price = finite(info.get("currentPrice")) or finite(info.get("regularMarketPrice"))
         rate = finite(info.get("dividendRate"))
+        dividend_yield: float | None
         if rate is not None and price:
             dividend_yield = rate / price
         elif (percent := finite(info.get("dividendYield"))) is not None:

@@ -66,7 +66,7 @@ class ModelRegistry:
         return ChatOpenAI(
             model=name,
             # Local servers (Ollama, vLLM, LM Studio) accept any key; the client insists on one.
-            api_key=s.openai_api_key or "not-needed",  # type: ignore[arg-type]
+            api_key=s.openai_api_key or "not-needed",
             base_url=s.openai_base_url,
             timeout=s.request_timeout,
             max_retries=s.max_retries,

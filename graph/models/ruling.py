@@ -25,8 +25,8 @@ def decision_from_text(text: str, ticker: str, trade_date: str) -> FinalDecision
     fields = parse_ruling(text)
     given = {key: str(fields.get(key, "n/a")) for key, _ in DECISION_FIELDS if key not in ("signal", "confidence")}
     return FinalDecision(
-        signal=fields["signal"],  # type: ignore[arg-type]
-        confidence=min(1.0, max(0.0, float(fields["confidence"]))),  # type: ignore[arg-type]
+        signal=fields["signal"],  # parse_ruling made it BUY, SELL or HOLD
+        confidence=min(1.0, max(0.0, float(str(fields["confidence"])))),
         **{**given, "rationale": str(fields.get("rationale") or text.strip()[-600:])},
         ticker=ticker, trade_date=trade_date,
     )

@@ -36,7 +36,7 @@ def make_coordinator(settings: Settings, models: ModelRegistry) -> Callable[...,
         text = next((str(m.content) for m in reversed(state.get("messages", [])) if isinstance(m, HumanMessage)), "")
         today = (runtime.context.today if runtime.context else None) or date.today()
         decided = state.get("final_decision") is not None
-        current = date.fromisoformat(state["trade_date"]) if state.get("trade_date") else None
+        current = date.fromisoformat(trade_date) if (trade_date := state.get("trade_date")) else None
         parsed = await resolve(text, today, has_decision=decided, current_ticker=state.get("ticker"),
                                current_date=current, model=model)
         update: dict[str, Any] = {"intent": parsed.intent}

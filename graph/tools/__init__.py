@@ -1,0 +1,59 @@
+"""The analysts' data tools, bound to one ticker and one trade date.
+
+No look-ahead, twice over:
+
+1. Structural: ``make_toolkit`` closes over the ticker and trade date, and no
+   tool takes a date argument, so a model cannot ask for anything later.
+2. Defensive: every row and item a vendor returns is filtered again to
+   ``<= trade_date`` before it is shown or counted, so a sloppy vendor (or a
+   live API that ignores ``end``) still cannot leak the future.
+
+Each tool answers ``(content, artifact)``: ``content`` is a compact text table
+for the model, ``artifact`` a structured dict that the offline demo model
+reads. The artifact shape is a contract::
+
+    {"tool": str, "source": vendor.name, "as_of": "YYYY-MM-DD",
+     "figures": {label: float | int | str | None}, "items": [str, ...]}
+
+plus ``"error": reason`` (with empty figures/items) when there is no data.
+Figures are never invented: missing inputs give ``None``, failures give the
+error shape.
+
+Layout: one module per analyst kind (:mod:`.market`, :mod:`.social`,
+:mod:`.news`, :mod:`.fundamentals`) holds its tools and the figures they
+compute. What they share: :mod:`.cutoff` (guard 2, the cuts at the trade
+date), :mod:`.guarded` (vendor calls with a time limit, and the wrapper that
+turns any failure into the error shape), :mod:`.args` (the argument schemas a
+model fills in) and :mod:`.formatting` (numbers and text tables).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+
+from langchain_core.tools import BaseTool
+
+from ..data.vendor import Vendor
+from ..personas import ANALYST_KINDS
+from .cutoff import day_of
+from .fundamentals import fundamental_tools
+from .market import market_tools
+from .news import news_tools
+from .social import social_tools
+
+__all__ = ["ANALYST_KINDS", "make_toolkit"]
+
+_BUILDERS: dict[str, Callable[[Vendor, str, date], list[BaseTool]]] = {
+    "market": market_tools,
+    "social": social_tools,
+    "news": news_tools,
+    "fundamentals": fundamental_tools,
+}
+
+
+def make_toolkit(vendor: Vendor, ticker: str, trade_date: date) -> dict[str, list[BaseTool]]:
+    """Tools per analyst kind, all bound to ``ticker`` and ``trade_date``."""
+    as_of = day_of(trade_date)
+    symbol = ticker.strip().upper()
+    return {kind: _BUILDERS[kind](vendor, symbol, as_of) for kind in ANALYST_KINDS}
