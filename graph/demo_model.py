@@ -387,8 +387,12 @@ def _extract_decision(text: str) -> AIMessage:
     return AIMessage(content="", tool_calls=[{"name": "FinalDecision", "args": args, "id": None, "type": "tool_call"}])
 
 
-_STOP = set("the a an and or of to in on for is was were what why how did does do about it its this that with "
-            "me you your our we i be at by as from so".split())
+_STOP = frozenset(
+    """
+    the a an and or of to in on for is was were what why how did does do about it its this that
+    with me you your our we i be at by as from so
+    """.split()
+)
 
 
 def _desk(system: str, question: str) -> str:

@@ -104,7 +104,8 @@ class PolicyChatModel(BaseChatModel):
                 tool_call_chunks=tool_chunks,
                 usage_metadata={"input_tokens": words_in, "output_tokens": words_out,
                                 "total_tokens": words_in + words_out},
-                response_metadata={"model_name": self._llm_type, "finish_reason": "tool_calls" if tool_chunks else "stop"},
+                response_metadata={"model_name": self._llm_type,
+                                   "finish_reason": "tool_calls" if tool_chunks else "stop"},
             )
         )
 

@@ -6,15 +6,16 @@ from __future__ import annotations
 
 import os
 import string
-from functools import lru_cache
+from functools import cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
-PROMPTS_DIR: Traversable = Path(os.environ["DESK_PROMPTS_DIR"]) if os.environ.get("DESK_PROMPTS_DIR") else files("prompts")
+PROMPTS_DIR: Traversable = (Path(os.environ["DESK_PROMPTS_DIR"]) if os.environ.get("DESK_PROMPTS_DIR")
+                            else files("prompts"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def _template(name: str) -> str:
     return (PROMPTS_DIR / f"{name}.md").read_text(encoding="utf-8")
 

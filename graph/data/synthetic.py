@@ -19,9 +19,9 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import threading
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
-import threading
 from functools import lru_cache
 
 import numpy as np

@@ -10,24 +10,23 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-__all__ = ["POSITIVE_WORDS", "NEGATIVE_WORDS", "headline_tone", "news_tone"]
+__all__ = ["NEGATIVE_WORDS", "POSITIVE_WORDS", "headline_tone", "news_tone"]
 
 POSITIVE_WORDS = frozenset(
     """
-    beat beats boost boosts bullish buy cheer cheers climb climbs climbed cool
-    cools gain gains gained growth hope hopes jump jumps jumped momentum
-    optimism optimistic outperform outperforms profit profits rally rallies
-    rallied rebound rebounds record rise rises rising rose soar soars soared
-    strong stronger surge surges surged tops upbeat upgrade upgraded upgrades
+    beat beats boost boosts bullish buy cheer cheers climb climbs climbed cool cools gain gains
+    gained growth hope hopes jump jumps jumped momentum optimism optimistic outperform
+    outperforms profit profits rally rallies rallied rebound rebounds record rise rises rising
+    rose soar soars soared strong stronger surge surges surged tops upbeat upgrade upgraded
+    upgrades
     """.split()
 )
 NEGATIVE_WORDS = frozenset(
     """
-    bankruptcy bearish concern concerns crash decline declines declined
-    downgrade downgraded downgrades drop drops dropped fall falls fell fear
-    fears investigation lawsuit layoffs loss losses miss misses missed plunge
-    plunges plunged pressure probe recall recession selloff slide slides slid
-    slump slumps slumped sticky tumble tumbles warning warns weak weaker
+    bankruptcy bearish concern concerns crash decline declines declined downgrade downgraded
+    downgrades drop drops dropped fall falls fell fear fears investigation lawsuit layoffs loss
+    losses miss misses missed plunge plunges plunged pressure probe recall recession selloff
+    slide slides slid slump slumps slumped sticky tumble tumbles warning warns weak weaker
     weakness weigh weighs worries worry
     """.split()
 )

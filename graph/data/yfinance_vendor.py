@@ -52,7 +52,7 @@ import time
 import urllib.parse
 import urllib.request
 from collections.abc import Callable
-from datetime import date, datetime, timedelta, timezone
+from datetime import UTC, date, datetime, timedelta
 from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
@@ -62,16 +62,16 @@ from yfinance.exceptions import YFRateLimitError
 
 from graph.data.tone import headline_tone
 from graph.data.vendor import (
-    finite,
+    ANNUAL_FILING_LAG,
     FILED_ATTR,
     OHLCV_COLUMNS,
+    QUARTER_FILING_LAG,
     NewsItem,
     Post,
-    ANNUAL_FILING_LAG,
-    QUARTER_FILING_LAG,
     Sentiment,
     StatementKind,
     VendorError,
+    finite,
 )
 
 SOURCE = "yfinance"
@@ -144,7 +144,7 @@ def _text(value: object) -> str | None:
 def _local_naive(moment: datetime) -> datetime:
     """Aware -> US/Eastern naive; naive values are taken as UTC."""
     if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
+        moment = moment.replace(tzinfo=UTC)
     return moment.astimezone(NEWS_TZ).replace(tzinfo=None)
 
 
@@ -155,7 +155,7 @@ def _parse_time(value: object) -> datetime | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         if not math.isfinite(value):
             return None
-        return _local_naive(datetime.fromtimestamp(value, tz=timezone.utc))
+        return _local_naive(datetime.fromtimestamp(value, tz=UTC))
     if isinstance(value, str) and value.strip():
         try:
             return _local_naive(datetime.fromisoformat(value.strip().replace("Z", "+00:00")))
@@ -307,7 +307,7 @@ def parse_reddit(payload: object, start: date, end: date) -> list[Post]:
 def fetch_json(url: str, timeout: float = STOCKTWITS_TIMEOUT_S) -> object:
     """GET ``url`` and decode JSON (the default, injectable, social fetcher)."""
     request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, "Accept": "application/json"})
-    with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310 - fixed https URL
+    with urllib.request.urlopen(request, timeout=timeout) as response:
         return json.loads(response.read().decode("utf-8"))
 
 

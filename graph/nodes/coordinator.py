@@ -43,7 +43,8 @@ def make_coordinator(settings: Settings, models: ModelRegistry) -> Callable[...,
         if parsed.intent == "analyze":
             assert parsed.trade_date and parsed.asked_date, "an analysis always has its dates"
             asked = parsed.asked_date
-            note = "" if asked == parsed.trade_date else f" (you asked about {asked:%A %Y-%m-%d}; markets were closed, so I use the last trading day before it)"
+            note = "" if asked == parsed.trade_date else (
+                f" (you asked about {asked:%A %Y-%m-%d}; markets were closed, so I use the last trading day before it)")
             name = f" ({parsed.company})" if parsed.company else ""
             say = f"Analyzing **{parsed.ticker}**{name} for the trade date **{parsed.trade_date}**{note}."
             update |= fresh_run(state) | {

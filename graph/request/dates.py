@@ -328,7 +328,8 @@ def _find_relative(low: str, today: date) -> Iterable[_DateHit]:
         for m in re.finditer(pattern, low):
             yield _DateHit(m.start(), m.end(), m.group(0).strip(), compute(), RANK_RELATIVE, "relative date")
             low = blank(low, m.start(), m.end())
-    amount = r"(\d{1,4}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|couple(?:\s+of)?|few|several)"
+    amount = (r"(\d{1,4}|an?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+              r"|couple(?:\s+of)?|few|several)")
     pattern = rf"\b{amount}\s+(trading\s+|business\s+|market\s+)?(day|week|month|year)s?\s+(ago|back|earlier)\b"
     for m in re.finditer(pattern, low):
         n = int(m.group(1)) if m.group(1).isdigit() else _NUMBER_WORDS[" ".join(m.group(1).split())]

@@ -64,7 +64,7 @@ def parse_request(
     """Parse one user message. Never raises: on an internal error it asks back."""
     try:
         return _parse(text, today, has_decision, current_ticker, current_date)
-    except Exception as exc:  # noqa: BLE001 - a chat turn must never crash
+    except Exception as exc:
         return ParsedRequest(
             intent="clarify",
             question=ASK_TICKER,

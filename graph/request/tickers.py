@@ -134,7 +134,8 @@ def _share_class_hits(text: str, shouted: bool) -> Iterable[TickerHit]:
                 continue
         yield TickerHit(f"BRK-{letter}", m.start(), m.end(), text[m.start() : m.end()], TIER_STRONG, "share class")
     for m in re.finditer(r"(?<![\w$])\$?bf\s*[.\-/]\s*([ab])(?![\w&])", low):
-        yield TickerHit(f"BF-{m.group(1).upper()}", m.start(), m.end(), text[m.start() : m.end()], TIER_STRONG, "share class")
+        yield TickerHit(f"BF-{m.group(1).upper()}", m.start(), m.end(), text[m.start() : m.end()], TIER_STRONG,
+                        "share class")
 
 
 def _alias_key(name: str) -> str:
