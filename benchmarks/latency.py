@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from langchain_core.tools import StructuredTool
 
 from graph.data.vendor import Vendor
-from graph.demo_model import DemoChatModel
-from graph.policy_model import _WORDS, _persona
+from graph.models.demo import DemoChatModel
+from graph.models.policy import _WORDS, _persona
 from graph.tools import make_toolkit
 
 

@@ -13,8 +13,9 @@ import statistics
 import time
 from pathlib import Path
 
-from chat.harness import DeskClient, Server
 from graph.personas import PERSONAS
+from tests.support.chat_server import Server
+from tests.support.socket_client import DeskClient, runs_finished
 
 from .headless import Bench, summary
 from .latency import Latency
@@ -23,11 +24,6 @@ DEBATERS_WITH_A_SUCCESSOR = ("Bull Researcher", "Bear Researcher", "Research Man
                              "Risky Analyst", "Safe Analyst")
 TICKERS = ("NVDA", "AAPL", "MSFT", "TSLA", "AMZN", "META", "GOOGL", "JPM", "XOM", "KO",
            "PFE", "AMD", "NFLX", "DIS", "WMT", "BA", "INTC", "CSCO", "ORCL", "NKE")
-
-
-def runs_finished(client: DeskClient) -> int:
-    """Every run ends by removing its Stop action."""
-    return sum(1 for name, _ in client.events if name == "remove_action")
 
 
 def first_token_after(client: DeskClient, index: int, authors) -> float | None:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # `chainlit run chat/app.py` loads this file by path
@@ -18,8 +18,8 @@ if str(ROOT) not in sys.path:  # `chainlit run chat/app.py` loads this file by p
 
 import chainlit as cl  # noqa: E402
 from chainlit.input_widget import InputWidget, Slider, Switch, TextInput  # noqa: E402
-from chainlit.types import CommandDict, ThreadDict  # noqa: E402
 from chainlit.server import app as server  # noqa: E402
+from chainlit.types import CommandDict, ThreadDict  # noqa: E402
 from fastapi import HTTPException  # noqa: E402
 from fastapi.responses import FileResponse  # noqa: E402
 from starlette.routing import Route  # noqa: E402

@@ -15,6 +15,8 @@ import threading
 import httpx
 import openai
 import pytest
+
+from tests.support.ports import free_port
 from langchain_openai import ChatOpenAI
 from langchain_openai.chat_models import base as lc_openai
 from langchain_openai.chat_models._client_utils import StreamChunkTimeoutError
@@ -146,12 +148,6 @@ def test_explaining_needs_no_openai_and_imports_none():
 
 # ---------------------------------------------------------------- through the real stack
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 class SilentServer:
     """Accepts connections on loopback and never answers; closes everything on exit."""
 
@@ -193,7 +189,7 @@ def chat(port: int, timeout: float, streaming: bool) -> ChatOpenAI:
 
 @pytest.mark.parametrize("streaming", [True, False])
 async def test_a_closed_port_gets_the_cannot_reach_advice(streaming):
-    model = chat(_free_port(), timeout=5, streaming=streaming)  # nobody listens there any more
+    model = chat(free_port(), timeout=5, streaming=streaming)  # nobody listens there any more
     with pytest.raises(Exception) as info:
         await model.ainvoke("hello")
     assert explain(info.value) == CONNECTION, repr(info.value)

@@ -11,8 +11,8 @@ from graph.data.vendor import VendorError
 from graph.events import NodeDone, NotePickedUp, Token, ToolStarted
 from graph.personas import ANALYSTS, PERSONAS
 from graph.state import FinalDecision
-
-from .conftest import ScriptedChatModel, human_text, spoken
+from tests.support.desk import spoken
+from tests.support.models import ScriptedChatModel, human_text
 
 ANALYST_NAMES = {a.persona for a in ANALYSTS}
 AFTER_ANALYSTS = ["Bull Researcher", "Bear Researcher", "Research Manager", "Trader",

@@ -9,9 +9,8 @@ from langchain_core.messages import ToolMessage
 from graph.data import make_vendor
 from graph.data.cache import CachedVendor
 from graph.data.yfinance_vendor import YFinanceVendor
-
-from .conftest import ScriptedChatModel, system_text
-from .test_yfinance_vendor import STOCKTWITS, price_frame, yahoo  # noqa: F401  (fixture)
+from tests.support.models import ScriptedChatModel, system_text
+from tests.support.yahoo import STOCKTWITS, price_frame
 
 
 def live_vendor(tmp_path, sleeps=None):

@@ -5,22 +5,9 @@ import pytest
 
 from graph.errors import DeskError
 from graph.events import Token, ToolStarted
-from graph.models.registry import ModelRegistry
 from graph.personas import PERSONAS
-
-from .conftest import Desk, spoken
-from .fake_openai import FakeOpenAI
-
-
-def live_settings(settings, server: FakeOpenAI):
-    return settings.model_copy(update={"openai_base_url": server.base_url, "quick_model": "quick-x",
-                                       "deep_model": "deep-x", "data_vendor": "synthetic", "request_timeout": 20,
-                                       "max_retries": 0})
-
-
-class LiveDesk(Desk):
-    def __init__(self, settings):
-        super().__init__(settings, models=ModelRegistry(settings))
+from tests.support.desk import LiveDesk, live_settings, spoken
+from tests.support.fake_openai import FakeOpenAI
 
 
 async def test_a_full_run_through_chatopenai_streams_every_persona_and_calls_tools(settings):

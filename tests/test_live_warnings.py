@@ -16,8 +16,8 @@ import warnings
 
 import pytest
 
-from .fake_openai import FakeOpenAI
-from .test_live_model import LiveDesk, live_settings
+from tests.support.desk import LiveDesk, live_settings
+from tests.support.fake_openai import FakeOpenAI
 
 
 async def test_a_live_run_prints_no_user_warning(settings):

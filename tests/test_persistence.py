@@ -5,8 +5,8 @@ import logging
 
 from graph.checkpoint import open_checkpointer
 from graph.state import FinalDecision
-
-from .conftest import ScriptedChatModel, spoken
+from tests.support.desk import spoken
+from tests.support.models import ScriptedChatModel
 
 
 async def test_a_thread_resumes_from_sqlite_after_a_restart(desk_factory, settings, caplog):

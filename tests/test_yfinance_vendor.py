@@ -8,9 +8,8 @@ import math
 import re
 import urllib.error
 import urllib.parse
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
-import numpy as np
 import pandas as pd
 import pytest
 import requests
@@ -22,166 +21,9 @@ from graph.data import yfinance_vendor as yv
 from graph.data.vendor import FILED_ATTR, OHLCV_COLUMNS, NewsItem, Post, Vendor, VendorError
 from graph.data.yfinance_vendor import RATE_LIMITED, YFinanceVendor, parse_reddit, parse_stocktwits
 from graph.tools import make_toolkit
+from tests.support.yahoo import NEW_SHAPE_NEWS, NY, STOCKTWITS, income_frame, price_frame
 
 TRADE = date(2024, 5, 1)
-NY = "America/New_York"
-
-
-# --------------------------------------------------------------------------
-# Recorded shapes
-# --------------------------------------------------------------------------
-
-
-def price_frame(start: str = "2022-04-01", end: str = "2024-05-10", tz: str = NY) -> pd.DataFrame:
-    """What ``Ticker.history(auto_adjust=False)`` returns: capitalised columns,
-    "Adj Close", actions columns, a tz-aware midnight index named Date."""
-    days = pd.bdate_range(start, end)
-    i = np.arange(len(days))
-    close = np.round(100 + 0.25 * i + 5 * np.sin(i / 7), 4)
-    frame = pd.DataFrame(
-        {
-            "Open": close - 0.5,
-            "High": close + 1.25,
-            "Low": close - 1.5,
-            "Close": close,
-            "Adj Close": close * 0.98,
-            "Volume": (1_000_000 + 1000 * i).astype("int64"),
-            "Dividends": 0.0,
-            "Stock Splits": 0.0,
-        },
-        index=pd.DatetimeIndex(days, name="Date").tz_localize(tz),
-    )
-    return frame
-
-
-def income_frame() -> pd.DataFrame:
-    """``quarterly_income_stmt``: line items x period ends (naive), newest first."""
-    columns = pd.to_datetime(["2024-03-31", "2023-12-31", "2023-09-30", "2023-06-30", "2023-03-31", "2022-12-31"])
-    return pd.DataFrame(
-        {
-            columns[0]: [26.04e9, 14.88e9, 5.98],
-            columns[1]: [22.10e9, 12.29e9, 4.93],
-            columns[2]: [18.12e9, 9.24e9, 3.71],
-            columns[3]: [13.51e9, 6.19e9, 2.48],
-            columns[4]: [7.19e9, 2.04e9, 0.82],
-            columns[5]: [np.nan, np.nan, np.nan],  # yfinance pads old periods with NaN
-        },
-        index=pd.Index(["Total Revenue", "Net Income", "Diluted EPS"]),
-    )
-
-
-NEW_SHAPE_NEWS = [
-    {
-        "id": "c0ffee01-0000-4000-8000-000000000001",
-        "content": {
-            "id": "c0ffee01-0000-4000-8000-000000000001",
-            "contentType": "STORY",
-            "title": "Nvidia shares rally as AI demand stays strong",
-            "description": "",
-            "summary": "Chip stocks climbed on Wednesday.",
-            "pubDate": "2024-05-01T12:00:00Z",
-            "displayTime": "2024-05-01T12:05:00Z",
-            "isHosted": True,
-            "provider": {"displayName": "Reuters", "url": "http://www.reuters.com/"},
-            "canonicalUrl": {"url": "https://finance.yahoo.com/news/nvidia-rally-120000.html",
-                             "site": "finance", "region": "US", "lang": "en-US"},
-            "clickThroughUrl": {"url": "https://finance.yahoo.com/news/nvidia-rally-120000.html"},
-            "metadata": {"editorsPick": False},
-        },
-    },
-    {   # 02:30 UTC on May 2 is 22:30 on May 1 in New York: inside a window ending May 1
-        "id": "c0ffee01-0000-4000-8000-000000000002",
-        "content": {
-            "title": "Late session: Nvidia slides after hours",
-            "summary": "",
-            "pubDate": "2024-05-02T02:30:00Z",
-            "provider": {"displayName": "Yahoo Finance"},
-            "canonicalUrl": {"url": "https://finance.yahoo.com/news/late-023000.html"},
-        },
-    },
-    {   # after the window
-        "id": "c0ffee01-0000-4000-8000-000000000003",
-        "content": {"title": "Nvidia jumps on record quarter", "pubDate": "2024-05-03T15:00:00Z",
-                    "provider": {"displayName": "Barron's"}, "canonicalUrl": {"url": "https://x.test/3"}},
-    },
-    {"id": "no-title", "content": {"pubDate": "2024-05-01T10:00:00Z"}},  # skipped
-]
-
-OLD_SHAPE_NEWS = [
-    {
-        "uuid": "3b1f2a9e-aaaa-bbbb-cccc-000000000001",
-        "title": "Is Nvidia stock a buy before earnings?",
-        "publisher": "Motley Fool",
-        "link": "https://finance.yahoo.com/m/3b1f2a9e/is-nvidia-a-buy.html",
-        "providerPublishTime": 1714483800,  # 2024-04-30 13:30 UTC = 09:30 New York
-        "type": "STORY",
-        "relatedTickers": ["NVDA"],
-    },
-    {
-        "uuid": "3b1f2a9e-aaaa-bbbb-cccc-000000000002",
-        "title": "Old story",
-        "publisher": "Zacks",
-        "link": "https://x.test/old",
-        "providerPublishTime": 1700000000,  # November 2023: before the window
-        "type": "STORY",
-    },
-]
-
-UPGRADES = pd.DataFrame(
-    {
-        "Firm": ["Bernstein", "Morgan Stanley", "Loop Capital", "HSBC"],
-        "ToGrade": ["Outperform", "Overweight", "Buy", "Buy"],
-        "FromGrade": ["", "Overweight", "Hold", "Hold"],
-        "Action": ["init", "main", "up", "up"],
-        "priceTargetAction": ["Announces", "Raises", "Raises", "Raises"],
-        "currentPriceTarget": [1300.0, 1000.0, 1200.0, 880.0],
-        "priorPriceTarget": [0.0, 800.0, 1000.0, 700.0],
-    },
-    index=pd.DatetimeIndex(
-        ["2024-05-29 11:03:00", "2024-04-24 09:12:44", "2024-03-18 10:00:00", "2024-01-30 08:30:00"],
-        name="GradeDate",
-    ),
-)
-
-INFO = {
-    "longName": "NVIDIA Corporation",
-    "shortName": "NVIDIA Corp",
-    "quoteType": "EQUITY",
-    "sector": "Technology",
-    "industry": "Semiconductors",
-    "currency": "USD",
-    "financialCurrency": "USD",
-    "currentPrice": 880.0,
-    "marketCap": 2_200_000_000_000,
-    "sharesOutstanding": 2_500_000_000,
-    "trailingPE": 73.5,
-    "forwardPE": 35.2,
-    "priceToBook": 51.0,
-    "dividendRate": 0.16,
-    "dividendYield": 0.02,  # Yahoo now reports percent (0.02 %)
-    "beta": 1.7,
-    "profitMargins": 0.489,
-    "debtToEquity": 25.7,  # percent on Yahoo -> 0.257
-    "revenueGrowth": 2.65,
-}
-
-STOCKTWITS = {
-    "response": {"status": 200},
-    "symbol": {"id": 7264, "symbol": "NVDA", "title": "NVIDIA Corp", "exchange": "NASDAQ"},
-    "cursor": {"more": True, "since": 571000003, "max": 571000001},
-    "messages": [
-        {"id": 571000003, "body": "$NVDA to the moon after earnings", "created_at": "2024-05-03T14:00:00Z",
-         "user": {"id": 1, "username": "a"}, "entities": {"sentiment": {"basic": "Bullish"}}},
-        {"id": 571000002, "body": "$NVDA ripping into the close", "created_at": "2024-05-01T19:45:12Z",
-         "user": {"id": 2, "username": "b"}, "entities": {"sentiment": {"basic": "Bullish"}}},
-        {"id": 571000001, "body": "$NVDA overextended, trimming", "created_at": "2024-05-01T14:02:11Z",
-         "user": {"id": 3, "username": "c"}, "entities": {"sentiment": {"basic": "Bearish"}}},
-        {"id": 571000000, "body": "watching $NVDA", "created_at": "2024-04-30T15:00:00Z",
-         "user": {"id": 4, "username": "d"}, "entities": {"sentiment": None}},
-        {"id": 570999999, "body": "week-old take", "created_at": "2024-04-20T15:00:00Z",
-         "entities": {"sentiment": {"basic": "Bearish"}}},
-    ],
-}
 
 
 def _reddit_post(post_id: str, created_utc: float, subreddit: str, title: str, selftext: str = "") -> dict:
@@ -255,78 +97,6 @@ class Feeds:
         if isinstance(answer, BaseException):
             raise answer
         return answer
-
-
-# --------------------------------------------------------------------------
-# The fake yfinance
-# --------------------------------------------------------------------------
-
-
-class FakeYahoo:
-    """Stands in for ``yfinance.Ticker``: per-symbol recorded data, scripted
-    failures (popped one per call), and a log of every call."""
-
-    def __init__(self) -> None:
-        self.data: dict[str, dict[str, object]] = {}
-        self.failures: dict[tuple[str, str], list[BaseException]] = {}
-        self.calls: list[tuple[str, str, dict]] = []
-
-    def set(self, symbol: str, **fields: object) -> None:
-        self.data.setdefault(symbol, {}).update(fields)
-
-    def fail(self, symbol: str, field: str, *errors: BaseException) -> None:
-        self.failures.setdefault((symbol, field), []).extend(errors)
-
-    def count(self, field: str, symbol: str | None = None) -> int:
-        return sum(1 for s, f, _ in self.calls if f == field and (symbol is None or s == symbol))
-
-    def Ticker(self, symbol: str) -> "FakeTicker":  # noqa: N802 - mirrors yfinance
-        return FakeTicker(self, symbol)
-
-    def answer(self, symbol: str, field: str, kwargs: dict | None = None) -> object:
-        self.calls.append((symbol, field, kwargs or {}))
-        queue = self.failures.get((symbol, field))
-        if queue:
-            raise queue.pop(0)
-        value = self.data.get(symbol, {}).get(field, _EMPTY[field]())
-        return value.copy() if isinstance(value, (pd.DataFrame, dict, list)) else value
-
-
-_EMPTY = {
-    "history": lambda: pd.DataFrame(columns=["Open", "High", "Low", "Close", "Adj Close", "Volume"]),
-    "info": lambda: {"trailingPegRatio": None},  # what .info gives for an unknown symbol
-    "news": list,
-    "quarterly_income_stmt": pd.DataFrame,
-    "income_stmt": pd.DataFrame,
-    "quarterly_balance_sheet": pd.DataFrame,
-    "balance_sheet": pd.DataFrame,
-    "quarterly_cashflow": pd.DataFrame,
-    "cashflow": pd.DataFrame,
-    "upgrades_downgrades": pd.DataFrame,
-}
-
-
-class FakeTicker:
-    def __init__(self, yahoo: FakeYahoo, symbol: str) -> None:
-        self._yahoo = yahoo
-        self.ticker = symbol
-
-    def history(self, **kwargs):
-        return self._yahoo.answer(self.ticker, "history", kwargs)
-
-    def __getattr__(self, field: str):
-        if field in _EMPTY:  # properties such as .info, .news, .quarterly_income_stmt
-            return self._yahoo.answer(self.ticker, field)
-        raise AttributeError(field)
-
-
-@pytest.fixture
-def yahoo(monkeypatch) -> FakeYahoo:
-    fake = FakeYahoo()
-    fake.set("NVDA", history=price_frame(), info=dict(INFO), news=NEW_SHAPE_NEWS + OLD_SHAPE_NEWS,
-             quarterly_income_stmt=income_frame(), upgrades_downgrades=UPGRADES)
-    monkeypatch.setattr(yv.yf, "Ticker", fake.Ticker)
-    return fake
 
 
 class Sleeps(list):

@@ -60,7 +60,7 @@ class ModelRegistry:
     def _make(self, name: str) -> BaseChatModel:
         s = self.settings
         if not self.live:
-            from ..demo_model import DemoChatModel
+            from .demo import DemoChatModel
             return DemoChatModel(delay_ms=s.demo_delay_ms, first_token_ms=s.demo_first_token_ms)
         from langchain_openai import ChatOpenAI
         return ChatOpenAI(

@@ -11,8 +11,7 @@ import pytest
 from chainlit.utils import utc_now
 
 from chat import storage
-
-from .conftest import wait_until
+from tests.support.waiting import wait_until
 
 
 @pytest.fixture(scope="module")

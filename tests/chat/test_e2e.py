@@ -4,8 +4,11 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from chat.harness import DeskClient, Server
 from graph.personas import ANALYSTS, PERSONAS
+from tests.support.chat_server import Server
+from tests.support.socket_client import DeskClient, runs_finished
+
+pytestmark = pytest.mark.e2e
 
 ANALYST_NAMES = {a.persona for a in ANALYSTS}
 AFTER_ANALYSTS = [p for p in PERSONAS if p not in ANALYST_NAMES]
@@ -19,11 +22,6 @@ def server(tmp_path_factory):
         yield srv
     finally:
         srv.stop()
-
-
-def runs_finished(client: DeskClient) -> int:
-    """Every run ends by removing its Stop action."""
-    return sum(1 for name, _ in client.events if name == "remove_action")
 
 
 def desk_text_after(client: DeskClient, index: int) -> list[str]:

@@ -3,12 +3,10 @@ from __future__ import annotations
 
 import asyncio
 
-from graph.personas import ANALYSTS, PERSONAS
-
 from chat.runs import ChatRun, NextAnalysis
+from graph.personas import ANALYSTS, PERSONAS
 from graph.plan import RunPlan
-
-from .conftest import wait_until
+from tests.support.waiting import wait_until
 
 
 async def new_chat(service, emitter) -> ChatRun:

@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, StreamingResponse
+from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from graph.models.ruling import parse_ruling
+
+from .ports import free_port
 
 _YOU_ARE = re.compile(r"You are (?:the )?\*\*([^*]+)\*\*")
 
@@ -33,10 +35,10 @@ def _persona(messages: list[dict]) -> str:
 
 
 class FakeOpenAI:
-    def __init__(self, no_tools: bool = False):
+    def __init__(self, no_tools: bool = False) -> None:
         self.no_tools = no_tools
         self.requests: list[dict] = []
-        self.port = _free_port()
+        self.port = free_port()
         app = Starlette(routes=[Route("/v1/chat/completions", self.chat, methods=["POST"])])
         self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="error"))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
@@ -45,14 +47,14 @@ class FakeOpenAI:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
-    def __enter__(self):
+    def __enter__(self) -> FakeOpenAI:
         self.thread.start()
         deadline = time.monotonic() + 10
         while not self.server.started and time.monotonic() < deadline:
             time.sleep(0.02)
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.server.should_exit = True
         self.thread.join(timeout=5)
 
@@ -83,12 +85,12 @@ class FakeOpenAI:
             return {k: v for k, v in parse_ruling(text).items()} | {"ticker": "", "trade_date": ""}
         return {"ticker": None, "date": None}
 
-    async def chat(self, request: Request):
+    async def chat(self, request: Request) -> Response:
         body = await request.json()
         self.requests.append(body)
         if self.no_tools and body.get("tools"):
-            return JSONResponse({"error": {"message": f"registry.ollama.ai/library/{body['model']} does not support tools",
-                                           "type": "invalid_request_error"}}, status_code=400)
+            error = f"registry.ollama.ai/library/{body['model']} does not support tools"
+            return JSONResponse({"error": {"message": error, "type": "invalid_request_error"}}, status_code=400)
         content, calls = self.reply(body)
         rid, created, model = f"chatcmpl-{uuid.uuid4().hex[:8]}", int(time.time()), body["model"]
         tool_calls = [{"index": i, "id": f"call_{uuid.uuid4().hex[:8]}", "type": "function", "function": c}
@@ -97,19 +99,19 @@ class FakeOpenAI:
         usage = {"prompt_tokens": 10, "completion_tokens": max(1, len(content.split())),
                  "total_tokens": 10 + max(1, len(content.split()))}
         if not body.get("stream"):
-            message = {"role": "assistant", "content": content or None}
+            message: dict[str, object] = {"role": "assistant", "content": content or None}
             if tool_calls:
                 message["tool_calls"] = [{k: v for k, v in t.items() if k != "index"} for t in tool_calls]
             return JSONResponse({"id": rid, "object": "chat.completion", "created": created, "model": model,
                                  "choices": [{"index": 0, "message": message, "finish_reason": finish}],
                                  "usage": usage})
 
-        def chunk(delta: dict, finish_reason=None, **extra) -> str:
+        def chunk(delta: dict, finish_reason: str | None = None, **extra: object) -> str:
+            choice = {"index": 0, "delta": delta, "finish_reason": finish_reason}
             return "data: " + json.dumps({"id": rid, "object": "chat.completion.chunk", "created": created,
-                                          "model": model, "choices": [{"index": 0, "delta": delta,
-                                                                       "finish_reason": finish_reason}], **extra}) + "\n\n"
+                                          "model": model, "choices": [choice], **extra}) + "\n\n"
 
-        def events():
+        def events() -> Iterator[str]:
             yield chunk({"role": "assistant", "content": ""})
             for word in re.findall(r"\s*\S+", content):
                 yield chunk({"content": word})
@@ -123,8 +125,3 @@ class FakeOpenAI:
 
         return StreamingResponse(events(), media_type="text/event-stream")
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]

@@ -15,9 +15,9 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from .models.ruling import parse_ruling
-from .personas import ANALYSTS, DEBATERS, DESK, RESEARCH_MANAGER, RISK_JUDGE, TRADER
-from .policy_model import PolicyChatModel
+from ..personas import ANALYST_PERSONAS, DESK, RESEARCH_MANAGER, RISK_JUDGE, SIDE_OF, TRADER
+from .policy import PolicyChatModel
+from .ruling import parse_ruling
 
 _ROW = re.compile(r"^\|\s*([^|\n]+?)\s*\|\s*([^|\n]+?)\s*\|\s*$", re.M)
 _SUBJECT = re.compile(r"\*\*(?P<ticker>[A-Z0-9][A-Z0-9.\-^=]*)\*\* \((?P<company>[^)]*)\)")
@@ -25,8 +25,6 @@ _DATE = re.compile(r"\*\*(\d{4}-\d{2}-\d{2})\*\*")
 _NOTE = re.compile(r"interjected: “(.*?)”", re.S)
 _PROPOSAL = re.compile(r"(?:FINAL TRANSACTION PROPOSAL|Recommendation|Signal):\s*\**\s*(BUY|SELL|HOLD)", re.I)
 _STORY_TOOLS = {"get_company_news", "get_macro_news", "get_social_sentiment"}
-_ANALYST_PERSONAS = {a.persona for a in ANALYSTS}
-_SIDE_OF = {d.persona: d.side for d in DEBATERS.values()}
 
 
 # ---------------------------------------------------------------- reading the data
@@ -182,10 +180,10 @@ class DemoChatModel(PolicyChatModel):
         notes = _NOTE.findall(human)
         if tools and tool_choice and any(t["function"]["name"] == "FinalDecision" for t in tools):
             return _extract_decision(system + "\n" + human)
-        if persona in _ANALYST_PERSONAS:
+        if persona in ANALYST_PERSONAS:
             return _analyst(persona, messages, system, tools, notes)
-        if persona in _SIDE_OF:
-            return AIMessage(content=_debater(persona, _SIDE_OF[persona], system, notes))
+        if persona in SIDE_OF:
+            return AIMessage(content=_debater(persona, SIDE_OF[persona], system, notes))
         if persona == RESEARCH_MANAGER:
             return AIMessage(content=_manager(system, notes))
         if persona == TRADER:
@@ -252,7 +250,7 @@ def _last(system: str) -> tuple[str, str]:
     """The previous speaker and its own main claim (not its rebuttal of someone else)."""
     last = sections(system).get("Last argument", "")
     speaker, _, text = last.partition(": ")
-    if not text or speaker not in _SIDE_OF:
+    if not text or speaker not in SIDE_OF:
         return "", ""
     paragraphs = [p.strip() for p in text.split("\n\n") if p.strip()]
     own = next((p for p in paragraphs if not _REBUTTAL.match(p)), paragraphs[0])

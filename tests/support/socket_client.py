@@ -1,103 +1,37 @@
-"""Drive the chat like a browser, without one: start the real server, log in, talk over socket.io.
+"""Talk to the chat server as a browser does, without one: log in over HTTP, then socket.io.
 
-Used by the end-to-end tests and by the benchmarks, so both measure the same path a user takes.
+Used by the end-to-end tests and by the benchmarks, so both measure the path a user takes.
 """
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import socket
-import subprocess
-import sys
 import time
 import uuid
-from datetime import datetime, timezone
-from pathlib import Path
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import Any, TypeVar
 
 import httpx
 import socketio
 
-ROOT = Path(__file__).resolve().parents[1]
+T = TypeVar("T")
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Server:
-    """`chainlit run chat/app.py --headless` on a free loopback port, in demo mode."""
-
-    def __init__(self, data_dir: Path, **env: str):
-        self.data_dir = data_dir
-        self.extra_env = env
-        self.proc: subprocess.Popen | None = None
-        self.port = 0
-
-    def app_root(self) -> Path:
-        """The server's working folder: the repo's config and assets, but its own `.files`
-        (Chainlit deletes that folder on shutdown, and the repo's may be in use)."""
-        root = self.data_dir / "app"
-        if not root.exists():
-            root.mkdir()
-            for name in (".chainlit", "public", "chainlit.md"):
-                (root / name).symlink_to(ROOT / name)
-        return root
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        self.port = _free_port()
-        env = {k: v for k, v in os.environ.items()
-               if k not in ("OPENAI_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_BASE", "CHAINLIT_AUTH_SECRET")}
-        env.update(DESK_MODE="demo", DESK_DATA_DIR=str(self.data_dir), DESK_DEMO_DELAY_MS="15",
-                   DESK_PASSWORD="desk", PYTHONUNBUFFERED="1")
-        env.update(self.extra_env)
-        self.log = open(self.data_dir / f"server-{self.port}.log", "w")
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "chainlit", "run", str(ROOT / "chat" / "app.py"), "--headless",
-             "--port", str(self.port)],
-            cwd=self.app_root(), env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"server exited: {(self.data_dir / f'server-{self.port}.log').read_text()}")
-            try:
-                if httpx.get(f"{self.base}/health", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        raise RuntimeError("server did not come up")
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(5)
-        self.proc = None
-        self.log.close()
-
-    def log_text(self) -> str:
-        return "".join(p.read_text() for p in self.data_dir.glob("server-*.log"))
+RECORDED_EVENTS = ("new_message", "update_message", "stream_start", "stream_token", "first_interaction",
+                   "resume_thread", "element", "action", "remove_action", "task_start", "task_end",
+                   "set_commands", "chat_settings", "delete_message", "resume_thread_error")
 
 
 class DeskClient:
-    def __init__(self, base: str, username: str = "tester", password: str = "desk"):
+    def __init__(self, base: str, username: str = "tester", password: str = "desk") -> None:
         self.base, self.username, self.password = base, username, password
-        self.events: list[tuple[str, dict]] = []
+        self.events: list[tuple[str, Any]] = []
         self.times: list[float] = []          # arrival time (time.perf_counter) of each event
         self.messages: dict[str, dict] = {}   # id -> latest known message dict (content merged from tokens)
         self.order: list[str] = []            # message ids in first-seen order
         self.thread_id: str | None = None
         self.sio: socketio.AsyncClient | None = None
+        self.cookie = ""
+        self.session_id = ""
 
     async def login(self) -> str:
         async with httpx.AsyncClient(base_url=self.base) as http:
@@ -109,9 +43,7 @@ class DeskClient:
         cookie = self.cookie = await self.login()
         self.session_id = str(uuid.uuid4())
         self.sio = socketio.AsyncClient(reconnection=False)
-        for name in ("new_message", "update_message", "stream_start", "stream_token", "first_interaction",
-                     "resume_thread", "element", "action", "remove_action", "task_start", "task_end",
-                     "set_commands", "chat_settings", "delete_message", "resume_thread_error"):
+        for name in RECORDED_EVENTS:
             self.sio.on(name, self._recorder(name))
         await self.sio.connect(
             self.base, socketio_path="/ws/socket.io", transports=["websocket"], headers={"Cookie": cookie},
@@ -123,8 +55,8 @@ class DeskClient:
             self.thread_id = thread_id
         await self.sio.emit("connection_successful")
 
-    def _recorder(self, name):
-        async def record(data=None, *_):
+    def _recorder(self, name: str) -> Callable[..., Awaitable[None]]:
+        async def record(data: Any = None, *_: Any) -> None:
             self.events.append((name, data))
             self.times.append(time.perf_counter())
             if name in ("new_message", "stream_start", "update_message") and isinstance(data, dict):
@@ -141,9 +73,10 @@ class DeskClient:
         return record
 
     async def send(self, text: str, command: str | None = None) -> None:
+        assert self.sio is not None, "connect() first"
         message = {"id": str(uuid.uuid4()), "threadId": self.thread_id or "", "name": self.username,
                    "type": "user_message", "output": text,
-                   "createdAt": datetime.now(timezone.utc).isoformat()}
+                   "createdAt": datetime.now(UTC).isoformat()}
         if command:
             message["command"] = command
         await self.sio.emit("client_message", {"message": message, "fileReferences": []})
@@ -167,7 +100,7 @@ class DeskClient:
 
     def authors(self, since: int = 0) -> list[str]:
         """Authors of assistant messages in the order they first appeared, from message index `since`."""
-        out = []
+        out: list[str] = []
         for i in self.order[since:]:
             m = self.messages[i]
             if m.get("type") == "assistant_message" and m.get("name") not in out:
@@ -178,7 +111,8 @@ class DeskClient:
         ids = {m["id"] for m in self.by_author(author)}
         return sum(1 for name, data in self.events if name == "stream_token" and data["id"] in ids)
 
-    async def wait_for(self, predicate, timeout: float = 60.0, what: str = "condition"):
+    async def wait_for(self, predicate: Callable[[], T | None], timeout: float = 60.0,
+                       what: str = "condition") -> T:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             result = predicate()
@@ -186,3 +120,8 @@ class DeskClient:
                 return result
             await asyncio.sleep(0.05)
         raise AssertionError(f"timed out after {timeout}s waiting for {what}; authors so far: {self.authors()}")
+
+
+def runs_finished(client: DeskClient) -> int:
+    """Every run ends by removing its Stop action."""
+    return sum(1 for name, _ in client.events if name == "remove_action")

@@ -1,0 +1,71 @@
+"""The compiled desk in-process: a thread, an inbox and the events of each run."""
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from datetime import date
+from typing import TYPE_CHECKING, Any
+
+from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.checkpoint.memory import InMemorySaver
+
+from graph.checkpoint import SERDE
+from graph.data.vendor import Vendor
+from graph.models.demo import DemoChatModel
+from graph.events import Event, NodeDone
+from graph.inbox import Inbox
+from graph.models.registry import ModelRegistry
+from graph.models.policy import PolicyChatModel
+from graph.runtime import DeskRuntime
+from graph.settings import Settings
+
+from .models import scripted_models
+
+if TYPE_CHECKING:  # the fake server's imports (uvicorn) only where it runs
+    from .fake_openai import FakeOpenAI
+
+TODAY = date(2024, 5, 6)  # a Monday; "today" requests resolve to it
+
+
+def spoken(events: Iterable[Event]) -> list[str]:
+    """Personas in the order their turns finished (Desk included)."""
+    return [ev.spoken.name for ev in events if isinstance(ev, NodeDone) and ev.spoken is not None and ev.spoken.name]
+
+
+class Desk:
+    """A compiled graph with a thread, an inbox, and the events of each run."""
+
+    def __init__(self, settings: Settings, model: PolicyChatModel | None = None,
+                 checkpointer: BaseCheckpointSaver | None = None, vendor: Vendor | None = None,
+                 thread: str | None = None, models: ModelRegistry | None = None) -> None:
+        self.model = model or DemoChatModel(delay_ms=0)
+        self.models = models or scripted_models(self.model)
+        self.runtime = DeskRuntime.build(settings, checkpointer or InMemorySaver(serde=SERDE),
+                                         models=self.models, vendor=vendor)
+        self.graph = self.runtime.graph
+        self.thread = thread or uuid.uuid4().hex
+        self.inbox = Inbox()
+        self.config = self.runtime.config(self.thread)
+
+    async def ask(self, text: str, **extra: Any) -> list[Event]:
+        context = self.runtime.context(inbox=self.inbox, today=TODAY)
+        return [ev async for ev in self.runtime.events({"messages": [HumanMessage(text)], **extra}, self.thread,
+                                                      context)]
+
+    async def state(self) -> dict[str, Any]:
+        return await self.runtime.state(self.thread)
+
+
+def live_settings(settings: Settings, server: FakeOpenAI) -> Settings:
+    """`settings` in live mode, on the fake OpenAI server (synthetic data, no retries)."""
+    return settings.model_copy(update={"openai_base_url": server.base_url, "quick_model": "quick-x",
+                                       "deep_model": "deep-x", "data_vendor": "synthetic", "request_timeout": 20,
+                                       "max_retries": 0})
+
+
+class LiveDesk(Desk):
+    """The desk on the models `settings` configure (ChatOpenAI), not a scripted one."""
+
+    def __init__(self, settings: Settings) -> None:
+        super().__init__(settings, models=ModelRegistry(settings))

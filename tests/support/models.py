@@ -1,0 +1,55 @@
+"""A scripted chat model for tests, and readers for the prompts it saw.
+
+The built-in fake chat models drop tool calls when streaming and do not bind tools; this one is a
+`PolicyChatModel`, so it streams words and keeps tool calls like the real ones.
+"""
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from pydantic import Field
+
+from graph.models.demo import DemoChatModel
+from graph.models.registry import ModelRegistry
+from graph.models.policy import PolicyChatModel
+
+# script(persona, messages, tools) -> the reply, or None for the demo model's
+Script = Callable[[str | None, list[BaseMessage], list[dict]], AIMessage | None]
+
+
+class ScriptedChatModel(PolicyChatModel):
+    """A test model: `script(persona, messages, tools)` decides the reply; every call is recorded
+    with its start and end time (for overlap checks) and the prompt it saw."""
+
+    script: Script | None = None
+    sleep_s: float = 0.0
+    calls: list = Field(default_factory=list)
+
+    async def reply(self, messages: list[BaseMessage], *, persona: str | None, tools: list[dict],
+                    tool_choice: Any) -> AIMessage:
+        start = time.monotonic()
+        if self.sleep_s:
+            await asyncio.sleep(self.sleep_s)
+        msg = self.script(persona, messages, tools) if self.script else None
+        if msg is None:
+            msg = await DemoChatModel().reply(messages, persona=persona, tools=tools, tool_choice=tool_choice)
+        self.calls.append({"persona": persona, "messages": messages, "tools": [t["function"]["name"] for t in tools],
+                           "start": start, "end": time.monotonic()})
+        return msg
+
+
+def scripted_models(model: PolicyChatModel) -> ModelRegistry:
+    """Every persona, quick and deep, on `model`."""
+    return ModelRegistry.fixed(model)
+
+
+def system_text(messages: Iterable[BaseMessage]) -> str:
+    return "\n".join(str(m.content) for m in messages if isinstance(m, SystemMessage))
+
+
+def human_text(messages: Iterable[BaseMessage]) -> str:
+    return "\n".join(str(m.content) for m in messages if isinstance(m, HumanMessage))
