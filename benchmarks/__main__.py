@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import platform
 import sys
 import tempfile
 import time
-from datetime import datetime, timezone
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from .headless import Bench, analyst_speedup, critical_path, step_overhead
@@ -22,47 +24,52 @@ from .latency import Latency
 RESULTS = Path(__file__).with_name("RESULTS.md")
 MARKER = "<!-- findings: everything below this line is kept when the figures are rewritten -->"
 
+@dataclass(frozen=True)
+class Profile:
+    latency: Latency
+    reps: int
+    pickup_runs: int
+    per_run: int
+    chats: int
+
+
 PROFILES = {
     # quick: under two minutes; full: a model about as fast as a hosted small model
-    "quick": {"latency": Latency(first_token_ms=20, per_token_ms=1, tool_ms=30), "reps": 2,
-              "pickup_runs": 1, "per_run": 3, "chats": 4},
-    "full": {"latency": Latency(first_token_ms=200, per_token_ms=8, tool_ms=250), "reps": 5,
-             "pickup_runs": 3, "per_run": 4, "chats": 20},
+    "quick": Profile(Latency(first_token_ms=20, per_token_ms=1, tool_ms=30), reps=2, pickup_runs=1, per_run=3,
+                     chats=4),
+    "full": Profile(Latency(first_token_ms=200, per_token_ms=8, tool_ms=250), reps=5, pickup_runs=3, per_run=4,
+                    chats=20),
 }
 
 
 def machine() -> dict:
     cpu = "unknown"
-    try:
+    with contextlib.suppress(OSError, StopIteration):
         cpu = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
                    if line.startswith("model name"))
-    except (OSError, StopIteration):
-        pass
     mem = None
-    try:
+    with contextlib.suppress(OSError, ValueError, IndexError):
         mem = round(int(Path("/proc/meminfo").read_text().split()[1]) / 1024 / 1024, 1)
-    except (OSError, ValueError, IndexError):
-        pass
     return {"cpus": os.cpu_count(), "cpu": cpu, "memory_gib": mem, "python": platform.python_version(),
             "platform": platform.platform()}
 
 
 async def run(profile: str, skip_socket: bool) -> dict:
     p = PROFILES[profile]
-    lat: Latency = p["latency"]
+    lat = p.latency
     bench = Bench(lat)
     await bench.warm_up()
     out: dict = {"profile": profile, "latency": lat.__dict__, "machine": machine(),
-                 "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")}
+                 "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
     started = time.perf_counter()
-    out |= await critical_path(bench, p["reps"])
-    out |= await analyst_speedup(bench, p["reps"])
-    out |= await step_overhead(bench, p["reps"])
+    out |= await critical_path(bench, p.reps)
+    out |= await analyst_speedup(bench, p.reps)
+    out |= await step_overhead(bench, p.reps)
     if not skip_socket:
         from .socket_bench import socket_figures
         with tempfile.TemporaryDirectory(prefix="desk-bench-server-") as tmp:
-            out |= await socket_figures(lat, reps=p["reps"], pickup_runs=p["pickup_runs"], per_run=p["per_run"],
-                                        chats=p["chats"], data_dir=Path(tmp))
+            out |= await socket_figures(lat, reps=p.reps, pickup_runs=p.pickup_runs, per_run=p.per_run,
+                                        chats=p.chats, data_dir=Path(tmp))
     out["seconds"] = round(time.perf_counter() - started, 1)
     return out
 
@@ -86,7 +93,8 @@ def table(r: dict) -> str:
             ("intervention_pickup", f"{r['intervention_pickup']} ({r['answered']}/{r['sent']})", "1.0"),
             ("concurrent_chats", f"{cc['completed']}/{cc['chats']} completed, {cc['decisions']} decisions, "
                                  f"{cc['chats_with_foreign_messages']} with another chat's messages, "
-                                 f"p95 ratio {cc['p95_critical_path_ratio']} (median {cc['median_critical_path_ratio']}), "
+                                 f"p95 ratio {cc['p95_critical_path_ratio']} "
+                                 f"(median {cc['median_critical_path_ratio']}), "
                                  f"server peak RSS {cc['server_peak_rss_mb']} MB", "all, none"),
         ]
     return "\n".join(["| figure | measured | goal |", "|---|---|---|"] + [f"| {a} | {b} | {c} |" for a, b, c in rows])

@@ -9,7 +9,6 @@ from graph.personas import ANALYST_PERSONAS
 from .latency import Call, Latency
 
 
-
 def call_ms(call: Call, lat: Latency) -> float:
     """A call's own time: first token, then one word per `per_token_ms`. An analyst's reply
     with tool calls is followed by one round of them, run concurrently: one `tool_ms`. (Other

@@ -12,7 +12,8 @@ import json
 import time
 from dataclasses import dataclass
 
-from langchain_core.tools import StructuredTool
+from langchain_core.tools import BaseTool, StructuredTool
+from pydantic import Field
 
 from graph.data.vendor import Vendor
 from graph.models.demo import DemoChatModel
@@ -39,7 +40,7 @@ class Call:
 class LatencyModel(DemoChatModel):
     """The demo policy with a fixed latency, recording every call it answers."""
 
-    calls: list = []
+    calls: list[Call] = Field(default_factory=list)
 
     def __init__(self, latency: Latency, **kw):
         super().__init__(first_token_ms=latency.first_token_ms, delay_ms=latency.per_token_ms, calls=[], **kw)
@@ -49,7 +50,7 @@ class LatencyModel(DemoChatModel):
         async for chunk in super()._astream(messages, stop, run_manager, **kwargs):
             if chunk.message.content:
                 words += 1
-            tool_calls += len(chunk.message.tool_call_chunks)
+            tool_calls += len(getattr(chunk.message, "tool_call_chunks", []))
             yield chunk
         self.calls.append(Call(_persona(run_manager, messages) or "?", words, tool_calls, start, time.perf_counter()))
 
@@ -62,7 +63,7 @@ class LatencyModel(DemoChatModel):
         n = len(_WORDS.findall(text))
         due = self.first_token_ms + max(0, n - 1) * self.delay_ms
         await asyncio.sleep(max(0.0, start + due / 1000 - time.perf_counter()))
-        self.calls.append(Call(_persona(run_manager, messages) or "?", n, len(msg.tool_calls), start,
+        self.calls.append(Call(_persona(run_manager, messages) or "?", n, len(getattr(msg, "tool_calls", [])), start,
                                time.perf_counter()))
         return result
 
@@ -76,13 +77,16 @@ def latency_toolkit(vendor: Vendor, tool_ms: float, replay: dict):
     return toolkit
 
 
-def _slow(tool: StructuredTool, tool_ms: float, replay: dict, scope: tuple) -> StructuredTool:
+def _slow(tool: BaseTool, tool_ms: float, replay: dict, scope: tuple) -> StructuredTool:
+    assert isinstance(tool, StructuredTool) and tool.coroutine is not None, "the desk's tools are async"
+    body = tool.coroutine
+
     async def run(**kwargs):
         loop = asyncio.get_running_loop()
         start = loop.time()
         key = (*scope, tool.name, json.dumps(kwargs, sort_keys=True, default=str))
         if key not in replay:
-            replay[key] = await tool.coroutine(**kwargs)
+            replay[key] = await body(**kwargs)
         await asyncio.sleep(max(0.0, start + tool_ms / 1000 - loop.time()))
         return replay[key]
 

@@ -139,7 +139,7 @@ async def concurrent_chats(server: Server, lat: Latency, n: int) -> dict:
         async def finish(client):
             try:
                 await client.wait_for(lambda: runs_finished(client) >= 1, 900, "the decision")
-                return client.times[[i for i, (name, _) in enumerate(client.events) if name == "remove_action"][0]]
+                return client.times[next(i for i, (name, _) in enumerate(client.events) if name == "remove_action")]
             except AssertionError:
                 return None
 
@@ -165,10 +165,11 @@ async def concurrent_chats(server: Server, lat: Latency, n: int) -> dict:
 
 async def socket_figures(lat: Latency, *, reps: int, pickup_runs: int, per_run: int, chats: int,
                          data_dir: Path) -> dict:
-    server = Server(data_dir, DESK_DEMO_DELAY_MS=str(lat.per_token_ms), DESK_DEMO_FIRST_TOKEN_MS=str(lat.first_token_ms))
+    server = Server(data_dir, DESK_DEMO_DELAY_MS=str(lat.per_token_ms),
+                    DESK_DEMO_FIRST_TOKEN_MS=str(lat.first_token_ms))
     server.start()
     try:
-        out = {}
+        out: dict[str, object] = {}
         out |= await first_token_ms(server, lat, reps)
         out |= await followup_ms(server, lat, reps)
         out |= await intervention_pickup(server, pickup_runs, per_run)

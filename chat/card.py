@@ -127,7 +127,8 @@ def chart_svg(frame: pd.DataFrame, ticker: str, trade_date: str, *, lookback_day
     lines = [("sma200", "#8e44ad", "SMA 200"), ("sma50", "#e67e22", "SMA 50"), ("close", "#1f4e9c", "Close")]
     for name, color, _ in lines:
         w = 2 if name == "close" else 1.4
-        out.append(f'<path d="{_path(xs, [py(v) for v in col(name)])}" fill="none" stroke="{color}" stroke-width="{w}"/>')
+        d = _path(xs, [py(v) for v in col(name)])
+        out.append(f'<path d="{d}" fill="none" stroke="{color}" stroke-width="{w}"/>')
     for value, color, text in ((entry, "#2e7d32", "entry"), (stop, "#c62828", "stop")):
         if value is not None and lo <= value <= hi:
             y = py(value)

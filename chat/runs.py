@@ -175,10 +175,8 @@ class ChatRun:
 
     @staticmethod
     async def _quietly(aw: Awaitable[Any]) -> None:
-        try:
+        with contextlib.suppress(Exception):  # showing an error must not raise another
             await aw
-        except Exception:  # showing an error must not raise another
-            pass
 
     async def _show_decision(self) -> None:
         state = await self.service.state(self.thread_id)

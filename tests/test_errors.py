@@ -15,13 +15,12 @@ import threading
 import httpx
 import openai
 import pytest
-
-from tests.support.ports import free_port
 from langchain_openai import ChatOpenAI
 from langchain_openai.chat_models import base as lc_openai
 from langchain_openai.chat_models._client_utils import StreamChunkTimeoutError
 
 from graph.errors import DeskError, explain
+from tests.support.ports import free_port
 
 TIMEOUT = "The model did not answer in time."
 AUTH = "The model server rejected the API key. Check OPENAI_API_KEY."
@@ -59,7 +58,7 @@ CASES = [
     (lambda: httpx.ConnectTimeout("timed out", request=REQUEST), TIMEOUT),
     (lambda: httpx.PoolTimeout("timed out", request=REQUEST), TIMEOUT),
     (lambda: TimeoutError(), TIMEOUT),
-    (lambda: asyncio.TimeoutError(), TIMEOUT),
+    (lambda: TimeoutError(), TIMEOUT),
     (lambda: StreamChunkTimeoutError(5.0, model_name="m"), TIMEOUT),
     # by text, as before
     (lambda: status_error(lc_openai.OpenAIInvalidRequestError, 400,
@@ -105,7 +104,7 @@ def raise_while_handling(outer: BaseException, inner: BaseException) -> BaseExce
         try:
             raise inner
         except BaseException:
-            raise outer
+            raise outer  # noqa: B904 - the point: an error raised while handling another (__context__ only)
     except BaseException as e:
         return e
 
@@ -114,7 +113,8 @@ def test_the_cause_is_found_through_wrapping():
     rate = status_error(openai.RateLimitError, 429)
     assert explain(raise_from(RuntimeError("node failed"), rate)) == RATE
     assert explain(raise_while_handling(KeyError("x"), openai.APIConnectionError(request=REQUEST))) == CONNECTION
-    deep = raise_from(RuntimeError("graph"), raise_from(ValueError("runnable"), httpx.ReadTimeout("t", request=REQUEST)))
+    timeout = httpx.ReadTimeout("t", request=REQUEST)
+    deep = raise_from(RuntimeError("graph"), raise_from(ValueError("runnable"), timeout))
     assert explain(deep).startswith(TIMEOUT)
 
 

@@ -1,6 +1,7 @@
 """The deliberation graph end to end, with the demo model or a scripted one."""
 from __future__ import annotations
 
+import itertools
 import re
 
 import pytest
@@ -8,7 +9,7 @@ from langchain_core.messages import AIMessage, ToolMessage
 
 from graph.data.synthetic import SyntheticVendor
 from graph.data.vendor import VendorError
-from graph.events import NodeDone, NotePickedUp, Token, ToolStarted
+from graph.events import NotePickedUp, Token, ToolStarted
 from graph.personas import ANALYSTS, PERSONAS
 from graph.state import FinalDecision
 from tests.support.desk import spoken
@@ -267,4 +268,4 @@ async def test_analysts_can_run_in_sequence(desk_factory):
             start, end = spans.get(c["persona"], (c["start"], c["end"]))
             spans[c["persona"]] = (min(start, c["start"]), max(end, c["end"]))
     ordered = [spans[a.persona] for a in ANALYSTS]
-    assert all(prev[1] <= nxt[0] for prev, nxt in zip(ordered, ordered[1:])), "no overlap in sequence"
+    assert all(prev[1] <= nxt[0] for prev, nxt in itertools.pairwise(ordered)), "no overlap in sequence"

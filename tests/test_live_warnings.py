@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import warnings
 
-import pytest
-
 from tests.support.desk import LiveDesk, live_settings
 from tests.support.fake_openai import FakeOpenAI
 
@@ -28,7 +26,7 @@ async def test_a_live_run_prints_no_user_warning(settings):
             await desk.ask("should I buy NVDA today?")
         state = await desk.state()
     # The run did reach the structured extraction (otherwise there is nothing to check).
-    assert any(r.get("tools") and r["tools"][0]["function"]["name"] == "FinalDecision" or
+    assert any((r.get("tools") and r["tools"][0]["function"]["name"] == "FinalDecision") or
                (r.get("response_format") or {}).get("json_schema", {}).get("name") == "FinalDecision"
                for r in server.requests)
     assert state["final_decision"].signal == "BUY"

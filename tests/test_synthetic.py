@@ -205,14 +205,17 @@ def test_text_tone_follows_price_move(vendor):
     start, end = date(2022, 1, 1), date(2023, 12, 31)
     closes = vendor.ohlcv("NVDA", date(2021, 12, 1), end)["close"]
     move = closes / closes.shift(5) - 1
-    tones = [(move.loc[pd.Timestamp(n.published.date())], headline_tone(n.title)) for n in vendor.news("NVDA", start, end)]
+    tones = [(move.loc[pd.Timestamp(n.published.date())], headline_tone(n.title))
+             for n in vendor.news("NVDA", start, end)]
     up = [tone for m, tone in tones if m > 0.03]
     down = [tone for m, tone in tones if m < -0.03]
     assert up and down and np.mean(up) > 0.5 and np.mean(down) < -0.5
 
     posts = vendor.social_posts("NVDA", start, end)
-    bull_up = [p.sentiment == "bullish" for p in posts if p.sentiment and move.loc[pd.Timestamp(p.created.date())] > 0.03]
-    bull_down = [p.sentiment == "bullish" for p in posts if p.sentiment and move.loc[pd.Timestamp(p.created.date())] < -0.03]
+    def moved(p):
+        return move.loc[pd.Timestamp(p.created.date())]
+    bull_up = [p.sentiment == "bullish" for p in posts if p.sentiment and moved(p) > 0.03]
+    bull_down = [p.sentiment == "bullish" for p in posts if p.sentiment and moved(p) < -0.03]
     assert np.mean(bull_up) > 0.6 > 0.4 > np.mean(bull_down)
 
 

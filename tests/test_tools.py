@@ -55,8 +55,8 @@ def tools_by_name(vendor, ticker: str = "NVDA", trade_date: date = TRADE) -> dic
 def all_outputs(vendor, trade_date: date = TRADE) -> dict[str, tuple[str, dict]]:
     outputs = {name: call(tool) for name, tool in tools_by_name(vendor, trade_date=trade_date).items()}
     for kind in ("balance", "cashflow"):
-        outputs[f"get_financial_statements:{kind}"] = call(tools_by_name(vendor, trade_date=trade_date)["get_financial_statements"],
-                                             statement=kind)
+        statements = tools_by_name(vendor, trade_date=trade_date)["get_financial_statements"]
+        outputs[f"get_financial_statements:{kind}"] = call(statements, statement=kind)
     return outputs
 
 

@@ -201,7 +201,7 @@ def test_retry_gives_up_after_max_tries(vendor, yahoo, sleeps):
 def test_network_errors_are_retried_then_reported(yahoo, sleeps, error):
     vendor = YFinanceVendor(retries=4, backoff_s=0.5, sleep=sleeps)
     yahoo.fail("NVDA", "info", *(error for _ in range(4)))
-    with pytest.raises(VendorError, match="^Yahoo Finance unreachable: "):
+    with pytest.raises(VendorError, match=r"^Yahoo Finance unreachable: "):
         vendor.profile("NVDA", date.today())
     assert yahoo.count("info") == 4 and sleeps == [0.5, 1.0, 2.0]
 
@@ -401,7 +401,7 @@ def test_social_posts_failure_is_vendor_error(failure):
     def broken(url, timeout):
         raise failure
 
-    with pytest.raises(VendorError, match="^social feeds unreachable: stocktwits: .+; reddit: .+"):
+    with pytest.raises(VendorError, match=r"^social feeds unreachable: stocktwits: .+; reddit: .+"):
         YFinanceVendor(fetch=broken).social_posts("NVDA", date(2024, 4, 30), TRADE)
 
 

@@ -379,7 +379,8 @@ def _quarters(symbol: str, through_year: int) -> pd.DataFrame:
     rows = {}
     for period_end in ends:
         q_start = period_end - pd.DateOffset(months=3) + pd.Timedelta(days=1)
-        lo, hi = days.searchsorted(q_start.to_datetime64(), "left"), days.searchsorted(period_end.to_datetime64(), "right")
+        lo = days.searchsorted(q_start.to_datetime64(), "left")
+        hi = days.searchsorted(period_end.to_datetime64(), "right")
         avg_price = mean(lo, hi)
         year_end = days.searchsorted((period_end - pd.DateOffset(years=1)).to_datetime64(), "right")
         avg_year_ago = mean(max(0, year_end - 63), year_end) if year_end else avg_price
@@ -501,7 +502,8 @@ def _headlines(key: str, start: date, end: date, templates: dict, fill: dict) ->
                     published=_after_close(day, key, "news-time", day.date(), j),
                     title=title,
                     publisher=_pick(_PUBLISHERS, key, "publisher", day.date(), j),
-                    summary=f"Synthetic headline generated from the simulated price path ({move:+.1%} over 5 sessions).",
+                    summary=f"Synthetic headline generated from the simulated price path "
+                            f"({move:+.1%} over 5 sessions).",
                     url=None,
                 )
             )
@@ -645,5 +647,5 @@ class SyntheticVendor:
     def _grade(symbol: str, closes: pd.Series, day: pd.Timestamp) -> str:
         """Grade from the 3-month trend plus a little analyst disagreement."""
         score = _trailing_return(closes, day, 63) * 4 + (_unit(symbol, "grade", day.date()) - 0.5)
-        index = int(round(min(max(score, -1.0), 1.0) * 2)) + 2
+        index = round(min(max(score, -1.0), 1.0) * 2) + 2
         return _GRADES[index]

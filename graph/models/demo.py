@@ -89,7 +89,8 @@ def read_points(fig: dict[str, Any]) -> list[Point]:
     for avg in ("SMA 50", "SMA 200"):
         if close is not None and (level := n.get(avg)):
             up = close > level
-            add(1 if up else -1, avg, f"the close of {fmt(close)} is {'above' if up else 'below'} the {avg} of {fmt(level)}")
+            where = "above" if up else "below"
+            add(1 if up else -1, avg, f"the close of {fmt(close)} is {where} the {avg} of {fmt(level)}")
     if (h := n.get("MACD Hist")) is not None:
         add(1 if h > 0 else -1, "MACD Hist", f"the MACD histogram is {'positive' if h > 0 else 'negative'} at {fmt(h)}")
     if (r := n.get("RSI 14")) is not None:
@@ -98,7 +99,8 @@ def read_points(fig: dict[str, Any]) -> list[Point]:
         elif r <= 30:
             add(1, "RSI 14", f"RSI 14 at {fmt(r)} is oversold, a rebound setup")
         else:
-            add(1 if r >= 50 else -1, "RSI 14", f"RSI 14 at {fmt(r)} shows {'positive' if r >= 50 else 'fading'} momentum")
+            tone = "positive" if r >= 50 else "fading"
+            add(1 if r >= 50 else -1, "RSI 14", f"RSI 14 at {fmt(r)} shows {tone} momentum")
     if (c := n.get("Change 1M %")) is not None and abs(c) >= 3:
         add(1 if c > 0 else -1, "Change 1M %", f"the stock moved {c:+.2f}% over the last month")
     if (s := n.get("Social Score")) is not None and abs(s) >= 0.1:
@@ -270,7 +272,8 @@ def _debater(persona: str, side: str, system: str, notes: list[str]) -> str:
         if who:
             counter = mine[0].text if mine else "the figures do not settle it as firmly as that"
             lines.append(f"The {who} says “{claim}” But {counter}.")
-        case = "; ".join(p.text for p in mine[:4]) or "very little in the data supports my side, and I will not pretend otherwise"
+        case = ("; ".join(p.text for p in mine[:4])
+                or "very little in the data supports my side, and I will not pretend otherwise")
         lines.append(f"The {'bull' if side == 'bull' else 'bear'} case for {ticker} on {date}: {case}.")
         if theirs:
             lines.append(f"I grant that {theirs[0].text}, but it does not outweigh the rest.")
@@ -290,8 +293,10 @@ def _debater(persona: str, side: str, system: str, notes: list[str]) -> str:
     stop = p.stop(mult)
     risk_text = (f"a stop {mult:g} ATR ({fmt(p.atr)}) from the {fmt(p.close)} close, at {fmt(stop)}"
                  if stop else "a stop I cannot size, because the ATR is unavailable")
-    view = {"risky": f"Go with conviction: {size} of the portfolio and {risk_text}, so normal swings do not shake us out.",
-            "safe": f"Cut it to {size} of the portfolio with {risk_text}; losing less matters more than catching every move.",
+    view = {"risky": f"Go with conviction: {size} of the portfolio and {risk_text}, "
+                     "so normal swings do not shake us out.",
+            "safe": f"Cut it to {size} of the portfolio with {risk_text}; "
+                    "losing less matters more than catching every move.",
             "neutral": f"Split the difference: {size} of the portfolio with {risk_text}."}[side]
     lines.append(f"On the {p.signal} of {ticker}: {view}")
     return "\n\n".join(lines)
@@ -398,7 +403,8 @@ def _desk(system: str, question: str) -> str:
     ticker, _, date = _subject(system)
     q = question.lower()
     fig = figures_in(system)
-    persona_hits = [name for name in secs if any(w in q for w in name.lower().split() if w not in ("analyst", "researcher"))]
+    persona_hits = [name for name in secs
+                    if any(w in q for w in name.lower().split() if w not in ("analyst", "researcher"))]
     figure_hits = [label for label, words in _TOPICS.items() if label in fig and
                    (any(w in q for w in words) or label.lower() in q)]
     out = [f"From the stored deliberation on {ticker} for {date}:"]
@@ -421,6 +427,7 @@ def _desk(system: str, question: str) -> str:
         out += [f"- {name}: “{s}”" for _, name, s in best[:3]]
     if len(out) == 1:
         decision = secs.get("Final decision", "no decision is stored")
-        out.append(f"The record does not cover that. The decision was: {decision.splitlines()[0] if decision else 'n/a'}. "
+        first = decision.splitlines()[0] if decision else "n/a"
+        out.append(f"The record does not cover that. The decision was: {first}. "
                    "Ask for a new analysis if you need fresh data.")
     return "\n".join(out)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import importlib
 import os
-import sys
 
 import chainlit as cl
 import httpx

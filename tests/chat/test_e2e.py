@@ -1,6 +1,8 @@
 """End to end: the real Chainlit server in demo mode, driven over socket.io like a browser."""
 from __future__ import annotations
 
+import itertools
+
 import httpx
 import pytest
 
@@ -56,7 +58,7 @@ async def test_analysis_interjection_followup_and_restart(server):
         # the four analysts streamed at the same time: their tokens interleave
         analyst_ids = {m["id"]: m["name"] for a in ANALYST_NAMES for m in client.by_author(a)}
         stream = [analyst_ids[d["id"]] for n, d in client.events if n == "stream_token" and d["id"] in analyst_ids]
-        switches = sum(1 for a, b in zip(stream, stream[1:]) if a != b)
+        switches = sum(1 for a, b in itertools.pairwise(stream) if a != b)
         assert switches > 4
         # the next speaker answered the interjection, quoting it
         assert f"“{note}”" in client.by_author("Bear Researcher")[-1]["output"]

@@ -1,10 +1,8 @@
 """ChatRun: a detached run per chat, interjections into its inbox, stop, errors, the decision."""
 from __future__ import annotations
 
-import asyncio
-
 from chat.runs import ChatRun, NextAnalysis
-from graph.personas import ANALYSTS, PERSONAS
+from graph.personas import PERSONAS
 from graph.plan import RunPlan
 from tests.support.waiting import wait_until
 

@@ -12,11 +12,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from graph.checkpoint import SERDE
 from graph.data.vendor import Vendor
-from graph.models.demo import DemoChatModel
 from graph.events import Event, NodeDone
 from graph.inbox import Inbox
-from graph.models.registry import ModelRegistry
+from graph.models.demo import DemoChatModel
 from graph.models.policy import PolicyChatModel
+from graph.models.registry import ModelRegistry
 from graph.runtime import DeskRuntime
 from graph.settings import Settings
 

@@ -14,8 +14,8 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from pydantic import Field
 
 from graph.models.demo import DemoChatModel
-from graph.models.registry import ModelRegistry
 from graph.models.policy import PolicyChatModel
+from graph.models.registry import ModelRegistry
 
 # script(persona, messages, tools) -> the reply, or None for the demo model's
 Script = Callable[[str | None, list[BaseMessage], list[dict]], AIMessage | None]
