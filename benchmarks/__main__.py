@@ -57,14 +57,17 @@ def machine() -> dict:
 async def run(profile: str, skip_socket: bool) -> dict:
     p = PROFILES[profile]
     lat = p.latency
-    bench = Bench(lat)
-    await bench.warm_up()
     out: dict = {"profile": profile, "latency": lat.__dict__, "machine": machine(),
                  "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")}
     started = time.perf_counter()
-    out |= await critical_path(bench, p.reps)
-    out |= await analyst_speedup(bench, p.reps)
-    out |= await step_overhead(bench, p.reps)
+    bench = Bench(lat)
+    try:
+        await bench.warm_up()
+        out |= await critical_path(bench, p.reps)
+        out |= await analyst_speedup(bench, p.reps)
+        out |= await step_overhead(bench, p.reps)
+    finally:
+        await bench.close()  # the runtimes' checkpointers, closed inside the loop that opened them
     if not skip_socket:
         from .socket_bench import socket_figures
         with tempfile.TemporaryDirectory(prefix="desk-bench-server-") as tmp:

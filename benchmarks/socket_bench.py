@@ -127,8 +127,12 @@ async def concurrent_chats(server: Server, lat: Latency, n: int) -> dict:
     # The ideal per ticker comes from the same policy run headless: the words are deterministic.
     bench = Bench(lat)
     ideals = {}
-    for t in dict.fromkeys(tickers):
-        ideals[t] = (await bench.run(checkpointer="memory", text=f"should I buy {t} today?", today=None))["ideal_ms"]
+    try:
+        for t in dict.fromkeys(tickers):
+            run = await bench.run(checkpointer="memory", text=f"should I buy {t} today?", today=None)
+            ideals[t] = run["ideal_ms"]
+    finally:
+        await bench.close()
     clients = [await connected(server) for _ in range(n)]
     try:
         starts = []

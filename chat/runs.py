@@ -83,15 +83,14 @@ class NextAnalysis:
 def next_analysis(values: dict[str, Any] | None, settings: Settings) -> NextAnalysis:
     """The chat settings panel (switches, sliders, model names) as the next analysis' shape."""
     values = values or {}
-    analysts = tuple(k for k in ANALYST_KINDS if values.get(f"analyst_{k}", k in settings.analysts))
     models = None
     if settings.live:  # model names are a live-mode setting; the demo has one model
         models = ((values.get("quick_model") or settings.quick_model).strip(),
                   (values.get("deep_model") or settings.deep_model).strip())
-    plan = RunPlan(analysts=analysts or ANALYST_KINDS,
-                   debate_rounds=int(values.get("debate_rounds") or settings.debate_rounds),
-                   risk_rounds=int(values.get("risk_rounds") or settings.risk_rounds),
-                   parallel_analysts=settings.parallel_analysts)
+    plan = RunPlan.of(settings,
+                      analysts=[k for k in ANALYST_KINDS if values.get(f"analyst_{k}", k in settings.analysts)],
+                      debate_rounds=int(values.get("debate_rounds") or 0) or None,
+                      risk_rounds=int(values.get("risk_rounds") or 0) or None)
     return NextAnalysis(plan, models)
 
 

@@ -24,6 +24,7 @@ from .personas import (
     RISK_SIDES,
     TRADER,
 )
+from .settings import Settings
 from .state import Debate
 
 RESEARCH_MANAGER_NODE, TRADER_NODE, RISK_JUDGE_NODE = "research_manager", "trader", "risk_judge"
@@ -54,6 +55,14 @@ class RunPlan:
     debate_rounds: int = 1
     risk_rounds: int = 1
     parallel_analysts: bool = True
+
+    @classmethod
+    def of(cls, settings: Settings, *, analysts: Iterable[str] | None = None, debate_rounds: int | None = None,
+           risk_rounds: int | None = None) -> RunPlan:
+        """The next analysis' shape: the settings' defaults, overridden by what a user chose."""
+        kinds = tuple(k for k in ANALYST_KINDS if k in set(analysts or settings.analysts))
+        return cls(analysts=kinds or ANALYST_KINDS, debate_rounds=debate_rounds or settings.debate_rounds,
+                   risk_rounds=risk_rounds or settings.risk_rounds, parallel_analysts=settings.parallel_analysts)
 
     @classmethod
     def from_state(cls, state: Mapping[str, Any], parallel_analysts: bool = True) -> RunPlan:

@@ -85,12 +85,9 @@ class DeskRuntime:
             config["callbacks"] = callbacks
         return config
 
-    def plan(self, **shape: Any) -> RunPlan:
-        """The next analysis' shape: the settings' defaults, overridden by what is given."""
-        fields = {"analysts": tuple(self.settings.analysts), "debate_rounds": self.settings.debate_rounds,
-                  "risk_rounds": self.settings.risk_rounds, **{k: v for k, v in shape.items() if v}}
-        fields["analysts"] = tuple(fields["analysts"])
-        return RunPlan(**fields, parallel_analysts=self.settings.parallel_analysts)
+    def plan(self, *, analysts: list[str] | None = None, debate_rounds: int | None = None,
+             risk_rounds: int | None = None) -> RunPlan:
+        return RunPlan.of(self.settings, analysts=analysts, debate_rounds=debate_rounds, risk_rounds=risk_rounds)
 
     @staticmethod
     def context(*, inbox: Inbox | None = None, today: date | None = None, quick_model: str | None = None,

@@ -74,3 +74,12 @@ def test_the_next_reader_of_a_note():
     assert plan.next_reader(every) is None
     sequence = RunPlan(analysts=("market", "news"), parallel_analysts=False)
     assert sequence.next_reader(["Market Analyst"]).persona == "News Analyst"
+
+
+def test_a_plan_of_the_settings_keeps_the_persona_order(tmp_path):
+    from graph.settings import Settings
+
+    settings = Settings(DESK_DATA_DIR=tmp_path, DESK_DEBATE_ROUNDS=2, DESK_PARALLEL_ANALYSTS=False)
+    assert RunPlan.of(settings) == RunPlan(debate_rounds=2, parallel_analysts=False)
+    chosen = RunPlan.of(settings, analysts=["news", "market", "bogus"], risk_rounds=3)
+    assert chosen.analysts == ("market", "news") and (chosen.debate_rounds, chosen.risk_rounds) == (2, 3)
