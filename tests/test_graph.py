@@ -92,6 +92,17 @@ async def test_tool_rounds_are_capped(desk_factory):
     assert (await desk.state())["market_report"]
 
 
+async def test_the_chart_window_is_the_one_the_market_analyst_read(desk_factory):
+    def window(persona, messages, tools):
+        if persona == "Market Analyst" and tools and not any(isinstance(m, ToolMessage) for m in messages):
+            return AIMessage(content="", tool_calls=[{"name": "get_price_history", "args": {"lookback_days": 2000},
+                                                      "id": None}])
+        return None
+    desk = desk_factory(ScriptedChatModel(script=window))
+    await desk.ask("should I buy NVDA today?", analysts=["market"])
+    assert (await desk.state())["chart_window_days"] == 730  # what the tool showed: clamped to 730 days
+
+
 async def test_analysts_are_selectable(desk_factory):
     desk = desk_factory()
     events = await desk.ask("should I buy NVDA today?", analysts=["market", "news"])
