@@ -65,6 +65,13 @@ class DeskService:
     async def state(self, thread_id: str) -> dict[str, Any]:
         return await (await self.runtime()).state(thread_id)
 
+    async def delete_thread(self, thread_id: str) -> None:
+        """Stop a run in flight on the thread, then forget the desk's side of it (checkpoints,
+        interjections). Chainlit's data layer deletes its own rows."""
+        if (chat := self.chats.pop(thread_id, None)) is not None:
+            await chat.stop()
+        await (await self.runtime()).delete_thread(thread_id)
+
     async def chat(self, thread_id: str) -> ChatRun:
         """The chat for a thread: the one in flight, or a fresh one whose inbox continues the thread's."""
         if (chat := self.chats.get(thread_id)) is not None:

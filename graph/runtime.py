@@ -100,3 +100,7 @@ class DeskRuntime:
 
     async def state(self, thread_id: str) -> dict[str, Any]:
         return (await self.graph.aget_state(self.config(thread_id))).values or {}
+
+    async def delete_thread(self, thread_id: str) -> None:
+        """Forget a thread: every checkpoint and pending write of it."""
+        await self.checkpointer.adelete_thread(thread_id)
