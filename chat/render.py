@@ -95,7 +95,7 @@ class Renderer:
         self.progress: Progress | None = None
         self.stop_action = stop_action
         self.on_pickup = on_pickup                   # async (seq, persona) when a speaker takes a note
-        self.started: list[str] = []                 # personas whose turns have started, in order
+        self.started: list[str] = []                 # personas whose turns have started, in plan order
         self.decided = False                         # the Risk Judge finished: a new decision exists
         self.said: list[cl.Message] = []
         self.opened: list[str] = []                  # personas whose turn just opened, for the stage list

@@ -15,23 +15,29 @@ from typing import Any
 
 import chainlit as cl
 from chainlit.context import local_steps
-from langchain_core.messages import HumanMessage
 
 from graph.data import make_vendor
 from graph.data.vendor import Vendor
 from graph.errors import explain
-from graph.inbox import Inbox, Note
+from graph.inbox import Note
 from graph.models.registry import ModelRegistry
 from graph.personas import ANALYST_KINDS, DESK
 from graph.plan import RunPlan
 from graph.record import report_markdown
-from graph.runtime import DeskRuntime
+from graph.runtime import DeskRuntime, Interrupted
 from graph.settings import Settings
 
 from .card import card_markdown, price_chart
 from .render import Renderer
 
 STOP_ACTION = "stop_run"
+RESUME_ACTION = "resume_run"
+RESUME_WORDS = frozenset({"resume", "continue", "go on", "resume the run"})
+
+
+def resume_action(thread_id: str) -> cl.Action:
+    return cl.Action(name=RESUME_ACTION, payload={"thread_id": thread_id}, label="Resume", icon="play",
+                     tooltip="Continue the interrupted run from its last finished step")
 
 
 class DeskService:
@@ -73,11 +79,8 @@ class DeskService:
         await (await self.runtime()).delete_thread(thread_id)
 
     async def chat(self, thread_id: str) -> ChatRun:
-        """The chat for a thread: the one in flight, or a fresh one whose inbox continues the thread's."""
-        if (chat := self.chats.get(thread_id)) is not None:
-            return chat
-        seen = (await self.state(thread_id)).get("inbox_seen") or 0
-        return ChatRun(self, thread_id, Inbox(next_seq=seen + 1))
+        """The chat for a thread: the one in flight, or a fresh one."""
+        return self.chats.get(thread_id) or ChatRun(self, thread_id)
 
 
 @dataclass(frozen=True)
@@ -102,13 +105,12 @@ def next_analysis(values: dict[str, Any] | None, settings: Settings) -> NextAnal
 
 
 class ChatRun:
-    """One chat: at most one run at a time, an inbox for what the user says meanwhile."""
+    """One chat: at most one run at a time; what the user says meanwhile goes to the thread's inbox."""
 
-    def __init__(self, service: DeskService, thread_id: str, inbox: Inbox):
+    def __init__(self, service: DeskService, thread_id: str):
         self.service = service
         self.thread_id = thread_id
-        self.inbox = inbox
-        self.task: asyncio.Task | None = None
+        self.task: asyncio.Task[None] | None = None
         self.renderer: Renderer | None = None
         self.acks: dict[int, tuple[cl.Message, list[str]]] = {}
 
@@ -118,13 +120,28 @@ class ChatRun:
 
     # -- starting ----------------------------------------------------------
 
-    def start(self, text: str, nxt: NextAnalysis | None = None) -> asyncio.Task[None]:
+    def start(self, text: str | None, nxt: NextAnalysis | None = None) -> asyncio.Task[None]:
+        """Run the desk on a new message, or, with `text` None, continue the thread's
+        interrupted run from its last checkpoint."""
         assert not self.active, "one run at a time"
         self.service.chats[self.thread_id] = self
         self.task = asyncio.create_task(self._run(text, nxt or NextAnalysis()), name=f"desk-run-{self.thread_id}")
         return self.task
 
-    async def _run(self, text: str, nxt: NextAnalysis) -> None:
+    async def interrupted(self) -> Interrupted | None:
+        """The thread's interrupted run, if it has one and it is not running here."""
+        if self.active:
+            return None
+        return await (await self.service.runtime()).interrupted(self.thread_id)
+
+    async def offer_resume(self, stopped: Interrupted,
+                           reason: str = "The last run on this thread was interrupted") -> None:
+        who = ", ".join(f"**{p}**" for p in dict.fromkeys(stopped.personas))
+        await cl.Message(content=f"{reason} before the {who} spoke. Everything before is kept: press Resume "
+                                 "(or type “resume”) to continue from there; nothing finished is done again.",
+                         author=DESK, actions=[resume_action(self.thread_id)]).send()
+
+    async def _run(self, text: str | None, nxt: NextAnalysis) -> None:
         # The task inherits on_message's step stack; without a reset every persona message
         # would nest under that finished "on_message" run step.
         local_steps.set(None)
@@ -134,9 +151,15 @@ class ChatRun:
         outcome = "done"
         try:
             desk = await self.service.runtime()
-            graph_input = {"messages": [HumanMessage(text)], **nxt.plan.state_fields()}
+            graph_input: dict[str, Any] | None = None
+            if text is None:  # resume: the plan and who already spoke come from the checkpoint
+                values = await desk.state(self.thread_id)
+                plan = RunPlan.from_state(values, desk.settings.parallel_analysts)
+                renderer.plan, renderer.started = plan, plan.spoken(values)
+            else:
+                graph_input = await desk.new_input(self.thread_id, text, nxt.plan)
             quick, deep = nxt.models or (None, None)
-            context = desk.context(inbox=self.inbox, quick_model=quick, deep_model=deep)
+            context = desk.context(quick_model=quick, deep_model=deep)
             async for ev in desk.events(graph_input, self.thread_id, context):
                 await renderer.handle(ev)
             await renderer.close_open()
@@ -148,13 +171,16 @@ class ChatRun:
             await self._quietly(renderer.close_open(" — *stopped*"))
             await self._quietly(renderer.finish("Stopped", failed=True))
             await self._quietly(cl.Message(
-                content="Stopped. Everything up to the last finished turn is kept; ask a follow-up, "
-                        "or send a new request.", author=DESK).send())
+                content="Stopped. Everything up to the last finished turn is kept: type “resume” to go on from "
+                        "there, ask a follow-up, or send a new request.", author=DESK).send())
         except Exception as exc:  # the user gets a sentence, never a traceback
             outcome = "failed"
             await self._quietly(renderer.close_open(" — *interrupted*"))
             await self._quietly(renderer.finish("Failed", failed=True))
-            await self._quietly(cl.Message(content=f"⚠️ {explain(exc)}", author=DESK).send())
+            await self._quietly(cl.Message(
+                content=f"⚠️ {explain(exc)}\n\nEverything up to the last finished turn is kept. When the cause "
+                        "is fixed, press Resume (or type “resume”): only what failed is done again.",
+                author=DESK, actions=[resume_action(self.thread_id)]).send())
         finally:
             self.renderer = None
             leftover = await self._leftover()
@@ -165,19 +191,18 @@ class ChatRun:
             self.task = asyncio.create_task(self._run("\n".join(n.text for n in leftover), nxt))
         elif leftover:
             await self._quietly(cl.Message(
-                content="Not answered before the run ended: " + "; ".join(f"“{n.text}”" for n in leftover)
-                        + ". Send it again if it still matters.", author=DESK).send())
+                content="Not answered yet: " + "; ".join(f"“{n.text}”" for n in leftover)
+                        + ". Resuming the run answers them; a new request leaves them unread.", author=DESK).send())
             self.service.chats.pop(self.thread_id, None)
 
     async def _leftover(self) -> list[Note]:
-        """Notes no speaker read; taken out of the inbox so a later run does not read them twice."""
+        """Notes no speaker read (a new run or a resume takes care of them)."""
         try:
-            seen = (await self.service.state(self.thread_id)).get("inbox_seen") or 0
-        except Exception:
-            seen = 0
-        leftover = self.inbox.since(seen)
-        self.inbox.notes = [n for n in self.inbox.notes if n.seq <= seen]
-        return leftover
+            desk = await self.service.runtime()
+            seen = (await desk.state(self.thread_id)).get("inbox_seen") or 0
+            return await desk.inbox.since(self.thread_id, seen)
+        except Exception:  # the thread is gone (deleted) or the store is closing
+            return []
 
     @staticmethod
     async def _quietly(aw: Awaitable[Any]) -> None:
@@ -206,8 +231,9 @@ class ChatRun:
     # -- while running -----------------------------------------------------
 
     async def interject(self, text: str) -> cl.Message:
-        """Post to the inbox and acknowledge at once, naming who will answer."""
-        note = self.inbox.post(text)
+        """Post to the thread's inbox (stored before it is acknowledged) and acknowledge at once,
+        naming who will answer."""
+        note = await (await self.service.runtime()).inbox.post(self.thread_id, text)
         nxt = self.renderer.next_speaker() if self.renderer else None
         if nxt:
             body = f"Noted — the **{nxt}** will answer this next."

@@ -17,6 +17,7 @@ from typing import Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.store.base import BaseStore
 
 from .context import DeskContext
 from .data.vendor import Vendor
@@ -35,7 +36,8 @@ FOLLOWUP = "followup"
 
 
 def build_graph(settings: Settings, *, models: ModelRegistry, vendor: Vendor, toolkit: Toolkit | None = None,
-                checkpointer: BaseCheckpointSaver[Any] | None = None) -> CompiledStateGraph[Any, Any, Any, Any]:
+                checkpointer: BaseCheckpointSaver[Any] | None = None,
+                store: BaseStore | None = None) -> CompiledStateGraph[Any, Any, Any, Any]:
     parallel = settings.parallel_analysts
 
     def plan(state: DeskState) -> RunPlan:
@@ -78,4 +80,4 @@ def build_graph(settings: Settings, *, models: ModelRegistry, vendor: Vendor, to
         g.add_conditional_edges(node, next_turn, turn_nodes)
     g.add_edge(RISK_JUDGE_NODE, END)
     g.add_edge(FOLLOWUP, END)
-    return g.compile(checkpointer=checkpointer, name="trading-desk")
+    return g.compile(checkpointer=checkpointer, store=store, name="trading-desk")

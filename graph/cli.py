@@ -9,7 +9,6 @@ import uuid
 from datetime import date
 
 from langchain_core.callbacks import UsageMetadataCallbackHandler
-from langchain_core.messages import HumanMessage
 
 from .errors import explain
 from .events import NodeDone, Said, Token, ToolStarted
@@ -55,14 +54,22 @@ class Printer:
         self.out.write(f"\n▶ {persona}\n")
 
 
-async def run(args: argparse.Namespace, settings: Settings) -> int:
-    thread = args.thread or uuid.uuid4().hex[:12]
+async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
     usage = UsageMetadataCallbackHandler()
     printer = Printer()
     async with DeskRuntime.open(settings) as desk:
-        plan = desk.plan(analysts=args.analysts, debate_rounds=args.debate_rounds, risk_rounds=args.risk_rounds)
-        graph_input = {"messages": [HumanMessage(args.text)], **plan.state_fields()}
         print(f"{desk.models.notice}\nMarket data: {desk.vendor.label}.")
+        graph_input: dict[str, object] | None
+        if args.resume:
+            stopped = await desk.interrupted(thread)
+            if stopped is None:
+                print(f"thread {thread} has no interrupted run to resume", file=sys.stderr)
+                return 2
+            print(f"resuming thread {thread} at the {', '.join(dict.fromkeys(stopped.personas))}")
+            graph_input = None  # LangGraph re-runs only the pending tasks of the last checkpoint
+        else:
+            plan = desk.plan(analysts=args.analysts, debate_rounds=args.debate_rounds, risk_rounds=args.risk_rounds)
+            graph_input = await desk.new_input(thread, args.text, plan)
         async for ev in desk.events(graph_input, thread, desk.context(today=args.today), callbacks=[usage]):
             if isinstance(ev, Token):
                 printer.write(ev.persona, ev.text)
@@ -86,8 +93,10 @@ async def run(args: argparse.Namespace, settings: Settings) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m graph", description="Run the trading desk headless.")
-    ap.add_argument("text", help='what you would type in the chat, e.g. "should I buy NVDA today?"')
+    ap.add_argument("text", nargs="?", help='what you would type in the chat, e.g. "should I buy NVDA today?"')
     ap.add_argument("--thread", help="continue a stored thread (ask a follow-up)")
+    ap.add_argument("--resume", action="store_true",
+                    help="with --thread: continue the thread's interrupted run from its last checkpoint")
     ap.add_argument("--today", type=date.fromisoformat, help="pretend today is YYYY-MM-DD")
     ap.add_argument("--analysts", type=lambda s: [a.strip() for a in s.split(",") if a.strip()],
                     help=f"comma-separated subset of {','.join(ANALYST_KINDS)}")
@@ -97,14 +106,24 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.analysts and (bad := set(args.analysts) - set(ANALYST_KINDS)):
         ap.error(f"unknown analysts {sorted(bad)}; choose from {', '.join(ANALYST_KINDS)}")
+    if args.resume and not args.thread:
+        ap.error("--resume needs --thread ID")
+    if not args.resume and not args.text:
+        ap.error("say what to ask, e.g. \"should I buy NVDA today?\"")
     settings = Settings()
+    thread = args.thread or uuid.uuid4().hex[:12]
+    # The thread id comes first, so a run killed half-way can still be resumed.
+    print(f"thread {thread}", flush=True)
+    resume = f"python -m graph --thread {thread} --resume"
     try:
-        return asyncio.run(run(args, settings))
+        return asyncio.run(run(args, settings, thread))
     except KeyboardInterrupt:
-        print("\nstopped; the thread keeps everything up to the last finished step.", file=sys.stderr)
+        print(f"\nstopped; the thread keeps everything up to the last finished step. Continue with: {resume}",
+              file=sys.stderr)
         return 130
     except Exception as exc:
-        print(f"\nerror: {explain(exc)}", file=sys.stderr)
+        print(f"\nerror: {explain(exc)}\nThe thread keeps every finished step; continue with: {resume}",
+              file=sys.stderr)
         return 1
 
 

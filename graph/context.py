@@ -1,17 +1,17 @@
-"""Per-run context handed to every node through LangGraph's runtime (never a global)."""
+"""Per-run context handed to every node through LangGraph's runtime (never a global).
+
+Plain values only, so it can cross a process (LangGraph Server): the inbox lives in the
+Store, the models in the registry, looked up by the names given here.
+"""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
-
-from .inbox import Inbox
 
 
 @dataclass
 class DeskContext:
-    inbox: Inbox = field(default_factory=Inbox)
     today: date | None = None  # None: the real today; set for reproducible runs and tests
-    # Model names for this run (live mode); None: the settings' defaults. Names, not objects,
-    # so one compiled graph serves every choice and the context stays serialisable.
+    # Model names for this run (live mode); None: the settings' defaults.
     quick_model: str | None = None
     deep_model: str | None = None

@@ -1,13 +1,22 @@
-"""The inbox that carries user messages into a running graph.
+"""The inbox that carries user messages into a running graph, kept in LangGraph's Store.
 
-The chat layer posts; speakers read through LangGraph's runtime context. Notes are
-numbered for the whole thread and never removed, so reading is idempotent: the state
-records the highest number consumed, and a run that is cancelled between "read" and
-"checkpointed" simply reads the same notes again next time.
+A note is written to the store before the user is told it was received, so a crash after the
+acknowledgement loses nothing, and any process that shares the store can deliver it. Notes
+are numbered per thread and never removed while the thread lives, so reading is idempotent:
+the state records the highest number consumed (`inbox_seen`), and a run cancelled between
+"read" and "checkpointed" reads the same notes again when it resumes.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import asyncio
+from collections import defaultdict
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from langgraph.store.base import BaseStore
+
+# Enough for any thread's interjections; one search reads them all.
+MAX_NOTES = 10_000
 
 
 @dataclass(frozen=True)
@@ -16,17 +25,29 @@ class Note:
     text: str
 
 
-@dataclass
+def _namespace(thread_id: str) -> tuple[str, ...]:
+    return ("inbox", thread_id)
+
+
 class Inbox:
-    # A new inbox for a stored thread starts after what the thread already consumed.
-    next_seq: int = 1
-    notes: list[Note] = field(default_factory=list)
+    def __init__(self, store: BaseStore):
+        self.store = store
+        # Numbering is read-then-write: one poster at a time per thread in this process.
+        self._locks: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
 
-    def post(self, text: str) -> Note:
-        note = Note(self.next_seq, text)
-        self.notes.append(note)
-        self.next_seq += 1
-        return note
+    async def post(self, thread_id: str, text: str) -> Note:
+        async with self._locks[thread_id]:
+            notes = await self.since(thread_id, 0)
+            note = Note((notes[-1].seq if notes else 0) + 1, text)
+            await self.store.aput(_namespace(thread_id), f"{note.seq:08d}", {
+                "seq": note.seq, "text": text, "posted": datetime.now(UTC).isoformat()})
+            return note
 
-    def since(self, seen: int) -> list[Note]:
-        return [n for n in self.notes if n.seq > seen]
+    async def since(self, thread_id: str, seen: int) -> list[Note]:
+        items = await self.store.asearch(_namespace(thread_id), limit=MAX_NOTES)
+        notes = [Note(int(i.value["seq"]), str(i.value["text"])) for i in items]
+        return sorted((n for n in notes if n.seq > seen), key=lambda n: n.seq)
+
+    async def delete(self, thread_id: str) -> None:
+        for note in await self.since(thread_id, 0):
+            await self.store.adelete(_namespace(thread_id), f"{note.seq:08d}")

@@ -49,6 +49,13 @@ RESEARCH_MANAGER = "Research Manager"
 TRADER = "Trader"
 RISK_JUDGE = "Risk Judge"
 
+# Who speaks in each graph node (the Desk in the coordinator and the follow-up).
+PERSONA_OF_NODE: dict[str, str] = {
+    **{a.node: a.persona for a in ANALYSTS}, **{side: d.persona for side, d in DEBATERS.items()},
+    "research_manager": RESEARCH_MANAGER, "trader": TRADER, "risk_judge": RISK_JUDGE,
+    "coordinator": DESK, "followup": DESK,
+}
+
 # Every persona in speaking order, for stream consumers and tests.
 PERSONAS: tuple[str, ...] = (
     *(a.persona for a in ANALYSTS),

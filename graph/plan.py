@@ -121,6 +121,12 @@ class RunPlan:
         return (investment.count + bool(state.get("investment_plan")) + bool(state.get("trader_plan"))
                 + risk.count + (state.get("final_decision") is not None))
 
+    def spoken(self, state: Mapping[str, Any]) -> list[str]:
+        """The personas whose turns are in the state, in plan order (a resumed run starts after them)."""
+        specs = (ANALYST_BY_KIND[k] for k in self.analysts)
+        analysts = [a.persona for a in specs if state.get(a.report_key)]
+        return analysts + [s.persona for s in self.turns()[:self.turns_done(state)]]
+
     def next_node(self, state: Mapping[str, Any]) -> str:
         """The graph's route after any speaker: the next turn, or the judge when all were spoken."""
         turns = self.turns()

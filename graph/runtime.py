@@ -2,8 +2,9 @@
 the benchmarks and the tests.
 
 It holds what a process shares — the model registry, the market-data vendor, the checkpointer,
-the compiled graph — and how a run is configured (its config and context). Opened inside the
-running event loop, because the SQLite checkpointer must be.
+the store (the interjection inbox), the compiled graph — and how a run is configured (its
+config and context) or continued. Opened inside the running event loop, because the SQLite
+checkpointer and store must be.
 """
 from __future__ import annotations
 
@@ -14,9 +15,12 @@ from datetime import date
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.messages import HumanMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
+from langgraph.store.base import BaseStore
+from langgraph.store.memory import InMemoryStore
 
 from .builder import build_graph
 from .checkpoint import open_checkpointer
@@ -27,12 +31,21 @@ from .events import Event, desk_events
 from .inbox import Inbox
 from .models.registry import ModelRegistry
 from .nodes.analysts import Toolkit
+from .personas import PERSONA_OF_NODE
 from .plan import RunPlan
 from .request import parse_request
 from .settings import Settings
+from .store import open_store
 
 # A full analysis is ~20 steps per debate round; the default 25 would stop a 3-round desk.
 RECURSION_LIMIT = 200
+
+
+@dataclass(frozen=True)
+class Interrupted:
+    """A thread whose last run stopped before the end (a crash, a kill, a stop, a failure)."""
+    next_nodes: tuple[str, ...]
+    personas: tuple[str, ...]   # who speaks when it resumes
 
 
 @dataclass
@@ -41,15 +54,21 @@ class DeskRuntime:
     models: ModelRegistry
     vendor: Vendor
     checkpointer: BaseCheckpointSaver[Any]
+    store: BaseStore
     graph: CompiledStateGraph[Any, Any, Any, Any]
+
+    @property
+    def inbox(self) -> Inbox:
+        return Inbox(self.store)
 
     @classmethod
     @asynccontextmanager
     async def open(cls, settings: Settings | None = None, *, models: ModelRegistry | None = None,
                    vendor: Vendor | None = None, toolkit: Toolkit | None = None,
-                   checkpointer: BaseCheckpointSaver[Any] | None = None) -> AsyncIterator[DeskRuntime]:
-        """Models, vendor and checkpointer from the settings unless given (tests and benchmarks
-        pass their own); the graph compiled once over them."""
+                   checkpointer: BaseCheckpointSaver[Any] | None = None,
+                   store: BaseStore | None = None) -> AsyncIterator[DeskRuntime]:
+        """Models, vendor, checkpointer and store from the settings unless given (tests and
+        benchmarks pass their own); the graph compiled once over them."""
         settings = settings or Settings()
         async with AsyncExitStack() as stack:
             saver: BaseCheckpointSaver[Any]
@@ -57,19 +76,23 @@ class DeskRuntime:
                 saver = checkpointer
             else:
                 saver = await stack.enter_async_context(open_checkpointer(settings))
-            runtime = cls.build(settings, saver, models=models, vendor=vendor, toolkit=toolkit)
+            if store is None:
+                store = await stack.enter_async_context(open_store(settings))
+            runtime = cls.build(settings, saver, store, models=models, vendor=vendor, toolkit=toolkit)
             runtime.warm_up()
             yield runtime
 
     @classmethod
-    def build(cls, settings: Settings, checkpointer: BaseCheckpointSaver[Any], *,
+    def build(cls, settings: Settings, checkpointer: BaseCheckpointSaver[Any], store: BaseStore | None = None, *,
               models: ModelRegistry | None = None, vendor: Vendor | None = None,
               toolkit: Toolkit | None = None) -> DeskRuntime:
-        """The runtime over a checkpointer the caller owns (an in-memory one in tests)."""
+        """The runtime over a checkpointer (and store) the caller owns: in-memory ones in tests."""
         models = models or ModelRegistry(settings)
         vendor = vendor or make_vendor(settings)
-        graph = build_graph(settings, models=models, vendor=vendor, toolkit=toolkit, checkpointer=checkpointer)
-        return cls(settings, models, vendor, checkpointer, graph)
+        store = store if store is not None else InMemoryStore()
+        graph = build_graph(settings, models=models, vendor=vendor, toolkit=toolkit, checkpointer=checkpointer,
+                            store=store)
+        return cls(settings, models, vendor, checkpointer, store, graph)
 
     @staticmethod
     def warm_up() -> None:
@@ -90,17 +113,36 @@ class DeskRuntime:
         return RunPlan.of(self.settings, analysts=analysts, debate_rounds=debate_rounds, risk_rounds=risk_rounds)
 
     @staticmethod
-    def context(*, inbox: Inbox | None = None, today: date | None = None, quick_model: str | None = None,
+    def context(*, today: date | None = None, quick_model: str | None = None,
                 deep_model: str | None = None) -> DeskContext:
-        return DeskContext(inbox=inbox or Inbox(), today=today, quick_model=quick_model, deep_model=deep_model)
+        return DeskContext(today=today, quick_model=quick_model, deep_model=deep_model)
 
     def events(self, graph_input: Any, thread_id: str, context: DeskContext,
                callbacks: list[BaseCallbackHandler] | None = None) -> AsyncIterator[Event]:
+        """Stream a run. `graph_input` None continues the thread from its last checkpoint:
+        LangGraph re-runs only the pending tasks (finished speakers are not asked again)."""
         return desk_events(self.graph, graph_input, self.config(thread_id, callbacks), context)
+
+    async def interrupted(self, thread_id: str) -> Interrupted | None:
+        """Whether the thread's last run stopped before its end, and who would speak next."""
+        snapshot = await self.graph.aget_state(self.config(thread_id))
+        if not snapshot.next:
+            return None
+        return Interrupted(tuple(snapshot.next), tuple(PERSONA_OF_NODE.get(n, n) for n in snapshot.next))
+
+    async def new_input(self, thread_id: str, text: str, plan: RunPlan | None = None) -> dict[str, Any]:
+        """A new message's input. Notes left from an earlier run that ended before reading them
+        are skipped: they were typed to that run (resuming it would have answered them)."""
+        notes = await self.inbox.since(thread_id, 0)
+        graph_input: dict[str, Any] = {"messages": [HumanMessage(text)], **(plan.state_fields() if plan else {})}
+        if notes:
+            graph_input["inbox_seen"] = notes[-1].seq
+        return graph_input
 
     async def state(self, thread_id: str) -> dict[str, Any]:
         return (await self.graph.aget_state(self.config(thread_id))).values or {}
 
     async def delete_thread(self, thread_id: str) -> None:
-        """Forget a thread: every checkpoint and pending write of it."""
+        """Forget a thread: every checkpoint and pending write of it, and its notes."""
         await self.checkpointer.adelete_thread(thread_id)
+        await self.inbox.delete(thread_id)

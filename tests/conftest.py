@@ -26,9 +26,9 @@ def settings(tmp_path, no_model_env) -> Settings:
 
 @pytest.fixture
 def desk_factory(settings: Settings) -> Callable[..., Desk]:
-    def make(model=None, checkpointer=None, vendor=None, thread=None, **overrides) -> Desk:
+    def make(model=None, checkpointer=None, vendor=None, thread=None, store=None, **overrides) -> Desk:
         s = settings.model_copy(update=overrides) if overrides else settings
-        return Desk(s, model, checkpointer, vendor, thread)
+        return Desk(s, model, checkpointer, vendor, thread, store=store)
     return make
 
 

@@ -13,16 +13,19 @@ def parse_ruling(text: str) -> dict[str, object]:
         if m:
             out[key] = m[1].strip()
     sig = re.search(r"\b(BUY|SELL|HOLD)\b", str(out.get("signal", "")), re.I)
-    out["signal"] = sig[1].upper() if sig else "HOLD"
+    out["signal"] = sig[1].upper() if sig else None
     conf = re.search(r"\d*\.?\d+", str(out.get("confidence", "")))
     value = float(conf[0]) if conf else 0.5
     out["confidence"] = value / 100 if value > 1 else value
     return out
 
 
-def decision_from_text(text: str, ticker: str, trade_date: str) -> FinalDecision:
-    """The fallback when a model cannot produce structured output: read the lines it wrote."""
+def decision_from_text(text: str, ticker: str, trade_date: str) -> FinalDecision | None:
+    """The fallback when a model cannot produce structured output: read the lines it wrote.
+    None when they name no signal: a decision is never guessed."""
     fields = parse_ruling(text)
+    if fields["signal"] is None:
+        return None
     given = {key: str(fields.get(key, "n/a")) for key, _ in DECISION_FIELDS if key not in ("signal", "confidence")}
     return FinalDecision(
         signal=fields["signal"],  # parse_ruling made it BUY, SELL or HOLD

@@ -44,7 +44,7 @@ def make_analyst(spec: AnalystSpec, models: ModelRegistry, toolkit: Toolkit, max
         by_name = tools_for(ticker, trade_date)
         with_tools = equipped(models.quick_name(runtime.context), ticker, trade_date)
         model = models.quick(runtime.context)
-        notes, update = take_notes(state, runtime, spec.persona)
+        notes, update = await take_notes(state, runtime, spec.persona)
         messages: list[BaseMessage] = [
             SystemMessage(render(prompt_name(spec.persona), **subject(state), max_tool_rounds=max_tool_rounds,
                                  data_label=data_label)),

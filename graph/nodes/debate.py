@@ -9,6 +9,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from ..context import DeskContext
+from ..errors import DeskError
 from ..models.registry import ModelRegistry
 from ..models.ruling import decision_from_text
 from ..personas import RESEARCH_MANAGER, RISK_JUDGE, TRADER, DebaterSpec, prompt_name
@@ -31,17 +32,17 @@ def _fields(state: DeskState, debate: Debate) -> dict[str, str]:
     }
 
 
-async def _speak(model: BaseChatModel, persona: str, system: str, notes: str) -> str:
+async def _speak(model: BaseChatModel, persona: str, system: str, notes: str, *, required: bool = False) -> str:
     reply = await ask(model,
                       [SystemMessage(system), HumanMessage(render("your_turn", persona=persona, notes=notes))],
-                      persona)
+                      persona, required=required)
     return text_of(reply)
 
 
 def make_debater(spec: DebaterSpec, models: ModelRegistry) -> Node:
     async def debater(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
         debate: Debate = state.get(spec.debate_key) or Debate()  # type: ignore[assignment]
-        notes, update = take_notes(state, runtime, spec.persona)
+        notes, update = await take_notes(state, runtime, spec.persona)
         text = await _speak(models.quick(runtime.context), spec.persona,
                             render(prompt_name(spec.persona), **_fields(state, debate)), notes)
         turn = Turn(side=spec.side, persona=spec.persona, text=text)
@@ -54,7 +55,7 @@ def make_debater(spec: DebaterSpec, models: ModelRegistry) -> Node:
 def make_research_manager(models: ModelRegistry) -> Node:
     async def research_manager(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
         debate = state.get("investment_debate") or Debate()
-        notes, update = take_notes(state, runtime, RESEARCH_MANAGER)
+        notes, update = await take_notes(state, runtime, RESEARCH_MANAGER)
         plan = await _speak(models.deep(runtime.context), RESEARCH_MANAGER,
                             render("research_manager", **_fields(state, debate)), notes)
         return {"investment_plan": plan, "investment_debate": debate.model_copy(update={"judge_decision": plan}),
@@ -65,7 +66,7 @@ def make_research_manager(models: ModelRegistry) -> Node:
 
 def make_trader(models: ModelRegistry) -> Node:
     async def trader(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
-        notes, update = take_notes(state, runtime, TRADER)
+        notes, update = await take_notes(state, runtime, TRADER)
         plan = await _speak(models.quick(runtime.context), TRADER, render("trader", **_fields(state, Debate())),
                             notes)
         return {"trader_plan": plan, "messages": [spoken(TRADER, plan)], **update}
@@ -77,8 +78,8 @@ def make_risk_judge(models: ModelRegistry) -> Node:
     async def risk_judge(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
         debate = state.get("risk_debate") or Debate()
         model = models.deep(runtime.context)
-        notes, update = take_notes(state, runtime, RISK_JUDGE)
-        ruling = await _speak(model, RISK_JUDGE, render("risk_judge", **_fields(state, debate)), notes)
+        notes, update = await take_notes(state, runtime, RISK_JUDGE)
+        ruling = await _speak(model, RISK_JUDGE, render("risk_judge", **_fields(state, debate)), notes, required=True)
         ticker, trade_date = state.get("ticker") or "", state.get("trade_date") or ""
         # The extraction call is tagged nostream: the user sees the judge's words, not the JSON.
         # Function calling, not json_schema: a streaming ChatOpenAI parses json_schema through
@@ -92,6 +93,9 @@ def make_risk_judge(models: ModelRegistry) -> Node:
             decision = None
         if not isinstance(decision, FinalDecision):
             decision = decision_from_text(ruling, ticker, trade_date)
+        if decision is None:  # a ruling without BUY, SELL or HOLD is not a decision; never guess one
+            raise DeskError(f"{RISK_JUDGE}: the ruling names no BUY, SELL or HOLD, so no decision was made. "
+                            "Check the model, then type “resume” to ask the judge again.")
         decision = decision.model_copy(update={"ticker": ticker, "trade_date": trade_date})
         return {"final_decision": decision, "risk_debate": debate.model_copy(update={"judge_decision": ruling}),
                 "messages": [spoken(RISK_JUDGE, ruling)], **update}

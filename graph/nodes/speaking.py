@@ -6,20 +6,25 @@ from typing import Any
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable
+from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
 from ..context import DeskContext
 from ..errors import DeskError, explain
 from ..events import NotePickedUp, emit
+from ..inbox import Inbox
 from ..personas import ANALYSTS
 from ..prompts import render
 from ..state import DeskState, Intervention
 
 
-def take_notes(state: DeskState, runtime: Runtime[DeskContext], persona: str) -> tuple[str, dict[str, Any]]:
-    """Drain the inbox for this speaker: the prompt text answering it, and the state update
-    that records the notes (so they are checkpointed with this turn)."""
-    notes = runtime.context.inbox.since(state.get("inbox_seen", 0)) if runtime.context else []
+async def take_notes(state: DeskState, runtime: Runtime[DeskContext], persona: str) -> tuple[str, dict[str, Any]]:
+    """Read the thread's new notes for this speaker: the prompt text answering them, and the
+    state update that records them (so they are checkpointed with this turn)."""
+    if runtime.store is None:
+        return "", {}
+    thread_id = str(get_config()["configurable"]["thread_id"])
+    notes = await Inbox(runtime.store).since(thread_id, state.get("inbox_seen", 0))
     if not notes:
         return "", {}
     for n in notes:
@@ -52,9 +57,32 @@ def text_of(message: BaseMessage) -> str:
     return message.content if isinstance(message.content, str) else str(message.content)
 
 
-async def ask(model: BaseChatModel | Runnable[Any, Any], messages: list[BaseMessage], persona: str) -> AIMessage:
-    """One model call, tagged with its persona so stream consumers know who is speaking."""
-    try:
-        return await model.with_config(metadata={"persona": persona}).ainvoke(messages)
-    except Exception as exc:  # the run stops with a sentence the user can act on
-        raise DeskError(f"{persona}: {explain(exc)}") from exc
+# An empty answer is asked again this many times before it counts as no answer.
+EMPTY_RETRIES = 2
+NO_ANSWER = "(no answer: the model returned nothing, {tries} times)"
+
+
+class EmptyAnswer(DeskError):
+    """The model said nothing where the desk cannot go on without words (the Risk Judge)."""
+
+
+async def ask(model: BaseChatModel | Runnable[Any, Any], messages: list[BaseMessage], persona: str, *,
+              required: bool = False) -> AIMessage:
+    """One model call, tagged with its persona so stream consumers know who is speaking.
+
+    Small models return empty answers: an empty one is asked again; after that the turn is
+    recorded as no answer (the desk goes on), or, when `required`, the run stops with a
+    sentence the user can act on — an empty answer must never become a decision."""
+    tagged = model.with_config(metadata={"persona": persona})
+    for _ in range(EMPTY_RETRIES + 1):
+        try:
+            reply = await tagged.ainvoke(messages)
+        except Exception as exc:  # the run stops with a sentence the user can act on
+            raise DeskError(f"{persona}: {explain(exc)}") from exc
+        if reply.tool_calls or text_of(reply).strip():
+            return reply
+    tries = EMPTY_RETRIES + 1
+    if required:
+        raise EmptyAnswer(f"{persona}: the model returned an empty answer {tries} times, so no decision was made. "
+                          "Check the model server, then type “resume” to continue from this step.")
+    return AIMessage(content=NO_ANSWER.format(tries=tries), name=persona)

@@ -70,7 +70,8 @@ async def test_a_note_nobody_read_is_answered_after_the_run(service, emitter):
     desk = [m["output"] for m in emitter.by_author("Desk")]
     card = next(i for i, text in enumerate(desk) if "**Signal**" in text)
     assert desk[-1] and card < len(desk) - 1  # the Desk answered after the decision
-    assert not chat.inbox.notes  # answered, not left for the next analysis to read again
+    state = await service.state(chat.thread_id)
+    assert state["inbox_seen"] == 1  # answered, not left for the next analysis to read again
 
 
 async def test_failures_are_shown_as_sentences(service, emitter, monkeypatch):
@@ -106,12 +107,15 @@ async def test_a_model_failure_mid_run_is_explained(service, emitter):
     assert tasklist["type"] == "tasklist"
 
 
-async def test_resumed_chat_continues_the_inbox_numbering(service, emitter):
+async def test_a_note_outlives_the_chat_that_took_it(service, emitter):
     chat = await new_chat(service, emitter)
-    chat.inbox.post("early note")  # read by the analysts of the first run
     await chat.start("Should I buy NVDA today?", NextAnalysis(RunPlan(analysts=("market",))))
+    runtime = await service.runtime()
+    await runtime.inbox.post(chat.thread_id, "early note")  # as if a run had crashed before reading it
     fresh = await service.chat(chat.thread_id)  # what on_chat_resume builds after a restart
-    assert fresh is not chat and fresh.inbox.next_seq == 2
+    assert fresh is not chat
+    note = await runtime.inbox.post(fresh.thread_id, "next note")
+    assert note.seq == 2
     assert [a for a in emitter.authors() if a.endswith("Analyst")][:1] == ["Market Analyst"]
     assert not emitter.by_author("News Analyst")
 

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.store.base import BaseStore
 
 from graph.checkpoint import SERDE
 from graph.data.vendor import Vendor
 from graph.events import Event, NodeDone
-from graph.inbox import Inbox
 from graph.models.demo import DemoChatModel
 from graph.models.policy import PolicyChatModel
 from graph.models.registry import ModelRegistry
@@ -34,24 +34,28 @@ def spoken(events: Iterable[Event]) -> list[str]:
 
 
 class Desk:
-    """A compiled graph with a thread, an inbox, and the events of each run."""
+    """A compiled graph with a thread (its inbox in the runtime's store) and the events of each run."""
 
     def __init__(self, settings: Settings, model: PolicyChatModel | None = None,
                  checkpointer: BaseCheckpointSaver | None = None, vendor: Vendor | None = None,
-                 thread: str | None = None, models: ModelRegistry | None = None) -> None:
+                 thread: str | None = None, models: ModelRegistry | None = None,
+                 store: BaseStore | None = None) -> None:
         self.model = model or DemoChatModel(delay_ms=0)
         self.models = models or scripted_models(self.model)
-        self.runtime = DeskRuntime.build(settings, checkpointer or InMemorySaver(serde=SERDE),
+        self.runtime = DeskRuntime.build(settings, checkpointer or InMemorySaver(serde=SERDE), store,
                                          models=self.models, vendor=vendor)
         self.graph = self.runtime.graph
         self.thread = thread or uuid.uuid4().hex
-        self.inbox = Inbox()
         self.config = self.runtime.config(self.thread)
 
-    async def ask(self, text: str, **extra: Any) -> list[Event]:
-        context = self.runtime.context(inbox=self.inbox, today=TODAY)
-        return [ev async for ev in self.runtime.events({"messages": [HumanMessage(text)], **extra}, self.thread,
-                                                      context)]
+    async def post(self, text: str) -> int:
+        """Interject on the thread, as the chat does; the note's number."""
+        return (await self.runtime.inbox.post(self.thread, text)).seq
+
+    async def ask(self, text: str | None, **extra: Any) -> list[Event]:
+        """A new message (None: resume the interrupted run)."""
+        graph_input = None if text is None else {"messages": [HumanMessage(text)], **extra}
+        return [ev async for ev in self.runtime.events(graph_input, self.thread, self.runtime.context(today=TODAY))]
 
     async def state(self) -> dict[str, Any]:
         return await self.runtime.state(self.thread)

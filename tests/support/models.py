@@ -6,6 +6,7 @@ The built-in fake chat models drop tool calls when streaming and do not bind too
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -35,6 +36,8 @@ class ScriptedChatModel(PolicyChatModel):
         if self.sleep_s:
             await asyncio.sleep(self.sleep_s)
         msg = self.script(persona, messages, tools) if self.script else None
+        if inspect.isawaitable(msg):  # a script may be a coroutine (to post a note, say)
+            msg = await msg
         if msg is None:
             msg = await DemoChatModel().reply(messages, persona=persona, tools=tools, tool_choice=tool_choice)
         self.calls.append({"persona": persona, "messages": messages, "tools": [t["function"]["name"] for t in tools],
