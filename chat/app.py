@@ -25,7 +25,7 @@ from fastapi.responses import FileResponse  # noqa: E402
 from starlette.routing import Route  # noqa: E402
 
 from chat import storage  # noqa: E402
-from chat.runs import STOP_ACTION, ChatRun, DeskService, next_analysis  # noqa: E402
+from chat.runs import RESUME_ACTION, RESUME_WORDS, STOP_ACTION, ChatRun, DeskService, next_analysis  # noqa: E402
 from graph.personas import ANALYSTS, DESK  # noqa: E402
 from graph.settings import Settings  # noqa: E402
 
@@ -129,7 +129,9 @@ async def resume(thread: ThreadDict) -> None:
             metadata = json.loads(metadata)
         except json.JSONDecodeError:
             metadata = {}
-    await _open_chat(metadata.get("chat_settings") or cl.user_session.get("chat_settings"))
+    chat = await _open_chat(metadata.get("chat_settings") or cl.user_session.get("chat_settings"))
+    if (stopped := await chat.interrupted()) is not None:
+        await chat.offer_resume(stopped)
 
 
 @cl.on_settings_update
@@ -166,7 +168,11 @@ async def on_message(message: cl.Message):
     if chat.active:
         await chat.interject(text)
         return
-    chat.start(text, next_analysis(cl.user_session.get("chat_settings"), SETTINGS))
+    nxt = next_analysis(cl.user_session.get("chat_settings"), SETTINGS)
+    if text.lower().strip(" .!") in RESUME_WORDS and await chat.interrupted() is not None:
+        chat.start(None, nxt)  # continue the interrupted run from its last checkpoint
+        return
+    chat.start(text, nxt)
 
 
 @cl.on_stop
@@ -180,3 +186,14 @@ async def chainlit_stop():
 @cl.action_callback(STOP_ACTION)
 async def stop_action(action: cl.Action):
     await _stop(await _chat())
+
+
+@cl.action_callback(RESUME_ACTION)
+async def resume_action(action: cl.Action):
+    chat = await _chat()
+    if chat.active:
+        await cl.Message(content="The desk is already running on this thread.", author=DESK).send()
+    elif await chat.interrupted() is None:
+        await cl.Message(content="Nothing to resume: the last run on this thread finished.", author=DESK).send()
+    else:
+        chat.start(None, next_analysis(cl.user_session.get("chat_settings"), SETTINGS))

@@ -79,5 +79,15 @@ class Server:
             self.log.close()
             self.log = None
 
+    def kill(self) -> None:
+        """kill -9: the server gets no chance to clean up (a crash, an OOM kill, a power cut)."""
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(5)
+        self.proc = None
+        if self.log is not None:
+            self.log.close()
+            self.log = None
+
     def log_text(self) -> str:
         return "".join(p.read_text() for p in self.data_dir.glob("server-*.log"))

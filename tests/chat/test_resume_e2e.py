@@ -1,0 +1,63 @@
+"""kill -9 of the real chat server mid-run: the reopened thread offers Resume, the run goes on
+from the speaker that was cut off, and the note acknowledged before the crash is answered."""
+from __future__ import annotations
+
+import contextlib
+
+import pytest
+
+from graph.personas import ANALYSTS, PERSONAS
+from tests.support.chat_server import Server
+from tests.support.socket_client import DeskClient, runs_finished
+
+pytestmark = pytest.mark.e2e
+
+
+def desk_texts(client: DeskClient, since: int = 0) -> list[str]:
+    return [client.messages[i].get("output", "") for i in client.order[since:]
+            if client.messages[i].get("name") == "Desk" and client.messages[i].get("type") == "assistant_message"]
+
+
+async def test_a_killed_server_resumes_the_run_and_answers_the_pending_note(tmp_path):
+    server = Server(tmp_path, DESK_DEMO_DELAY_MS="30")
+    server.start()
+    note = "Bear, what about the China export ban?"
+    client = DeskClient(server.base)
+    try:
+        await client.connect()
+        await client.send("Should I buy NVDA today?")
+        await client.wait_for(lambda: any(m.get("streaming") for m in client.by_author("Bull Researcher")), 60,
+                              "the bull speaking")
+        await client.send(note)
+        ack = await client.wait_for(lambda: [t for t in desk_texts(client) if note in t], 10, "the acknowledgement")
+        assert "Bear Researcher" in ack[0]
+        thread = client.thread_id
+        assert thread
+        server.kill()  # the note was acknowledged, nobody has read it yet
+    finally:
+        with contextlib.suppress(Exception):
+            await client.close()
+
+    server.start()
+    client = DeskClient(server.base)
+    try:
+        await client.connect(thread_id=thread)
+        offer = await client.wait_for(lambda: [t for t in desk_texts(client) if "interrupted" in t], 20,
+                                      "the offer to resume")
+        assert "Bull Researcher" in offer[0]
+        [resume] = [d for n, d in client.events if n == "action" and d["name"] == "resume_run"]
+        start = len(client.order)
+        await client.click(resume)  # the Resume button
+        await client.wait_for(lambda: runs_finished(client) >= 1, 120, "the resumed run to end")
+        authors = [a for a in client.authors(start) if a != "Desk"]
+        order = list(PERSONAS)
+        assert authors == order[order.index("Bull Researcher"):], "finished speakers are not asked again"
+        assert not set(authors) & {a.persona for a in ANALYSTS}
+        # The resumed run reads the note at the start of the next turn it runs (the Bull's, again).
+        answers = [m for p in authors for m in client.by_author(p) if f"“{note}”" in m.get("output", "")]
+        assert answers, "the note acknowledged before the crash is answered"
+        assert [t for t in desk_texts(client, start) if "**Signal**" in t], "the decision card"
+    finally:
+        await client.close()
+        server.stop()
+    assert "Traceback" not in server.log_text()
