@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from chat.runs import ChatRun, NextAnalysis
-from graph.personas import PERSONAS
+from graph.personas import ANALYSTS, PERSONAS
 from graph.plan import RunPlan
 from tests.support.waiting import wait_until
 
@@ -146,3 +146,19 @@ async def test_live_chats_can_pick_their_model_names(tmp_path, monkeypatch):
         assert (await service.runtime()).graph is runtime.graph
     finally:
         await service.close()
+
+
+async def test_a_stopped_run_resumes_from_its_last_finished_turn(service, emitter):
+    service.models.get('').delay_ms = 3
+    chat = await new_chat(service, emitter)
+    chat.start("Should I buy NVDA today?")
+    await wait_until(lambda: emitter.by_author("Bear Researcher"), what="the bear")
+    assert await chat.stop()
+    stopped = await chat.interrupted()
+    assert stopped is not None and stopped.personas
+    analysts_before = sum(len(emitter.by_author(a.persona)) for a in ANALYSTS)
+    await chat.start(None)  # what the Resume button and "resume" do
+    assert sum(len(emitter.by_author(a.persona)) for a in ANALYSTS) == analysts_before, "analysts not redone"
+    assert (await service.state(chat.thread_id))["final_decision"] is not None
+    assert await chat.interrupted() is None
+    assert len([m for m in emitter.by_author("Desk") if "**Signal**" in m["output"]]) == 1
