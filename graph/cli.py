@@ -13,6 +13,7 @@ from langchain_core.callbacks import UsageMetadataCallbackHandler
 from .errors import explain
 from .events import NodeDone, Said, Token, ToolStarted
 from .personas import ANALYST_KINDS
+from .request import clean_message
 from .runtime import DeskRuntime
 from .settings import Settings
 
@@ -68,8 +69,13 @@ async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
             print(f"resuming thread {thread} at the {', '.join(dict.fromkeys(stopped.personas))}")
             graph_input = None  # LangGraph re-runs only the pending tasks of the last checkpoint
         else:
+            cleaned = clean_message(args.text)  # before anything stores it
+            if cleaned.problem:
+                print(cleaned.problem, file=sys.stderr)
+            if not cleaned.usable:
+                return 2
             plan = desk.plan(analysts=args.analysts, debate_rounds=args.debate_rounds, risk_rounds=args.risk_rounds)
-            graph_input = await desk.new_input(thread, args.text, plan)
+            graph_input = await desk.new_input(thread, cleaned.text, plan)
         async for ev in desk.events(graph_input, thread, desk.context(today=args.today), callbacks=[usage]):
             if isinstance(ev, Token):
                 printer.write(ev.persona, ev.text)

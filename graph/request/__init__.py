@@ -16,9 +16,16 @@ expressions, no model:
 
 The vocabularies the rules rely on (stop words, cue words, chat phrases, ...)
 are plain text files in ``data/``, loaded once at import (:mod:`.wordlists`).
+
+Before any of that, and before a message is stored anywhere, :func:`clean_message`
+(:mod:`.guard`) makes it safe: cut to :data:`MAX_MESSAGE_CHARS` first, lone
+surrogates replaced, NULs, controls and invisible characters removed, with a
+sentence for the user when the message was cut or held nothing readable.
+``parse_request`` applies it itself too.
 """
 
 from .dates import MIN_DATE
+from .guard import MAX_MESSAGE_CHARS, Cleaned, clean_message
 from .intent import Intent, ParsedRequest, parse_request
 
-__all__ = ["MIN_DATE", "Intent", "ParsedRequest", "parse_request"]
+__all__ = ["MAX_MESSAGE_CHARS", "MIN_DATE", "Cleaned", "Intent", "ParsedRequest", "clean_message", "parse_request"]

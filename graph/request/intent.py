@@ -5,8 +5,12 @@ tickers found (:mod:`graph.request.dates`, :mod:`graph.request.tickers`) plus
 the conversation state passed in by the caller. Two tickers always mean a
 question back, never a guess.
 
-Intent rules, in order: an unusable date (impossible, in the future, before
-1990, or two different dates) -> clarify; two or more tickers -> clarify; no
+The message is cleaned first (:mod:`graph.request.guard`: truncated, invisible
+and control characters removed), so a direct caller is as safe as the chat.
+
+Intent rules, in order: nothing readable -> clarify; an unusable date
+(impossible, unreadable, in the future, before 1990, or two different dates)
+-> clarify; two or more tickers -> clarify; no
 ticker and only greetings/thanks/help -> chat; with a decision on screen, a
 message with no new ticker, no new explicit date and no rerun request ->
 followup, otherwise analyze; without one, a ticker -> analyze, else clarify.
@@ -23,7 +27,8 @@ from pydantic import BaseModel
 from ..trading_days import last_trading_day
 from .companies import company_name, normalize_ticker
 from .dates import DateScan, scan_dates
-from .text import is_shouted, lower, normalize
+from .guard import clean_message
+from .text import is_shouted, lower, prepare
 from .tickers import TickerHit, scan_tickers
 from .wordlists import load_words, read_entries
 
@@ -46,6 +51,7 @@ ASK_TICKER = (
     "Which stock should I analyze? Type a ticker like `NVDA` (or `$NVDA`) or a "
     "company name like `Apple`, optionally with a date, e.g. `AAPL 2024-05-01`."
 )
+NO_TICKER = "I couldn't find a ticker or a company name I know in your message."
 
 
 # --------------------------------------------------------------------------
@@ -79,19 +85,25 @@ def _parse(
     current_ticker: str | None,
     current_date: date | None,
 ) -> ParsedRequest:
-    msg = normalize(text)
+    cleaned = clean_message(text)
+    msg = prepare(cleaned.text)
     if not msg.strip():
-        return ParsedRequest(intent="clarify", question=ASK_TICKER, reason="empty message")
+        question = cleaned.problem or "Your message held nothing the desk can read. Type a ticker like `NVDA`."
+        return ParsedRequest(intent="clarify", question=question, reason="empty message (nothing readable)")
 
     shouted = is_shouted(msg)
-    dates = scan_dates(msg, today)
-    tickers = scan_tickers(dates.remaining, shouted)
+    dates = scan_dates(msg, today, shouted)
+    ignored: list[str] = []
+    tickers = scan_tickers(dates.remaining, shouted, ignored)
     if current_ticker:
         current_ticker = normalize_ticker(current_ticker) or current_ticker.strip().upper()
 
     # 1. A date we can't use is always worth a question, whatever else was said.
     if dates.error:
-        return _clarify(dates.error, dates.reason, tickers)
+        question = dates.error
+        if not tickers and not current_ticker:
+            question += " And which stock? Put its ticker in front, e.g. `NVDA 2024-05-01`."
+        return _clarify(question, dates.reason, tickers)
 
     # 2. Never guess between two symbols.
     if len(tickers) > 1:
@@ -105,8 +117,8 @@ def _parse(
         return ParsedRequest(intent="chat", reason="greeting/thanks/help without a ticker")
 
     if has_decision:
-        return _with_decision(ticker, dates, rerun, today, current_ticker, current_date)
-    return _without_decision(ticker, dates, rerun, today, current_ticker, current_date)
+        return _with_decision(ticker, dates, rerun, today, current_ticker, current_date, ignored)
+    return _without_decision(ticker, dates, rerun, today, current_ticker, current_date, ignored)
 
 
 def _with_decision(
@@ -116,6 +128,7 @@ def _with_decision(
     today: date,
     current_ticker: str | None,
     current_date: date | None,
+    ignored: list[str],
 ) -> ParsedRequest:
     """An analysis is on screen: questions about it are followups."""
     new_ticker = ticker is not None and ticker.symbol != current_ticker
@@ -133,7 +146,7 @@ def _with_decision(
         )
     symbol = ticker.symbol if ticker else current_ticker
     if symbol is None:
-        return _ask_for_ticker(dates, today, "new analysis wanted but no ticker known")
+        return _ask_for_ticker(dates, today, "new analysis wanted but no ticker known", ignored)
     # A rerun of the same ticker without a date keeps the date on screen.
     keep_date = current_date if (rerun and not new_ticker and not dates.explicit) else None
     why = "new ticker" if new_ticker else "new date" if new_date else "re-analysis requested"
@@ -147,6 +160,7 @@ def _without_decision(
     today: date,
     current_ticker: str | None,
     current_date: date | None,
+    ignored: list[str],
 ) -> ParsedRequest:
     """Nothing on screen yet: a ticker starts an analysis, else ask for one."""
     if ticker is not None:
@@ -155,7 +169,7 @@ def _without_decision(
     if current_ticker and (rerun or dates.explicit):
         keep = current_date if (rerun and not dates.explicit) else None
         return _analyze(current_ticker, None, dates, today, "continuing current ticker", keep)
-    return _ask_for_ticker(dates, today, "no ticker or company found")
+    return _ask_for_ticker(dates, today, "no ticker or company found", ignored)
 
 
 def _analyze(
@@ -189,15 +203,24 @@ def _analyze(
     )
 
 
-def _ask_for_ticker(dates: DateScan, today: date, reason: str) -> ParsedRequest:
+def _ask_for_ticker(dates: DateScan, today: date, reason: str, ignored: list[str]) -> ParsedRequest:
     """No ticker, but the date is fine: keep it, so the coordinator's model
-    fallback that names the company can reuse it."""
+    fallback that names the company can reuse it. Upper-case words that were
+    not taken for tickers are named, with the cashtag that would make them one."""
     asked = dates.value or today
+    hint = ""
+    if ignored:
+        words = ignored[:3]
+        listed = ", ".join(words[:-1]) + (" or " if len(words) > 1 else "") + words[-1]
+        what = "they are ordinary words" if len(words) > 1 else "it is an ordinary word"
+        hint = (f" I didn't take {listed} for a ticker: {what}."
+                f" If you do mean a stock with that symbol, type it with a `$`, e.g. `${words[0]}`.")
+        reason += f" (ordinary words not taken for tickers: {', '.join(words)})"
     return ParsedRequest(
         intent="clarify",
         asked_date=asked,
         trade_date=last_trading_day(asked),
-        question=ASK_TICKER,
+        question=f"{NO_TICKER}{hint} {ASK_TICKER}",
         reason=f"{reason}; {dates.reason or 'no date given, using today'}",
     )
 

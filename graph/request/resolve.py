@@ -2,6 +2,7 @@
 model is configured does one structured-output call try to name the company."""
 from __future__ import annotations
 
+import re
 from datetime import date
 
 from langchain_core.language_models import BaseChatModel
@@ -10,7 +11,9 @@ from pydantic import BaseModel, Field
 
 from ..personas import DESK
 from ..prompts import render
+from .guard import clean_message
 from .intent import ParsedRequest, parse_request
+from .tickers import ENGLISH_WORDS, HARD_STOP
 
 
 class TickerGuess(BaseModel):
@@ -20,6 +23,7 @@ class TickerGuess(BaseModel):
 
 async def resolve(text: str, today: date, *, has_decision: bool = False, current_ticker: str | None = None,
                   current_date: date | None = None, model: BaseChatModel | None = None) -> ParsedRequest:
+    text = clean_message(text).text  # what the model reads is as bounded and clean as what the rules read
     parsed = parse_request(text, today, has_decision=has_decision, current_ticker=current_ticker,
                            current_date=current_date)
     if model is None or parsed.intent != "clarify" or parsed.ticker or parsed.asked_date is None:
@@ -32,7 +36,18 @@ async def resolve(text: str, today: date, *, has_decision: bool = False, current
         return parsed
     if not isinstance(guess, TickerGuess) or not guess.ticker:
         return parsed
+    symbol = guess.ticker.strip().lstrip("$")
+    if _refused_word(symbol, text):
+        return parsed  # "DROP TABLE threads": the rules refused TABLE as a word; the model may not undo that
     # Re-parse with the model's ticker spelled out, so dates and checks stay deterministic.
-    again = parse_request(f"${guess.ticker.strip().lstrip('$')} {text}", today, has_decision=has_decision,
+    again = parse_request(f"${symbol} {text}", today, has_decision=has_decision,
                           current_ticker=current_ticker, current_date=current_date)
     return again if again.ticker else parsed
+
+
+def _refused_word(symbol: str, text: str) -> bool:
+    """Is the model's ticker an ordinary word the user typed as a word (not as $WORD)?"""
+    upper = symbol.upper()
+    if upper not in ENGLISH_WORDS and upper not in HARD_STOP:
+        return False
+    return re.search(rf"(?<![\w$]){re.escape(symbol)}(?!\w)", text, re.IGNORECASE) is not None

@@ -1,14 +1,18 @@
 """Finding the ticker(s) a chat message names.
 
 Runs on the message with its dates already blanked out (see
-:mod:`graph.request.dates`), in three passes, each blanking what it found:
+:mod:`graph.request.dates`), in four passes, each blanking what it found:
+exchange-prefixed symbols ("NASDAQ:NVDA", "NYSE: BRK.B", "LON:VOD"),
 share-class forms (BRK.B, "Berkshire B"), company names and aliases from
 ``data/companies.csv``, then symbol-looking tokens ($TSLA, NVDA, nvda,
 0700.HK).
 
 Every hit gets a confidence tier so that ordinary words do not become
 tickers: "CAN I BUY TSLA NOW" is TSLA (NOW is ServiceNow only as $NOW), "AI is
-overhyped" has no ticker, and "should I chase this rally?" is not JPMorgan.
+overhyped" has no ticker, "should I chase this rally?" is not JPMorgan, and
+"DROP TABLE threads" has none either: an upper-case English word that is not a
+ticker we know is not taken for an unlisted symbol (``data/english_words.txt``);
+the caller asks back and suggests the cashtag.
 Only the best tier found is used, but a weaker hit joins when it is listed
 with it ("V or MA?", "pepsi vs coke"). The word lists behind the tiers live in
 ``data/*.txt``.
@@ -29,7 +33,7 @@ from .companies import (
     normalize_ticker,
 )
 from .text import blank, lower, next_words, prev_word, sentence_start
-from .wordlists import load_words
+from .wordlists import load_words, read_entries
 
 __all__ = ["TickerHit", "scan_tickers"]
 
@@ -39,6 +43,9 @@ TIER_LISTED_ONLY = -1  # an ordinary word: a ticker only in a list of tickers
 TIER_UNKNOWN = 0  # upper-case, not a word we know, not in companies.csv
 TIER_WEAK = 1  # a known ticker/name that is also a word, with supporting context
 TIER_STRONG = 2  # a cashtag, a known symbol or company name
+
+# How a hit says "an upper-case English word, not a ticker we know".
+ORDINARY_WORD = "ordinary word"
 
 
 @dataclass
@@ -54,6 +61,21 @@ class TickerHit:
 # Never tickers unless written as $CASHTAG: pronouns, function words, time
 # words, trading vocabulary, finance/tech acronyms, chat slang (upper case).
 HARD_STOP = load_words("hard_stop.txt")
+
+# Ordinary English words of up to five letters that are not tickers we know:
+# upper case they are still words ("DROP TABLE"), unless written as $CASHTAG.
+ENGLISH_WORDS = load_words("english_words.txt")
+
+# Exchange prefix -> the Yahoo suffix its symbols take ("" for US exchanges).
+EXCHANGE_PREFIXES = {
+    entry.split()[0]: [*entry.split(), ""][1] for entry in read_entries("exchange_prefixes.txt")
+}
+_PREFIX = "|".join(sorted((re.escape(p.lower()) for p in EXCHANGE_PREFIXES), key=len, reverse=True))
+_SYMBOL = r"[a-z0-9][a-z0-9.\-/]{0,11}"
+# "NASDAQ:NVDA", "nyse: brk.b", "$LON:VOD" ...
+_PREFIXED = re.compile(rf"(?<![\w$])\$?({_PREFIX})\s*:(\s*)(\$?)({_SYMBOL})(?![\w&])")
+# ... and Google Finance's "NVDA:NASDAQ".
+_SUFFIXED = re.compile(rf"(?<![\w$])(\$?)({_SYMBOL}):({_PREFIX})(?![\w&])")
 
 # Ordinary English words that are also tickers in companies.csv. Written in
 # upper case inside a normal sentence ("Is COIN a buy?") they count, weakly;
@@ -75,14 +97,20 @@ _LISTED = re.compile(
 )
 
 
-def scan_tickers(remaining: str, shouted: bool) -> list[TickerHit]:
-    """All ticker mentions worth acting on, one per symbol, in order of appearance."""
+def scan_tickers(remaining: str, shouted: bool, ignored: list[str] | None = None) -> list[TickerHit]:
+    """All ticker mentions worth acting on, one per symbol, in order of appearance.
+
+    Upper-case words not taken for tickers because they are ordinary English
+    ("TABLE") are appended to ``ignored``, so the question back can name them.
+    """
     hits: list[TickerHit] = []
     text = remaining
-    for finder in (_share_class_hits, _alias_hits, _symbol_hits):
+    for finder in (_exchange_hits, _share_class_hits, _alias_hits, _symbol_hits):
         for hit in finder(text, shouted):
             hits.append(hit)
             text = blank(text, hit.start, hit.end)
+    if ignored is not None:
+        ignored.extend(dict.fromkeys(h.symbol for h in hits if h.how == ORDINARY_WORD))
     if not hits:
         return []
     best = max(h.tier for h in hits)
@@ -117,6 +145,45 @@ def _cue(low: str, start: int, end: int, remaining: str) -> bool:
     if len(after) == 2 and after[0] in ("a", "an") and after[1] in _VERDICT_WORDS:
         return True  # "is target a buy"
     return len(re.findall(r"[A-Za-z0-9$]+", remaining)) <= 2  # "coin?", "buy target"
+
+
+def _exchange_hits(text: str, shouted: bool) -> Iterable[TickerHit]:
+    """'NASDAQ:NVDA', 'NYSE: BRK.B', 'LON:VOD' (VOD.L), 'HKEX:700' (0700.HK), 'NVDA:NASDAQ'.
+
+    The prefix only says where the symbol trades; it is blanked with it, so
+    'NASDAQ' is not read as the Nasdaq ETF as well.
+    """
+    low = lower(text)
+    for m in _PREFIXED.finditer(low):
+        symbol_start = m.start(4)
+        raw = m.group(4).rstrip(".-/")
+        typed = text[symbol_start : symbol_start + len(raw)]
+        # "the nasdaq: is it overvalued?": after a space, a lower-case word must be a known symbol.
+        if m.group(2) and not m.group(3) and not (typed.isupper() or typed.isdigit() or _plain_known(typed)):
+            continue
+        symbol = _exchange_symbol(raw, EXCHANGE_PREFIXES[m.group(1).upper()])
+        if symbol:
+            end = symbol_start + len(raw)
+            yield TickerHit(symbol, m.start(), end, text[m.start() : end], TIER_STRONG, "exchange-prefixed symbol")
+            low = blank(low, m.start(), end)
+    for m in _SUFFIXED.finditer(low):
+        symbol = _exchange_symbol(m.group(2), EXCHANGE_PREFIXES[m.group(3).upper()])
+        if symbol:
+            yield TickerHit(symbol, m.start(), m.end(), text[m.start() : m.end()], TIER_STRONG,
+                            "exchange-suffixed symbol")
+
+
+def _plain_known(typed: str) -> bool:
+    upper = typed.upper()
+    return is_known_ticker(upper) and upper not in HARD_STOP and upper not in SOFT_WORDS
+
+
+def _exchange_symbol(raw: str, suffix: str) -> str | None:
+    """The Yahoo form of a symbol written after an exchange prefix."""
+    raw = raw.upper()
+    if suffix and "." not in raw:
+        raw = f"{raw}.{suffix}"
+    return normalize_ticker(raw)
 
 
 def _share_class_hits(text: str, shouted: bool) -> Iterable[TickerHit]:
@@ -271,6 +338,8 @@ def _classify_upper(
     if known:
         return TickerHit(upper, start, end, token, TIER_STRONG, "known symbol")
     if len(upper) <= 5:
+        if upper in ENGLISH_WORDS:  # "DROP TABLE threads": a word, unless listed with a ticker
+            return TickerHit(upper, start, end, token, TIER_LISTED_ONLY, ORDINARY_WORD)
         return TickerHit(upper, start, end, token, TIER_UNKNOWN, "unlisted symbol")
     return None
 
