@@ -1,14 +1,16 @@
 """Trading Desk in Chainlit: `chainlit run chat/app.py` from the repository root.
 
 Handlers stay thin: a message either starts a run (a background task, see runs.py), goes to
-the running desk as an interjection, or stops it. Threads, the history sidebar and login
-come from storage.py; rendering from render.py; the decision card and chart from card.py
+the running desk as an interjection, or stops it. Threads and the history sidebar come from
+storage.py and history.py (the data layer, its owner checks), logins and tokens from accounts.py;
+rendering from render.py; the decision card and chart from card.py
 (the report is graph/record.py's).
 """
 from __future__ import annotations
 
 import json
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -17,14 +19,19 @@ if str(ROOT) not in sys.path:  # `chainlit run chat/app.py` loads this file by p
     sys.path.insert(0, str(ROOT))
 
 import chainlit as cl  # noqa: E402
+from chainlit.config import config as chainlit_config  # noqa: E402
+from chainlit.data import get_data_layer  # noqa: E402
 from chainlit.input_widget import InputWidget, Slider, Switch, TextInput  # noqa: E402
+from chainlit.logger import logger  # noqa: E402
 from chainlit.server import app as server  # noqa: E402
+from chainlit.server import sio  # noqa: E402
+from chainlit.session import WebsocketSession  # noqa: E402
 from chainlit.types import CommandDict, ThreadDict  # noqa: E402
-from fastapi import HTTPException  # noqa: E402
-from fastapi.responses import FileResponse  # noqa: E402
+from fastapi import HTTPException, Request  # noqa: E402
+from fastapi.responses import FileResponse, JSONResponse  # noqa: E402
 from starlette.routing import Route  # noqa: E402
 
-from chat import storage  # noqa: E402
+from chat import accounts, history, storage  # noqa: E402
 from chat.runs import RESUME_ACTION, RESUME_WORDS, STOP_ACTION, ChatRun, DeskService, next_analysis  # noqa: E402
 from graph.personas import ANALYSTS, DESK  # noqa: E402
 from graph.settings import Settings  # noqa: E402
@@ -34,34 +41,135 @@ storage.create_schema(storage.chat_db_path(SETTINGS.data_dir))
 storage.ensure_auth_secret(SETTINGS.data_dir)
 SERVICE = DeskService(SETTINGS)
 FILES = storage.LocalFileStorage(SETTINGS.data_dir / "files")
+# Who may log in (accounts or local mode), throttling, and the check of each token's epoch.
+AUTH = accounts.DeskAuth(SETTINGS.data_dir, public=not accounts.is_loopback(chainlit_config.run.host))
+if AUTH.public and AUTH.local:  # `chainlit run chat/app.py --host 0.0.0.0` with no account
+    print(f"Refusing to listen on {chainlit_config.run.host}: local mode (any name, one shared password) is for "
+          "loopback only. Create accounts first: python -m chat.users add NAME", file=sys.stderr)
+    raise SystemExit(2)
 
 STOP_COMMAND = "stop"
 COMMANDS: list[CommandDict] = [{"id": STOP_COMMAND, "icon": "square", "description": "Stop the desk's current run",
              "button": False, "persistent": False, "selected": False}]
 
 
+# -- the door: tokens, thread ids and owners, checked before Chainlit sees a request ----------
+
+# A token whose epoch is stale (password reset, account removed) is taken off every request.
+server.add_middleware(accounts.TokenGuard, auth=AUTH)
+
+
+async def _refused(request: Request, exc: Exception) -> JSONResponse:
+    if isinstance(exc, history.InvalidThreadId):
+        return JSONResponse({"detail": "Invalid thread id"}, status_code=400)
+    return JSONResponse({"detail": str(exc) or "Not found"}, status_code=404)  # another user's: as if absent
+
+
+server.add_exception_handler(history.InvalidThreadId, _refused)
+server.add_exception_handler(history.NotOwner, _refused)
+
+
+def _history() -> history.DeskDataLayer | None:
+    layer = get_data_layer()
+    return layer if isinstance(layer, history.DeskDataLayer) else None
+
+
+async def _may_open(identifier: str, thread_id: str) -> bool:
+    """Whether a user may open (resume, write to) a thread: theirs, or one nobody has. A thread
+    whose history row is gone but whose checkpoints remain has an unknown owner: refused."""
+    layer = _history()
+    try:
+        owner = await layer.thread_owner(thread_id) if layer is not None else None
+        if owner is not None:
+            return owner == identifier
+        desk = await SERVICE.runtime()
+        return await desk.checkpointer.aget_tuple(desk.config(thread_id)) is None
+    except Exception:  # a store that does not answer: refuse, never guess
+        logger.exception("Could not check the owner of thread %s", thread_id)
+        return False
+
+
+_chainlit_connect = sio.handlers["/"]["connect"]
+_chainlit_client_message = sio.handlers["/"]["client_message"]
+
+
+async def _connect(sid: str, environ: dict[str, Any], auth: Any = None) -> Any:
+    """The socket's handshake: a thread id is a UUID (or empty) and the user's own thread."""
+    thread_id = auth.get("threadId") if isinstance(auth, dict) else None
+    if not history.valid_thread_id(thread_id):
+        raise ConnectionRefusedError("invalid thread id")
+    token = accounts.environ_token(environ)
+    user = AUTH.user_of(token)
+    if thread_id and user is not None and not await _may_open(user.identifier, thread_id):
+        logger.warning("Refused %s access to thread %s", user.identifier, thread_id)
+        raise ConnectionRefusedError("authorization failed")
+    connected = await _chainlit_connect(sid, environ, auth)
+    if connected and user is not None and (session := WebsocketSession.get(sid)) is not None:
+        session.token = token  # a restored session keeps its first token: the current one is checked
+    return connected
+
+
+async def _client_message(sid: str, payload: Any) -> Any:
+    """A message from the browser: from a user whose token is still current, naming no other
+    thread, and with an id that is not already a message of another thread."""
+    session = WebsocketSession.get(sid)
+    message = payload.get("message") if isinstance(payload, dict) else None
+    if session is None or not isinstance(message, dict) or not isinstance(message.get("id"), str):
+        return None
+    if session.user is not None and AUTH.user_of(session.token) is None:
+        await sio.disconnect(sid)  # signed out since the socket opened
+        return None
+    thread_id = message.get("threadId") or ""
+    if not history.valid_thread_id(thread_id) or thread_id not in ("", session.thread_id):
+        logger.warning("Dropped a message naming another thread")
+        return None
+    if (layer := _history()) is not None:
+        try:
+            stored_in = await layer.step_thread(message["id"])
+        except history.NotOwner:
+            return None
+        if stored_in is not None and stored_in != session.thread_id:
+            message["id"] = str(uuid.uuid4())  # that id is another thread's message: this one gets its own
+    return await _chainlit_client_message(sid, payload)
+
+
+sio.on("connect", _connect)
+sio.on("client_message", _client_message)
+
+
 # -- stored element files (charts, reports): served before Chainlit's catch-all UI route ------
 
-async def _serve_file(request):
-    path = FILES.path_of(request.path_params["key"])
-    if path is None or not path.is_file():
+async def _serve_file(request: Request) -> FileResponse:
+    """Only to the owner of the thread the file belongs to, logged in."""
+    user = AUTH.user_of(accounts.request_token(request.headers.get("cookie"), request.headers.get("authorization")))
+    if user is None:
+        raise HTTPException(status_code=401, detail="Not authenticated")
+    key = request.path_params["key"]
+    path = FILES.path_of(key)
+    layer = _history()
+    if path is None or not path.is_file() or layer is None or await layer.file_owner(key) != user.identifier:
         raise HTTPException(status_code=404, detail="File not found")
-    return FileResponse(path)
+    # Same origin as the app: never sniffed into HTML, never run as a page (an SVG's scripts).
+    return FileResponse(path, headers={"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox"})
 
 
 server.router.routes.insert(0, Route(f"{storage.FILES_ROUTE}/{{key:path}}", _serve_file, methods=["GET"]))
 
 
+async def _forget_thread(thread_id: str) -> None:
+    await SERVICE.delete_thread(thread_id)  # stops a run in flight, deletes checkpoints and notes
+
+
 @cl.data_layer
 def data_layer():
-    return storage.make_data_layer(SETTINGS.data_dir)
+    return storage.make_data_layer(SETTINGS.data_dir, on_delete_thread=_forget_thread)
 
 
 @cl.password_auth_callback
 async def login(username: str, password: str) -> cl.User | None:
-    if username.strip() and storage.password_ok(password):
-        return cl.User(identifier=username.strip(), metadata={"role": "user", "provider": "credentials"})
-    return None
+    """Accounts (or local mode's shared password), throttled per user name and client address
+    (while locked out the answer is 429 with Retry-After, set by accounts.TokenGuard)."""
+    return await AUTH.login(username, password, accounts.CLIENT_ADDRESS.get())
 
 
 @cl.on_app_startup

@@ -1,4 +1,5 @@
-"""The chat history store: Chainlit's SQLAlchemy data layer on SQLite, local files, and login.
+"""The chat history store: its SQLite schema, the element files, the login secret (the data layer
+itself, with its guards, is chat/history.py; logins are chat/accounts.py).
 
 Chainlit does not create its tables, and its SQLite path has quirks: every key it writes into
 `steps` needs a column (or the whole step is dropped with a logged warning), and elements
@@ -7,18 +8,21 @@ schema ourselves and keep element files under DESK_DATA_DIR.
 """
 from __future__ import annotations
 
-import hmac
 import os
 import secrets
 import sqlite3
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
 from chainlit.data.storage_clients.base import BaseStorageClient
 
-DEFAULT_PASSWORD = "desk"
+from graph.private import private_dir, private_file, write_private
+
+if TYPE_CHECKING:
+    from chat.history import DeskDataLayer
+
 FILES_ROUTE = "/desk-files"
 
 SCHEMA = """
@@ -102,8 +106,8 @@ def chat_db_path(data_dir: Path) -> Path:
 
 
 def create_schema(db_path: Path) -> None:
-    """Create (or complete) the tables; safe to run at every start."""
-    db_path.parent.mkdir(parents=True, exist_ok=True)
+    """Create (or complete) the tables; safe to run at every start. The file is owner-only."""
+    private_file(db_path)
     with sqlite3.connect(db_path) as conn:
         conn.executescript(SCHEMA)
         # An older database may lack columns a newer Chainlit writes: add them.
@@ -114,7 +118,8 @@ def create_schema(db_path: Path) -> None:
 
 
 class LocalFileStorage(BaseStorageClient):
-    """Element files on local disk, served by the app under FILES_ROUTE."""
+    """Element files on local disk, owner-only, served by the app under FILES_ROUTE to the owner
+    of the thread they belong to (see chat/app.py)."""
 
     def __init__(self, root: Path):
         self.root = root.resolve()
@@ -126,18 +131,27 @@ class LocalFileStorage(BaseStorageClient):
     async def upload_file(self, object_key: str, data: bytes | str, mime: str = "application/octet-stream",
                           overwrite: bool = True, content_disposition: str | None = None) -> dict[str, Any]:
         path = self.path_of(object_key)
-        if path is None:
+        if path is None or path == self.root:
             return {}
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.root)
+        for folder in reversed(path.relative_to(self.root).parents[:-1]):  # each level owner-only
+            private_dir(self.root / folder)
         if overwrite or not path.exists():
-            path.write_bytes(data.encode() if isinstance(data, str) else data)
+            write_private(path, data.encode() if isinstance(data, str) else data)
         return {"object_key": object_key, "url": await self.get_read_url(object_key)}
 
     async def delete_file(self, object_key: str) -> bool:
         path = self.path_of(object_key)
-        if path is None or not path.exists():
+        if path is None or not path.is_file():
             return False
         path.unlink()
+        for folder in path.parents:  # the element's (and user's) folder, once empty
+            if folder == self.root or not folder.is_relative_to(self.root):
+                break
+            try:
+                folder.rmdir()
+            except OSError:
+                break
         return True
 
     async def get_read_url(self, object_key: str) -> str:
@@ -147,9 +161,14 @@ class LocalFileStorage(BaseStorageClient):
         return None
 
 
-def make_data_layer(data_dir: Path) -> SQLAlchemyDataLayer:
-    return SQLAlchemyDataLayer(f"sqlite+aiosqlite:///{chat_db_path(data_dir)}",
-                               storage_provider=LocalFileStorage(data_dir / "files"))
+def make_data_layer(data_dir: Path,
+                    on_delete_thread: Callable[[str], Awaitable[None]] | None = None) -> DeskDataLayer:
+    """Chainlit's SQLAlchemy data layer with bound parameters and ownership checks (chat/history.py);
+    `on_delete_thread` forgets the desk's side of a deleted thread (checkpoints, notes)."""
+    from chat.history import DeskDataLayer
+
+    return DeskDataLayer(f"sqlite+aiosqlite:///{chat_db_path(data_dir)}",
+                         storage_provider=LocalFileStorage(data_dir / "files"), on_delete_thread=on_delete_thread)
 
 
 def ensure_auth_secret(data_dir: Path) -> str:
@@ -158,18 +177,12 @@ def ensure_auth_secret(data_dir: Path) -> str:
     if secret := os.environ.get("CHAINLIT_AUTH_SECRET"):
         return secret
     path = data_dir / "auth_secret"
-    if path.exists():
-        secret = path.read_text().strip()
-    if not path.exists() or not secret:
-        data_dir.mkdir(parents=True, exist_ok=True)
+    secret = path.read_text().strip() if path.exists() else ""
+    if not secret:
         secret = secrets.token_urlsafe(48)
-        path.write_text(secret)
-        path.chmod(0o600)
+        try:  # owner-only from its creation; a second process starting at once keeps the first's
+            write_private(path, secret.encode(), exclusive=not path.exists())
+        except FileExistsError:
+            secret = path.read_text().strip()
     os.environ["CHAINLIT_AUTH_SECRET"] = secret
     return secret
-
-
-def password_ok(password: str) -> bool:
-    """Local use: any username, with the password from DESK_PASSWORD (default "desk")."""
-    expected = os.environ.get("DESK_PASSWORD") or DEFAULT_PASSWORD
-    return hmac.compare_digest(password.encode(), expected.encode())

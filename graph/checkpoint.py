@@ -8,6 +8,7 @@ import aiosqlite
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
+from .private import private_file
 from .settings import Settings
 from .state import Debate, FinalDecision, Intervention, Turn
 
@@ -19,7 +20,7 @@ SERDE = JsonPlusSerializer(allowed_msgpack_modules=[
 
 @asynccontextmanager
 async def open_checkpointer(settings: Settings) -> AsyncIterator[AsyncSqliteSaver]:
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    private_file(settings.checkpoint_path)  # owner-only from creation, its folder too
     async with aiosqlite.connect(str(settings.checkpoint_path)) as conn:
         saver = AsyncSqliteSaver(conn, serde=SERDE)
         await saver.setup()  # switches the file to WAL

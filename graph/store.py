@@ -7,12 +7,13 @@ from contextlib import asynccontextmanager
 
 from langgraph.store.sqlite.aio import AsyncSqliteStore
 
+from .private import private_file
 from .settings import Settings
 
 
 @asynccontextmanager
 async def open_store(settings: Settings) -> AsyncIterator[AsyncSqliteStore]:
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    async with AsyncSqliteStore.from_conn_string(str(settings.data_dir / "store.sqlite")) as store:
+    path = private_file(settings.data_dir / "store.sqlite")  # owner-only from creation, its folder too
+    async with AsyncSqliteStore.from_conn_string(str(path)) as store:
         await store.setup()
         yield store

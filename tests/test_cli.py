@@ -71,7 +71,7 @@ def cli_env(tmp_path, **extra: str) -> dict[str, str]:
 @pytest.mark.parametrize("kill_at", ["Market Analyst", "Bull Researcher", "Trader", "Risk Judge"])
 def test_a_killed_cli_run_resumes_from_the_pending_step(tmp_path, kill_at):
     """kill -9 while `kill_at` speaks; `--resume` finishes the run, starting with that speaker."""
-    env = cli_env(tmp_path, DESK_DEMO_DELAY_MS="15")
+    env = cli_env(tmp_path, DESK_DEMO_DELAY_MS="40")  # slow enough that the kill lands mid-turn
     proc = subprocess.Popen([sys.executable, "-m", "graph", "--today", "2024-05-06", "should I buy NVDA today?"],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
     first = proc.stdout.readline()

@@ -1,6 +1,7 @@
 """Market data: the vendor interface, the synthetic demo vendor, Yahoo Finance, and a cache."""
 from __future__ import annotations
 
+from ..private import private_file
 from ..settings import Settings
 from .vendor import Vendor
 
@@ -13,5 +14,5 @@ def make_vendor(settings: Settings) -> Vendor:
         return SyntheticVendor()
     from .cache import CachedVendor
     from .yfinance_vendor import YFinanceVendor
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    return CachedVendor(YFinanceVendor(), settings.data_dir / "market_cache.sqlite", ttl_seconds=settings.cache_ttl_s)
+    cache = private_file(settings.data_dir / "market_cache.sqlite")  # owner-only from creation
+    return CachedVendor(YFinanceVendor(), cache, ttl_seconds=settings.cache_ttl_s)

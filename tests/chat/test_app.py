@@ -7,6 +7,8 @@ import os
 import chainlit as cl
 import httpx
 import pytest
+from chainlit.auth import create_jwt
+from chainlit.data import get_data_layer
 from chainlit.utils import utc_now
 
 from chat import storage
@@ -100,13 +102,19 @@ async def test_settings_shape_the_next_analysis(app, emitter, service, monkeypat
 
 
 async def test_stored_element_files_are_served_before_the_ui_route(app):
+    """Ours, not the UI's catch-all (which would answer 200 with the page): a login is asked for,
+    and a logged-in user gets only files of their own threads (tests/chat/test_security.py)."""
     await app.FILES.upload_file("u1/e1/chart.svg", b"<svg/>", "image/svg+xml")
     url = await app.FILES.get_read_url("u1/e1/chart.svg")
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app.server), base_url="http://t") as http:
-        ok = await http.get(url)
-        assert ok.status_code == 200 and ok.content == b"<svg/>"
-        assert (await http.get(f"{storage.FILES_ROUTE}/%2e%2e/auth_secret")).status_code == 404
-        assert (await http.get(f"{storage.FILES_ROUTE}/nope")).status_code == 404
+        assert (await http.get(url)).status_code == 401
+        http.cookies.set("access_token", create_jwt(await app.login("alice", "desk")))
+        try:
+            assert (await http.get(url)).status_code == 404  # no thread of alice's holds it
+            assert (await http.get(f"{storage.FILES_ROUTE}/%2e%2e/auth_secret")).status_code == 404
+            assert (await http.get(f"{storage.FILES_ROUTE}/nope")).status_code == 404
+        finally:
+            await get_data_layer().engine.dispose()
 
 
 async def test_sqlite_data_layer_keeps_messages_tool_steps_and_elements(tmp_path, emitter):

@@ -97,9 +97,9 @@ async def test_analysis_interjection_followup_and_restart(server):
         assert any(s["type"] == "tool" and s["output"] for s in steps)
         stored = [e for e in resumed[0]["elements"] if e["type"] in ("image", "file")]
         assert len(stored) == 2
-        async with httpx.AsyncClient(base_url=server.base) as http:
+        async with httpx.AsyncClient(base_url=server.base, headers={"Cookie": client.cookie}) as http:
             chart = next(e for e in stored if e["type"] == "image")
-            svg = await http.get(chart["url"])
+            svg = await http.get(chart["url"])  # stored files are served to their owner, logged in
             assert svg.status_code == 200 and b"<svg" in svg.content
 
         before = len(client.order)

@@ -23,6 +23,7 @@ class Server:
 
     def __init__(self, data_dir: Path, **env: str) -> None:
         self.data_dir = data_dir
+        self.app = ROOT / "chat" / "app.py"  # set to another checkout's app.py to measure that one
         self.extra_env = env
         self.proc: subprocess.Popen | None = None
         self.log: TextIO | None = None
@@ -51,7 +52,7 @@ class Server:
         log_path = self.data_dir / f"server-{self.port}.log"
         self.log = open(log_path, "w")  # noqa: SIM115 - open while the server runs, closed by stop()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "chainlit", "run", str(ROOT / "chat" / "app.py"), "--headless",
+            [sys.executable, "-m", "chainlit", "run", str(self.app), "--headless",
              "--port", str(self.port)],
             cwd=self.app_root(), env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         deadline = time.monotonic() + 60

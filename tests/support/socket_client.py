@@ -39,9 +39,12 @@ class DeskClient:
             r.raise_for_status()
             return "; ".join(f"{k}={v}" for k, v in r.cookies.items())
 
-    async def connect(self, thread_id: str = "") -> None:
-        cookie = self.cookie = await self.login()
-        self.session_id = str(uuid.uuid4())
+    async def connect(self, thread_id: str = "", cookie: str | None = None, session_id: str | None = None) -> None:
+        """Log in (or use `cookie`, a login kept from before) and open the socket on `thread_id`
+        (empty: a new thread), as a new session or, as a reloaded tab does, an earlier `session_id`.
+        Raises socketio's ConnectionError when the server refuses."""
+        cookie = self.cookie = cookie if cookie is not None else await self.login()
+        self.session_id = session_id or str(uuid.uuid4())
         self.sio = socketio.AsyncClient(reconnection=False)
         for name in RECORDED_EVENTS:
             self.sio.on(name, self._recorder(name))
@@ -72,9 +75,9 @@ class DeskClient:
                 self.thread_id = data.get("thread_id")
         return record
 
-    async def send(self, text: str, command: str | None = None) -> None:
+    async def send(self, text: str, command: str | None = None, message_id: str | None = None) -> None:
         assert self.sio is not None, "connect() first"
-        message = {"id": str(uuid.uuid4()), "threadId": self.thread_id or "", "name": self.username,
+        message = {"id": message_id or str(uuid.uuid4()), "threadId": self.thread_id or "", "name": self.username,
                    "type": "user_message", "output": text,
                    "createdAt": datetime.now(UTC).isoformat()}
         if command:

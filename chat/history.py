@@ -1,0 +1,427 @@
+"""The chat history's data layer: Chainlit's SQLAlchemy layer with every value bound and every
+read and write checked against the thread's owner.
+
+Chainlit 2.12's `SQLAlchemyDataLayer.get_all_user_threads` pastes thread ids into `IN ('…')` as text:
+a thread id of `x') UNION SELECT … FROM steps s --` read every user's steps. Its upserts also
+build column lists from the keys of the dict they are handed, and let any write overwrite a row
+by id whatever thread it belongs to. Here:
+
+- thread ids are UUIDs (`valid_thread_id`); anything else is refused before it is stored or queried;
+- values are always bound parameters, `IN` lists included; column names come from fixed lists;
+- a step, element or feedback id that exists in another thread is never overwritten (the upsert's
+  `WHERE` compares the stored row's thread), and a thread's owner is never replaced;
+- feedback is written or deleted only by the owner of the message's thread (the requester is the
+  user whose current token came with the HTTP request, see chat/accounts.py);
+- deleting a thread deletes the desk's side of it too (checkpoints, notes: `on_delete_thread`),
+  its element files, feedback, steps and row.
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any, cast
+
+from chainlit.context import context
+from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
+from chainlit.data.storage_clients.base import BaseStorageClient
+from chainlit.data.utils import queue_until_user_message
+from chainlit.element import Element, ElementDict
+from chainlit.logger import logger
+from chainlit.step import StepDict
+from chainlit.types import Feedback, FeedbackDict, ThreadDict
+from sqlalchemy import bindparam, text
+from sqlalchemy.exc import SQLAlchemyError
+
+from .accounts import REQUESTER
+from .storage import STEP_COLUMNS
+
+THREAD_COLUMNS = ("id", "createdAt", "name", "userId", "userIdentifier", "tags", "metadata")
+ELEMENT_COLUMNS = ("id", "threadId", "type", "url", "chainlitKey", "name", "display", "objectKey", "size",
+                   "page", "language", "forId", "mime", "props", "autoPlay", "playerConfig")
+
+
+class InvalidThreadId(ValueError):
+    """A thread id that is not a UUID: refused at the door (HTTP 400, socket refused)."""
+
+
+class NotOwner(PermissionError):
+    """A read or write of something that belongs to another user (or to nobody known)."""
+
+
+def valid_thread_id(value: object) -> bool:
+    """Empty (a new thread) or a UUID in canonical form (lowercase, hyphenated), as Chainlit and its
+    frontend make them."""
+    if value is None or value == "":
+        return True
+    if not isinstance(value, str) or len(value) != 36:
+        return False
+    try:
+        return str(uuid.UUID(value)) == value  # one spelling per thread: lowercase, hyphenated
+    except ValueError:
+        return False
+
+
+def require_thread_id(value: object) -> str:
+    if not value or not valid_thread_id(value):
+        raise InvalidThreadId("a thread id is a UUID")
+    return cast(str, value)
+
+
+def _session_thread() -> str | None:
+    """The thread of the socket session this call runs for, if it runs for one."""
+    try:
+        return context.session.thread_id
+    except Exception:
+        return None
+
+
+def _columns(names: list[str]) -> tuple[str, str]:
+    """The quoted column list and the placeholders, for names taken from a fixed list only."""
+    return ", ".join(f'"{n}"' for n in names), ", ".join(f":{n}" for n in names)
+
+
+class DeskDataLayer(SQLAlchemyDataLayer):
+    def __init__(self, conninfo: str, *, storage_provider: BaseStorageClient | None = None,
+                 on_delete_thread: Callable[[str], Awaitable[None]] | None = None, **kwargs: Any) -> None:
+        super().__init__(conninfo, storage_provider=storage_provider, **kwargs)
+        self.on_delete_thread = on_delete_thread
+        self._sqlite = self.engine.dialect.name == "sqlite"
+
+    def _value(self, value: Any) -> Any:
+        # SQLite cannot bind a list or a dict (Chainlit would lose the whole row): store JSON.
+        return json.dumps(value) if self._sqlite and isinstance(value, list | dict) else value
+
+    async def _rows(self, query: str, **params: Any) -> list[dict[str, Any]] | None:
+        """Rows of a read; None when the database failed (callers refuse then)."""
+        result = await self.execute_sql(query, params)
+        return result if isinstance(result, list) else None
+
+    # -- ownership look-ups ------------------------------------------------------------------
+
+    async def thread_owner(self, thread_id: str) -> str | None:
+        """The identifier of the thread's owner; "" for a row with no owner; None with no row."""
+        rows = await self._rows('SELECT "userIdentifier" FROM threads WHERE "id" = :id',
+                                id=require_thread_id(thread_id))
+        if rows is None:
+            raise NotOwner("the history database did not answer")
+        return (rows[0]["userIdentifier"] or "") if rows else None
+
+    async def step_thread(self, step_id: str) -> str | None:
+        """The thread a step (a message) id is stored in, if any."""
+        rows = await self._rows('SELECT "threadId" FROM steps WHERE "id" = :id', id=step_id)
+        if rows is None:
+            raise NotOwner("the history database did not answer")
+        return rows[0]["threadId"] if rows else None
+
+    async def file_owner(self, object_key: str) -> str | None:
+        """The identifier of the user whose thread holds the element stored under `object_key`."""
+        rows = await self._rows('SELECT t."userIdentifier" AS owner FROM elements e '
+                                'JOIN threads t ON t."id" = e."threadId" WHERE e."objectKey" = :key', key=object_key)
+        owners = {r["owner"] for r in rows or []}
+        return owners.pop() if len(owners) == 1 else None
+
+    async def _step_owner(self, step_id: str) -> tuple[str | None, str | None]:
+        rows = await self._rows('SELECT t."userIdentifier" AS owner, s."threadId" AS thread FROM steps s '
+                                'JOIN threads t ON t."id" = s."threadId" WHERE s."id" = :id', id=step_id)
+        return (rows[0]["owner"], rows[0]["thread"]) if rows else (None, None)
+
+    # -- threads ---------------------------------------------------------------------------------
+
+    async def get_thread_author(self, thread_id: str) -> str:
+        # "" makes Chainlit's is_thread_author answer 404 (its own raises a ValueError: a 500).
+        return await self.thread_owner(thread_id) or ""
+
+    async def get_thread(self, thread_id: str) -> ThreadDict | None:
+        threads = await self.get_all_user_threads(thread_id=require_thread_id(thread_id))
+        return threads[0] if threads else None
+
+    async def update_thread(self, thread_id: str, name: str | None = None, user_id: str | None = None,
+                            metadata: dict | None = None, tags: list[str] | None = None) -> None:
+        require_thread_id(thread_id)
+        user_identifier = await self._get_user_identifer_by_id(user_id) if user_id else None
+        existing = await self._rows('SELECT "userId", "metadata" FROM threads WHERE "id" = :id', id=thread_id)
+        if existing is None:
+            return
+        row = existing[0] if existing else None
+        if row and user_id and row["userId"] and row["userId"] != user_id:
+            logger.warning("Refused to give thread %s to another user", thread_id)
+            return
+        if row and name is None and user_id is None and metadata is None and tags is None:
+            return
+        base: dict[str, Any] = {}
+        raw = (row or {}).get("metadata") or {}
+        if isinstance(raw, str):
+            try:
+                raw = json.loads(raw)
+            except json.JSONDecodeError:
+                raw = {}
+        if isinstance(raw, dict):
+            base = raw
+        incoming = metadata or {}  # as Chainlit merges it: a key set to None is deleted
+        merged = {k: v for k, v in base.items() if not (k in incoming and incoming[k] is None)}
+        merged.update({k: v for k, v in incoming.items() if v is not None})
+        params = {"id": thread_id, "createdAt": None if row else await self.get_current_timestamp(),
+                  "name": name if name is not None else merged.get("name"), "userId": user_id,
+                  "userIdentifier": user_identifier, "tags": self._value(tags), "metadata": json.dumps(merged)}
+        columns, values = _columns(list(THREAD_COLUMNS))
+        # The owner is set once: a row owned by someone is only updated by a write that names the
+        # same owner or none (metadata, name), never handed to another user.
+        await self.execute_sql(f"""
+            INSERT INTO threads ({columns}) VALUES ({values})
+            ON CONFLICT ("id") DO UPDATE SET
+                "name" = COALESCE(excluded."name", threads."name"),
+                "userId" = COALESCE(excluded."userId", threads."userId"),
+                "userIdentifier" = COALESCE(excluded."userIdentifier", threads."userIdentifier"),
+                "tags" = COALESCE(excluded."tags", threads."tags"),
+                "metadata" = excluded."metadata"
+            WHERE threads."userId" IS NULL OR excluded."userId" IS NULL OR threads."userId" = excluded."userId"
+        """, params)
+
+    async def delete_thread(self, thread_id: str) -> None:
+        """The whole thread: the desk's side first (a run in flight is stopped, checkpoints and
+        notes deleted; if that fails the thread stays listed and can be deleted again), then its
+        files and rows."""
+        require_thread_id(thread_id)
+        if self.on_delete_thread is not None:
+            await self.on_delete_thread(thread_id)
+        elements = await self._rows('SELECT "objectKey" FROM elements WHERE "threadId" = :id', id=thread_id)
+        if self.storage_provider is not None:
+            for element in elements or []:
+                if element["objectKey"]:
+                    await self.storage_provider.delete_file(object_key=element["objectKey"])
+        for query in ('DELETE FROM feedbacks WHERE "threadId" = :id OR "forId" IN '
+                      '(SELECT "id" FROM steps WHERE "threadId" = :id)',
+                      'DELETE FROM elements WHERE "threadId" = :id',
+                      'DELETE FROM steps WHERE "threadId" = :id',
+                      'DELETE FROM threads WHERE "id" = :id'):
+            await self.execute_sql(query, {"id": thread_id})
+
+    async def get_all_user_threads(self, user_id: str | None = None,
+                                   thread_id: str | None = None) -> list[ThreadDict] | None:
+        """Chainlit's query of a user's threads (or one thread), with the thread ids of the second
+        and third query bound as an expanding parameter instead of pasted into the SQL."""
+        threads = await self._rows("""
+            SELECT t."id" AS thread_id, t."createdAt" AS thread_createdat, t."name" AS thread_name,
+                   t."userId" AS user_id, t."userIdentifier" AS user_identifier, t."tags" AS thread_tags,
+                   t."metadata" AS thread_metadata, MAX(s."createdAt") AS updatedAt
+            FROM threads t LEFT JOIN steps s ON t."id" = s."threadId"
+            WHERE t."userId" = :user_id OR t."id" = :thread_id
+            GROUP BY t."id", t."createdAt", t."name", t."userId", t."userIdentifier", t."tags", t."metadata"
+            ORDER BY updatedAt DESC NULLS LAST
+            LIMIT :limit
+        """, user_id=user_id, thread_id=thread_id, limit=self.user_thread_limit)
+        if threads is None:
+            return None
+        if not threads:
+            return []
+        ids = [t["thread_id"] for t in threads]
+        steps = await self._select_in("""
+            SELECT s."id" AS step_id, s."name" AS step_name, s."type" AS step_type, s."threadId" AS step_threadid,
+                   s."parentId" AS step_parentid, s."streaming" AS step_streaming,
+                   s."waitForAnswer" AS step_waitforanswer, s."isError" AS step_iserror,
+                   s."metadata" AS step_metadata, s."tags" AS step_tags, s."input" AS step_input,
+                   s."output" AS step_output, s."createdAt" AS step_createdat, s."start" AS step_start,
+                   s."end" AS step_end, s."generation" AS step_generation, s."showInput" AS step_showinput,
+                   s."language" AS step_language, f."value" AS feedback_value, f."comment" AS feedback_comment,
+                   f."id" AS feedback_id
+            FROM steps s LEFT JOIN feedbacks f ON s."id" = f."forId"
+            WHERE s."threadId" IN :ids
+            ORDER BY s."createdAt" ASC
+        """, ids)
+        elements = await self._select_in("""
+            SELECT e."id" AS element_id, e."threadId" AS element_threadid, e."type" AS element_type,
+                   e."chainlitKey" AS element_chainlitkey, e."url" AS element_url,
+                   e."objectKey" AS element_objectkey, e."name" AS element_name, e."display" AS element_display,
+                   e."size" AS element_size, e."language" AS element_language, e."page" AS element_page,
+                   e."forId" AS element_forid, e."mime" AS element_mime, e."props" AS props
+            FROM elements e
+            WHERE e."threadId" IN :ids
+        """, ids)
+
+        by_id: dict[str, ThreadDict] = {}
+        for t in threads:
+            if t["thread_id"] is not None:
+                by_id[t["thread_id"]] = ThreadDict(
+                    id=t["thread_id"], createdAt=t["thread_createdat"], name=t["thread_name"], userId=t["user_id"],
+                    userIdentifier=t["user_identifier"], tags=t["thread_tags"], metadata=t["thread_metadata"],
+                    steps=[], elements=[])
+        for s in steps:
+            thread = by_id.get(s["step_threadid"])
+            if thread is None:
+                continue
+            feedback = None
+            if s["feedback_value"] is not None:
+                feedback = FeedbackDict(forId=s["step_id"], id=s.get("feedback_id"), value=s["feedback_value"],
+                                        comment=s.get("feedback_comment"))
+            thread["steps"].append(StepDict(
+                id=s["step_id"], name=s["step_name"], type=s["step_type"], threadId=s["step_threadid"],
+                parentId=s.get("step_parentid"), streaming=s.get("step_streaming", False),
+                waitForAnswer=s.get("step_waitforanswer"), isError=s.get("step_iserror"),
+                metadata=s["step_metadata"] if s.get("step_metadata") is not None else {},
+                tags=s.get("step_tags"),
+                input=s.get("step_input", "") if s.get("step_showinput") not in [None, "false"] else "",
+                output=s.get("step_output", ""), createdAt=s.get("step_createdat"), start=s.get("step_start"),
+                end=s.get("step_end"), generation=s.get("step_generation"), showInput=s.get("step_showinput"),
+                language=s.get("step_language"), feedback=feedback))
+        for e in elements:
+            thread = by_id.get(e["element_threadid"])
+            kept = thread.get("elements") if thread is not None else None
+            if kept is None:
+                continue
+            url = e.get("element_url")
+            key = e.get("element_objectkey")
+            if self.storage_provider is not None and isinstance(key, str) and key.strip():
+                try:
+                    url = await self.storage_provider.get_read_url(object_key=key)
+                except Exception as exc:
+                    logger.warning(f"Failed to get read URL for object_key '{key}': {exc}")
+            kept.append(cast(ElementDict, {
+                "id": e["element_id"], "threadId": e["element_threadid"], "type": e["element_type"],
+                "chainlitKey": e.get("element_chainlitkey"), "url": url, "objectKey": key,
+                "name": e["element_name"], "display": e["element_display"], "size": e.get("element_size"),
+                "language": e.get("element_language"), "autoPlay": None, "playerConfig": None,
+                "page": e.get("element_page"), "props": e.get("props", "{}"), "forId": e.get("element_forid"),
+                "mime": e.get("element_mime")}))
+        return list(by_id.values())
+
+    async def _select_in(self, query: str, ids: list[str]) -> list[dict[str, Any]]:
+        statement = text(query).bindparams(bindparam("ids", expanding=True))
+        async with self.async_session() as session:
+            try:
+                result = await session.execute(statement, {"ids": ids})
+                return self.clean_result([dict(row._mapping) for row in result.fetchall()])
+            except SQLAlchemyError as e:
+                logger.warning(f"An error occurred: {e}")
+                return []
+
+    # -- steps -----------------------------------------------------------------------------------
+
+    @queue_until_user_message()
+    async def create_step(self, step_dict: StepDict) -> None:
+        thread_id = step_dict.get("threadId")
+        if not thread_id or not valid_thread_id(thread_id):
+            logger.warning("Refused a step with an invalid thread id")
+            return
+        await self.update_thread(thread_id)
+        raw: dict[str, Any] = dict(step_dict)
+        raw["showInput"] = str(raw.get("showInput", "")).lower() if "showInput" in raw else None
+        params = {k: self._value(v) for k in STEP_COLUMNS
+                  if (v := raw.get(k)) is not None and not (isinstance(v, dict) and not v)}
+        params["metadata"] = json.dumps(raw.get("metadata") or {})
+        params["generation"] = json.dumps(raw.get("generation") or {})
+        names = list(params)
+        columns, values = _columns(names)
+        updates = ", ".join(f'"{n}" = :{n}' for n in names if n != "id")
+        # An id stored in another thread is left alone: the upsert's WHERE makes that atomic.
+        written = await self.execute_sql(f"""
+            INSERT INTO steps ({columns}) VALUES ({values})
+            ON CONFLICT ("id") DO UPDATE SET {updates}
+            WHERE steps."threadId" = excluded."threadId"
+        """, params)
+        if written == 0:
+            logger.warning("Refused to move step %s from another thread", step_dict["id"])
+
+    @queue_until_user_message()
+    async def update_step(self, step_dict: StepDict) -> None:
+        await self.create_step(step_dict)
+
+    @queue_until_user_message()
+    async def delete_step(self, step_id: str) -> None:
+        session_thread = _session_thread()
+        if session_thread is not None and await self.step_thread(step_id) not in (None, session_thread):
+            logger.warning("Refused to delete step %s of another thread", step_id)
+            return
+        for query in ('DELETE FROM feedbacks WHERE "forId" = :id', 'DELETE FROM elements WHERE "forId" = :id',
+                      'DELETE FROM steps WHERE "id" = :id'):
+            await self.execute_sql(query, {"id": step_id})
+
+    # -- feedback: only on the requester's own messages ---------------------------------------
+
+    async def upsert_feedback(self, feedback: Feedback) -> str:
+        requester = REQUESTER.get()
+        owner, thread_id = await self._step_owner(feedback.forId)
+        if not requester or owner != requester:
+            raise NotOwner("Message not found")
+        feedback.threadId = thread_id  # the message's thread, not what the client says
+        feedback.id = feedback.id or str(uuid.uuid4())
+        existing = await self._rows('SELECT "forId" FROM feedbacks WHERE "id" = :id', id=feedback.id)
+        if existing is None or (existing and existing[0]["forId"] != feedback.forId):
+            raise NotOwner("Feedback not found")
+        await self.execute_sql("""
+            INSERT INTO feedbacks ("id", "forId", "threadId", "value", "comment")
+            VALUES (:id, :forId, :threadId, :value, :comment)
+            ON CONFLICT ("id") DO UPDATE SET "value" = excluded."value", "comment" = excluded."comment"
+            WHERE feedbacks."forId" = excluded."forId"
+        """, {"id": feedback.id, "forId": feedback.forId, "threadId": thread_id, "value": feedback.value,
+              "comment": feedback.comment})
+        return feedback.id
+
+    async def delete_feedback(self, feedback_id: str) -> bool:
+        requester = REQUESTER.get()
+        rows = await self._rows('SELECT t."userIdentifier" AS owner FROM feedbacks f '
+                                'JOIN steps s ON s."id" = f."forId" JOIN threads t ON t."id" = s."threadId" '
+                                'WHERE f."id" = :id', id=feedback_id)
+        if not requester or not rows or rows[0]["owner"] != requester:
+            raise NotOwner("Feedback not found")
+        await self.execute_sql('DELETE FROM feedbacks WHERE "id" = :id', {"id": feedback_id})
+        return True
+
+    # -- elements --------------------------------------------------------------------------------
+
+    async def get_element(self, thread_id: str, element_id: str) -> ElementDict | None:
+        return await super().get_element(require_thread_id(thread_id), element_id)
+
+    @queue_until_user_message()
+    async def create_element(self, element: Element) -> None:
+        """Chainlit's upload of an element's content to the storage provider, with the row written
+        from a fixed column list and never over another thread's element."""
+        if not self.storage_provider or not element.for_id or not valid_thread_id(element.thread_id):
+            return
+        rows = await self._rows('SELECT "threadId" FROM elements WHERE "id" = :id', id=element.id)
+        if rows is None or (rows and rows[0]["threadId"] != element.thread_id):
+            logger.warning("Refused to overwrite element %s of another thread", element.id)
+            return
+        content: bytes | str | None = None
+        if element.path:
+            content = await asyncio.to_thread(Path(element.path).read_bytes)
+        elif element.content:
+            content = element.content
+        elif element.url:
+            return  # a link, not a file of ours: nothing to keep
+        if content is None:
+            raise ValueError("Element path or content must be provided")
+        user_id = await self._get_user_id_by_thread(element.thread_id) or "unknown"
+        object_key = f"{user_id}/{element.id}" + (f"/{element.name}" if element.name else "")
+        element.mime = element.mime or "application/octet-stream"
+        uploaded = await self.storage_provider.upload_file(object_key=object_key, data=content, mime=element.mime,
+                                                           overwrite=True)
+        if not uploaded:
+            raise ValueError("create_element: failed to persist data in storage_provider")
+        raw: dict[str, Any] = dict(element.to_dict())
+        raw["url"], raw["objectKey"] = uploaded.get("url"), uploaded.get("object_key")
+        params = {k: (json.dumps(v) if k == "props" else self._value(v)) for k in ELEMENT_COLUMNS
+                  if (v := raw.get(k)) is not None}
+        names = list(params)
+        columns, values = _columns(names)
+        updates = ", ".join(f'"{n}" = :{n}' for n in names if n != "id")
+        await self.execute_sql(f"""
+            INSERT INTO elements ({columns}) VALUES ({values})
+            ON CONFLICT ("id") DO UPDATE SET {updates}
+            WHERE elements."threadId" = excluded."threadId"
+        """, params)
+
+    @queue_until_user_message()
+    async def delete_element(self, element_id: str, thread_id: str | None = None) -> None:
+        thread = thread_id or _session_thread()
+        rows = await self._rows('SELECT "threadId", "objectKey" FROM elements WHERE "id" = :id', id=element_id)
+        if not rows:
+            return
+        if thread is not None and rows[0]["threadId"] != thread:
+            logger.warning("Refused to delete element %s of another thread", element_id)
+            return
+        if self.storage_provider is not None and rows[0]["objectKey"]:
+            await self.storage_provider.delete_file(object_key=rows[0]["objectKey"])
+        await self.execute_sql('DELETE FROM elements WHERE "id" = :id', {"id": element_id})
