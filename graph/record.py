@@ -1,5 +1,6 @@
-"""The record of a deliberation: one walk over the state, in speaking order, and the two ways
-it is read — the follow-up Desk's context (grouped by persona) and the downloadable report."""
+"""The record of a deliberation: one walk over the state, in speaking order, and the ways it is
+read — the case file every speaker after the analysts (and the follow-up Desk) reads first, the
+Desk's notes on the outcome, and the downloadable report."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -46,17 +47,38 @@ def _interjections(state: Mapping[str, Any]) -> list[str]:
             for i in state.get("interventions") or []]
 
 
-def record_text(state: Mapping[str, Any]) -> str:
-    """The stored deliberation as `## <persona>` sections a model (or the demo policy) can quote."""
+# The case file's parts: the debates as entries() groups them, but the plans and the ruling under
+# their own headings, so a speaker (and the demo model) finds what was handed over to it.
+_CASE_PART = {RESEARCH_MANAGER: "Investment plan", TRADER: "Trader's plan", RISK_JUDGE: "Risk Judge's ruling"}
+NO_REPORTS = "(no analyst reports)"
+
+
+def case_record(state: Mapping[str, Any]) -> str:
+    """Everything said about the current analysis so far, in speaking order: a `## <part>` heading
+    per part, a `### <persona>` heading per contribution.
+
+    Append-only by construction: each speaker's record starts with the record the previous
+    speaker read, so a server's prefix cache skips all of it but the newest turn."""
+    said = entries(state)
+    out: list[str] = []
+    part = None
+    for entry in said:
+        name = _CASE_PART.get(entry.persona, entry.part)
+        if name != part:
+            part = name
+            out.append(f"## {name}")
+        out.append(f"### {entry.persona}\n{entry.text}")
+    if not any(e.part == ANALYST_REPORTS for e in said):
+        out.insert(0, f"## {ANALYST_REPORTS}\n{NO_REPORTS}")
+    return "\n\n".join(out)
+
+
+def desk_notes(state: Mapping[str, Any]) -> str:
+    """What the follow-up Desk reads after the case file: the decision as recorded, the user's
+    interjections and the thread's earlier decisions."""
     parts = []
     if (d := state.get("final_decision")) is not None:
         parts.append("## Final decision\n" + "\n".join(f"{label}: {value}" for label, value in d.rows()))
-    by_persona: dict[str, list[str]] = {}
-    for entry in entries(state):
-        by_persona.setdefault(entry.persona, []).append(entry.text)
-    if not any(e.part == ANALYST_REPORTS for e in entries(state)):
-        parts.append("## Reports\n(no analyst reports)")
-    parts += [f"## {persona}\n" + "\n\n".join(texts) for persona, texts in by_persona.items()]
     if lines := _interjections(state):
         parts.append("## User interjections\n" + "\n".join(lines))
     if past := state.get("past_decisions"):

@@ -1,7 +1,9 @@
-"""The record: one walk over the state for the report and the follow-up Desk's context."""
+"""The record: one walk over the state for the report, the case file and the follow-up Desk's notes."""
 from __future__ import annotations
 
-from graph.record import entries, record_text, report_markdown
+import itertools
+
+from graph.record import case_record, desk_notes, entries, report_markdown
 from graph.state import Debate, FinalDecision, Intervention, Turn
 
 DECISION = FinalDecision(signal="SELL", position_size="1.8% of portfolio", entry="42.93", stop="49.49",
@@ -37,10 +39,39 @@ def test_report_covers_the_whole_deliberation():
     assert positions == sorted(positions)
 
 
-def test_record_text_groups_by_persona_for_the_follow_up_desk():
-    text = record_text(STATE)
+def test_the_case_record_is_in_speaking_order_one_heading_per_part_and_per_speaker():
+    text = case_record(STATE)
+    assert text.startswith("## Analyst reports\n\n### Market Analyst\nRSI 14 at 55.\n\n### News Analyst\n")
+    order = ["## Investment debate\n\n### Bull Researcher\nUp.\n\n### Bear Researcher\nDown.\n\n"
+             "### Bull Researcher\nStill up.", "## Investment plan\n\n### Research Manager\nSell.",
+             "## Trader's plan\n\n### Trader\nSell at 42.93.", "## Risk debate\n\n### Safe Analyst\nSmall.",
+             "## Risk Judge's ruling\n\n### Risk Judge\nSignal: SELL"]
+    positions = [text.index(part) for part in order]
+    assert positions == sorted(positions)
+    assert text.endswith("Signal: SELL")
+
+
+def test_each_speakers_case_record_starts_with_the_previous_speakers():
+    # The state as each speaker found it: a later speaker's record only appends to an earlier one's.
+    risk = STATE["risk_debate"]
+    states = [{k: v for k, v in STATE.items() if k not in ("investment_debate", "investment_plan", "trader_plan",
+                                                           "risk_debate")}]
+    for n in range(1, 4):
+        states.append(states[0] | {"investment_debate": Debate(turns=STATE["investment_debate"].turns[:n])})
+    states.append(states[-1] | {"investment_plan": "Sell."})
+    states.append(states[-1] | {"trader_plan": "Sell at 42.93."})
+    states.append(states[-1] | {"risk_debate": Debate(turns=risk.turns)})
+    states.append(states[-1] | {"risk_debate": risk})
+    records = [case_record(s) for s in states]
+    assert all(later.startswith(earlier) and later != earlier for earlier, later in itertools.pairwise(records))
+
+
+def test_without_reports_the_case_record_says_so():
+    assert case_record({"ticker": "NVDA"}) == "## Analyst reports\n(no analyst reports)"
+
+
+def test_the_desks_notes_hold_the_decision_the_interjections_and_earlier_decisions():
+    text = desk_notes(STATE)
     assert text.startswith("## Final decision\nSignal: SELL\nPosition size: 1.8% of portfolio")
-    assert "## Bull Researcher\nUp.\n\nStill up." in text
-    assert "## Risk Judge\nSignal: SELL" in text
     assert "- “what about China?” (answered by Bear Researcher)" in text
     assert "- AAPL 2024-05-03: BUY (confidence 0.80)" in text

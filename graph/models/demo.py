@@ -4,8 +4,9 @@ It is what runs when no model is configured. It is not canned text: analysts cal
 bound tools and write from the tool artifacts; every later speaker reads the figures in
 the analysts' "Key figure" tables, rebuts the previous speaker, quotes any user
 interjection it answers, and the decision follows from the data. Its only contract with
-the prompts is their visible structure: `**TICKER** (Company)`, `## Section` headings,
-`| label | value |` rows and the quoted interjection.
+the prompts is their visible structure: `**TICKER** (Company)`, `## Section` headings (the case
+file's parts, each contribution under a `### Persona` heading), `| label | value |` rows and
+the quoted interjection.
 """
 from __future__ import annotations
 
@@ -15,7 +16,17 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from ..personas import ANALYST_PERSONAS, DESK, RESEARCH_MANAGER, RISK_JUDGE, SIDE_OF, TRADER
+from ..personas import (
+    ANALYST_PERSONAS,
+    DESK,
+    INVESTMENT_SIDES,
+    RESEARCH_MANAGER,
+    RISK_JUDGE,
+    RISK_SIDES,
+    SIDE_OF,
+    TRADER,
+)
+from ..record import INVESTMENT_DEBATE, RISK_DEBATE
 from .policy import PolicyChatModel
 from .ruling import parse_ruling
 
@@ -58,6 +69,12 @@ def figures_in(text: str) -> dict[str, str]:
 def sections(text: str) -> dict[str, str]:
     parts = re.split(r"^## +(.+)$", text, flags=re.M)
     return {parts[i].strip(): parts[i + 1].strip() for i in range(1, len(parts) - 1, 2)}
+
+
+def turns(section: str) -> list[tuple[str, str]]:
+    """The `### Persona` contributions of a case-file part, in speaking order."""
+    parts = re.split(r"^### +(.+)$", section, flags=re.M)
+    return [(parts[i].strip(), parts[i + 1].strip()) for i in range(1, len(parts) - 1, 2)]
 
 
 def fmt(x: float | None) -> str:
@@ -248,10 +265,14 @@ def _analyst(persona: str, messages: list[BaseMessage], system: str, tools: list
 _REBUTTAL = re.compile(r"^(You asked|The [A-Z]\w+ [A-Z]\w+ (says|argues))")
 
 
-def _last(system: str) -> tuple[str, str]:
-    """The previous speaker and its own main claim (not its rebuttal of someone else)."""
-    last = sections(system).get("Last argument", "")
-    speaker, _, text = last.partition(": ")
+_DEBATE_OF = {**dict.fromkeys(INVESTMENT_SIDES, INVESTMENT_DEBATE), **dict.fromkeys(RISK_SIDES, RISK_DEBATE)}
+
+
+def _last(system: str, side: str) -> tuple[str, str]:
+    """The previous speaker of this side's debate in the case file, and its own main claim (not
+    its rebuttal of someone else)."""
+    said = turns(sections(system).get(_DEBATE_OF[side], ""))
+    speaker, text = said[-1] if said else ("", "")
     if not text or speaker not in SIDE_OF:
         return "", ""
     paragraphs = [p.strip() for p in text.split("\n\n") if p.strip()]
@@ -265,7 +286,7 @@ def _debater(persona: str, side: str, system: str, notes: list[str]) -> str:
     fig = figures_in(system)
     points = read_points(fig)
     lines = _notes_block(notes, fig, points)
-    who, claim = _last(system)
+    who, claim = _last(system, side)
     if side in ("bull", "bear"):
         mine = [p for p in points if p.stance == (1 if side == "bull" else -1)]
         theirs = [p for p in points if p.stance == (-1 if side == "bull" else 1)]
@@ -398,8 +419,23 @@ _STOP = frozenset(
 )
 
 
+def _record(system: str) -> dict[str, str]:
+    """The Desk's prompt by who said it: each persona's contributions to the case file, merged,
+    and the notes after it (the final decision, interjections, earlier decisions)."""
+    out: dict[str, str] = {}
+    for name, text in sections(system).items():
+        if name == "Your role":  # the Desk's own instructions, not the record
+            continue
+        said = turns(text)
+        if not said:
+            out[name] = text
+        for persona, words in said:
+            out[persona] = f"{out[persona]}\n\n{words}" if persona in out else words
+    return out
+
+
 def _desk(system: str, question: str) -> str:
-    secs = sections(system)
+    secs = _record(system)
     ticker, _, date = _subject(system)
     q = question.lower()
     fig = figures_in(system)

@@ -45,9 +45,12 @@ def make_analyst(spec: AnalystSpec, models: ModelRegistry, toolkit: Toolkit, max
         with_tools = equipped(models.quick_name(runtime.context), ticker, trade_date)
         model = models.quick(runtime.context)
         notes, update = await take_notes(state, runtime, spec.persona)
+        # The rules every analyst shares first, then this analyst's role: the four prompts open alike,
+        # so a server that puts the tool schemas after the system text caches the common part once.
+        system = (render("analyst", **subject(state), max_tool_rounds=max_tool_rounds, data_label=data_label)
+                  + "\n\n" + render(prompt_name(spec.persona), **subject(state)))
         messages: list[BaseMessage] = [
-            SystemMessage(render(prompt_name(spec.persona), **subject(state), max_tool_rounds=max_tool_rounds,
-                                 data_label=data_label)),
+            SystemMessage(system),
             HumanMessage(render("analyst_task", **subject(state), notes=notes)),
         ]
         write = runtime.stream_writer

@@ -15,26 +15,17 @@ from ..models.ruling import decision_from_text
 from ..personas import RESEARCH_MANAGER, RISK_JUDGE, TRADER, DebaterSpec, prompt_name
 from ..prompts import render
 from ..state import Debate, DeskState, FinalDecision, Turn
-from .speaking import ask, reports_block, spoken, subject, take_notes, text_of
+from .speaking import ask, case_file, spoken, subject, take_notes, text_of
 
 Node = Callable[..., Any]
 
 
-def _fields(state: DeskState, debate: Debate) -> dict[str, str]:
-    last = debate.latest
-    return {
-        **subject(state),
-        "reports": reports_block(state),
-        "history": debate.history or "(no arguments yet)",
-        "last_argument": f"{last.persona}: {last.text}" if last else "(none yet: you open the debate)",
-        "investment_plan": state.get("investment_plan") or "(none)",
-        "trader_plan": state.get("trader_plan") or "(none)",
-    }
-
-
-async def _speak(model: BaseChatModel, persona: str, system: str, notes: str, *, required: bool = False) -> str:
-    reply = await ask(model,
-                      [SystemMessage(system), HumanMessage(render("your_turn", persona=persona, notes=notes))],
+async def _speak(model: BaseChatModel, state: DeskState, persona: str, notes: str, *, required: bool = False) -> str:
+    """One turn. The prompt opens with the case file every speaker shares (everything said so far,
+    append-only), then this persona's role (prompts/<persona>.md), then its turn and the user's
+    notes: consecutive speakers' prompts share all but the newest turn as a prefix."""
+    system = case_file(state) + "\n\n" + render(prompt_name(persona), **subject(state))
+    reply = await ask(model, [SystemMessage(system), HumanMessage(render("your_turn", persona=persona, notes=notes))],
                       persona, required=required)
     return text_of(reply)
 
@@ -43,8 +34,7 @@ def make_debater(spec: DebaterSpec, models: ModelRegistry) -> Node:
     async def debater(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
         debate: Debate = state.get(spec.debate_key) or Debate()  # type: ignore[assignment]
         notes, update = await take_notes(state, runtime, spec.persona)
-        text = await _speak(models.quick(runtime.context), spec.persona,
-                            render(prompt_name(spec.persona), **_fields(state, debate)), notes)
+        text = await _speak(models.quick(runtime.context), state, spec.persona, notes)
         turn = Turn(side=spec.side, persona=spec.persona, text=text)
         return {spec.debate_key: debate.said(turn), "messages": [spoken(spec.persona, text)], **update}
 
@@ -56,8 +46,7 @@ def make_research_manager(models: ModelRegistry) -> Node:
     async def research_manager(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
         debate = state.get("investment_debate") or Debate()
         notes, update = await take_notes(state, runtime, RESEARCH_MANAGER)
-        plan = await _speak(models.deep(runtime.context), RESEARCH_MANAGER,
-                            render("research_manager", **_fields(state, debate)), notes)
+        plan = await _speak(models.deep(runtime.context), state, RESEARCH_MANAGER, notes)
         return {"investment_plan": plan, "investment_debate": debate.model_copy(update={"judge_decision": plan}),
                 "messages": [spoken(RESEARCH_MANAGER, plan)], **update}
 
@@ -67,8 +56,7 @@ def make_research_manager(models: ModelRegistry) -> Node:
 def make_trader(models: ModelRegistry) -> Node:
     async def trader(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
         notes, update = await take_notes(state, runtime, TRADER)
-        plan = await _speak(models.quick(runtime.context), TRADER, render("trader", **_fields(state, Debate())),
-                            notes)
+        plan = await _speak(models.quick(runtime.context), state, TRADER, notes)
         return {"trader_plan": plan, "messages": [spoken(TRADER, plan)], **update}
 
     return trader
@@ -79,7 +67,7 @@ def make_risk_judge(models: ModelRegistry) -> Node:
         debate = state.get("risk_debate") or Debate()
         model = models.deep(runtime.context)
         notes, update = await take_notes(state, runtime, RISK_JUDGE)
-        ruling = await _speak(model, RISK_JUDGE, render("risk_judge", **_fields(state, debate)), notes, required=True)
+        ruling = await _speak(model, state, RISK_JUDGE, notes, required=True)
         ticker, trade_date = state.get("ticker") or "", state.get("trade_date") or ""
         # The extraction call is tagged nostream: the user sees the judge's words, not the JSON.
         # Function calling, not json_schema: a streaming ChatOpenAI parses json_schema through

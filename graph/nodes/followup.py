@@ -11,15 +11,17 @@ from ..context import DeskContext
 from ..models.registry import ModelRegistry
 from ..personas import DESK
 from ..prompts import render
-from ..record import record_text
+from ..record import desk_notes
 from ..state import DeskState
-from .speaking import ask, spoken, subject, text_of
+from .speaking import ask, case_file, spoken, subject, text_of
 
 
 def make_followup(models: ModelRegistry) -> Callable[..., Any]:
     async def followup(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
         question = next((m.content for m in reversed(state["messages"]) if isinstance(m, HumanMessage)), "")
-        system = render("desk", **subject(state), context=record_text(state))
+        # The case file first, as every speaker read it (the ruling appended): a follow-up right
+        # after the decision finds all of it in the server's prefix cache.
+        system = case_file(state) + "\n\n" + render("desk", **subject(state), context=desk_notes(state))
         reply = await ask(models.quick(runtime.context), [SystemMessage(system), HumanMessage(str(question))], DESK)
         return {"messages": [spoken(DESK, text_of(reply))]}
 

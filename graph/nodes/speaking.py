@@ -1,4 +1,4 @@
-"""What every speaker does around its model call: read the inbox, see the reports, speak."""
+"""What every speaker does around its model call: read the inbox, read the case file, speak."""
 from __future__ import annotations
 
 from typing import Any
@@ -13,8 +13,8 @@ from ..context import DeskContext
 from ..errors import DeskError, explain
 from ..events import NotePickedUp, emit
 from ..inbox import Inbox
-from ..personas import ANALYSTS
 from ..prompts import render
+from ..record import case_record
 from ..state import DeskState, Intervention
 
 
@@ -37,10 +37,14 @@ async def take_notes(state: DeskState, runtime: Runtime[DeskContext], persona: s
     return text, update
 
 
-def reports_block(state: DeskState) -> str:
-    parts = [f"## {a.persona} report\n{state[a.report_key]}"  # type: ignore[literal-required]
-             for a in ANALYSTS if state.get(a.report_key)]
-    return "\n\n".join(parts) or "## Reports\n(no analyst reports)"
+def case_file(state: DeskState) -> str:
+    """What every speaker after the analysts reads first, and the same for all of them: the
+    request, the four reports in a fixed order, then the deliberation so far in speaking order.
+
+    A speaker's prompt is this, then its own role, then its turn (and the user's notes), so the
+    previous speaker's case file is a prefix of the next one's: prefix caching (llama.cpp,
+    vLLM, OpenAI) skips all of it but the newest turn (benchmarks/prompts.py measures it)."""
+    return render("case_file", **subject(state), record=case_record(state))
 
 
 def subject(state: DeskState) -> dict[str, str]:
