@@ -34,6 +34,7 @@ from starlette.routing import Route  # noqa: E402
 from chat import accounts, history, storage  # noqa: E402
 from chat.runs import RESUME_ACTION, RESUME_WORDS, STOP_ACTION, ChatRun, DeskService, next_analysis  # noqa: E402
 from graph.personas import ANALYSTS, DESK  # noqa: E402
+from graph.request import clean_message  # noqa: E402
 from graph.settings import Settings  # noqa: E402
 
 SETTINGS = Settings()
@@ -89,6 +90,12 @@ async def _may_open(identifier: str, thread_id: str) -> bool:
         return False
 
 
+# A paste over engine.io's 1 MB default drops the socket with no word to the user: let up to
+# MAX_SOCKET_BYTES arrive, so the guard can cut it and say so.
+MAX_SOCKET_BYTES = 16 * 1024 * 1024
+sio.eio.max_http_buffer_size = MAX_SOCKET_BYTES
+INPUT_PROBLEMS: dict[str, str] = {}  # session id -> what the guard did to the last message
+
 _chainlit_connect = sio.handlers["/"]["connect"]
 _chainlit_client_message = sio.handlers["/"]["client_message"]
 
@@ -130,6 +137,12 @@ async def _client_message(sid: str, payload: Any) -> Any:
             return None
         if stored_in is not None and stored_in != session.thread_id:
             message["id"] = str(uuid.uuid4())  # that id is another thread's message: this one gets its own
+    # Cleaned before Chainlit stores it: nothing is kept that cannot be shown back (a lone
+    # surrogate, control characters) and a huge paste is cut; on_message says what happened.
+    cleaned = clean_message(message.get("output"))
+    message["output"] = cleaned.text
+    if cleaned.problem:
+        INPUT_PROBLEMS[session.id] = cleaned.problem
     return await _chainlit_client_message(sid, payload)
 
 
@@ -267,6 +280,8 @@ async def _stop(chat: ChatRun) -> None:
 @cl.on_message
 async def on_message(message: cl.Message):
     chat = await _chat()
+    if problem := INPUT_PROBLEMS.pop(cl.context.session.id, None):
+        await cl.Message(content=problem, author=DESK).send()
     text = (message.content or "").strip()
     if message.command == STOP_COMMAND or text.lower() == "/stop":
         await _stop(chat)
