@@ -14,13 +14,23 @@ by id whatever thread it belongs to. Here:
   user whose current token came with the HTTP request, see chat/accounts.py);
 - deleting a thread deletes the desk's side of it too (checkpoints, notes: `on_delete_thread`),
   its element files, feedback, steps and row.
+
+Every write goes through one writer (`HistoryWriter`, issue #9): under load Chainlit's detached
+step writes landed out of order (an empty create after the final update blanked the text) and 50
+chats' writes fought over SQLite's lock and the engine's pool. Reads first wait for the writes
+queued before them.
 """
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
+import sqlite3
 import uuid
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any, cast
 
@@ -83,21 +93,365 @@ def _columns(names: list[str]) -> tuple[str, str]:
     return ", ".join(f'"{n}"' for n in names), ", ".join(f":{n}" for n in names)
 
 
+def _sql_value(value: Any) -> Any:
+    """A value sqlite3 can bind: lists and dicts as JSON (SQLite has no such type)."""
+    if isinstance(value, list | dict):
+        return json.dumps(value)
+    if value is None or isinstance(value, str | int | float | bytes):
+        return value
+    return str(value)
+
+
+def _now() -> str:
+    return datetime.now().isoformat() + "Z"
+
+
+APPLIED_KEPT = 100_000  # stamps of the steps stored most recently, kept to drop stale writes
+
+# A pending step write: (stamp, the columns to write) or (stamp, None) for a deletion.
+StepWrite = tuple[int, dict[str, Any] | None]
+
+
+def _merge(old: StepWrite, new: StepWrite) -> StepWrite:
+    """Two writes of one step as if applied in stamp order: a later write's absent fields keep the
+    earlier one's values; a deletion (or a write after one) replaces."""
+    first, last = (old, new) if old[0] <= new[0] else (new, old)
+    if first[1] is None or last[1] is None:
+        return last
+    return last[0], {**first[1], **last[1]}
+
+
+@dataclass
+class _Op:
+    """One write for the writer: `kind` names the SQL (see HistoryWriter._apply_op); a "step" op's
+    content is in HistoryWriter's step table under `key`; a caller waiting for the result holds
+    `done`."""
+    kind: str
+    key: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    done: asyncio.Future[Any] | None = None
+
+
+class _Permanent(Exception):
+    """A write SQLite refuses for what it is (not for the moment): it can never be stored."""
+
+
+class HistoryWriter:
+    """The one writer of the chat history (issue #9). Every write is queued here in call order and
+    applied by one asyncio task through one sqlite3 connection on one thread: everything pending is
+    applied in a single `BEGIN IMMEDIATE … COMMIT` per round, so 50 chats' writes no longer compete
+    for SQLite's lock or the read engine's pool.
+
+    Step writes carry the stamp taken when Chainlit's call started (in send/update order). Pending
+    writes of one step merge (the highest stamp's fields win); a stamp not higher than one applied
+    or in flight is dropped (an older snapshot landing after a newer one would blank the text).
+    A round that fails is logged and put back under anything queued since, then retried after a
+    back-off: a write is never dropped for a transient error ("database is locked", I/O). Only a
+    write SQLite rejects on its own for what it is (a NOT NULL column missing, …) is given up,
+    logged as an error, after it has been separated from the rest of its round."""
+
+    def __init__(self, db_path: str) -> None:
+        self.db_path = db_path
+        self.stamps = itertools.count(1)
+        self._ops: list[_Op] = []
+        self._steps: dict[str, StepWrite] = {}
+        self._applied: dict[str, int] = {}  # step id -> highest stamp stored (or being stored)
+        self._task: asyncio.Task[None] | None = None
+        self._executor: ThreadPoolExecutor | None = None
+        self._conn: sqlite3.Connection | None = None
+
+    # -- queueing (on the event loop, no await: call order is queue order) ---------------------------
+
+    def put_step(self, stamp: int, step_id: str, params: dict[str, Any] | None) -> None:
+        """A step's columns (None: delete it), stamped when its write was called."""
+        if stamp <= self._applied.get(step_id, 0):
+            return  # a newer write of this step is stored or being stored
+        if (pending := self._steps.get(step_id)) is not None:
+            self._steps[step_id] = _merge(pending, (stamp, params))
+        else:
+            self._steps[step_id] = (stamp, params)
+            self._ops.append(_Op("step", step_id))
+        self._kick()
+
+    def put(self, kind: str, key: str = "", **params: Any) -> None:
+        self._ops.append(_Op(kind, key, params))
+        self._kick()
+
+    async def run(self, kind: str, key: str = "", **params: Any) -> Any:
+        """Queue a write and wait until it is stored; its result (a row count) or its error."""
+        done = asyncio.get_running_loop().create_future()
+        self._ops.append(_Op(kind, key, params, done))
+        self._kick()
+        return await done
+
+    def pending(self) -> int:
+        return len(self._ops) + (1 if self._busy() else 0)
+
+    async def flush(self) -> None:
+        """Wait until every write queued before this call is stored."""
+        if self._ops or self._busy():
+            await self.run("barrier")
+
+    async def close(self) -> None:
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+        if self._executor is not None:
+            await asyncio.get_running_loop().run_in_executor(self._executor, self._close_connection)
+            self._executor.shutdown(wait=False)
+            self._executor = None
+
+    # -- the writer task ---------------------------------------------------------------------------
+
+    def _busy(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def _kick(self) -> None:
+        loop = asyncio.get_running_loop()
+        if self._task is None or self._task.done() or self._task.get_loop() is not loop:
+            if self._executor is None:
+                self._executor = ThreadPoolExecutor(1, thread_name_prefix="history-writer")
+            self._task = loop.create_task(self._write_loop(), name="history-writer")
+
+    async def _write_loop(self) -> None:
+        """Runs while writes are pending, then ends (the next write starts it again)."""
+        loop = asyncio.get_running_loop()
+        backoff = 0.05
+        while self._ops:
+            ops, steps = self._ops, self._steps
+            self._ops, self._steps = [], {}
+            for step_id, (stamp, _) in steps.items():  # in flight counts as stored for older writes
+                self._applied[step_id] = max(self._applied.pop(step_id, 0), stamp)  # to the end: newest
+            if len(self._applied) > APPLIED_KEPT:  # a stale write arrives within moments, not hours
+                for step_id in list(itertools.islice(self._applied, len(self._applied) - APPLIED_KEPT // 2)):
+                    del self._applied[step_id]
+            done: list[tuple[_Op, Any]] = []
+            failed: list[tuple[_Op, BaseException]] = []
+            retry: list[_Op] = []
+            error: BaseException | None = None
+            try:
+                results = await loop.run_in_executor(self._executor, self._apply, ops, steps)
+                done = list(zip(ops, results, strict=True))
+            except _Permanent:
+                # One of them can never be stored: each on its own, so that only that one is lost.
+                for i, op in enumerate(ops):
+                    try:
+                        [result] = await loop.run_in_executor(self._executor, self._apply, [op], steps)
+                        done.append((op, result))
+                    except _Permanent as exc:
+                        failed.append((op, exc.__cause__ or exc))
+                    except Exception as exc:
+                        error, retry = exc, ops[i:]
+                        break
+            except Exception as exc:
+                error, retry = exc, ops
+            for op, result in done:
+                if op.done is not None and not op.done.done():
+                    op.done.set_result(result)
+            for op, refused in failed:
+                logger.error("History write %s %s cannot be stored and is dropped: %r", op.kind, op.key, refused)
+                if op.done is not None and not op.done.done():
+                    op.done.set_exception(refused)
+            if retry:
+                logger.warning("History writer: %r; retrying %d writes in %.2f s", error, len(retry), backoff)
+                self._requeue(retry, steps)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 2.0)
+            else:
+                backoff = 0.05
+
+    def _requeue(self, ops: list[_Op], steps: dict[str, StepWrite]) -> None:
+        """Put a failed round back in front of what was queued since, merging step writes."""
+        newer_ops, newer_steps = self._ops, self._steps
+        self._ops, self._steps = [], {}
+        for op in ops:
+            if op.kind == "step":
+                write = steps[op.key]
+                if op.key in newer_steps:  # a newer write is queued: merged there, in its place
+                    newer_steps[op.key] = _merge(write, newer_steps[op.key])
+                    continue
+                self._steps[op.key] = write
+            self._ops.append(op)
+        self._ops.extend(newer_ops)
+        self._steps.update(newer_steps)
+
+    # -- on the writer thread ------------------------------------------------------------------------
+
+    def _connection(self) -> sqlite3.Connection:
+        if self._conn is None:
+            conn = sqlite3.connect(self.db_path, timeout=30, isolation_level=None, check_same_thread=False)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            self._conn = conn
+        return self._conn
+
+    def _close_connection(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _apply(self, ops: list[_Op], steps: dict[str, StepWrite]) -> list[Any]:
+        """A round in one transaction: the threads its steps belong to ensured, then every write in
+        queue order. Returns each write's result."""
+        conn = self._connection()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            threads: set[str] = set()
+            for op in ops:
+                if op.kind == "step" and (columns := steps[op.key][1]) is not None:
+                    threads.add(columns["threadId"])
+            now = _now()
+            for thread_id in sorted(threads):
+                conn.execute('INSERT INTO threads ("id", "createdAt") VALUES (?, ?) ON CONFLICT ("id") DO NOTHING',
+                             (thread_id, now))
+            results = [self._apply_op(conn, op, steps) for op in ops]
+            conn.execute("COMMIT")
+            return results
+        except BaseException as exc:
+            try:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                self._close_connection()
+            if isinstance(exc, sqlite3.Error | ValueError | TypeError | KeyError) \
+                    and not isinstance(exc, sqlite3.OperationalError):
+                raise _Permanent(str(exc)) from exc  # refused for what it is, not for the moment
+            if isinstance(exc, sqlite3.OperationalError) and "locked" not in str(exc):
+                self._close_connection()  # I/O and the like: a fresh connection next round
+            raise
+
+    def _apply_op(self, conn: sqlite3.Connection, op: _Op, steps: dict[str, StepWrite]) -> Any:
+        p = op.params
+        if op.kind == "barrier":
+            return None
+        if op.kind == "step":
+            _, columns = steps[op.key]
+            if columns is None:
+                for query in ('DELETE FROM feedbacks WHERE "forId" = ?', 'DELETE FROM elements WHERE "forId" = ?',
+                              'DELETE FROM steps WHERE "id" = ?'):
+                    conn.execute(query, (op.key,))
+                return None
+            names = list(columns)
+            cols, values = _columns(names)
+            updates = ", ".join(f'"{n}" = :{n}' for n in names if n != "id")
+            # An id stored in another thread is left alone: the upsert's WHERE makes that atomic.
+            written = conn.execute(f"""
+                INSERT INTO steps ({cols}) VALUES ({values})
+                ON CONFLICT ("id") DO UPDATE SET {updates}
+                WHERE steps."threadId" = excluded."threadId"
+            """, columns).rowcount
+            if written == 0:
+                logger.warning("Refused to move step %s from another thread", op.key)
+            return written
+        if op.kind == "thread":
+            return self._apply_thread(conn, op.key, p)
+        if op.kind == "element":
+            names = list(p)
+            cols, values = _columns(names)
+            updates = ", ".join(f'"{n}" = :{n}' for n in names if n != "id")
+            return conn.execute(f"""
+                INSERT INTO elements ({cols}) VALUES ({values})
+                ON CONFLICT ("id") DO UPDATE SET {updates}
+                WHERE elements."threadId" = excluded."threadId"
+            """, p).rowcount
+        if op.kind == "delete_element":
+            return conn.execute('DELETE FROM elements WHERE "id" = :id AND "threadId" IS :threadId', p).rowcount
+        if op.kind == "feedback":
+            return conn.execute("""
+                INSERT INTO feedbacks ("id", "forId", "threadId", "value", "comment")
+                VALUES (:id, :forId, :threadId, :value, :comment)
+                ON CONFLICT ("id") DO UPDATE SET "value" = excluded."value", "comment" = excluded."comment"
+                WHERE feedbacks."forId" = excluded."forId"
+            """, p).rowcount
+        if op.kind == "delete_feedback":
+            return conn.execute('DELETE FROM feedbacks WHERE "id" = ?', (op.key,)).rowcount
+        if op.kind == "delete_thread":
+            for query in ('DELETE FROM feedbacks WHERE "threadId" = :id OR "forId" IN '
+                          '(SELECT "id" FROM steps WHERE "threadId" = :id)',
+                          'DELETE FROM elements WHERE "threadId" = :id',
+                          'DELETE FROM steps WHERE "threadId" = :id',
+                          'DELETE FROM threads WHERE "id" = :id'):
+                conn.execute(query, {"id": op.key})
+            return None
+        raise ValueError(f"unknown history write {op.kind}")
+
+    @staticmethod
+    def _apply_thread(conn: sqlite3.Connection, thread_id: str, p: dict[str, Any]) -> int:
+        """Chainlit's update_thread inside the round: the row ensured, the metadata merged as
+        Chainlit merges it (a key set to None is deleted), the owner set once and never replaced."""
+        name, user_id, metadata, tags = p["name"], p["user_id"], p["metadata"], p["tags"]
+        conn.execute('INSERT INTO threads ("id", "createdAt") VALUES (?, ?) ON CONFLICT ("id") DO NOTHING',
+                     (thread_id, _now()))
+        if name is None and user_id is None and metadata is None and tags is None:
+            return 0
+        owner, raw = conn.execute('SELECT "userId", "metadata" FROM threads WHERE "id" = ?', (thread_id,)).fetchone()
+        if user_id and owner and owner != user_id:
+            logger.warning("Refused to give thread %s to another user", thread_id)
+            return 0
+        try:
+            base = json.loads(raw) if isinstance(raw, str) and raw else {}
+        except json.JSONDecodeError:
+            base = {}
+        base = base if isinstance(base, dict) else {}
+        incoming = metadata or {}
+        merged = {k: v for k, v in base.items() if not (k in incoming and incoming[k] is None)}
+        merged.update({k: v for k, v in incoming.items() if v is not None})
+        identifier = None
+        if user_id:
+            row = conn.execute('SELECT "identifier" FROM users WHERE "id" = ?', (user_id,)).fetchone()
+            identifier = row[0] if row else None
+        return conn.execute("""
+            UPDATE threads SET
+                "name" = COALESCE(:name, "name"),
+                "userId" = COALESCE(:userId, "userId"),
+                "userIdentifier" = COALESCE(:userIdentifier, "userIdentifier"),
+                "tags" = COALESCE(:tags, "tags"),
+                "metadata" = :metadata
+            WHERE "id" = :id AND ("userId" IS NULL OR :userId IS NULL OR "userId" = :userId)
+        """, {"id": thread_id, "name": name if name is not None else merged.get("name"), "userId": user_id,
+              "userIdentifier": identifier, "tags": _sql_value(tags), "metadata": json.dumps(merged)}).rowcount
+
+
 class DeskDataLayer(SQLAlchemyDataLayer):
+    """Reads through Chainlit's engine (after the writer has stored what was queued before them);
+    every write through one HistoryWriter, in call order."""
+
     def __init__(self, conninfo: str, *, storage_provider: BaseStorageClient | None = None,
                  on_delete_thread: Callable[[str], Awaitable[None]] | None = None, **kwargs: Any) -> None:
+        if not conninfo.startswith("sqlite"):
+            raise ValueError("DeskDataLayer writes through one SQLite connection: a sqlite+aiosqlite URL")
+        # Reads wait for the writer's lock instead of failing with "database is locked".
+        kwargs["connect_args"] = {"timeout": 30, **(kwargs.get("connect_args") or {})}
         super().__init__(conninfo, storage_provider=storage_provider, **kwargs)
         self.on_delete_thread = on_delete_thread
-        self._sqlite = self.engine.dialect.name == "sqlite"
+        self._sqlite = True
+        self._writer = HistoryWriter(str(self.engine.url.database))
 
     def _value(self, value: Any) -> Any:
         # SQLite cannot bind a list or a dict (Chainlit would lose the whole row): store JSON.
         return json.dumps(value) if self._sqlite and isinstance(value, list | dict) else value
 
+    async def flush(self) -> None:
+        """Wait until every write queued so far is stored."""
+        await self._writer.flush()
+
+    async def close(self) -> None:
+        try:
+            await asyncio.wait_for(self._writer.flush(), 8)
+        except TimeoutError:
+            logger.error("History writer: %d writes not stored at shutdown", self._writer.pending())
+        await self._writer.close()
+        await super().close()
+
     async def _rows(self, query: str, **params: Any) -> list[dict[str, Any]] | None:
-        """Rows of a read; None when the database failed (callers refuse then)."""
+        """Rows of a read, after the writes queued before it; None when the database failed
+        (callers refuse then)."""
+        await self._writer.flush()
         result = await self.execute_sql(query, params)
         return result if isinstance(result, list) else None
+
+    async def _get_user_id_by_thread(self, thread_id: str) -> str | None:
+        await self._writer.flush()
+        return await super()._get_user_id_by_thread(thread_id)
 
     # -- ownership look-ups ------------------------------------------------------------------
 
@@ -140,45 +494,12 @@ class DeskDataLayer(SQLAlchemyDataLayer):
 
     async def update_thread(self, thread_id: str, name: str | None = None, user_id: str | None = None,
                             metadata: dict | None = None, tags: list[str] | None = None) -> None:
+        """Queued in order with the step writes, applied by the writer (the row ensured, the
+        metadata merged, the owner set once: see HistoryWriter._apply_thread); returns at once."""
         require_thread_id(thread_id)
-        user_identifier = await self._get_user_identifer_by_id(user_id) if user_id else None
-        existing = await self._rows('SELECT "userId", "metadata" FROM threads WHERE "id" = :id', id=thread_id)
-        if existing is None:
-            return
-        row = existing[0] if existing else None
-        if row and user_id and row["userId"] and row["userId"] != user_id:
-            logger.warning("Refused to give thread %s to another user", thread_id)
-            return
-        if row and name is None and user_id is None and metadata is None and tags is None:
-            return
-        base: dict[str, Any] = {}
-        raw = (row or {}).get("metadata") or {}
-        if isinstance(raw, str):
-            try:
-                raw = json.loads(raw)
-            except json.JSONDecodeError:
-                raw = {}
-        if isinstance(raw, dict):
-            base = raw
-        incoming = metadata or {}  # as Chainlit merges it: a key set to None is deleted
-        merged = {k: v for k, v in base.items() if not (k in incoming and incoming[k] is None)}
-        merged.update({k: v for k, v in incoming.items() if v is not None})
-        params = {"id": thread_id, "createdAt": None if row else await self.get_current_timestamp(),
-                  "name": name if name is not None else merged.get("name"), "userId": user_id,
-                  "userIdentifier": user_identifier, "tags": self._value(tags), "metadata": json.dumps(merged)}
-        columns, values = _columns(list(THREAD_COLUMNS))
-        # The owner is set once: a row owned by someone is only updated by a write that names the
-        # same owner or none (metadata, name), never handed to another user.
-        await self.execute_sql(f"""
-            INSERT INTO threads ({columns}) VALUES ({values})
-            ON CONFLICT ("id") DO UPDATE SET
-                "name" = COALESCE(excluded."name", threads."name"),
-                "userId" = COALESCE(excluded."userId", threads."userId"),
-                "userIdentifier" = COALESCE(excluded."userIdentifier", threads."userIdentifier"),
-                "tags" = COALESCE(excluded."tags", threads."tags"),
-                "metadata" = excluded."metadata"
-            WHERE threads."userId" IS NULL OR excluded."userId" IS NULL OR threads."userId" = excluded."userId"
-        """, params)
+        self._writer.put("thread", thread_id, name=name, user_id=user_id,
+                         metadata=dict(metadata) if metadata is not None else None,
+                         tags=list(tags) if tags is not None else None)
 
     async def delete_thread(self, thread_id: str) -> None:
         """The whole thread: the desk's side first (a run in flight is stopped, checkpoints and
@@ -192,12 +513,7 @@ class DeskDataLayer(SQLAlchemyDataLayer):
             for element in elements or []:
                 if element["objectKey"]:
                     await self.storage_provider.delete_file(object_key=element["objectKey"])
-        for query in ('DELETE FROM feedbacks WHERE "threadId" = :id OR "forId" IN '
-                      '(SELECT "id" FROM steps WHERE "threadId" = :id)',
-                      'DELETE FROM elements WHERE "threadId" = :id',
-                      'DELETE FROM steps WHERE "threadId" = :id',
-                      'DELETE FROM threads WHERE "id" = :id'):
-            await self.execute_sql(query, {"id": thread_id})
+        await self._writer.run("delete_thread", thread_id)
 
     async def get_all_user_threads(self, user_id: str | None = None,
                                    thread_id: str | None = None) -> list[ThreadDict] | None:
@@ -288,6 +604,7 @@ class DeskDataLayer(SQLAlchemyDataLayer):
         return list(by_id.values())
 
     async def _select_in(self, query: str, ids: list[str]) -> list[dict[str, Any]]:
+        await self._writer.flush()
         statement = text(query).bindparams(bindparam("ids", expanding=True))
         async with self.async_session() as session:
             try:
@@ -298,45 +615,54 @@ class DeskDataLayer(SQLAlchemyDataLayer):
                 return []
 
     # -- steps -----------------------------------------------------------------------------------
+    #
+    # Chainlit fires create_step and update_step as detached tasks: an empty create can start its
+    # write after the final update's. Tasks start in creation order, so a stamp taken before the
+    # first await follows Chainlit's send/update order; the writer keeps the highest stamp.
 
-    @queue_until_user_message()
-    async def create_step(self, step_dict: StepDict) -> None:
+    def _step_columns(self, step_dict: StepDict) -> dict[str, Any] | None:
+        """The columns a step write sets (fields absent from it keep their stored value), or None
+        for a step with an invalid thread id."""
         thread_id = step_dict.get("threadId")
-        if not thread_id or not valid_thread_id(thread_id):
+        if not thread_id or not valid_thread_id(thread_id) or not isinstance(step_dict.get("id"), str):
             logger.warning("Refused a step with an invalid thread id")
-            return
-        await self.update_thread(thread_id)
+            return None
         raw: dict[str, Any] = dict(step_dict)
         raw["showInput"] = str(raw.get("showInput", "")).lower() if "showInput" in raw else None
-        params = {k: self._value(v) for k in STEP_COLUMNS
-                  if (v := raw.get(k)) is not None and not (isinstance(v, dict) and not v)}
-        params["metadata"] = json.dumps(raw.get("metadata") or {})
-        params["generation"] = json.dumps(raw.get("generation") or {})
-        names = list(params)
-        columns, values = _columns(names)
-        updates = ", ".join(f'"{n}" = :{n}' for n in names if n != "id")
-        # An id stored in another thread is left alone: the upsert's WHERE makes that atomic.
-        written = await self.execute_sql(f"""
-            INSERT INTO steps ({columns}) VALUES ({values})
-            ON CONFLICT ("id") DO UPDATE SET {updates}
-            WHERE steps."threadId" = excluded."threadId"
-        """, params)
-        if written == 0:
-            logger.warning("Refused to move step %s from another thread", step_dict["id"])
+        columns = {k: _sql_value(v) for k in STEP_COLUMNS
+                   if (v := raw.get(k)) is not None and not (isinstance(v, dict) and not v)}
+        columns["metadata"] = json.dumps(raw.get("metadata") or {})
+        columns["generation"] = json.dumps(raw.get("generation") or {})
+        return columns
 
-    @queue_until_user_message()
+    async def create_step(self, step_dict: StepDict) -> None:
+        stamp = next(self._writer.stamps)  # before any await: in Chainlit's call order
+        if (columns := self._step_columns(step_dict)) is not None:
+            await self._queue_step(stamp, columns["id"], columns)
+
     async def update_step(self, step_dict: StepDict) -> None:
-        await self.create_step(step_dict)
+        stamp = next(self._writer.stamps)
+        if (columns := self._step_columns(step_dict)) is not None:
+            await self._queue_step(stamp, columns["id"], columns)
 
     @queue_until_user_message()
+    async def _queue_step(self, stamp: int, step_id: str, columns: dict[str, Any]) -> None:
+        self._writer.put_step(stamp, step_id, columns)
+
     async def delete_step(self, step_id: str) -> None:
+        await self._delete_step(next(self._writer.stamps), step_id)
+
+    @queue_until_user_message()
+    async def _delete_step(self, stamp: int, step_id: str) -> None:
         session_thread = _session_thread()
         if session_thread is not None and await self.step_thread(step_id) not in (None, session_thread):
             logger.warning("Refused to delete step %s of another thread", step_id)
             return
-        for query in ('DELETE FROM feedbacks WHERE "forId" = :id', 'DELETE FROM elements WHERE "forId" = :id',
-                      'DELETE FROM steps WHERE "id" = :id'):
-            await self.execute_sql(query, {"id": step_id})
+        self._writer.put_step(stamp, step_id, None)
+
+    async def get_step(self, step_id: str) -> StepDict | None:
+        await self._writer.flush()
+        return await super().get_step(step_id)
 
     # -- feedback: only on the requester's own messages ---------------------------------------
 
@@ -350,13 +676,8 @@ class DeskDataLayer(SQLAlchemyDataLayer):
         existing = await self._rows('SELECT "forId" FROM feedbacks WHERE "id" = :id', id=feedback.id)
         if existing is None or (existing and existing[0]["forId"] != feedback.forId):
             raise NotOwner("Feedback not found")
-        await self.execute_sql("""
-            INSERT INTO feedbacks ("id", "forId", "threadId", "value", "comment")
-            VALUES (:id, :forId, :threadId, :value, :comment)
-            ON CONFLICT ("id") DO UPDATE SET "value" = excluded."value", "comment" = excluded."comment"
-            WHERE feedbacks."forId" = excluded."forId"
-        """, {"id": feedback.id, "forId": feedback.forId, "threadId": thread_id, "value": feedback.value,
-              "comment": feedback.comment})
+        await self._writer.run("feedback", feedback.id, id=feedback.id, forId=feedback.forId, threadId=thread_id,
+                               value=feedback.value, comment=feedback.comment)
         return feedback.id
 
     async def delete_feedback(self, feedback_id: str) -> bool:
@@ -366,12 +687,13 @@ class DeskDataLayer(SQLAlchemyDataLayer):
                                 'WHERE f."id" = :id', id=feedback_id)
         if not requester or not rows or rows[0]["owner"] != requester:
             raise NotOwner("Feedback not found")
-        await self.execute_sql('DELETE FROM feedbacks WHERE "id" = :id', {"id": feedback_id})
+        await self._writer.run("delete_feedback", feedback_id)
         return True
 
     # -- elements --------------------------------------------------------------------------------
 
     async def get_element(self, thread_id: str, element_id: str) -> ElementDict | None:
+        await self._writer.flush()
         return await super().get_element(require_thread_id(thread_id), element_id)
 
     @queue_until_user_message()
@@ -402,16 +724,10 @@ class DeskDataLayer(SQLAlchemyDataLayer):
             raise ValueError("create_element: failed to persist data in storage_provider")
         raw: dict[str, Any] = dict(element.to_dict())
         raw["url"], raw["objectKey"] = uploaded.get("url"), uploaded.get("object_key")
-        params = {k: (json.dumps(v) if k == "props" else self._value(v)) for k in ELEMENT_COLUMNS
+        params = {k: (json.dumps(v) if k == "props" else _sql_value(v)) for k in ELEMENT_COLUMNS
                   if (v := raw.get(k)) is not None}
-        names = list(params)
-        columns, values = _columns(names)
-        updates = ", ".join(f'"{n}" = :{n}' for n in names if n != "id")
-        await self.execute_sql(f"""
-            INSERT INTO elements ({columns}) VALUES ({values})
-            ON CONFLICT ("id") DO UPDATE SET {updates}
-            WHERE elements."threadId" = excluded."threadId"
-        """, params)
+        # The file is stored; its row is queued (never over another thread's element: the upsert's WHERE).
+        self._writer.put("element", element.id, **params)
 
     @queue_until_user_message()
     async def delete_element(self, element_id: str, thread_id: str | None = None) -> None:
@@ -424,4 +740,4 @@ class DeskDataLayer(SQLAlchemyDataLayer):
             return
         if self.storage_provider is not None and rows[0]["objectKey"]:
             await self.storage_provider.delete_file(object_key=rows[0]["objectKey"])
-        await self.execute_sql('DELETE FROM elements WHERE "id" = :id', {"id": element_id})
+        self._writer.put("delete_element", element_id, id=element_id, threadId=rows[0]["threadId"])

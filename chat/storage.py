@@ -109,6 +109,8 @@ def create_schema(db_path: Path) -> None:
     """Create (or complete) the tables; safe to run at every start. The file is owner-only."""
     private_file(db_path)
     with sqlite3.connect(db_path) as conn:
+        # WAL (kept in the file): readers never wait for the history writer, nor it for them.
+        conn.execute("PRAGMA journal_mode=WAL")
         conn.executescript(SCHEMA)
         # An older database may lack columns a newer Chainlit writes: add them.
         have = {row[1] for row in conn.execute('PRAGMA table_info("steps")')}
