@@ -251,7 +251,8 @@ async def resume(thread: ThreadDict) -> None:
         except json.JSONDecodeError:
             metadata = {}
     chat = await _open_chat(metadata.get("chat_settings") or cl.user_session.get("chat_settings"))
-    if (stopped := await chat.interrupted()) is not None:
+    await chat.close_cut_off_turns(thread.get("steps") or [])
+    if (stopped := await chat.interrupted()) is not None and not chat.offered(thread.get("steps") or []):
         await chat.offer_resume(stopped)
 
 

@@ -21,7 +21,7 @@ from graph.data.vendor import Vendor
 from graph.errors import explain
 from graph.inbox import Note
 from graph.models.registry import ModelRegistry
-from graph.personas import ANALYST_KINDS, DESK
+from graph.personas import ANALYST_KINDS, DESK, PERSONAS
 from graph.plan import RunPlan
 from graph.record import report_markdown
 from graph.runtime import DeskRuntime, Interrupted
@@ -33,6 +33,9 @@ from .render import Renderer
 STOP_ACTION = "stop_run"
 RESUME_ACTION = "resume_run"
 RESUME_WORDS = frozenset({"resume", "continue", "go on", "resume the run"})
+RESUME_OFFER = ("Everything before is kept: type “resume” (or press Resume) to continue from there; "
+                "nothing finished is done again.")
+CUT_OFF = "*(cut off: the desk stopped before this turn was finished; a resumed run says it again below)*"
 
 
 def resume_action(thread_id: str) -> cl.Action:
@@ -137,9 +140,25 @@ class ChatRun:
     async def offer_resume(self, stopped: Interrupted,
                            reason: str = "The last run on this thread was interrupted") -> None:
         who = ", ".join(f"**{p}**" for p in dict.fromkeys(stopped.personas))
-        await cl.Message(content=f"{reason} before the {who} spoke. Everything before is kept: press Resume "
-                                 "(or type “resume”) to continue from there; nothing finished is done again.",
+        await cl.Message(content=f"{reason} before the {who} spoke. {RESUME_OFFER}",
                          author=DESK, actions=[resume_action(self.thread_id)]).send()
+
+    @staticmethod
+    def offered(steps: list[Any]) -> bool:
+        """Whether the thread's last message already offers to resume (reopening it again must not
+        stack another offer)."""
+        said = [s for s in steps if str(s.get("type", "")).endswith("_message")]
+        return bool(said) and RESUME_OFFER in str(said[-1].get("output") or "")
+
+    @staticmethod
+    async def close_cut_off_turns(steps: list[Any]) -> None:
+        """A persona message left empty by a crash (created when its turn began, its words never
+        stored) says so, instead of staying a blank in the history."""
+        for step in steps:
+            if (step.get("type") == "assistant_message" and step.get("name") in PERSONAS
+                    and not str(step.get("output") or "").strip()):
+                await cl.Message(content=CUT_OFF, author=str(step["name"]), id=str(step["id"]),
+                                 parent_id=step.get("parentId")).update()
 
     async def _run(self, text: str | None, nxt: NextAnalysis) -> None:
         # The task inherits on_message's step stack; without a reset every persona message

@@ -7,6 +7,7 @@ import contextlib
 import pytest
 
 from graph.personas import ANALYSTS, PERSONAS
+from tests.support.attacks import list_threads
 from tests.support.chat_server import Server
 from tests.support.socket_client import DeskClient, runs_finished
 
@@ -40,14 +41,17 @@ async def test_a_killed_server_resumes_the_run_and_answers_the_pending_note(tmp_
 
     server.start()
     client = DeskClient(server.base)
+    await client.connect(thread_id=thread)
+    offer = await client.wait_for(lambda: [t for t in desk_texts(client) if "interrupted" in t], 20,
+                                  "the offer to resume")
+    assert "Bull Researcher" in offer[0]
+    await client.close()
+    client = DeskClient(server.base)  # reopened once more: the offer is not repeated
     try:
         await client.connect(thread_id=thread)
-        offer = await client.wait_for(lambda: [t for t in desk_texts(client) if "interrupted" in t], 20,
-                                      "the offer to resume")
-        assert "Bull Researcher" in offer[0]
-        [resume] = [d for n, d in client.events if n == "action" and d["name"] == "resume_run"]
+        await client.wait_for(lambda: [d for n, d in client.events if n == "resume_thread"], 20, "the thread")
         start = len(client.order)
-        await client.click(resume)  # the Resume button
+        await client.send("resume")  # typed, as the offer says (the button does the same)
         await client.wait_for(lambda: runs_finished(client) >= 1, 120, "the resumed run to end")
         authors = [a for a in client.authors(start) if a != "Desk"]
         order = list(PERSONAS)
@@ -57,6 +61,13 @@ async def test_a_killed_server_resumes_the_run_and_answers_the_pending_note(tmp_
         answers = [m for p in authors for m in client.by_author(p) if f"“{note}”" in m.get("output", "")]
         assert answers, "the note acknowledged before the crash is answered"
         assert [t for t in desk_texts(client, start) if "**Signal**" in t], "the decision card"
+        # What is stored: one offer, and no blank persona message (the cut-off turn says so).
+        threads = (await list_threads(server.base, client.cookie)).json()["data"]
+        steps = next(t for t in threads if t["id"] == thread)["steps"]
+        said = [s for s in steps if s["type"] == "assistant_message"]
+        assert len([s for s in said if "interrupted" in (s.get("output") or "")]) == 1
+        assert not [s["name"] for s in said if s["name"] in PERSONAS and not (s.get("output") or "").strip()]
+        assert [s for s in said if s["name"] == "Bull Researcher" and "cut off" in (s.get("output") or "")]
     finally:
         await client.close()
         server.stop()
