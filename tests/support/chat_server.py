@@ -68,23 +68,21 @@ class Server:
         raise RuntimeError("server did not come up")
 
     def stop(self) -> None:
+        """SIGTERM, as an operator stops it (SIGKILL if it does not go within 10 s)."""
+        self._end(signal.SIGTERM)
+
+    def kill(self) -> None:
+        """kill -9: the server gets no chance to clean up (a crash, an OOM kill, a power cut)."""
+        self._end(signal.SIGKILL)
+
+    def _end(self, how: signal.Signals) -> None:
         if self.proc and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
+            os.killpg(self.proc.pid, how)
             try:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(5)
-        self.proc = None
-        if self.log is not None:
-            self.log.close()
-            self.log = None
-
-    def kill(self) -> None:
-        """kill -9: the server gets no chance to clean up (a crash, an OOM kill, a power cut)."""
-        if self.proc and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait(5)
         self.proc = None
         if self.log is not None:
             self.log.close()
