@@ -251,9 +251,12 @@ async def resume(thread: ThreadDict) -> None:
         except json.JSONDecodeError:
             metadata = {}
     chat = await _open_chat(metadata.get("chat_settings") or cl.user_session.get("chat_settings"))
-    await chat.close_cut_off_turns(thread.get("steps") or [])
-    if (stopped := await chat.interrupted()) is not None and not chat.offered(thread.get("steps") or []):
-        await chat.offer_resume(stopped)
+    steps = thread.get("steps")
+    if steps is None:
+        steps = thread["steps"] = []
+    await chat.close_cut_off_turns(steps)
+    if (stopped := await chat.interrupted()) is not None:
+        await chat.offer_resume(stopped, steps)  # the same list Chainlit then sends as resume_thread
 
 
 @cl.on_settings_update

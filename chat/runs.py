@@ -137,18 +137,21 @@ class ChatRun:
             return None
         return await (await self.service.runtime()).interrupted(self.thread_id)
 
-    async def offer_resume(self, stopped: Interrupted,
+    async def offer_resume(self, stopped: Interrupted, steps: list[Any] | None = None,
                            reason: str = "The last run on this thread was interrupted") -> None:
+        """Offer to resume. On a reopened thread pass its (mutable) steps list: Chainlit sends the UI
+        the steps it read *before* on_chat_resume and does not store actions, so an offer already in
+        the thread only gets its button back, and a new one is added to those steps."""
+        said = [s for s in (steps or []) if str(s.get("type", "")).endswith("_message")]
+        if said and RESUME_OFFER in str(said[-1].get("output") or ""):
+            await resume_action(self.thread_id).send(for_id=str(said[-1]["id"]))
+            return
         who = ", ".join(f"**{p}**" for p in dict.fromkeys(stopped.personas))
-        await cl.Message(content=f"{reason} before the {who} spoke. {RESUME_OFFER}",
-                         author=DESK, actions=[resume_action(self.thread_id)]).send()
-
-    @staticmethod
-    def offered(steps: list[Any]) -> bool:
-        """Whether the thread's last message already offers to resume (reopening it again must not
-        stack another offer)."""
-        said = [s for s in steps if str(s.get("type", "")).endswith("_message")]
-        return bool(said) and RESUME_OFFER in str(said[-1].get("output") or "")
+        offer = cl.Message(content=f"{reason} before the {who} spoke. {RESUME_OFFER}",
+                           author=DESK, actions=[resume_action(self.thread_id)])
+        await offer.send()
+        if steps is not None:
+            steps.append(offer.to_dict())
 
     @staticmethod
     async def close_cut_off_turns(steps: list[Any]) -> None:
@@ -159,6 +162,7 @@ class ChatRun:
                     and not str(step.get("output") or "").strip()):
                 await cl.Message(content=CUT_OFF, author=str(step["name"]), id=str(step["id"]),
                                  parent_id=step.get("parentId")).update()
+                step["output"] = CUT_OFF  # the UI is shown these steps, read before this update
 
     async def _run(self, text: str | None, nxt: NextAnalysis) -> None:
         # The task inherits on_message's step stack; without a reset every persona message

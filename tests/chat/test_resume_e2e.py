@@ -50,6 +50,9 @@ async def test_a_killed_server_resumes_the_run_and_answers_the_pending_note(tmp_
     try:
         await client.connect(thread_id=thread)
         await client.wait_for(lambda: [d for n, d in client.events if n == "resume_thread"], 20, "the thread")
+        # Chainlit stores no actions: the stored offer gets its Resume button back.
+        await client.wait_for(lambda: [d for n, d in client.events if n == "action" and d["name"] == "resume_run"],
+                              10, "the Resume button")
         start = len(client.order)
         await client.send("resume")  # typed, as the offer says (the button does the same)
         await client.wait_for(lambda: runs_finished(client) >= 1, 120, "the resumed run to end")
