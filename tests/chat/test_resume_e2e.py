@@ -19,19 +19,19 @@ def desk_texts(client: DeskClient, since: int = 0) -> list[str]:
             if client.messages[i].get("name") == "Desk" and client.messages[i].get("type") == "assistant_message"]
 
 
-async def test_a_killed_server_resumes_the_run_and_answers_the_pending_note(tmp_path):
+@pytest.mark.parametrize("kill_at", ["Bull Researcher", "Risky Analyst"])
+async def test_a_killed_server_resumes_the_run_and_answers_the_pending_note(tmp_path, kill_at):
     server = Server(tmp_path, DESK_DEMO_DELAY_MS="30")
     server.start()
-    note = "Bear, what about the China export ban?"
+    note = "what about the China export ban?"
     client = DeskClient(server.base)
     try:
         await client.connect()
         await client.send("Should I buy NVDA today?")
-        await client.wait_for(lambda: any(m.get("streaming") for m in client.by_author("Bull Researcher")), 60,
-                              "the bull speaking")
+        await client.wait_for(lambda: any(m.get("streaming") for m in client.by_author(kill_at)), 90,
+                              f"the {kill_at} speaking")
         await client.send(note)
-        ack = await client.wait_for(lambda: [t for t in desk_texts(client) if note in t], 10, "the acknowledgement")
-        assert "Bear Researcher" in ack[0]
+        await client.wait_for(lambda: [t for t in desk_texts(client) if note in t], 10, "the acknowledgement")
         thread = client.thread_id
         assert thread
         server.kill()  # the note was acknowledged, nobody has read it yet
@@ -44,7 +44,7 @@ async def test_a_killed_server_resumes_the_run_and_answers_the_pending_note(tmp_
     await client.connect(thread_id=thread)
     offer = await client.wait_for(lambda: [t for t in desk_texts(client) if "interrupted" in t], 20,
                                   "the offer to resume")
-    assert "Bull Researcher" in offer[0]
+    assert kill_at in offer[0]
     await client.close()
     client = DeskClient(server.base)  # reopened once more: the offer is not repeated
     try:
@@ -58,9 +58,9 @@ async def test_a_killed_server_resumes_the_run_and_answers_the_pending_note(tmp_
         await client.wait_for(lambda: runs_finished(client) >= 1, 120, "the resumed run to end")
         authors = [a for a in client.authors(start) if a != "Desk"]
         order = list(PERSONAS)
-        assert authors == order[order.index("Bull Researcher"):], "finished speakers are not asked again"
+        assert authors == order[order.index(kill_at):], "finished speakers are not asked again"
         assert not set(authors) & {a.persona for a in ANALYSTS}
-        # The resumed run reads the note at the start of the next turn it runs (the Bull's, again).
+        # The resumed run reads the note at the start of the next turn it runs (the cut-off one, again).
         answers = [m for p in authors for m in client.by_author(p) if f"“{note}”" in m.get("output", "")]
         assert answers, "the note acknowledged before the crash is answered"
         assert [t for t in desk_texts(client, start) if "**Signal**" in t], "the decision card"
@@ -70,7 +70,7 @@ async def test_a_killed_server_resumes_the_run_and_answers_the_pending_note(tmp_
         said = [s for s in steps if s["type"] == "assistant_message"]
         assert len([s for s in said if "interrupted" in (s.get("output") or "")]) == 1
         assert not [s["name"] for s in said if s["name"] in PERSONAS and not (s.get("output") or "").strip()]
-        assert [s for s in said if s["name"] == "Bull Researcher" and "cut off" in (s.get("output") or "")]
+        assert [s for s in said if s["name"] == kill_at and "cut off" in (s.get("output") or "")]
     finally:
         await client.close()
         server.stop()
