@@ -84,7 +84,7 @@ async def _may_open(identifier: str, thread_id: str) -> bool:
         if owner is not None:
             return owner == identifier
         desk = await SERVICE.runtime()
-        return await desk.checkpointer.aget_tuple(desk.config(thread_id)) is None
+        return not await desk.has_thread(thread_id)
     except Exception:  # a store that does not answer: refuse, never guess
         logger.exception("Could not check the owner of thread %s", thread_id)
         return False

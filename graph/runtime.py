@@ -142,6 +142,10 @@ class DeskRuntime:
     async def state(self, thread_id: str) -> dict[str, Any]:
         return (await self.graph.aget_state(self.config(thread_id))).values or {}
 
+    async def has_thread(self, thread_id: str) -> bool:
+        """Whether any checkpoint of the thread exists."""
+        return await self.checkpointer.aget_tuple(self.config(thread_id)) is not None
+
     async def delete_thread(self, thread_id: str) -> None:
         """Forget a thread: every checkpoint and pending write of it, and its notes."""
         await self.checkpointer.adelete_thread(thread_id)
