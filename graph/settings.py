@@ -38,6 +38,18 @@ class Settings(BaseSettings):
     parallel_analysts: bool = Field(True, validation_alias="DESK_PARALLEL_ANALYSTS")
     max_tool_rounds: int = Field(5, ge=1, le=20, validation_alias="DESK_MAX_TOOL_ROUNDS")
 
+    # Storage: SQLite files under data_dir unless a Postgres URL is given (postgresql://…).
+    database_url: str | None = Field(None, validation_alias="DESK_DATABASE_URL")
+
+    # A real model's output caps per role (max_tokens) and its stall watchdog: a call that
+    # sends no token for this long is cancelled and tried once more.
+    report_tokens: int = Field(900, ge=64, validation_alias="DESK_REPORT_TOKENS")
+    turn_tokens: int = Field(500, ge=64, validation_alias="DESK_TURN_TOKENS")
+    ruling_tokens: int = Field(700, ge=64, validation_alias="DESK_RULING_TOKENS")
+    stall_timeout_s: float = Field(60.0, gt=0, validation_alias="DESK_STALL_TIMEOUT_S")
+    # Tokens (prompt + completion) one run may spend; None is no limit.
+    token_budget: int | None = Field(None, ge=1, validation_alias="DESK_TOKEN_BUDGET")
+
     @property
     def live(self) -> bool:
         if self.mode == "auto":
