@@ -1,10 +1,14 @@
-"""The thread store: one SQLite file under DESK_DATA_DIR, built inside the running loop."""
+"""The thread store's serializer, and its SQLite form (one file under DESK_DATA_DIR). Which store
+a process opens, SQLite or Postgres, is decided in graph/database.py."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
 
 import aiosqlite
+from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
@@ -19,12 +23,21 @@ SERDE = JsonPlusSerializer(allowed_msgpack_modules=[
 
 
 @asynccontextmanager
-async def open_checkpointer(settings: Settings) -> AsyncIterator[AsyncSqliteSaver]:
-    private_file(settings.checkpoint_path)  # owner-only from creation, its folder too
-    async with aiosqlite.connect(str(settings.checkpoint_path)) as conn:
+async def open_sqlite_checkpointer(path: Path) -> AsyncIterator[AsyncSqliteSaver]:
+    private_file(path)  # owner-only from creation, its folder too
+    async with aiosqlite.connect(str(path)) as conn:
         saver = AsyncSqliteSaver(conn, serde=SERDE)
         await saver.setup()  # switches the file to WAL
         # In WAL mode NORMAL skips the fsync on every commit; a power cut may lose the last
         # step or two, never corrupt the file, and a resumed thread redoes those steps.
         await conn.execute("PRAGMA synchronous=NORMAL")
+        yield saver
+
+
+@asynccontextmanager
+async def open_checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointSaver[Any]]:
+    """The checkpointer the settings configure (SQLite or Postgres): graph/database.py's."""
+    from .database import open_checkpointer as open_configured  # database.py imports this module
+
+    async with open_configured(settings) as saver:
         yield saver

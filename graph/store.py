@@ -1,10 +1,13 @@
 """LangGraph's Store for what outlives a run but is not a checkpoint: the interjection inbox.
-One SQLite file under DESK_DATA_DIR, opened inside the running loop."""
+Its SQLite form is one file under DESK_DATA_DIR, opened inside the running loop; which store a
+process opens, SQLite or Postgres, is decided in graph/database.py."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
+from langgraph.store.base import BaseStore
 from langgraph.store.sqlite.aio import AsyncSqliteStore
 
 from .private import private_file
@@ -12,8 +15,17 @@ from .settings import Settings
 
 
 @asynccontextmanager
-async def open_store(settings: Settings) -> AsyncIterator[AsyncSqliteStore]:
-    path = private_file(settings.data_dir / "store.sqlite")  # owner-only from creation, its folder too
+async def open_sqlite_store(path: Path) -> AsyncIterator[AsyncSqliteStore]:
+    private_file(path)  # owner-only from creation, its folder too
     async with AsyncSqliteStore.from_conn_string(str(path)) as store:
         await store.setup()
+        yield store
+
+
+@asynccontextmanager
+async def open_store(settings: Settings) -> AsyncIterator[BaseStore]:
+    """The store the settings configure (SQLite or Postgres): graph/database.py's."""
+    from .database import open_store as open_configured  # database.py imports this module
+
+    async with open_configured(settings) as store:
         yield store

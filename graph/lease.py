@@ -1,0 +1,292 @@
+"""One run per thread across processes: a lease with an expiry, kept in the desk's database.
+
+A process takes a thread's lease before it starts or resumes a run of that thread, renews it while
+the run goes on, and releases it when the run ends (`Leases.hold` does all three). Another process
+asking for the same thread meanwhile is refused and can post the user's message to the thread's
+inbox instead: the run that holds the lease reads it from the shared store.
+
+A process that crashes stops renewing, so its lease expires `ttl_s` after the last renewal and the
+next process takes the thread over; nobody has to clean up. A process that stalled past its own
+expiry learns it at its next renewal (`renew` answers None, `Held.lost` is set) and must stop its
+run: the thread may already run elsewhere.
+
+Clocks: in Postgres every time is the database server's (`clock_timestamp()`), so processes on
+machines whose clocks disagree still agree on who holds a lease. The SQLite form (the default, for
+the processes of one machine) uses that machine's clock.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import time
+import uuid
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager, suppress
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import aiosqlite
+
+from .private import private_file
+
+if TYPE_CHECKING:
+    from .database import Pool
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TTL_S = 30.0  # a crashed process's threads are free again within this
+RENEWALS_PER_TTL = 3  # renewed at a third of the TTL: two renewals may fail before it lapses
+
+
+@cache
+def process_owner() -> str:
+    """This process's name as a lease owner: host, pid and a random part (a pid is reused)."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+@dataclass(frozen=True)
+class Lease:
+    thread_id: str
+    owner: str
+    expires_at: datetime  # UTC
+
+
+class LeaseHeld(RuntimeError):
+    """Another owner holds the thread's lease (and it has not expired)."""
+
+    def __init__(self, thread_id: str, holder: Lease | None) -> None:
+        super().__init__(f"thread {thread_id} runs elsewhere" + (f" ({holder.owner})" if holder else ""))
+        self.thread_id = thread_id
+        self.holder = holder
+
+
+@dataclass
+class Held:
+    """A lease being held by `Leases.hold`: `lost` is set when a renewal finds it taken over (or
+    the database stayed unreachable until it expired); the run should stop then."""
+    lease: Lease
+    lost: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+def _check_ttl(ttl_s: float) -> float:
+    if not ttl_s > 0:
+        raise ValueError("a lease's ttl_s is a positive number of seconds")
+    return float(ttl_s)
+
+
+class Leases(ABC):
+    """acquire / renew / release / holder on one table; `hold` for a run's lifetime."""
+
+    @abstractmethod
+    async def acquire(self, thread_id: str, owner: str, ttl_s: float = DEFAULT_TTL_S) -> Lease | None:
+        """Take the thread's lease for `ttl_s` seconds: when nobody holds it, when its holder's lease
+        expired, or when `owner` holds it already (then it is extended). None: another owner holds it."""
+
+    @abstractmethod
+    async def renew(self, thread_id: str, owner: str, ttl_s: float = DEFAULT_TTL_S) -> Lease | None:
+        """Extend `owner`'s lease by `ttl_s` from now. None: `owner` no longer holds it (taken over after
+        it expired, or released). A lease that expired but was not taken over is renewed."""
+
+    @abstractmethod
+    async def release(self, thread_id: str, owner: str) -> bool:
+        """Give the lease up; False when `owner` did not hold it."""
+
+    @abstractmethod
+    async def holder(self, thread_id: str) -> Lease | None:
+        """The thread's lease if one is in force (not expired)."""
+
+    @asynccontextmanager
+    async def hold(self, thread_id: str, owner: str | None = None,
+                   ttl_s: float = DEFAULT_TTL_S) -> AsyncIterator[Held]:
+        """The thread's lease for the body's duration: acquired (LeaseHeld if another owner holds
+        it), renewed in the background every ttl_s/3, released at the end however the body ends."""
+        owner = owner or process_owner()
+        lease = await self.acquire(thread_id, owner, ttl_s)
+        if lease is None:
+            raise LeaseHeld(thread_id, await self.holder(thread_id))
+        held = Held(lease)
+        keeper = asyncio.create_task(self._keep(held, ttl_s), name=f"lease-{thread_id}")
+        try:
+            yield held
+        finally:
+            keeper.cancel()
+            with suppress(asyncio.CancelledError):
+                await keeper
+            try:
+                await self.release(thread_id, owner)
+            except Exception:  # it expires by itself
+                log.warning("Could not release the lease of thread %s", thread_id, exc_info=True)
+
+    async def _keep(self, held: Held, ttl_s: float) -> None:
+        lease = held.lease
+        last_ok = time.monotonic()
+        while True:
+            await asyncio.sleep(ttl_s / RENEWALS_PER_TTL)
+            try:
+                renewed = await self.renew(lease.thread_id, lease.owner, ttl_s)
+            except Exception:
+                log.warning("Could not renew the lease of thread %s", lease.thread_id, exc_info=True)
+                if time.monotonic() - last_ok >= ttl_s:  # it has expired meanwhile: another may hold it
+                    held.lost.set()
+                    return
+                continue
+            if renewed is None:
+                log.warning("Lost the lease of thread %s (taken over after it expired)", lease.thread_id)
+                held.lost.set()
+                return
+            held.lease, last_ok = renewed, time.monotonic()
+
+
+class PostgresLeases(Leases):
+    """Leases in a table of the desk's Postgres database, timed by the server's clock."""
+
+    TABLE = "desk_run_leases"
+
+    def __init__(self, pool: Pool) -> None:
+        self.pool = pool
+
+    async def setup(self) -> None:
+        async with self.pool.connection() as conn:
+            await conn.execute(f"""
+                CREATE TABLE IF NOT EXISTS {self.TABLE} (
+                    thread_id  TEXT PRIMARY KEY,
+                    owner      TEXT NOT NULL,
+                    expires_at TIMESTAMPTZ NOT NULL
+                )""")
+
+    async def _one(self, query: str, params: dict[str, Any]) -> Lease | None:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(query, params)
+            row = await cur.fetchone()
+        if row is None:
+            return None
+        return Lease(row["thread_id"], row["owner"], row["expires_at"].astimezone(UTC))
+
+    async def acquire(self, thread_id: str, owner: str, ttl_s: float = DEFAULT_TTL_S) -> Lease | None:
+        # One statement: two processes racing for a thread are ordered by the primary key's lock, and
+        # the loser sees the winner's row in the conflict's WHERE.
+        return await self._one(f"""
+            INSERT INTO {self.TABLE} AS l (thread_id, owner, expires_at)
+            VALUES (%(thread)s, %(owner)s, clock_timestamp() + %(ttl)s * interval '1 second')
+            ON CONFLICT (thread_id) DO UPDATE SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at
+            WHERE l.owner = EXCLUDED.owner OR l.expires_at <= clock_timestamp()
+            RETURNING thread_id, owner, expires_at
+        """, {"thread": thread_id, "owner": owner, "ttl": _check_ttl(ttl_s)})
+
+    async def renew(self, thread_id: str, owner: str, ttl_s: float = DEFAULT_TTL_S) -> Lease | None:
+        return await self._one(f"""
+            UPDATE {self.TABLE} SET expires_at = clock_timestamp() + %(ttl)s * interval '1 second'
+            WHERE thread_id = %(thread)s AND owner = %(owner)s
+            RETURNING thread_id, owner, expires_at
+        """, {"thread": thread_id, "owner": owner, "ttl": _check_ttl(ttl_s)})
+
+    async def release(self, thread_id: str, owner: str) -> bool:
+        async with self.pool.connection() as conn:
+            cur = await conn.execute(f"DELETE FROM {self.TABLE} WHERE thread_id = %(thread)s AND owner = %(owner)s",
+                                     {"thread": thread_id, "owner": owner})
+            return cur.rowcount > 0
+
+    async def holder(self, thread_id: str) -> Lease | None:
+        return await self._one(f"""
+            SELECT thread_id, owner, expires_at FROM {self.TABLE}
+            WHERE thread_id = %(thread)s AND expires_at > clock_timestamp()
+        """, {"thread": thread_id})
+
+
+class SqliteLeases(Leases):
+    """Leases in a SQLite file (DESK_DATA_DIR/leases.sqlite), for the processes of one machine,
+    timed by `clock` (seconds since the epoch)."""
+
+    def __init__(self, conn: aiosqlite.Connection, clock: Callable[[], float] = time.time) -> None:
+        self.conn = conn
+        self.clock = clock
+
+    @classmethod
+    @asynccontextmanager
+    async def open(cls, path: Path, clock: Callable[[], float] = time.time) -> AsyncIterator[SqliteLeases]:
+        private_file(path)  # owner-only from creation, its folder too
+        # Autocommit: each statement is its own transaction; another process's write waits up to 30 s.
+        async with aiosqlite.connect(str(path), timeout=30, isolation_level=None) as conn:
+            await conn.execute("PRAGMA journal_mode=WAL")
+            await conn.execute("""
+                CREATE TABLE IF NOT EXISTS run_leases (
+                    thread_id  TEXT PRIMARY KEY,
+                    owner      TEXT NOT NULL,
+                    expires_at REAL NOT NULL
+                )""")
+            yield cls(conn, clock)
+
+    async def _one(self, query: str, params: tuple[Any, ...]) -> Lease | None:
+        async with self.conn.execute(query, params) as cur:
+            row = await cur.fetchone()
+        if row is None:
+            return None
+        return Lease(row[0], row[1], datetime.fromtimestamp(row[2], UTC))
+
+    async def acquire(self, thread_id: str, owner: str, ttl_s: float = DEFAULT_TTL_S) -> Lease | None:
+        now = self.clock()
+        return await self._one("""
+            INSERT INTO run_leases (thread_id, owner, expires_at) VALUES (?, ?, ?)
+            ON CONFLICT (thread_id) DO UPDATE SET owner = excluded.owner, expires_at = excluded.expires_at
+            WHERE run_leases.owner = excluded.owner OR run_leases.expires_at <= ?
+            RETURNING thread_id, owner, expires_at
+        """, (thread_id, owner, now + _check_ttl(ttl_s), now))
+
+    async def renew(self, thread_id: str, owner: str, ttl_s: float = DEFAULT_TTL_S) -> Lease | None:
+        return await self._one("""
+            UPDATE run_leases SET expires_at = ? WHERE thread_id = ? AND owner = ?
+            RETURNING thread_id, owner, expires_at
+        """, (self.clock() + _check_ttl(ttl_s), thread_id, owner))
+
+    async def release(self, thread_id: str, owner: str) -> bool:
+        async with self.conn.execute("DELETE FROM run_leases WHERE thread_id = ? AND owner = ?",
+                                     (thread_id, owner)) as cur:
+            return cur.rowcount > 0
+
+    async def holder(self, thread_id: str) -> Lease | None:
+        return await self._one("SELECT thread_id, owner, expires_at FROM run_leases WHERE thread_id = ? "
+                               "AND expires_at > ?", (thread_id, self.clock()))
+
+
+class MemoryLeases(Leases):
+    """Leases of one process (a runtime built over in-memory parts: tests, benchmarks)."""
+
+    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+        self.clock = clock
+        self._leases: dict[str, tuple[str, float]] = {}
+
+    def _lease(self, thread_id: str) -> Lease:
+        owner, expires = self._leases[thread_id]
+        return Lease(thread_id, owner, datetime.fromtimestamp(expires, UTC))
+
+    async def acquire(self, thread_id: str, owner: str, ttl_s: float = DEFAULT_TTL_S) -> Lease | None:
+        now = self.clock()
+        current = self._leases.get(thread_id)
+        if current is not None and current[0] != owner and current[1] > now:
+            return None
+        self._leases[thread_id] = (owner, now + _check_ttl(ttl_s))
+        return self._lease(thread_id)
+
+    async def renew(self, thread_id: str, owner: str, ttl_s: float = DEFAULT_TTL_S) -> Lease | None:
+        current = self._leases.get(thread_id)
+        if current is None or current[0] != owner:
+            return None
+        self._leases[thread_id] = (owner, self.clock() + _check_ttl(ttl_s))
+        return self._lease(thread_id)
+
+    async def release(self, thread_id: str, owner: str) -> bool:
+        current = self._leases.get(thread_id)
+        if current is None or current[0] != owner:
+            return False
+        del self._leases[thread_id]
+        return True
+
+    async def holder(self, thread_id: str) -> Lease | None:
+        current = self._leases.get(thread_id)
+        return self._lease(thread_id) if current is not None and current[1] > self.clock() else None
