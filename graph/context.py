@@ -15,3 +15,8 @@ class DeskContext:
     # Model names for this run (live mode); None: the settings' defaults.
     quick_model: str | None = None
     deep_model: str | None = None
+
+    def __post_init__(self) -> None:
+        # A context sent as JSON (LangGraph Server, Studio, langgraph-sdk) carries the date as text.
+        if isinstance(self.today, str):
+            self.today = date.fromisoformat(self.today)
