@@ -6,6 +6,7 @@ streamed and what the thread kept.
 """
 from __future__ import annotations
 
+import asyncio
 import os
 import re
 import signal
@@ -19,16 +20,15 @@ from typing import Any
 
 import httpx
 import pytest
+from langgraph.store.memory import InMemoryStore
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 
-from graph.inbox import MAX_NOTES
+from graph.inbox import MAX_NOTES, Inbox, Note
+from graph.interject import note_item
 from graph.personas import ANALYSTS
-from graph.server import note_item
 from tests.support.env import demo_env
 from tests.support.ports import free_port
-
-pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "should I buy NVDA today?"
@@ -169,13 +169,31 @@ def followup(client: SyncLangGraphClient, analysis: Analysis) -> Analysis:
     return after
 
 
+def test_a_note_item_is_what_the_inbox_reads() -> None:
+    """The store item the SDK puts is the one graph/inbox.py numbers and reads."""
+    store = InMemoryStore()
+
+    async def post_and_read() -> list[Note]:
+        await Inbox(store).post("t1", "first")
+        existing = [i.value for i in await store.asearch(("inbox", "t1"))]
+        namespace, key, value = note_item("t1", existing, "second")
+        await store.aput(tuple(namespace), key, value)
+        return await Inbox(store).since("t1", 1)
+
+    assert asyncio.run(post_and_read()) == [Note(2, "second")]
+
+
+@pytest.mark.e2e
 def test_the_desk_is_served_under_its_id(client: SyncLangGraphClient) -> None:
     (assistant,) = client.assistants.search(graph_id="desk")
+    # Studio draws the graph and shows the run context (DeskContext) as a form.
+    nodes = {n["id"] for n in client.assistants.get_graph(assistant["assistant_id"])["nodes"]}
+    assert {"coordinator", "followup", "bull", "bear", "risk_judge"} <= nodes
     schemas = client.assistants.get_schemas(assistant["assistant_id"])
-    # Studio shows the run context (DeskContext) as a form.
     assert {"today", "quick_model", "deep_model"} <= set(schemas["context_schema"]["properties"])
 
 
+@pytest.mark.e2e
 def test_every_persona_streams_in_turn(analysis: Analysis) -> None:
     assert analysis.errors == []
     order = analysis.first_tokens()
@@ -185,6 +203,7 @@ def test_every_persona_streams_in_turn(analysis: Analysis) -> None:
     assert tools == ANALYST_PERSONAS
 
 
+@pytest.mark.e2e
 def test_the_run_reaches_a_decision(analysis: Analysis) -> None:
     decision = analysis.state["final_decision"]
     assert decision["signal"] in {"BUY", "SELL", "HOLD"}
@@ -194,6 +213,7 @@ def test_the_run_reaches_a_decision(analysis: Analysis) -> None:
     assert said[0] == "Desk" and set(said[1:5]) == ANALYST_PERSONAS and said[5:] == SPEAKERS
 
 
+@pytest.mark.e2e
 def test_a_note_put_in_the_store_reaches_the_next_speaker(analysis: Analysis) -> None:
     (picked,) = analysis.customs("note_picked_up")
     assert picked["text"] == NOTE and picked["seq"] == 1
@@ -206,6 +226,7 @@ def test_a_note_put_in_the_store_reaches_the_next_speaker(analysis: Analysis) ->
     assert NOTE in answer["content"]
 
 
+@pytest.mark.e2e
 def test_a_followup_is_answered_from_the_thread(analysis: Analysis, followup: Analysis) -> None:
     assert followup.errors == []
     assert [what for kind, what in followup.events if kind == "node"] == ["coordinator", "followup"]
@@ -215,6 +236,7 @@ def test_a_followup_is_answered_from_the_thread(analysis: Analysis, followup: An
     assert followup.state["final_decision"] == analysis.state["final_decision"]
 
 
+@pytest.mark.e2e
 def test_a_context_sent_as_json_sets_the_date(client: SyncLangGraphClient) -> None:
     thread_id = client.threads.create()["thread_id"]
     # Stopped after the coordinator: the request is all this test needs.
