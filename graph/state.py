@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
 from .request.intent import Intent
+from .usage import RunUsage, merge_usage
 
 Signal = Literal["BUY", "SELL", "HOLD"]
 
@@ -129,3 +130,5 @@ class DeskState(TypedDict, total=False):
     past_decisions: Annotated[list[FinalDecision], operator.add]
     # Calendar days of prices the market analyst read: the chart shows the same window.
     chart_window_days: int
+    # Tokens this run spent, per persona (graph/usage.py); every speaker adds what it spent.
+    usage: Annotated[RunUsage, merge_usage]

@@ -15,14 +15,44 @@ from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackManagerForLLMRun
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
 from langchain_core.utils.function_calling import convert_to_openai_tool
+from pydantic import PrivateAttr
 
 _WORDS = re.compile(r"\s*\S+|\s+")
 
 
 _YOU_ARE = re.compile(r"You are (?:the )?\*\*([^*]+)\*\*")
+_CHARS_PER_TOKEN = 4
+_RECENT_PROMPTS = 16  # prompts remembered for the cached-token estimate
+
+
+def _tokens(text: str) -> int:
+    return (len(text) + _CHARS_PER_TOKEN - 1) // _CHARS_PER_TOKEN
+
+
+def _shared(a: str, b: str) -> int:
+    """The length of the longest common prefix (bisected on slices: C-speed compares)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _within(words: list[str], cap: int) -> list[str]:
+    """The leading words whose estimated tokens fit in `cap`."""
+    kept, used = [], 0
+    for word in words:
+        used += _tokens(word)
+        if used > cap:
+            break
+        kept.append(word)
+    return kept
 
 
 def _persona(run_manager, messages: list[BaseMessage]) -> str | None:
@@ -43,6 +73,7 @@ class PolicyChatModel(BaseChatModel):
 
     delay_ms: float = 0.0          # time between streamed words
     first_token_ms: float = 0.0    # time to the first word (or to the tool calls)
+    _recent: list[str] = PrivateAttr(default_factory=list)
 
     @property
     def _llm_type(self) -> str:
@@ -82,7 +113,11 @@ class PolicyChatModel(BaseChatModel):
         start = loop.time()
         msg = await self._reply(messages, run_manager, kwargs)
         text = msg.content if isinstance(msg.content, str) else str(msg.content)
-        for i, word in enumerate(_WORDS.findall(text)):
+        words = _WORDS.findall(text)
+        cap = kwargs.get("max_tokens")
+        if cap is not None:  # an output cap cuts the words, as a server's max_tokens does
+            words = _within(words, int(cap))
+        for i, word in enumerate(words):
             due = start + (self.first_token_ms + i * self.delay_ms) / 1000
             if due > loop.time():
                 await asyncio.sleep(due - loop.time())
@@ -96,18 +131,29 @@ class PolicyChatModel(BaseChatModel):
             {"name": c["name"], "args": json.dumps(c["args"]), "id": c["id"], "index": i}
             for i, c in enumerate(msg.tool_calls)
         ]
-        words_out = len(_WORDS.findall(text)) + sum(len(json.dumps(c["args"])) // 4 for c in msg.tool_calls)
-        words_in = sum(len(str(m.content)) // 4 for m in messages)
+        cut = len(words) < len(_WORDS.findall(text))
         yield ChatGenerationChunk(
             message=AIMessageChunk(
                 content="",
                 tool_call_chunks=tool_chunks,
-                usage_metadata={"input_tokens": words_in, "output_tokens": words_out,
-                                "total_tokens": words_in + words_out},
+                usage_metadata=self._usage(messages, "".join(words), msg),
                 response_metadata={"model_name": self._llm_type,
-                                   "finish_reason": "tool_calls" if tool_chunks else "stop"},
+                                   "finish_reason": "tool_calls" if tool_chunks else "length" if cut else "stop"},
             )
         )
+
+    def _usage(self, messages: list[BaseMessage], text: str, msg: AIMessage) -> UsageMetadata:
+        """Token counts as a server would report them, estimated from text length (4 characters a
+        token), with the prompt's longest prefix already seen in a recent call as cached, as a
+        server's prefix cache would serve it."""
+        prompt = "".join(f"<{m.type}>{m.content}" for m in messages)
+        seen = max((_shared(prompt, p) for p in self._recent), default=0)
+        self._recent.append(prompt)
+        del self._recent[:-_RECENT_PROMPTS]
+        output = _tokens(text) + sum(_tokens(json.dumps(c["args"])) + 1 for c in msg.tool_calls)
+        given = _tokens(prompt)
+        return UsageMetadata(input_tokens=given, output_tokens=output, total_tokens=given + output,
+                             input_token_details={"cache_read": min(given, seen // _CHARS_PER_TOKEN)})
 
     async def _agenerate(
         self,
@@ -117,6 +163,8 @@ class PolicyChatModel(BaseChatModel):
         **kwargs: Any,
     ) -> ChatResult:
         msg = await self._reply(messages, run_manager, kwargs)
+        if msg.usage_metadata is None:
+            msg.usage_metadata = self._usage(messages, str(msg.content), msg)
         return ChatResult(generations=[ChatGeneration(message=msg)])
 
     def _generate(

@@ -5,7 +5,10 @@ context (`DeskContext.quick_model` / `deep_model`), so one compiled graph serves
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+from urllib.parse import urlparse
 
 from langchain_core.language_models import BaseChatModel
 
@@ -14,6 +17,25 @@ from ..settings import Settings
 
 if TYPE_CHECKING:
     from ..context import DeskContext
+
+
+# What a call is for decides its output cap: an analyst's report, a debate turn (debaters, the
+# research manager, the trader, the Desk's follow-up answers) or the Risk Judge's ruling.
+Role = Literal["report", "turn", "ruling"]
+
+
+@dataclass(frozen=True)
+class CallLimits:
+    """How one call is bounded: its output cap, the stall watchdog, and the request fields that
+    carry the cap to the server."""
+
+    max_tokens: int | None = None
+    stall_timeout_s: float | None = None
+    fields: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _is_openai(base_url: str | None) -> bool:
+    return not base_url or (urlparse(base_url).hostname or "").endswith("api.openai.com")
 
 
 class ModelRegistry:
@@ -48,6 +70,25 @@ class ModelRegistry:
     def deep(self, context: DeskContext | None) -> BaseChatModel:
         """Research manager, risk judge."""
         return self.get(self.deep_name(context))
+
+    def limits(self, role: Role) -> CallLimits:
+        """The cap (DESK_REPORT_TOKENS, DESK_TURN_TOKENS, DESK_RULING_TOKENS) and the stall watchdog
+        (DESK_STALL_TIMEOUT_S) of a call made for `role`."""
+        s = self.settings
+        cap = {"report": s.report_tokens, "turn": s.turn_tokens, "ruling": s.ruling_tokens}[role]
+        fields: dict[str, Any] = {"max_tokens": cap}
+        if self.live and self._fixed is None and not _is_openai(s.openai_base_url):
+            # ChatOpenAI sends the cap as `max_completion_tokens`, which OpenAI wants; llama-cpp-python's
+            # server ignores that field (and then never stops: 6,652 tokens in one turn), Ollama and
+            # LM Studio read `max_tokens`. Other servers get both names.
+            fields["extra_body"] = {"max_tokens": cap}
+        return CallLimits(max_tokens=cap, stall_timeout_s=s.stall_timeout_s, fields=fields)
+
+    def capped(self, model: BaseChatModel, role: Role) -> BaseChatModel:
+        """`model` with the role's cap built in, for calls whose request is built elsewhere
+        (structured output): the cap fields the model has, set on a copy."""
+        fields = {k: v for k, v in self.limits(role).fields.items() if k in type(model).model_fields}
+        return model.model_copy(update=fields) if fields else model
 
     def get(self, name: str) -> BaseChatModel:
         if self._fixed is not None:

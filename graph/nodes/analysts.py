@@ -6,23 +6,27 @@ tool chatter and the user-visible conversation only gets each analyst's report.
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Callable
 from datetime import date
 from functools import lru_cache
 from typing import Any
 
-from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, InvalidToolCall, SystemMessage, ToolMessage
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
 
 from ..context import DeskContext
 from ..events import ToolFinished, ToolStarted, emit
+from ..figures import tool_evidence
 from ..models.registry import ModelRegistry
+from ..models.tool_text import calls_in_text
 from ..personas import AnalystSpec, prompt_name
 from ..prompts import render
 from ..state import DeskState
-from .speaking import ask, spoken, subject, take_notes, text_of
+from ..usage import Meter
+from .speaking import NO_ANSWER_START, NoTools, ask, blank, spoken, subject, take_notes, text_of
 
 Toolkit = Callable[[str, date], dict[str, list[BaseTool]]]
 Writer = Callable[[Any], None] | None
@@ -30,6 +34,10 @@ Writer = Callable[[Any], None] | None
 
 def make_analyst(spec: AnalystSpec, models: ModelRegistry, toolkit: Toolkit, max_tool_rounds: int,
                  data_label: str) -> Callable[..., Any]:
+    # Models whose server refused the tools: their analysts get the data fetched for them,
+    # without a refused request per analyst and run.
+    no_tools: set[str] = set()
+
     @lru_cache(maxsize=64)
     def tools_for(ticker: str, trade_date: str) -> dict[str, BaseTool]:
         # Building tools and their schemas costs milliseconds; a ticker and date get them once.
@@ -42,40 +50,111 @@ def make_analyst(spec: AnalystSpec, models: ModelRegistry, toolkit: Toolkit, max
     async def analyst(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
         ticker, trade_date = state["ticker"] or "", state["trade_date"] or ""
         by_name = tools_for(ticker, trade_date)
-        with_tools = equipped(models.quick_name(runtime.context), ticker, trade_date)
+        name = models.quick_name(runtime.context)
+        with_tools = equipped(name, ticker, trade_date)
         model = models.quick(runtime.context)
+        limits = models.limits("report")
+        meter = Meter.of(state, spec.persona, models.settings.token_budget)
         notes, update = await take_notes(state, runtime, spec.persona)
         # The rules every analyst shares first, then this analyst's role: the four prompts open alike,
         # so a server that puts the tool schemas after the system text caches the common part once.
-        system = (render("analyst", **subject(state), max_tool_rounds=max_tool_rounds, data_label=data_label)
+        system = (render("analyst", **subject(state), max_tool_rounds=max_tool_rounds, data_label=data_label,
+                         max_words=max_words(limits.max_tokens))
                   + "\n\n" + render(prompt_name(spec.persona), **subject(state)))
         messages: list[BaseMessage] = [
             SystemMessage(system),
             HumanMessage(render("analyst_task", **subject(state), notes=notes)),
         ]
         write = runtime.stream_writer
-        reply: AIMessage | None = None
+        fetched: list[ToolMessage] = []  # every tool result, for the figure check (graph/figures.py)
+
+        async def run(calls: list[Any]) -> list[ToolMessage]:
+            results = await asyncio.gather(*(_run_tool(by_name, call, spec.persona, write) for call in calls))
+            fetched.extend(results)
+            for result in results:  # a tool that says which window it showed sets the chart's
+                if isinstance(result.artifact, dict) and "window_days" in result.artifact:
+                    update["chart_window_days"] = int(result.artifact["window_days"])
+            return list(results)
+
+        async def from_fetched_data(why: str) -> str:
+            """The report from every tool's default answer, fetched by the desk: for a model that
+            cannot call tools, or wrote a report without calling any (its figures would be made up)."""
+            results = await run([{"name": n, "args": {}, "id": f"call_desk_{i}"} for i, n in enumerate(by_name)])
+            prompt = HumanMessage(render("tool_data", why=why, results=_as_text(results)))
+            reply = await ask(model, [*messages, prompt], spec.persona, limits=limits, meter=meter)
+            return _report(reply, by_name, spec.persona)
+
+        report: str | None = None
+        ran_tools = False
         for round_no in range(max_tool_rounds + 1):
             if round_no == max_tool_rounds:
                 # The budget is spent: one last call without tools forces the report.
                 messages.append(HumanMessage(render("tool_budget_spent", max_tool_rounds=max_tool_rounds)))
-                reply = await ask(model, messages, spec.persona)
-            else:
-                reply = await ask(with_tools, messages, spec.persona)
-            messages.append(reply)
-            if not reply.tool_calls:
+                report = _report(await ask(model, messages, spec.persona, limits=limits, meter=meter), by_name,
+                                 spec.persona)
                 break
-            results = await asyncio.gather(*(_run_tool(by_name, call, spec.persona, write)
-                                             for call in reply.tool_calls))
-            messages.extend(results)
-            for result in results:  # a tool that says which window it showed sets the chart's
-                if isinstance(result.artifact, dict) and "window_days" in result.artifact:
-                    update["chart_window_days"] = int(result.artifact["window_days"])
-        report = text_of(reply) if reply is not None else ""
-        return {spec.report_key: report, "messages": [spoken(spec.persona, report)], **update}
+            if name in no_tools:
+                report = await from_fetched_data(render("tool_data_no_tools"))
+                break
+            try:
+                reply = await ask(with_tools, messages, spec.persona, limits=limits, meter=meter)
+            except NoTools:
+                no_tools.add(name)
+                report = await from_fetched_data(render("tool_data_no_tools"))
+                break
+            for bad in reply.invalid_tool_calls:  # the error sent back must name the call it answers
+                bad["id"] = bad.get("id") or f"call_bad_{uuid.uuid4().hex[:12]}"
+            messages.append(reply)
+            if reply.tool_calls or reply.invalid_tool_calls:
+                messages.extend(await run(reply.tool_calls))
+                messages.extend(_refuse(call, spec.persona, write) for call in reply.invalid_tool_calls)
+                ran_tools = True
+                continue
+            calls, _ = calls_in_text(text_of(reply), by_name)
+            if calls:  # the model wrote its calls as text: run them, and answer in text too
+                messages.append(HumanMessage(render("tool_results", results=_as_text(await run(calls)))))
+                ran_tools = True
+                continue
+            if not ran_tools and not text_of(reply).startswith(NO_ANSWER_START):
+                messages.pop()  # a report from no data is not kept: its figures can only be made up
+                report = await from_fetched_data(render("tool_data_not_called"))
+            else:
+                report = text_of(reply)
+            break
+        report = report or ""
+        return {spec.report_key: report, "messages": [spoken(spec.persona, report)], **update, **meter.update(),
+                **tool_evidence(spec.persona, fetched)}
 
     analyst.__name__ = spec.node
     return analyst
+
+
+def max_words(max_tokens: int | None) -> int:
+    """The length a prompt asks for, well inside the output cap (a word is ~1.3 tokens, and a
+    model asked for N words often writes more): 40% of the cap, in tens."""
+    return max(30, round((max_tokens or 1000) * 0.4 / 10) * 10)
+
+
+def _report(reply: AIMessage, by_name: dict[str, BaseTool], persona: str) -> str:
+    """The report a final call gave, without tool calls written as text; a reply that was nothing
+    but calls is no report."""
+    calls, rest = calls_in_text(text_of(reply), by_name)
+    if calls and blank(rest):
+        return render("no_report", persona=persona)
+    return rest if calls else text_of(reply)
+
+
+def _as_text(results: list[ToolMessage]) -> str:
+    return "\n\n".join(f"### {m.name}\n{m.content}" for m in results)
+
+
+def _refuse(call: InvalidToolCall, persona: str, write: Writer) -> ToolMessage:
+    """A call whose arguments are not valid JSON gets an error the model can correct."""
+    name, call_id = str(call.get("name") or "unknown"), str(call.get("id") or "")
+    text = render("tool_args_invalid", tool=name, error=str(call.get("error") or "not a JSON object"))
+    emit(write, ToolStarted(persona, name, {"arguments": str(call.get("args") or "")}, call_id))
+    emit(write, ToolFinished(persona, name, call_id, text))
+    return ToolMessage(content=text, tool_call_id=call_id, name=name, status="error")
 
 
 async def _run_tool(by_name: dict[str, BaseTool], call: Any, persona: str, write: Writer) -> ToolMessage:

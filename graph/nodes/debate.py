@@ -5,38 +5,46 @@ from collections.abc import Callable
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
 from ..context import DeskContext
 from ..errors import DeskError
-from ..models.registry import ModelRegistry
+from ..models.registry import ModelRegistry, Role
 from ..models.ruling import decision_from_text
 from ..personas import RESEARCH_MANAGER, RISK_JUDGE, TRADER, DebaterSpec, prompt_name
 from ..prompts import render
 from ..state import Debate, DeskState, FinalDecision, Turn
+from ..usage import Meter
+from .analysts import max_words
 from .speaking import ask, case_file, spoken, subject, take_notes, text_of
 
 Node = Callable[..., Any]
 
 
-async def _speak(model: BaseChatModel, state: DeskState, persona: str, notes: str, *, required: bool = False) -> str:
-    """One turn. The prompt opens with the case file every speaker shares (everything said so far,
-    append-only), then this persona's role (prompts/<persona>.md), then its turn and the user's
-    notes: consecutive speakers' prompts share all but the newest turn as a prefix."""
-    system = case_file(state) + "\n\n" + render(prompt_name(persona), **subject(state))
+async def _speak(models: ModelRegistry, model: BaseChatModel, state: DeskState, persona: str, notes: str,
+                 role: Role, *, required: bool = False) -> tuple[str, Meter]:
+    """One turn: its words, and the meter of what it spent. The prompt opens with the case file
+    every speaker shares (everything said so far, append-only), then this persona's role
+    (prompts/<persona>.md, with the length the role's output cap allows), then its turn and the
+    user's notes: consecutive speakers' prompts share all but the newest turn as a prefix."""
+    limits = models.limits(role)
+    meter = Meter.of(state, persona, models.settings.token_budget)
+    system = case_file(state) + "\n\n" + render(prompt_name(persona), **subject(state),
+                                                 max_words=max_words(limits.max_tokens))
     reply = await ask(model, [SystemMessage(system), HumanMessage(render("your_turn", persona=persona, notes=notes))],
-                      persona, required=required)
-    return text_of(reply)
+                      persona, required=required, limits=limits, meter=meter)
+    return text_of(reply), meter
 
 
 def make_debater(spec: DebaterSpec, models: ModelRegistry) -> Node:
     async def debater(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
         debate: Debate = state.get(spec.debate_key) or Debate()  # type: ignore[assignment]
         notes, update = await take_notes(state, runtime, spec.persona)
-        text = await _speak(models.quick(runtime.context), state, spec.persona, notes)
+        text, meter = await _speak(models, models.quick(runtime.context), state, spec.persona, notes, "turn")
         turn = Turn(side=spec.side, persona=spec.persona, text=text)
-        return {spec.debate_key: debate.said(turn), "messages": [spoken(spec.persona, text)], **update}
+        return {spec.debate_key: debate.said(turn), "messages": [spoken(spec.persona, text)], **update,
+                **meter.update()}
 
     debater.__name__ = spec.side
     return debater
@@ -46,9 +54,9 @@ def make_research_manager(models: ModelRegistry) -> Node:
     async def research_manager(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
         debate = state.get("investment_debate") or Debate()
         notes, update = await take_notes(state, runtime, RESEARCH_MANAGER)
-        plan = await _speak(models.deep(runtime.context), state, RESEARCH_MANAGER, notes)
+        plan, meter = await _speak(models, models.deep(runtime.context), state, RESEARCH_MANAGER, notes, "turn")
         return {"investment_plan": plan, "investment_debate": debate.model_copy(update={"judge_decision": plan}),
-                "messages": [spoken(RESEARCH_MANAGER, plan)], **update}
+                "messages": [spoken(RESEARCH_MANAGER, plan)], **update, **meter.update()}
 
     return research_manager
 
@@ -56,8 +64,8 @@ def make_research_manager(models: ModelRegistry) -> Node:
 def make_trader(models: ModelRegistry) -> Node:
     async def trader(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
         notes, update = await take_notes(state, runtime, TRADER)
-        plan = await _speak(models.quick(runtime.context), state, TRADER, notes)
-        return {"trader_plan": plan, "messages": [spoken(TRADER, plan)], **update}
+        plan, meter = await _speak(models, models.quick(runtime.context), state, TRADER, notes, "turn")
+        return {"trader_plan": plan, "messages": [spoken(TRADER, plan)], **update, **meter.update()}
 
     return trader
 
@@ -67,18 +75,26 @@ def make_risk_judge(models: ModelRegistry) -> Node:
         debate = state.get("risk_debate") or Debate()
         model = models.deep(runtime.context)
         notes, update = await take_notes(state, runtime, RISK_JUDGE)
-        ruling = await _speak(model, state, RISK_JUDGE, notes, required=True)
+        ruling, meter = await _speak(models, model, state, RISK_JUDGE, notes, "ruling", required=True)
         ticker, trade_date = state.get("ticker") or "", state.get("trade_date") or ""
         # The extraction call is tagged nostream: the user sees the judge's words, not the JSON.
         # Function calling, not json_schema: a streaming ChatOpenAI parses json_schema through
         # the SDK's beta stream, which warns on every event (the analysts need tools anyway).
-        extractor = model.with_structured_output(FinalDecision, method="function_calling").with_config(
+        limits = models.limits("ruling")
+        extractor = models.capped(model, "ruling").with_structured_output(
+            FinalDecision, method="function_calling", include_raw=True).with_config(
             tags=["nostream"], metadata={"persona": RISK_JUDGE})
+        prompt = [HumanMessage(render("decision_extract", ruling=ruling, **subject(state)))]
+        meter.check(prompt, limits.max_tokens)
+        decision: object = None
         try:
-            decision = await extractor.ainvoke(
-                [HumanMessage(render("decision_extract", ruling=ruling, **subject(state)))])
+            extracted = await extractor.ainvoke(prompt)
         except Exception:  # a model without structured output: read the lines the prompt asked for
-            decision = None
+            extracted = {}
+        if isinstance(extracted, dict):
+            if isinstance(raw := extracted.get("raw"), BaseMessage):
+                meter.add(raw)
+            decision = extracted.get("parsed")
         if not isinstance(decision, FinalDecision):
             decision = decision_from_text(ruling, ticker, trade_date)
         if decision is None:  # a ruling without BUY, SELL or HOLD is not a decision; never guess one
@@ -86,6 +102,6 @@ def make_risk_judge(models: ModelRegistry) -> Node:
                             "Check the model, then type “resume” to ask the judge again.")
         decision = decision.model_copy(update={"ticker": ticker, "trade_date": trade_date})
         return {"final_decision": decision, "risk_debate": debate.model_copy(update={"judge_decision": ruling}),
-                "messages": [spoken(RISK_JUDGE, ruling)], **update}
+                "messages": [spoken(RISK_JUDGE, ruling)], **update, **meter.update()}
 
     return risk_judge

@@ -1,21 +1,28 @@
 """What every speaker does around its model call: read the inbox, read the case file, speak."""
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+import re
+import sys
+from collections.abc import AsyncGenerator
+from contextlib import aclosing
+from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, message_chunk_to_message
 from langchain_core.runnables import Runnable
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
 from ..context import DeskContext
-from ..errors import DeskError, explain
+from ..errors import NO_TOOLS, DeskError, explain
 from ..events import NotePickedUp, emit
 from ..inbox import Inbox
+from ..models.registry import CallLimits
 from ..prompts import render
 from ..record import case_record
 from ..state import DeskState, Intervention
+from ..usage import Meter
 
 
 async def take_notes(state: DeskState, runtime: Runtime[DeskContext], persona: str) -> tuple[str, dict[str, Any]]:
@@ -63,30 +70,138 @@ def text_of(message: BaseMessage) -> str:
 
 # An empty answer is asked again this many times before it counts as no answer.
 EMPTY_RETRIES = 2
+# A stream the server cut mid-answer is asked again this many times.
+CUT_RETRIES = 2
+# A call that sent nothing for the stall timeout is cancelled and asked again this many times.
+STALL_RETRIES = 1
 NO_ANSWER = "(no answer: the model returned nothing, {tries} times)"
+NO_ANSWER_START = NO_ANSWER.split("{")[0]
+# Characters a blank answer may consist of: whitespace and the invisible ones small models emit.
+_BLANK = re.compile(r"[\s\u200b\u200c\u200d\u2060\ufeff]*")
 
 
 class EmptyAnswer(DeskError):
     """The model said nothing where the desk cannot go on without words (the Risk Judge)."""
 
 
-async def ask(model: BaseChatModel | Runnable[Any, Any], messages: list[BaseMessage], persona: str, *,
-              required: bool = False) -> AIMessage:
-    """One model call, tagged with its persona so stream consumers know who is speaking.
+class Stalled(DeskError):
+    """The model sent nothing for the stall timeout, on every try."""
 
-    Small models return empty answers: an empty one is asked again; after that the turn is
-    recorded as no answer (the desk goes on), or, when `required`, the run stops with a
-    sentence the user can act on — an empty answer must never become a decision."""
-    tagged = model.with_config(metadata={"persona": persona})
-    for _ in range(EMPTY_RETRIES + 1):
+
+class NoTools(DeskError):
+    """The model server refused the tools (a model without tool support)."""
+
+
+def blank(text: str) -> bool:
+    return _BLANK.fullmatch(text) is not None
+
+
+async def ask(model: BaseChatModel | Runnable[Any, Any], messages: list[BaseMessage], persona: str, *,
+              required: bool = False, limits: CallLimits | None = None, meter: Meter | None = None) -> AIMessage:
+    """One model call, streamed and tagged with its persona so stream consumers know who is speaking.
+
+    Real models fail in small ways, and each is bounded here: an empty or blank answer is asked
+    again, then recorded as no answer (the desk goes on) or, when `required`, stops the run with
+    a sentence the user can act on (an empty answer must never become a decision); a stream the
+    server cut is asked again; a call that sends nothing for `limits.stall_timeout_s` is cancelled
+    and asked again once. `limits` caps the output; `meter` counts the tokens and stops the run
+    before a call that would pass the budget."""
+    limits = limits or CallLimits()
+    bound = model.bind(**limits.fields) if limits.fields else model
+    tagged = bound.with_config(metadata={"persona": persona})
+    empties = cuts = stalls = 0
+    while True:
+        if meter is not None:
+            meter.check(messages, limits.max_tokens)
         try:
-            reply = await tagged.ainvoke(messages)
+            reply = await _streamed(tagged, messages, limits.stall_timeout_s)
+        except _Stall:
+            stalls += 1
+            if stalls > STALL_RETRIES:
+                raise Stalled(f"{persona}: the model sent nothing for {limits.stall_timeout_s:g} s, "
+                              f"{stalls} times, so the desk stopped waiting. Check the model server "
+                              "(a slow one needs a larger DESK_STALL_TIMEOUT_S), then type “resume” "
+                              "to continue from this step.") from None
+            continue
+        except _Cut as cut:
+            cuts += 1
+            if cuts > CUT_RETRIES:
+                raise DeskError(f"{persona}: the model server cut its answer off {cuts} times "
+                                f"({explain(cut.error)}). Check the server, then type “resume” "
+                                "to continue from this step.") from cut.error
+            continue
+        except DeskError:
+            raise
         except Exception as exc:  # the run stops with a sentence the user can act on
-            raise DeskError(f"{persona}: {explain(exc)}") from exc
-        if reply.tool_calls or text_of(reply).strip():
+            why = explain(exc)
+            raise (NoTools if why == NO_TOOLS else DeskError)(f"{persona}: {why}") from exc
+        if meter is not None:
+            meter.add(reply)
+        if reply.tool_calls or reply.invalid_tool_calls or not blank(text_of(reply)):
             return reply
-    tries = EMPTY_RETRIES + 1
+        empties += 1
+        if empties > EMPTY_RETRIES:
+            break
     if required:
-        raise EmptyAnswer(f"{persona}: the model returned an empty answer {tries} times, so no decision was made. "
-                          "Check the model server, then type “resume” to continue from this step.")
-    return AIMessage(content=NO_ANSWER.format(tries=tries), name=persona)
+        raise EmptyAnswer(f"{persona}: the model returned an empty answer {empties} times, so no decision was "
+                          "made. Check the model server, then type “resume” to continue from this step.")
+    return AIMessage(content=NO_ANSWER.format(tries=empties), name=persona)
+
+
+class _Stall(Exception):
+    pass
+
+
+class _Cut(Exception):
+    def __init__(self, error: BaseException):
+        super().__init__(str(error))
+        self.error = error
+
+
+# Transport failures after the server accepted the request: the answer was cut off, asking again
+# may well work. (Failures to connect at all are retried by the client itself.)
+_CUT_ERRORS = (("httpx", "RemoteProtocolError"), ("httpx", "ReadError"), ("httpx", "StreamError"),
+               ("httpx2", "RemoteProtocolError"), ("httpx2", "ReadError"), ("httpx2", "StreamError"),
+               ("asyncio", "IncompleteReadError"), ("builtins", "ConnectionResetError"))
+
+
+def _is_cut(exc: BaseException) -> bool:
+    classes = tuple(c for module, name in _CUT_ERRORS
+                    if isinstance(c := getattr(sys.modules.get(module), name, None), type))
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, classes):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+async def _streamed(model: Runnable[Any, Any], messages: list[BaseMessage], stall_s: float | None) -> AIMessage:
+    """The reply, read as a stream so the watchdog sees every piece: no piece within `stall_s`
+    cancels the call. The pieces reach the chat through LangGraph's "messages" stream (callbacks),
+    as with any model call in a node."""
+    loop = asyncio.get_running_loop()
+    merged: AIMessageChunk | None = None
+    try:
+        stream = cast(AsyncGenerator[Any, None], model.astream(messages))
+        async with aclosing(stream), asyncio.timeout(stall_s) as watch:
+            async for chunk in stream:
+                if stall_s is not None:
+                    watch.reschedule(loop.time() + stall_s)
+                if isinstance(chunk, AIMessageChunk):
+                    merged = chunk if merged is None else merged + chunk
+    except TimeoutError:
+        if watch.expired():
+            raise _Stall() from None
+        raise
+    except Exception as exc:
+        if merged is None and isinstance(exc, ValueError) and "generation" in str(exc).lower():
+            return AIMessage(content="")  # an empty stream ("No generation chunks were returned")
+        if merged is not None or _is_cut(exc):
+            raise _Cut(exc) from exc
+        raise
+    if merged is None:
+        return AIMessage(content="")
+    return cast(AIMessage, message_chunk_to_message(merged))

@@ -3,16 +3,20 @@
 Its policy is deliberately simple and visible: analysts call their first tool once and then
 quote the tool's first data line; structured-output requests get the schema filled from the
 Risk Judge's `Field: value` lines; everyone else says who they are. `no_tools=True` answers
-like a local model without tool support (HTTP 400).
+like a local model without tool support (HTTP 400). `fault(body, persona)` may name one way a
+weak model or server fails for a request (see FAULTS); the answer honours `max_tokens`, and the
+usage reports prompt tokens (4 characters a token) with the prefix shared with an earlier
+request as cached.
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable
 
 import uvicorn
 from starlette.applications import Starlette
@@ -34,9 +38,41 @@ def _persona(messages: list[dict]) -> str:
     return "unknown"
 
 
+# What `fault` may return: an empty answer, a blank one, a stream cut after a few words, a stall
+# (nothing for `stall_s` seconds, then the answer), a tool call written as text, a tool call
+# whose arguments are not JSON, an answer that would go on for 5,000 words but for max_tokens.
+FAULTS = ("empty", "blank", "cut", "stall", "text_call", "bad_args", "runaway")
+Fault = Callable[[dict, str], "str | None"]
+
+
+def _tool_results(messages: list[dict]) -> list[str]:
+    """Tool results as tool messages, or as `### tool_name` sections of a user message (what the
+    desk sends a model that wrote its calls as text or cannot call tools)."""
+    found = [str(m["content"]) for m in messages if m["role"] == "tool"]
+    if found:
+        return found
+    for m in messages:
+        if m["role"] == "user":
+            found += [part.split("\n", 1)[1] for part in re.split(r"^### (?=get_)", str(m["content"]), flags=re.M)[1:]
+                      if "\n" in part]
+    return found
+
+
+def _shared(a: str, b: str) -> int:
+    """The length of the longest common prefix (bisected on slices)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        lo, hi = (mid, hi) if a[:mid] == b[:mid] else (lo, mid - 1)
+    return lo
+
+
 class FakeOpenAI:
-    def __init__(self, no_tools: bool = False) -> None:
+    def __init__(self, no_tools: bool = False, fault: Fault | None = None, stall_s: float = 30.0) -> None:
         self.no_tools = no_tools
+        self.fault = fault
+        self.stall_s = stall_s
+        self.prompts: list[str] = []
         self.requests: list[dict] = []
         self.port = free_port()
         app = Starlette(routes=[Route("/v1/chat/completions", self.chat, methods=["POST"])])
@@ -68,11 +104,11 @@ class FakeOpenAI:
                 return json.dumps(args), []
             return "", [{"name": name, "arguments": json.dumps(args)}]
         persona = _persona(messages)
-        results = [m for m in messages if m["role"] == "tool"]
+        results = _tool_results(messages)
         if tools and not results:
             return "", [{"name": tools[0]["function"]["name"], "arguments": "{}"}]
         if results:
-            data = [line for line in str(results[0]["content"]).splitlines()[1:] if line.strip()]
+            data = [line for line in results[0].splitlines()[1:] if line.strip()]
             return f"{persona} report. The tool said: {data[0] if data else 'nothing'}", []
         if persona == "Risk Judge":
             return ("Signal: BUY\nPosition size: 2% of portfolio\nEntry: 100.00\nStop: 95.00\n"
@@ -91,13 +127,32 @@ class FakeOpenAI:
         if self.no_tools and body.get("tools"):
             error = f"registry.ollama.ai/library/{body['model']} does not support tools"
             return JSONResponse({"error": {"message": error, "type": "invalid_request_error"}}, status_code=400)
+        fault = self.fault(body, _persona(body["messages"])) if self.fault else None
         content, calls = self.reply(body)
+        if fault in ("empty", "blank"):
+            content, calls = ("" if fault == "empty" else " \n\t "), []
+        elif fault == "text_call" and body.get("tools"):
+            tool = body["tools"][0]["function"]["name"]
+            content, calls = json.dumps({"name": tool, "arguments": {}}), []
+        elif fault == "bad_args" and body.get("tools"):
+            content, calls = "", [{"name": body["tools"][0]["function"]["name"], "arguments": '{"lookback_days": 3'}]
+        elif fault == "runaway":
+            content = " ".join(["more"] * 5000)
+        cap = body.get("max_tokens") or body.get("max_completion_tokens")
+        words = re.findall(r"\s*\S+", content)
+        if cap:  # one word a token: the cap cuts the answer
+            content = "".join(words[:cap])
         rid, created, model = f"chatcmpl-{uuid.uuid4().hex[:8]}", int(time.time()), body["model"]
         tool_calls = [{"index": i, "id": f"call_{uuid.uuid4().hex[:8]}", "type": "function", "function": c}
                       for i, c in enumerate(calls)]
-        finish = "tool_calls" if calls else "stop"
-        usage = {"prompt_tokens": 10, "completion_tokens": max(1, len(content.split())),
-                 "total_tokens": 10 + max(1, len(content.split()))}
+        finish = "tool_calls" if calls else "length" if cap and len(words) > cap else "stop"
+        prompt = json.dumps(body["messages"])
+        cached = max((_shared(prompt, p) for p in self.prompts), default=0) // 4
+        self.prompts.append(prompt)
+        prompt_tokens = len(prompt) // 4
+        completion = max(1, len(content.split()))
+        usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion,
+                 "total_tokens": prompt_tokens + completion, "prompt_tokens_details": {"cached_tokens": cached}}
         if not body.get("stream"):
             message: dict[str, object] = {"role": "assistant", "content": content or None}
             if tool_calls:
@@ -111,10 +166,16 @@ class FakeOpenAI:
             return "data: " + json.dumps({"id": rid, "object": "chat.completion.chunk", "created": created,
                                           "model": model, "choices": [choice], **extra}) + "\n\n"
 
-        def events() -> Iterator[str]:
+        async def events() -> AsyncIterator[str]:
+            if fault == "stall":
+                await asyncio.sleep(self.stall_s)
             yield chunk({"role": "assistant", "content": ""})
-            for word in re.findall(r"\s*\S+", content):
+            for i, word in enumerate(re.findall(r"\s*\S+", content)):
+                if fault == "cut" and i == 3:
+                    raise ConnectionResetError("the fake server cut the stream")  # uvicorn drops the connection
                 yield chunk({"content": word})
+            if fault == "cut":
+                raise ConnectionResetError("the fake server cut the stream")
             if tool_calls:
                 yield chunk({"tool_calls": tool_calls})
             yield chunk({}, finish)
@@ -124,4 +185,3 @@ class FakeOpenAI:
             yield "data: [DONE]\n\n"
 
         return StreamingResponse(events(), media_type="text/event-stream")
-

@@ -1,0 +1,159 @@
+"""Tokens a run spends, per persona: counted from the models' own usage reports, kept in the
+thread's state, checked against the run's budget before every call, and summed up for the user.
+
+Plain dicts (TypedDicts), not pydantic models: they checkpoint as they are, on any serializer.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from langchain_core.messages import BaseMessage, HumanMessage
+from typing_extensions import TypedDict
+
+from .errors import DeskError
+from .personas import PERSONAS
+
+# Characters per token for estimates (a model's own count is used whenever it sends one).
+CHARS_PER_TOKEN = 4
+# The completion a call is assumed to need when it has no output cap.
+UNCAPPED_COMPLETION = 1000
+
+
+class Usage(TypedDict):
+    prompt: int       # prompt tokens, cached ones included
+    cached: int       # prompt tokens the server served from its prefix cache
+    completion: int
+    calls: int
+
+
+class RunUsage(TypedDict):
+    # The id of the user message that started the run: a new message starts a new count,
+    # a resumed run goes on counting.
+    run: str
+    personas: dict[str, Usage]
+
+
+def no_usage() -> Usage:
+    return Usage(prompt=0, cached=0, completion=0, calls=0)
+
+
+def added(a: Usage, b: Usage) -> Usage:
+    return Usage(prompt=a["prompt"] + b["prompt"], cached=a["cached"] + b["cached"],
+                 completion=a["completion"] + b["completion"], calls=a["calls"] + b["calls"])
+
+
+def tokens(u: Usage) -> int:
+    """What a budget counts: every token sent and received (cached prompt tokens too)."""
+    return u["prompt"] + u["completion"]
+
+
+def merge_usage(old: RunUsage, new: RunUsage) -> RunUsage:
+    """The state's reducer: each speaker writes what it spent; parallel speakers add up, and a
+    count from another run (a new user message) replaces the old one."""
+    if not new:
+        return old or RunUsage(run="", personas={})
+    if not old or old.get("run") != new.get("run"):
+        return RunUsage(run=new["run"], personas=dict(new["personas"]))
+    personas = dict(old["personas"])
+    for persona, spent in new["personas"].items():
+        personas[persona] = added(personas.get(persona, no_usage()), spent)
+    return RunUsage(run=old["run"], personas=personas)
+
+
+def run_total(usage: RunUsage | None) -> Usage:
+    total = no_usage()
+    for spent in (usage["personas"] if usage else {}).values():
+        total = added(total, spent)
+    return total
+
+
+def usage_of(message: BaseMessage) -> Usage:
+    """One reply's usage as the model reported it (all zeros, one call, when it reported none)."""
+    meta: Mapping[str, Any] = getattr(message, "usage_metadata", None) or {}
+    details: Mapping[str, Any] = meta.get("input_token_details") or {}
+    return Usage(prompt=int(meta.get("input_tokens") or 0), cached=int(details.get("cache_read") or 0),
+                 completion=int(meta.get("output_tokens") or 0), calls=1)
+
+
+def estimate_tokens(text: str) -> int:
+    return (len(text) + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+def estimate_prompt(messages: Sequence[BaseMessage]) -> int:
+    return sum(estimate_tokens(m.content if isinstance(m.content, str) else str(m.content)) for m in messages)
+
+
+def run_of(state: Mapping[str, Any]) -> str:
+    """The run a state belongs to: the id of its latest user message (resuming keeps it)."""
+    for message in reversed(state.get("messages") or []):
+        if isinstance(message, HumanMessage):
+            return str(message.id or "")
+    return ""
+
+
+class BudgetReached(DeskError):
+    """The run's token budget would be exceeded by the next call; the thread stays resumable."""
+
+
+@dataclass
+class Meter:
+    """One speaker's model calls in a run: what the run had spent before it started, what it spends."""
+
+    persona: str
+    run: str
+    before: int                  # tokens the run had spent when this speaker started
+    budget: int | None = None
+    used: Usage = field(default_factory=no_usage)
+
+    @classmethod
+    def of(cls, state: Mapping[str, Any], persona: str, budget: int | None) -> Meter:
+        run = run_of(state)
+        usage: RunUsage | None = state.get("usage")
+        spent = tokens(run_total(usage)) if usage and usage.get("run") == run else 0
+        return cls(persona, run, spent, budget)
+
+    @property
+    def spent(self) -> int:
+        return self.before + tokens(self.used)
+
+    def check(self, messages: Sequence[BaseMessage], max_tokens: int | None) -> None:
+        """Before a call: stop if the run's spend plus this call's size would pass the budget.
+        The call's size is its prompt (estimated from its text) and its whole output cap."""
+        if self.budget is None:
+            return
+        need = estimate_prompt(messages) + (max_tokens or UNCAPPED_COMPLETION)
+        if self.spent + need > self.budget:
+            raise BudgetReached(
+                f"{self.persona}: the token budget of {self.budget:,} is reached: this run has spent "
+                f"{self.spent:,} tokens and the next call needs about {need:,} more, so the desk stopped "
+                "before it. Raise DESK_TOKEN_BUDGET and type “resume” to continue from this step.")
+
+    def add(self, message: BaseMessage) -> None:
+        self.used = added(self.used, usage_of(message))
+
+    def update(self) -> dict[str, RunUsage]:
+        """The state update that records this speaker's spend (nothing when it made no call)."""
+        if not self.used["calls"]:
+            return {}
+        return {"usage": RunUsage(run=self.run, personas={self.persona: self.used})}
+
+
+def _line(label: str, u: Usage) -> str:
+    cached = f", {u['cached']:,} of them cached" if u["cached"] else ""
+    calls = "1 call" if u["calls"] == 1 else f"{u['calls']} calls"
+    return (f"{label}: {tokens(u):,} tokens ({u['prompt']:,} prompt{cached}, "
+            f"{u['completion']:,} completion; {calls})")
+
+
+def usage_summary(usage: RunUsage | None) -> str:
+    """The run's spend as text, for the CLI and the chat: the total first, then each persona in
+    speaking order. Empty when the run made no model call."""
+    personas = usage["personas"] if usage else {}
+    if not personas:
+        return ""
+    order = [p for p in PERSONAS if p in personas] + sorted(p for p in personas if p not in PERSONAS)
+    lines = [_line("Tokens this run", run_total(usage))]
+    lines += ["- " + _line(p, personas[p]) for p in order]
+    return "\n".join(lines)
