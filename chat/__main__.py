@@ -49,9 +49,9 @@ def main() -> None:
     if reason := refusal(listening_host(sys.argv[1:], os.environ), settings.data_dir, os.environ):
         print(reason, file=sys.stderr)
         sys.exit(2)
-    from .storage import chat_db_path, create_schema, ensure_auth_secret  # Chainlit: seconds to import
+    from .storage import chat_database, create_schema, ensure_auth_secret  # Chainlit: seconds to import
 
-    create_schema(chat_db_path(settings.data_dir))  # the data folder and its files owner-only
+    create_schema(chat_database(settings))  # the data folder and its files owner-only (or Postgres)
     ensure_auth_secret(settings.data_dir)
     args = [sys.executable, "-m", "chainlit", "run", "chat/app.py", *sys.argv[1:]]
     os.execv(sys.executable, args)

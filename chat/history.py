@@ -19,13 +19,18 @@ Every write goes through one writer (`HistoryWriter`, issue #9): under load Chai
 step writes landed out of order (an empty create after the final update blanked the text) and 50
 chats' writes fought over SQLite's lock and the engine's pool. Reads first wait for the writes
 queued before them.
+
+The same layer runs on SQLite (the default, chat.sqlite under DESK_DATA_DIR) and on PostgreSQL
+(DESK_DATABASE_URL, shared by every app process): the SQL is written once for both (upserts with
+`ON CONFLICT`, a parameter tested for NULL is CAST so Postgres knows its type), through SQLAlchemy
+with bound parameters.
 """
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
-import sqlite3
 import uuid
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -42,8 +47,11 @@ from chainlit.element import Element, ElementDict
 from chainlit.logger import logger
 from chainlit.step import StepDict
 from chainlit.types import Feedback, FeedbackDict, ThreadDict
-from sqlalchemy import bindparam, text
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy import Connection, Engine, bindparam, create_engine, event, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, SQLAlchemyError, StatementError
+from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
+from sqlalchemy.pool import NullPool
 
 from .accounts import REQUESTER
 from .storage import STEP_COLUMNS
@@ -94,7 +102,8 @@ def _columns(names: list[str]) -> tuple[str, str]:
 
 
 def _sql_value(value: Any) -> Any:
-    """A value sqlite3 can bind: lists and dicts as JSON (SQLite has no such type)."""
+    """A value both databases bind into our columns: lists and dicts as JSON text (SQLite has no
+    such type, and the schema keeps JSON as text on Postgres too, so reads are the same)."""
     if isinstance(value, list | dict):
         return json.dumps(value)
     if value is None or isinstance(value, str | int | float | bytes):
@@ -133,7 +142,29 @@ class _Op:
 
 
 class _Permanent(Exception):
-    """A write SQLite refuses for what it is (not for the moment): it can never be stored."""
+    """A write the database refuses for what it is (not for the moment): it can never be stored."""
+
+
+def _writer_engine(url: str) -> Engine:
+    """The writer's engine. SQLite: the driver's own transaction handling off, so that each round
+    opens with BEGIN IMMEDIATE (the write lock taken up front, not at the first write, where a
+    deferred transaction could fail with "database is locked" half-way); WAL and NORMAL sync.
+    Postgres: one pooled connection, checked before use (a restarted server is reconnected)."""
+    if make_url(url).get_backend_name() != "sqlite":
+        return create_engine(url, pool_size=1, max_overflow=0, pool_pre_ping=True)
+    engine = create_engine(url, poolclass=NullPool, connect_args={"timeout": 30, "check_same_thread": False})
+
+    @event.listens_for(engine, "connect")
+    def _connect(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.isolation_level = None
+        dbapi_connection.execute("PRAGMA journal_mode=WAL")
+        dbapi_connection.execute("PRAGMA synchronous=NORMAL")
+
+    @event.listens_for(engine, "begin")
+    def _begin(conn: Connection) -> None:
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+    return engine
 
 
 class HistoryWriter:
@@ -146,19 +177,26 @@ class HistoryWriter:
     writes of one step merge (the highest stamp's fields win); a stamp not higher than one applied
     or in flight is dropped (an older snapshot landing after a newer one would blank the text).
     A round that fails is logged and put back under anything queued since, then retried after a
-    back-off: a write is never dropped for a transient error ("database is locked", I/O). Only a
-    write SQLite rejects on its own for what it is (a NOT NULL column missing, …) is given up,
-    logged as an error, after it has been separated from the rest of its round."""
+    back-off: a write is never dropped for a transient error ("database is locked", I/O, a lost
+    connection). Only a write the database rejects on its own for what it is (a NOT NULL column
+    missing, …) is given up, logged as an error, after it has been separated from the rest of its
+    round.
 
-    def __init__(self, db_path: str) -> None:
-        self.db_path = db_path
+    `url` is a SQLAlchemy URL: sqlite:///path (the connection on the writer thread) or
+    postgresql+psycopg://… (one connection, and Postgres's row locks instead of SQLite's file lock,
+    so the writers of several processes interleave)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.sqlite = make_url(url).get_backend_name() == "sqlite"
         self.stamps = itertools.count(1)
         self._ops: list[_Op] = []
         self._steps: dict[str, StepWrite] = {}
         self._applied: dict[str, int] = {}  # step id -> highest stamp stored (or being stored)
         self._task: asyncio.Task[None] | None = None
         self._executor: ThreadPoolExecutor | None = None
-        self._conn: sqlite3.Connection | None = None
+        self._engine: Engine | None = None
+        self._conn: Connection | None = None
 
     # -- queueing (on the event loop, no await: call order is queue order) ---------------------------
 
@@ -276,69 +314,75 @@ class HistoryWriter:
 
     # -- on the writer thread ------------------------------------------------------------------------
 
-    def _connection(self) -> sqlite3.Connection:
+    def _connection(self) -> Connection:
         if self._conn is None:
-            conn = sqlite3.connect(self.db_path, timeout=30, isolation_level=None, check_same_thread=False)
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            self._conn = conn
+            if self._engine is None:
+                self._engine = _writer_engine(self.url)
+            self._conn = self._engine.connect()
         return self._conn
 
     def _close_connection(self) -> None:
         if self._conn is not None:
-            self._conn.close()
+            with contextlib.suppress(SQLAlchemyError):  # a dead connection: nothing left to close
+                self._conn.close()
             self._conn = None
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None
+
+    def _permanent(self, exc: BaseException) -> bool:
+        """Whether a failed round's error is about a write itself (retrying cannot help)."""
+        if isinstance(exc, ValueError | TypeError | KeyError):
+            return True
+        if isinstance(exc, DBAPIError):
+            if isinstance(exc, OperationalError) or exc.connection_invalidated:
+                return False  # locked, I/O, a lost connection, a deadlock: for the moment
+            # sqlite3 raises InterfaceError for a value it cannot bind; psycopg for a closed connection.
+            return self.sqlite or not isinstance(exc, InterfaceError)
+        return isinstance(exc, StatementError) and isinstance(exc.orig, ValueError | TypeError | KeyError)
 
     def _apply(self, ops: list[_Op], steps: dict[str, StepWrite]) -> list[Any]:
         """A round in one transaction: the threads its steps belong to ensured, then every write in
         queue order. Returns each write's result."""
         conn = self._connection()
-        conn.execute("BEGIN IMMEDIATE")
         try:
-            threads: set[str] = set()
-            for op in ops:
-                if op.kind == "step" and (columns := steps[op.key][1]) is not None:
-                    threads.add(columns["threadId"])
-            now = _now()
-            for thread_id in sorted(threads):
-                conn.execute('INSERT INTO threads ("id", "createdAt") VALUES (?, ?) ON CONFLICT ("id") DO NOTHING',
-                             (thread_id, now))
-            results = [self._apply_op(conn, op, steps) for op in ops]
-            conn.execute("COMMIT")
-            return results
+            with conn.begin():  # committed at the end of the block, rolled back if it raises
+                threads: set[str] = set()
+                for op in ops:
+                    if op.kind == "step" and (columns := steps[op.key][1]) is not None:
+                        threads.add(columns["threadId"])
+                now = _now()
+                for thread_id in sorted(threads):
+                    conn.execute(text('INSERT INTO threads ("id", "createdAt") VALUES (:id, :now) '
+                                      'ON CONFLICT ("id") DO NOTHING'), {"id": thread_id, "now": now})
+                return [self._apply_op(conn, op, steps) for op in ops]
         except BaseException as exc:
-            try:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-            except sqlite3.Error:
-                self._close_connection()
-            if isinstance(exc, sqlite3.Error | ValueError | TypeError | KeyError) \
-                    and not isinstance(exc, sqlite3.OperationalError):
+            if self._permanent(exc):
                 raise _Permanent(str(exc)) from exc  # refused for what it is, not for the moment
-            if isinstance(exc, sqlite3.OperationalError) and "locked" not in str(exc):
-                self._close_connection()  # I/O and the like: a fresh connection next round
+            if not (isinstance(exc, OperationalError) and "locked" in str(exc)):
+                self._close_connection()  # I/O, a lost connection and the like: a fresh one next round
             raise
 
-    def _apply_op(self, conn: sqlite3.Connection, op: _Op, steps: dict[str, StepWrite]) -> Any:
+    def _apply_op(self, conn: Connection, op: _Op, steps: dict[str, StepWrite]) -> Any:
         p = op.params
         if op.kind == "barrier":
             return None
         if op.kind == "step":
             _, columns = steps[op.key]
             if columns is None:
-                for query in ('DELETE FROM feedbacks WHERE "forId" = ?', 'DELETE FROM elements WHERE "forId" = ?',
-                              'DELETE FROM steps WHERE "id" = ?'):
-                    conn.execute(query, (op.key,))
+                for query in ('DELETE FROM feedbacks WHERE "forId" = :id', 'DELETE FROM elements WHERE "forId" = :id',
+                              'DELETE FROM steps WHERE "id" = :id'):
+                    conn.execute(text(query), {"id": op.key})
                 return None
             names = list(columns)
             cols, values = _columns(names)
             updates = ", ".join(f'"{n}" = :{n}' for n in names if n != "id")
             # An id stored in another thread is left alone: the upsert's WHERE makes that atomic.
-            written = conn.execute(f"""
+            written = conn.execute(text(f"""
                 INSERT INTO steps ({cols}) VALUES ({values})
                 ON CONFLICT ("id") DO UPDATE SET {updates}
                 WHERE steps."threadId" = excluded."threadId"
-            """, columns).rowcount
+            """), columns).rowcount
             if written == 0:
                 logger.warning("Refused to move step %s from another thread", op.key)
             return written
@@ -348,42 +392,44 @@ class HistoryWriter:
             names = list(p)
             cols, values = _columns(names)
             updates = ", ".join(f'"{n}" = :{n}' for n in names if n != "id")
-            return conn.execute(f"""
+            return conn.execute(text(f"""
                 INSERT INTO elements ({cols}) VALUES ({values})
                 ON CONFLICT ("id") DO UPDATE SET {updates}
                 WHERE elements."threadId" = excluded."threadId"
-            """, p).rowcount
+            """), p).rowcount
         if op.kind == "delete_element":
-            return conn.execute('DELETE FROM elements WHERE "id" = :id AND "threadId" IS :threadId', p).rowcount
+            return conn.execute(text('DELETE FROM elements WHERE "id" = :id AND ("threadId" = :threadId OR '
+                                     '("threadId" IS NULL AND CAST(:threadId AS TEXT) IS NULL))'), p).rowcount
         if op.kind == "feedback":
-            return conn.execute("""
+            return conn.execute(text("""
                 INSERT INTO feedbacks ("id", "forId", "threadId", "value", "comment")
                 VALUES (:id, :forId, :threadId, :value, :comment)
                 ON CONFLICT ("id") DO UPDATE SET "value" = excluded."value", "comment" = excluded."comment"
                 WHERE feedbacks."forId" = excluded."forId"
-            """, p).rowcount
+            """), p).rowcount
         if op.kind == "delete_feedback":
-            return conn.execute('DELETE FROM feedbacks WHERE "id" = ?', (op.key,)).rowcount
+            return conn.execute(text('DELETE FROM feedbacks WHERE "id" = :id'), {"id": op.key}).rowcount
         if op.kind == "delete_thread":
             for query in ('DELETE FROM feedbacks WHERE "threadId" = :id OR "forId" IN '
                           '(SELECT "id" FROM steps WHERE "threadId" = :id)',
                           'DELETE FROM elements WHERE "threadId" = :id',
                           'DELETE FROM steps WHERE "threadId" = :id',
                           'DELETE FROM threads WHERE "id" = :id'):
-                conn.execute(query, {"id": op.key})
+                conn.execute(text(query), {"id": op.key})
             return None
         raise ValueError(f"unknown history write {op.kind}")
 
     @staticmethod
-    def _apply_thread(conn: sqlite3.Connection, thread_id: str, p: dict[str, Any]) -> int:
+    def _apply_thread(conn: Connection, thread_id: str, p: dict[str, Any]) -> int:
         """Chainlit's update_thread inside the round: the row ensured, the metadata merged as
         Chainlit merges it (a key set to None is deleted), the owner set once and never replaced."""
         name, user_id, metadata, tags = p["name"], p["user_id"], p["metadata"], p["tags"]
-        conn.execute('INSERT INTO threads ("id", "createdAt") VALUES (?, ?) ON CONFLICT ("id") DO NOTHING',
-                     (thread_id, _now()))
+        conn.execute(text('INSERT INTO threads ("id", "createdAt") VALUES (:id, :now) ON CONFLICT ("id") DO NOTHING'),
+                     {"id": thread_id, "now": _now()})
         if name is None and user_id is None and metadata is None and tags is None:
             return 0
-        owner, raw = conn.execute('SELECT "userId", "metadata" FROM threads WHERE "id" = ?', (thread_id,)).fetchone()
+        owner, raw = conn.execute(text('SELECT "userId", "metadata" FROM threads WHERE "id" = :id'),
+                                  {"id": thread_id}).one()
         if user_id and owner and owner != user_id:
             logger.warning("Refused to give thread %s to another user", thread_id)
             return 0
@@ -397,17 +443,17 @@ class HistoryWriter:
         merged.update({k: v for k, v in incoming.items() if v is not None})
         identifier = None
         if user_id:
-            row = conn.execute('SELECT "identifier" FROM users WHERE "id" = ?', (user_id,)).fetchone()
+            row = conn.execute(text('SELECT "identifier" FROM users WHERE "id" = :id'), {"id": user_id}).first()
             identifier = row[0] if row else None
-        return conn.execute("""
+        return conn.execute(text("""
             UPDATE threads SET
-                "name" = COALESCE(:name, "name"),
-                "userId" = COALESCE(:userId, "userId"),
-                "userIdentifier" = COALESCE(:userIdentifier, "userIdentifier"),
-                "tags" = COALESCE(:tags, "tags"),
+                "name" = COALESCE(CAST(:name AS TEXT), "name"),
+                "userId" = COALESCE(CAST(:userId AS TEXT), "userId"),
+                "userIdentifier" = COALESCE(CAST(:userIdentifier AS TEXT), "userIdentifier"),
+                "tags" = COALESCE(CAST(:tags AS TEXT), "tags"),
                 "metadata" = :metadata
-            WHERE "id" = :id AND ("userId" IS NULL OR :userId IS NULL OR "userId" = :userId)
-        """, {"id": thread_id, "name": name if name is not None else merged.get("name"), "userId": user_id,
+            WHERE "id" = :id AND ("userId" IS NULL OR CAST(:userId AS TEXT) IS NULL OR "userId" = :userId)
+        """), {"id": thread_id, "name": name if name is not None else merged.get("name"), "userId": user_id,
               "userIdentifier": identifier, "tags": _sql_value(tags), "metadata": json.dumps(merged)}).rowcount
 
 
@@ -417,18 +463,28 @@ class DeskDataLayer(SQLAlchemyDataLayer):
 
     def __init__(self, conninfo: str, *, storage_provider: BaseStorageClient | None = None,
                  on_delete_thread: Callable[[str], Awaitable[None]] | None = None, **kwargs: Any) -> None:
-        if not conninfo.startswith("sqlite"):
-            raise ValueError("DeskDataLayer writes through one SQLite connection: a sqlite+aiosqlite URL")
-        # Reads wait for the writer's lock instead of failing with "database is locked".
-        kwargs["connect_args"] = {"timeout": 30, **(kwargs.get("connect_args") or {})}
+        url = make_url(conninfo)
+        backend = url.get_backend_name()
+        if backend == "sqlite":
+            # Reads wait for the writer's lock instead of failing with "database is locked".
+            kwargs["connect_args"] = {"timeout": 30, **(kwargs.get("connect_args") or {})}
+            writer_url = f"sqlite:///{url.database}"
+        elif backend == "postgresql":
+            # psycopg 3 for both engines (Chainlit's async reads, the writer's thread).
+            conninfo = url.set(drivername="postgresql+psycopg").render_as_string(hide_password=False)
+            writer_url = conninfo
+        else:
+            raise ValueError("DeskDataLayer stores the history in SQLite (sqlite+aiosqlite:///…) or PostgreSQL "
+                             "(postgresql://…)")
         super().__init__(conninfo, storage_provider=storage_provider, **kwargs)
+        if backend == "postgresql":
+            # A connection the server closed (a restart, a failover, an idle timeout) is replaced
+            # before a read uses it; Chainlit's engine would fail that read (a 404 to the user).
+            self.engine = create_async_engine(conninfo, pool_pre_ping=True,
+                                              connect_args=kwargs.get("connect_args") or {})
+            self.async_session = async_sessionmaker(self.engine, expire_on_commit=False)
         self.on_delete_thread = on_delete_thread
-        self._sqlite = True
-        self._writer = HistoryWriter(str(self.engine.url.database))
-
-    def _value(self, value: Any) -> Any:
-        # SQLite cannot bind a list or a dict (Chainlit would lose the whole row): store JSON.
-        return json.dumps(value) if self._sqlite and isinstance(value, list | dict) else value
+        self._writer = HistoryWriter(writer_url)
 
     async def flush(self) -> None:
         """Wait until every write queued so far is stored."""

@@ -5,6 +5,11 @@ Chainlit does not create its tables, and its SQLite path has quirks: every key i
 `steps` needs a column (or the whole step is dropped with a logged warning), and elements
 (charts, reports) are kept only when a storage provider is configured. So we create the
 schema ourselves and keep element files under DESK_DATA_DIR.
+
+The history lives in DESK_DATA_DIR/chat.sqlite, or in the PostgreSQL database of
+DESK_DATABASE_URL (graph/database.py) when one is set: the same tables there, JSON kept as text
+as in SQLite, so the data layer reads both alike. Element files stay under DESK_DATA_DIR/files:
+processes on several machines need that folder shared (or a cloud storage client instead).
 """
 from __future__ import annotations
 
@@ -18,7 +23,9 @@ from urllib.parse import quote
 
 from chainlit.data.storage_clients.base import BaseStorageClient
 
+from graph.database import SCHEMA_LOCK, libpq_url, sqlalchemy_url
 from graph.private import private_dir, private_file, write_private
+from graph.settings import Settings
 
 if TYPE_CHECKING:
     from chat.history import DeskDataLayer
@@ -47,7 +54,7 @@ CREATE TABLE IF NOT EXISTS steps (
     "type" TEXT NOT NULL,
     "threadId" TEXT NOT NULL,
     "parentId" TEXT,
-    "streaming" BOOLEAN NOT NULL DEFAULT 0,
+    "streaming" BOOLEAN NOT NULL DEFAULT FALSE,
     "waitForAnswer" BOOLEAN,
     "isError" BOOLEAN,
     "metadata" TEXT,
@@ -68,6 +75,7 @@ CREATE TABLE IF NOT EXISTS steps (
     "icon" TEXT
 );
 CREATE INDEX IF NOT EXISTS steps_thread ON steps("threadId");
+CREATE INDEX IF NOT EXISTS threads_user ON threads("userId");
 CREATE TABLE IF NOT EXISTS elements (
     "id" TEXT PRIMARY KEY,
     "threadId" TEXT,
@@ -105,8 +113,23 @@ def chat_db_path(data_dir: Path) -> Path:
     return data_dir / "chat.sqlite"
 
 
-def create_schema(db_path: Path) -> None:
-    """Create (or complete) the tables; safe to run at every start. The file is owner-only."""
+def chat_database(settings: Settings) -> Path | str:
+    """Where the history is kept: the SQLite file, or the Postgres URL (SQLAlchemy's spelling)."""
+    return _chat_database(settings.data_dir, settings.database_url)
+
+
+def _chat_database(data_dir: Path, database_url: str | None) -> Path | str:
+    url = libpq_url(database_url)
+    return sqlalchemy_url(url) if url else chat_db_path(data_dir)
+
+
+def create_schema(database: Path | str) -> None:
+    """Create (or complete) the tables; safe to run at every start. `database`: the SQLite file
+    (owner-only) or a Postgres URL (chat_database)."""
+    if isinstance(database, str):
+        _create_postgres_schema(database)
+        return
+    db_path = database
     private_file(db_path)
     with sqlite3.connect(db_path) as conn:
         # WAL (kept in the file): readers never wait for the history writer, nor it for them.
@@ -117,6 +140,28 @@ def create_schema(db_path: Path) -> None:
         for column in STEP_COLUMNS:
             if column not in have:
                 conn.execute(f'ALTER TABLE steps ADD COLUMN "{column}" TEXT')
+
+
+def _create_postgres_schema(url: str) -> None:
+    """The same tables in Postgres, in one transaction under the desk's schema lock: processes
+    starting together would race on CREATE TABLE IF NOT EXISTS. Columns a newer Chainlit writes
+    are added when missing (looked up first: ALTER TABLE locks the table even when it does nothing)."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            conn.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK})
+            for statement in SCHEMA.split(";"):
+                if statement.strip():
+                    conn.exec_driver_sql(statement)
+            have = set(conn.execute(text("SELECT column_name FROM information_schema.columns "
+                                         "WHERE table_schema = current_schema() AND table_name = 'steps'")).scalars())
+            for column in STEP_COLUMNS:
+                if column not in have:  # from the fixed list, never a caller's text
+                    conn.exec_driver_sql(f'ALTER TABLE steps ADD COLUMN "{column}" TEXT')
+    finally:
+        engine.dispose()
 
 
 class LocalFileStorage(BaseStorageClient):
@@ -164,13 +209,17 @@ class LocalFileStorage(BaseStorageClient):
 
 
 def make_data_layer(data_dir: Path,
-                    on_delete_thread: Callable[[str], Awaitable[None]] | None = None) -> DeskDataLayer:
-    """Chainlit's SQLAlchemy data layer with bound parameters and ownership checks (chat/history.py);
+                    on_delete_thread: Callable[[str], Awaitable[None]] | None = None, *,
+                    database_url: str | None = None) -> DeskDataLayer:
+    """Chainlit's SQLAlchemy data layer with bound parameters and ownership checks (chat/history.py),
+    on chat.sqlite under `data_dir` or on the Postgres database of `database_url` (DESK_DATABASE_URL);
     `on_delete_thread` forgets the desk's side of a deleted thread (checkpoints, notes)."""
     from chat.history import DeskDataLayer
 
-    return DeskDataLayer(f"sqlite+aiosqlite:///{chat_db_path(data_dir)}",
-                         storage_provider=LocalFileStorage(data_dir / "files"), on_delete_thread=on_delete_thread)
+    database = _chat_database(data_dir, database_url)
+    conninfo = database if isinstance(database, str) else f"sqlite+aiosqlite:///{database}"
+    return DeskDataLayer(conninfo, storage_provider=LocalFileStorage(data_dir / "files"),
+                         on_delete_thread=on_delete_thread)
 
 
 def ensure_auth_secret(data_dir: Path) -> str:
