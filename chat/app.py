@@ -38,7 +38,7 @@ from graph.request import clean_message  # noqa: E402
 from graph.settings import Settings  # noqa: E402
 
 SETTINGS = Settings()
-storage.create_schema(storage.chat_db_path(SETTINGS.data_dir))
+storage.create_schema(storage.chat_database(SETTINGS))  # chat.sqlite, or DESK_DATABASE_URL's Postgres
 storage.ensure_auth_secret(SETTINGS.data_dir)
 SERVICE = DeskService(SETTINGS)
 FILES = storage.LocalFileStorage(SETTINGS.data_dir / "files")
@@ -175,7 +175,8 @@ async def _forget_thread(thread_id: str) -> None:
 
 @cl.data_layer
 def data_layer():
-    return storage.make_data_layer(SETTINGS.data_dir, on_delete_thread=_forget_thread)
+    return storage.make_data_layer(SETTINGS.data_dir, on_delete_thread=_forget_thread,
+                                   database_url=SETTINGS.database_url)
 
 
 @cl.password_auth_callback

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
@@ -23,19 +23,19 @@ from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
 from .builder import build_graph
-from .checkpoint import open_checkpointer
 from .context import DeskContext
 from .data import make_vendor
 from .data.vendor import Vendor
+from .database import open_checkpointer, open_leases, open_store
 from .events import Event, desk_events
 from .inbox import Inbox
+from .lease import Leases, MemoryLeases
 from .models.registry import ModelRegistry
 from .nodes.analysts import Toolkit
 from .personas import PERSONA_OF_NODE
 from .plan import RunPlan
 from .request import parse_request
 from .settings import Settings
-from .store import open_store
 
 # A full analysis is ~20 steps per debate round; the default 25 would stop a 3-round desk.
 RECURSION_LIMIT = 200
@@ -56,6 +56,8 @@ class DeskRuntime:
     checkpointer: BaseCheckpointSaver[Any]
     store: BaseStore
     graph: CompiledStateGraph[Any, Any, Any, Any]
+    # One run per thread across the processes sharing the checkpointer (graph/lease.py).
+    leases: Leases = field(default_factory=MemoryLeases)
 
     @property
     def inbox(self) -> Inbox:
@@ -79,6 +81,8 @@ class DeskRuntime:
             if store is None:
                 store = await stack.enter_async_context(open_store(settings))
             runtime = cls.build(settings, saver, store, models=models, vendor=vendor, toolkit=toolkit)
+            if checkpointer is None:  # leases live beside the configured checkpoints (a given one is private)
+                runtime.leases = await stack.enter_async_context(open_leases(settings))
             runtime.warm_up()
             yield runtime
 
