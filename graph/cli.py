@@ -10,6 +10,7 @@ from datetime import date
 
 from langchain_core.callbacks import UsageMetadataCallbackHandler
 
+from .branches import EditRefused, edit_change
 from .errors import explain
 from .events import NodeDone, Said, Token, ToolStarted
 from .personas import ANALYST_KINDS
@@ -61,7 +62,16 @@ async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
     async with DeskRuntime.open(settings) as desk:
         print(f"{desk.models.notice}\nMarket data: {desk.vendor.label}.")
         graph_input: dict[str, object] | None
-        if args.resume:
+        if args.edit:
+            try:
+                fork = await desk.fork(thread, args.edit, args.edit_text)
+            except EditRefused as exc:
+                print(exc, file=sys.stderr)
+                return 2
+            print(f"edited the {fork.step.label} (step {fork.step.id}); the desk goes on from the "
+                  f"{', '.join(fork.next_personas) or 'end'}, everything before is kept")
+            graph_input = None  # the fork's pending node runs, and only what follows it
+        elif args.resume:
             stopped = await desk.interrupted(thread)
             if stopped is None:
                 print(f"thread {thread} has no interrupted run to resume", file=sys.stderr)
@@ -92,9 +102,32 @@ async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
         print(f"\n══ Final decision for {decision.ticker} on {decision.trade_date}: {decision.signal} ══")
         for label, value in decision.rows()[1:-1]:  # the signal is in the title, the rationale was said
             print(f"  {label:<14}{value}")
+        if args.edit and (change := edit_change(state)):
+            print(f"\nAgainst the branch before the edit: {change}")
     tokens = sum(u.get("total_tokens", 0) for u in usage.usage_metadata.values())
     print(f"\nthread {thread} · {tokens} tokens · continue with: python -m graph --thread {thread} \"your question\"")
     return 2 if state.get("intent") == "clarify" else 0
+
+
+async def show_past(args: argparse.Namespace, settings: Settings, thread: str) -> int:
+    """--history, --branches, --switch: the thread's branches, read (or switched) without running anything."""
+    async with DeskRuntime.open(settings) as desk:
+        if not await desk.has_thread(thread):
+            print(f"no thread {thread}", file=sys.stderr)
+            return 2
+        if args.switch:
+            try:
+                await desk.switch_branch(thread, args.switch)
+            except EditRefused as exc:
+                print(exc, file=sys.stderr)
+                return 2
+        if args.history:
+            for step in await desk.history(thread):
+                print(f"{step.id:<13} {step.persona:<21} {step.first_words}")
+        else:
+            for branch in await desk.branches(thread):
+                print(f"{'*' if branch.current else ' '} {branch.head}  {branch.title}")
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,12 +142,30 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--debate-rounds", type=int)
     ap.add_argument("--risk-rounds", type=int)
     ap.add_argument("--quiet-tools", action="store_true", help="do not print tool calls")
+    ap.add_argument("--history", action="store_true",
+                    help="with --thread: list the steps of the thread's current branch (id, persona, first words)")
+    ap.add_argument("--edit", metavar="STEP",
+                    help="with --thread and --text-file: fork after STEP (an id from --history) with the file's "
+                         "text as that persona's words, and re-run what follows")
+    ap.add_argument("--text-file", metavar="FILE", help="the edited words for --edit ('-' reads stdin)")
+    ap.add_argument("--branches", action="store_true", help="with --thread: list the thread's branches (* = current)")
+    ap.add_argument("--switch", metavar="HEAD", help="with --thread: make the branch HEAD (from --branches) current")
     args = ap.parse_args(argv)
     if args.analysts and (bad := set(args.analysts) - set(ANALYST_KINDS)):
         ap.error(f"unknown analysts {sorted(bad)}; choose from {', '.join(ANALYST_KINDS)}")
     if args.resume and not args.thread:
         ap.error("--resume needs --thread ID")
-    if not args.resume and not args.text:
+    past = args.history or args.branches or args.switch
+    if (past or args.edit) and not args.thread:
+        ap.error("--history, --branches, --switch and --edit need --thread ID")
+    if args.edit and not args.text_file:
+        ap.error("--edit needs --text-file FILE with the persona's new words")
+    if past:
+        return asyncio.run(show_past(args, Settings(), args.thread))
+    if args.edit:
+        with (sys.stdin if args.text_file == "-" else open(args.text_file, encoding="utf-8")) as f:
+            args.edit_text = f.read()
+    if not args.resume and not args.edit and not args.text:
         ap.error("say what to ask, e.g. \"should I buy NVDA today?\"")
     settings = Settings()
     thread = args.thread or uuid.uuid4().hex[:12]

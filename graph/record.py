@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .branches import edit_notes
 from .personas import ANALYSTS, RESEARCH_MANAGER, RISK_JUDGE, TRADER
 from .state import Debate, FinalDecision
 
@@ -83,6 +84,8 @@ def desk_notes(state: Mapping[str, Any]) -> str:
         parts.append("## User interjections\n" + "\n".join(lines))
     if past := state.get("past_decisions"):
         parts.append("## Earlier decisions in this chat\n" + "\n".join(f"- {decision_line(p)}" for p in past))
+    if edit := edit_notes(state):  # this branch was forked by an edit: what changed (graph/branches.py)
+        parts.append(edit)
     return "\n\n".join(parts)
 
 

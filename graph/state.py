@@ -5,7 +5,7 @@ Pydantic types here are registered with the checkpoint serializer (see checkpoin
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
@@ -132,3 +132,6 @@ class DeskState(TypedDict, total=False):
     chart_window_days: int
     # Tokens this run spent, per persona (graph/usage.py); every speaker adds what it spent.
     usage: Annotated[RunUsage, merge_usage]
+    # The edit this branch was forked by (graph/branches.py): the step, its words before and
+    # after, and the decision of the branch it forked from. A new analysis clears it.
+    forked: dict[str, Any] | None

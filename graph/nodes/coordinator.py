@@ -23,7 +23,7 @@ from .speaking import spoken
 def fresh_run(state: DeskState) -> dict[str, Any]:
     """What a new analysis clears; the previous decision moves to the thread's past decisions."""
     update: dict[str, Any] = {key: "" for key in (*REPORT_KEYS, "investment_plan", "trader_plan")}
-    update |= {"investment_debate": Debate(), "risk_debate": Debate(), "final_decision": None}
+    update |= {"investment_debate": Debate(), "risk_debate": Debate(), "final_decision": None, "forked": None}
     if state.get("final_decision") is not None:
         update["past_decisions"] = [state["final_decision"]]
     return update

@@ -1,0 +1,291 @@
+"""Editing the past (issue 13): a fork after any finished step re-runs only what follows it, the
+next speaker reads the edited words, the original branch stays as it was and can be switched
+back to, the decision change is stated, and interjections survive."""
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from graph import branches
+from graph.branches import EditRefused
+from graph.checkpoint import open_checkpointer
+from graph.personas import RISK_JUDGE
+from graph.record import desk_notes, entries
+from graph.runtime import DeskRuntime
+from graph.store import open_store
+from tests.support.desk import TODAY, spoken
+from tests.support.models import ScriptedChatModel, scripted_models, system_text
+
+ASK = "should I buy NVDA today?"
+EDIT = "EDITED-WORDS: the user says this turn should have read differently."
+
+BULL, BEAR, MANAGER, TRADER = "Bull Researcher", "Bear Researcher", "Research Manager", "Trader"
+RISKY, SAFE, NEUTRAL = "Risky Analyst", "Safe Analyst", "Neutral Analyst"
+# Who speaks after each step, in order, with two investment rounds and one risk round.
+AFTER_TRADER = [RISKY, SAFE, NEUTRAL, RISK_JUDGE]
+AFTER_MANAGER = [TRADER, *AFTER_TRADER]
+AFTER_ANALYSTS = [BULL, BEAR, BULL, BEAR, MANAGER, *AFTER_MANAGER]
+DOWNSTREAM = {
+    "market": AFTER_ANALYSTS,
+    "fundamentals": AFTER_ANALYSTS,
+    "bull-1": AFTER_ANALYSTS[1:],
+    "bear-1": AFTER_ANALYSTS[2:],
+    "bull-2": AFTER_ANALYSTS[3:],
+    "bear-2": AFTER_ANALYSTS[4:],
+    "manager": AFTER_MANAGER,
+    "trader": AFTER_TRADER,
+    "risky-1": AFTER_TRADER[1:],
+    "neutral-1": [RISK_JUDGE],
+}
+
+
+def calls(model: ScriptedChatModel, since: int = 0) -> Counter[str]:
+    return Counter(c["persona"] for c in model.calls[since:])
+
+
+def model_calls(personas: list[str]) -> Counter[str]:
+    """Model calls for these turns: the Risk Judge calls twice (its ruling, then the extraction)."""
+    return Counter(personas) + Counter({RISK_JUDGE: personas.count(RISK_JUDGE)})
+
+
+async def state_at(desk, checkpoint_id: str) -> dict:
+    config = {"configurable": {"thread_id": desk.thread, "checkpoint_id": checkpoint_id}}
+    return (await desk.graph.aget_state(config)).values
+
+
+@pytest.fixture
+async def decided(desk_factory):
+    """A finished two-round analysis on a counting model."""
+    model = ScriptedChatModel()
+    desk = desk_factory(model, debate_rounds=2)
+    await desk.ask(ASK)
+    return desk, model, await desk.state()
+
+
+@pytest.mark.parametrize("step_id", list(DOWNSTREAM))
+async def test_an_edit_re_runs_only_what_follows_and_the_next_speaker_reads_it(decided, step_id):
+    desk, model, before = decided
+    history = await desk.runtime.history(desk.thread)
+    assert [s.id for s in history] == ["market", "social", "news", "fundamentals", "bull-1", "bear-1", "bull-2",
+                                       "bear-2", "manager", "trader", "risky-1", "safe-1", "neutral-1"]
+    step = next(s for s in history if s.id == step_id)
+    n = len(model.calls)
+
+    fork = await desk.runtime.fork(desk.thread, step_id, EDIT)
+    assert fork.next_personas == (DOWNSTREAM[step_id][0],)
+    events = await desk.ask(None)
+
+    # Only the speakers after the edit ran, each as often as its turns there; nobody before it.
+    assert spoken(events) == DOWNSTREAM[step_id]
+    assert calls(model, n) == model_calls(DOWNSTREAM[step_id])
+    # The next speaker read the edited words in place of the original ones (the demo may say the
+    # same words in two turns, so the original is counted, not looked for).
+    first = model.calls[n]
+    reader = first["persona"]
+    assert reader == DOWNSTREAM[step_id][0]
+    turn = AFTER_ANALYSTS.count(reader) - DOWNSTREAM[step_id].count(reader)
+    then = system_text([c for c in model.calls[:n] if c["persona"] == reader][turn]["messages"])
+    now = system_text(first["messages"])
+    assert now.count(EDIT) == 1 and now.count(step.text) == then.count(step.text) - 1
+
+    after = await desk.state()
+    edited = next(s for s in await desk.runtime.history(desk.thread) if s.id == step_id)
+    assert edited.text == EDIT and after["final_decision"] is not None
+    # The persona's message was rewritten in place: the conversation has each turn once.
+    was_ids = {m.id for m in before["messages"] if m.name == step.persona and m.content == step.text}
+    assert [m.id in was_ids for m in after["messages"] if m.content == EDIT] == [True]
+    assert Counter(m.name for m in after["messages"]) == Counter(m.name for m in before["messages"])
+
+    # The original branch is still there, unchanged and readable.
+    found = await desk.runtime.branches(desk.thread)
+    assert [b.current for b in found] == [False, True]
+    original = await state_at(desk, found[0].head)
+    assert entries(original) == entries(before) and original["messages"] == before["messages"]
+    assert original["final_decision"] == before["final_decision"] and original.get("forked") is None
+    assert found[1].forked["step"] == step_id and found[1].forked["was"] == step.text
+
+
+async def test_the_decision_change_is_stated_and_the_follow_up_desk_reads_it(decided):
+    """A trader's plan rewritten to HOLD: the demo judge follows the plan it is handed."""
+    desk, model, before = decided
+    was = before["final_decision"]
+    assert was.signal == "SELL"
+    await desk.runtime.fork(desk.thread, "trader", "No new position.\n\nFINAL TRANSACTION PROPOSAL: **HOLD**")
+    await desk.ask(None)
+    now = (await desk.state())["final_decision"]
+    assert now.signal == "HOLD"
+    line = f"was SELL {was.position_size.split()[0]} at {was.confidence:.2f} → now HOLD at {now.confidence:.2f}"
+    assert await desk.runtime.edit_change(desk.thread) == line
+
+    n = len(model.calls)
+    events = await desk.ask("what changed after my edit?")
+    assert spoken(events) == ["Desk"]
+    prompt = system_text(model.calls[n]["messages"])
+    assert line in prompt and "FINAL TRANSACTION PROPOSAL: **HOLD**" in prompt and "Trader" in prompt
+    # The first decision is not a past decision of this branch: it is the branch it forked from.
+    assert (await desk.state()).get("past_decisions", []) == before.get("past_decisions", [])
+
+
+@pytest.mark.parametrize("before,after,line", [
+    (("SELL", "1.8% of portfolio", 0.8), ("HOLD", "0% (no new position)", 0.55),
+     "was SELL 1.8% at 0.80 → now HOLD at 0.55"),
+    (("BUY", "2% of portfolio", 0.7), ("BUY", "2% of portfolio", 0.7), "unchanged: BUY 2% at 0.70"),
+    (None, ("BUY", "0.5% of portfolio", 0.6), "was no decision → now BUY 0.5% at 0.60"),
+])
+def test_decision_change_line(before, after, line):
+    def decision(fields):
+        if fields is None:
+            return None
+        signal, size, conf = fields
+        return branches.FinalDecision(signal=signal, position_size=size, entry="n/a", stop="n/a", horizon="2w",
+                                      confidence=conf, rationale="r")
+    assert branches.decision_change(decision(before), decision(after)) == line
+
+
+async def test_switching_back_makes_the_original_branch_current_and_follow_ups_read_it(decided):
+    desk, model, before = decided
+    original_bull = next(s for s in await desk.runtime.history(desk.thread) if s.id == "bull-1").text
+    await desk.runtime.fork(desk.thread, "bull-1", EDIT)
+    await desk.ask(None)
+    edited_head = next(b for b in await desk.runtime.branches(desk.thread) if b.current).head
+    original = next(b for b in await desk.runtime.branches(desk.thread) if not b.current)
+
+    switched = await desk.runtime.switch_branch(desk.thread, original.head[:20])
+    assert switched.forked is None and switched.decision == before["final_decision"]
+    now = await desk.state()
+    assert entries(now) == entries(before) and now.get("forked") is None
+    assert [s.text for s in await desk.runtime.history(desk.thread) if s.id == "bull-1"] == [original_bull]
+    assert await desk.runtime.interrupted(desk.thread) is None  # switching runs nothing and leaves nothing pending
+    # Still two branches (the switch extends the old one), the original current.
+    found = await desk.runtime.branches(desk.thread)
+    assert len(found) == 2 and [b.forked is None for b in found if b.current] == [True]
+
+    n = len(model.calls)
+    await desk.ask("what did the bull say?")
+    prompt = system_text(model.calls[n]["messages"])
+    assert original_bull in prompt and EDIT not in prompt
+
+    await desk.runtime.switch_branch(desk.thread, edited_head)
+    assert next(s for s in await desk.runtime.history(desk.thread) if s.id == "bull-1").text == EDIT
+
+
+async def test_an_edit_of_an_edited_branch_compares_with_the_branch_it_came_from(decided):
+    desk, _model, _before = decided
+    await desk.runtime.fork(desk.thread, "trader", "Hold.\n\nFINAL TRANSACTION PROPOSAL: **HOLD**")
+    await desk.ask(None)
+    hold = (await desk.state())["final_decision"]
+    await desk.runtime.fork(desk.thread, "risky-1", "Go bigger on whatever the plan says.")
+    await desk.ask(None)
+    forked = (await desk.state())["forked"]
+    assert forked["parent_decision"] == hold and forked["step"] == "risky-1"
+    assert len(await desk.runtime.branches(desk.thread)) == 3
+    # The second fork kept the first edit: it forked from the edited branch.
+    assert next(s for s in await desk.runtime.history(desk.thread) if s.id == "trader").text.startswith("Hold.")
+
+
+async def test_interjections_answered_before_the_fork_survive_and_later_ones_are_answered_again(desk_factory):
+    """Note 1 is posted while the Bull speaks (the Bear answers it), note 2 while the Trader speaks
+    (the Risky Analyst answers it). A fork at the Research Manager keeps note 1 answered by the
+    Bear; note 2 came after the fork point, so the re-run Trader is the first to read it."""
+    posted = set()
+
+    async def post_during(persona, messages, tools):
+        notes = {BULL: "Bear, what about the export ban?", TRADER: "Risky, is that size sane?"}
+        if persona in notes and persona not in posted:
+            posted.add(persona)
+            await desk.post(notes[persona])
+        return None
+
+    model = ScriptedChatModel(script=post_during)
+    desk = desk_factory(model)
+    await desk.ask(ASK)
+    before = await desk.state()
+    assert [(i.seq, i.answered_by) for i in before["interventions"]] == [(1, [BEAR]), (2, [RISKY])]
+
+    await desk.runtime.fork(desk.thread, "manager", "FINAL TRANSACTION PROPOSAL: **HOLD**")
+    n = len(model.calls)
+    await desk.ask(None)
+    after = await desk.state()
+    assert [(i.seq, i.answered_by) for i in after["interventions"]] == [(1, [BEAR]), (2, [TRADER])]
+    trader_prompt = next(c for c in model.calls[n:] if c["persona"] == TRADER)["messages"]
+    assert "is that size sane?" in "\n".join(str(m.content) for m in trader_prompt)
+    assert not any("export ban" in str(m.content) for c in model.calls[n:] for m in c["messages"][1:])
+    assert "export ban" in desk_notes(after)
+    # The original branch still says who answered what there.
+    original = next(b for b in await desk.runtime.branches(desk.thread) if not b.current)
+    assert [(i.seq, i.answered_by) for i in (await state_at(desk, original.head))["interventions"]] == [
+        (1, [BEAR]), (2, [RISKY])]
+
+
+async def test_past_decisions_survive_and_a_new_analysis_forgets_the_edit(desk_factory):
+    model = ScriptedChatModel()
+    desk = desk_factory(model)
+    await desk.ask("should I buy NVDA on 2024-05-01?")
+    first = (await desk.state())["final_decision"]
+    await desk.ask(ASK)
+    await desk.runtime.fork(desk.thread, "bull-1", EDIT)
+    await desk.ask(None)
+    state = await desk.state()
+    assert state["past_decisions"] == [first] and state["forked"]["step"] == "bull-1"
+    await desk.ask("should I buy AAPL today?")
+    state = await desk.state()
+    assert state.get("forked") is None and branches.edit_notes(state) == ""
+    assert [d.ticker for d in state["past_decisions"]] == ["NVDA", "NVDA"]
+    # Steps are those of the analysis at the head: AAPL's.
+    assert all("AAPL" in s.text or s.id != "market" for s in await desk.runtime.history(desk.thread))
+
+
+async def test_sequential_analysts_re_run_the_analysts_after_the_edited_one(desk_factory):
+    model = ScriptedChatModel()
+    desk = desk_factory(model, parallel_analysts=False)
+    await desk.ask(ASK)
+    before = await desk.state()
+    n = len(model.calls)
+    social = next(s for s in await desk.runtime.history(desk.thread) if s.id == "social")
+    await desk.runtime.fork(desk.thread, "social", EDIT)
+    events = await desk.ask(None)
+    assert spoken(events)[:3] == ["News Analyst", "Fundamentals Analyst", BULL]
+    assert {"Market Analyst", "Social Analyst"}.isdisjoint(calls(model, n))
+    # It forked right after the Social Analyst, before the News Analyst had spoken: no turn twice.
+    assert not (await state_at(desk, social.checkpoint_id)).get("news_report")
+    assert Counter(m.name for m in (await desk.state())["messages"]) == Counter(m.name for m in before["messages"])
+
+
+async def test_refused_edits_say_why(decided):
+    desk, _model, _before = decided
+    with pytest.raises(EditRefused, match=r"no step 'bull-3'.*bull-2"):
+        await desk.runtime.fork(desk.thread, "bull-3", EDIT)
+    with pytest.raises(EditRefused, match="empty"):
+        await desk.runtime.fork(desk.thread, "bull-1", " \u200b\n")
+    with pytest.raises(EditRefused, match="no single branch"):
+        await desk.runtime.switch_branch(desk.thread, "nope")
+    assert len(await desk.runtime.branches(desk.thread)) == 1
+
+
+async def test_a_fork_survives_reopening_the_thread_files(settings):
+    """A runtime on the SQLite checkpointer and store; a second one opened on the same files."""
+    model = ScriptedChatModel()
+    thread = "reopen-edit"
+    context = DeskRuntime.context(today=TODAY)
+
+    async def run(desk: DeskRuntime, graph_input) -> None:
+        async for _ in desk.events(graph_input, thread, context):
+            pass
+
+    async with open_checkpointer(settings) as saver, open_store(settings) as store:
+        desk = DeskRuntime.build(settings, saver, store, models=scripted_models(model))
+        await run(desk, await desk.new_input(thread, ASK))
+        before = await desk.state(thread)
+        await desk.fork(thread, "trader", "Hold off.\n\nFINAL TRANSACTION PROPOSAL: **HOLD**")
+        await run(desk, None)
+        change = await desk.edit_change(thread)
+
+    async with open_checkpointer(settings) as saver, open_store(settings) as store:
+        desk = DeskRuntime.build(settings, saver, store, models=scripted_models(model))
+        assert await desk.edit_change(thread) == change and change.startswith("was SELL")
+        found = await desk.branches(thread)
+        assert [b.current for b in found] == [False, True] and found[1].forked["step"] == "trader"
+        assert next(s for s in await desk.history(thread) if s.id == "trader").text.startswith("Hold off.")
+        await desk.switch_branch(thread, found[0].head)
+        assert entries(await desk.state(thread)) == entries(before)
