@@ -21,6 +21,7 @@ from langgraph.store.base import BaseStore
 
 from .context import DeskContext
 from .data.vendor import Vendor
+from .figures import checked
 from .models.registry import ModelRegistry
 from .nodes.analysts import Toolkit, make_analyst
 from .nodes.coordinator import make_coordinator
@@ -59,16 +60,17 @@ def build_graph(settings: Settings, *, models: ModelRegistry, vendor: Vendor, to
         return route
 
     g = StateGraph(DeskState, context_schema=DeskContext)
-    g.add_node("coordinator", make_coordinator(settings, models))
-    g.add_node(FOLLOWUP, make_followup(models))
+    g.add_node("coordinator", make_coordinator(settings, models, vendor))
+    # Every persona turn is followed by the check of the figures it cites (graph/figures.py).
+    g.add_node(FOLLOWUP, checked(make_followup(models)))
     toolkit = toolkit or partial(make_toolkit, vendor)
     for spec in ANALYSTS:
-        g.add_node(spec.node, make_analyst(spec, models, toolkit, settings.max_tool_rounds, vendor.label))
+        g.add_node(spec.node, checked(make_analyst(spec, models, toolkit, settings.max_tool_rounds, vendor.label)))
     for side, debater in DEBATERS.items():
-        g.add_node(side, make_debater(debater, models))
-    g.add_node(RESEARCH_MANAGER_NODE, make_research_manager(models))
-    g.add_node(TRADER_NODE, make_trader(models))
-    g.add_node(RISK_JUDGE_NODE, make_risk_judge(models))
+        g.add_node(side, checked(make_debater(debater, models)))
+    g.add_node(RESEARCH_MANAGER_NODE, checked(make_research_manager(models)))
+    g.add_node(TRADER_NODE, checked(make_trader(models)))
+    g.add_node(RISK_JUDGE_NODE, checked(make_risk_judge(models)))
 
     analyst_nodes = [a.node for a in ANALYSTS]
     turn_nodes = [*DEBATERS, RESEARCH_MANAGER_NODE, TRADER_NODE, RISK_JUDGE_NODE]

@@ -67,6 +67,13 @@ class NodeDone:
         last = messages[-1] if messages else None
         return last if getattr(last, "name", None) else None
 
+    @property
+    def unverified(self) -> list[str]:
+        """Figures this turn cited that no tool result, report or earlier turn of the run holds
+        (graph/figures.py; `figures.unverified_note` words them for a message)."""
+        checks = self.update.get("unverified")
+        return [f for figures in checks.values() for f in figures] if isinstance(checks, dict) else []
+
 
 NodeEvent = ToolStarted | ToolFinished | NotePickedUp | Said
 Event = Token | NodeEvent | NodeDone

@@ -39,6 +39,22 @@ def entries(state: Mapping[str, Any]) -> list[Entry]:
     return out
 
 
+def turn_key(persona: str, earlier: int) -> str:
+    """A contribution's key in the figure checks (graph/figures.py): its persona and how many
+    contributions that persona made before it in this run ("Bull Researcher#1" is the second)."""
+    return f"{persona}#{earlier}"
+
+
+def checked_entries(state: Mapping[str, Any]) -> list[tuple[Entry, str]]:
+    """entries(), each with the key its figure check is kept under in state["unverified"]."""
+    seen: dict[str, int] = {}
+    out = []
+    for entry in entries(state):
+        out.append((entry, turn_key(entry.persona, seen.get(entry.persona, 0))))
+        seen[entry.persona] = seen.get(entry.persona, 0) + 1
+    return out
+
+
 def decision_line(d: FinalDecision) -> str:
     return f"{d.ticker} {d.trade_date}: {d.signal} (confidence {d.confidence:.2f})"
 
@@ -89,6 +105,17 @@ def desk_notes(state: Mapping[str, Any]) -> str:
     return "\n\n".join(parts)
 
 
+def _unverified_lines(state: Mapping[str, Any]) -> list[str]:
+    """Per persona, in speaking order, the figures its turns cited that the data does not hold."""
+    flagged = state.get("unverified") or {}
+    by_persona: dict[str, list[str]] = {}
+    for entry, key in checked_entries(state):
+        for figure in flagged.get(key, []):
+            if figure not in by_persona.setdefault(entry.persona, []):
+                by_persona[entry.persona].append(figure)
+    return [f"- {persona}: {', '.join(figures)}" for persona, figures in by_persona.items() if figures]
+
+
 def report_markdown(state: Mapping[str, Any], data_label: str = "") -> str:
     """The whole deliberation as one Markdown document, in speaking order."""
     ticker = state.get("ticker") or "?"
@@ -102,13 +129,22 @@ def report_markdown(state: Mapping[str, Any], data_label: str = "") -> str:
         out += [f"- {label}: {value}" for label, value in rows if label not in ("Signal", "Rationale")]
         out += ["", d.rationale, ""]
     part = None
-    for entry in entries(state):
+    flagged = state.get("unverified") or {}
+    for entry, key in checked_entries(state):
         if entry.part != part:
             part = entry.part
             out += [f"## {part}", ""]
         if entry.persona != part:  # the Trader's part is the Trader
             out += [f"### {entry.persona}", ""]
         out += [entry.text, ""]
+        if figures := flagged.get(key):
+            out += [f"> ⚠ {len(figures)} figure{'s' if len(figures) != 1 else ''} not found in the data "
+                    f"(no tool result, report or earlier turn holds them): {', '.join(figures)}", ""]
+    if lines := _unverified_lines(state):
+        out += ["## Figures not found in the data", "",
+                "Numbers these speakers cited that no tool result, report or earlier turn of this run holds "
+                "(rounding allowed; dates, periods, small counts and the desk's own stops and sizes are not checked):",
+                "", *lines, ""]
     if lines := _interjections(state):
         out += ["## Your interjections", "", *lines, ""]
     if past := state.get("past_decisions"):

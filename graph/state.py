@@ -82,6 +82,11 @@ class Intervention(BaseModel):
     answered_by: list[str] = Field(default_factory=list)
 
 
+def merge_keys(old: dict | None, new: dict | None) -> dict:
+    """Keyed records written by parallel nodes: each key is replaced whole (Overwrite resets)."""
+    return {**(old or {}), **(new or {})}
+
+
 def latest_seen(old: int, new: int) -> int:
     return max(old or 0, new or 0)
 
@@ -132,6 +137,13 @@ class DeskState(TypedDict, total=False):
     chart_window_days: int
     # Tokens this run spent, per persona (graph/usage.py); every speaker adds what it spent.
     usage: Annotated[RunUsage, merge_usage]
+    # The figure check (graph/figures.py), reset by each new analysis: the numbers each analyst's
+    # tools returned, and per turn ("Bull Researcher#1") the figures it cited that the data lacks.
+    tool_figures: Annotated[dict[str, list[float]], merge_keys]
+    unverified: Annotated[dict[str, list[str]], merge_keys]
+    # A demo request for a ticker the desk does not know, waiting for the user to confirm it
+    # (ticker, asked_date); cleared by the next message either way.
+    pending_ticker: dict[str, str] | None
     # The edit this branch was forked by (graph/branches.py): the step, its words before and
     # after, and the decision of the branch it forked from. A new analysis clears it.
     forked: dict[str, Any] | None

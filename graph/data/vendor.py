@@ -53,6 +53,12 @@ class VendorError(Exception):
     """
 
 
+class UnknownSymbol(VendorError):
+    """The vendor has no prices for this symbol in the range asked (a typo, a delisted or a
+    not yet listed ticker), as opposed to a failure worth retrying: the desk stops before its
+    analysts instead of deliberating on no data."""
+
+
 @dataclass(frozen=True, slots=True)
 class NewsItem:
     published: datetime

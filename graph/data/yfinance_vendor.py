@@ -70,6 +70,7 @@ from graph.data.vendor import (
     Post,
     Sentiment,
     StatementKind,
+    UnknownSymbol,
     VendorError,
     finite,
 )
@@ -130,7 +131,7 @@ T = TypeVar("T")
 def _symbol(ticker: str) -> str:
     symbol = (ticker or "").strip().upper()
     if not _SYMBOL_RE.match(symbol):
-        raise VendorError(f"unknown ticker {ticker!r}")
+        raise UnknownSymbol(f"unknown ticker {ticker!r}")
     return symbol
 
 
@@ -402,7 +403,7 @@ class YFinanceVendor:
             f"{symbol} prices",
         )
         if raw is None or len(raw) == 0:
-            raise VendorError(f"no price data for {symbol} (unknown or delisted ticker?)")
+            raise UnknownSymbol(f"no price data for {symbol} (unknown or delisted ticker?)")
         frame = raw.rename(columns=lambda c: str(c).strip().lower())
         missing = [c for c in OHLCV_COLUMNS if c not in frame.columns]
         if missing:

@@ -2,21 +2,29 @@
 decides what happens next: an analysis, a follow-up, an answer, or a question back."""
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
+from langgraph.types import Overwrite
 
 from ..context import DeskContext
+from ..data.vendor import UnknownSymbol, Vendor, VendorError
 from ..events import Said, emit
 from ..models.registry import ModelRegistry
 from ..personas import DESK, REPORT_KEYS
 from ..prompts import render
+from ..request.companies import all_companies, company_name, is_known_ticker
+from ..request.intent import ParsedRequest, parse_request
 from ..request.resolve import resolve
 from ..settings import Settings
 from ..state import Debate, DeskState
+from ..tools.cutoff import cut_prices
+from ..tools.guarded import call_vendor
+from ..tools.market import INDICATOR_HISTORY_DAYS
 from .speaking import spoken
 
 
@@ -26,10 +34,79 @@ def fresh_run(state: DeskState) -> dict[str, Any]:
     update |= {"investment_debate": Debate(), "risk_debate": Debate(), "final_decision": None, "forked": None}
     if state.get("final_decision") is not None:
         update["past_decisions"] = [state["final_decision"]]
+    update |= {"tool_figures": Overwrite({}), "unverified": Overwrite({})}  # the figure check is per run
     return update
 
 
-def make_coordinator(settings: Settings, models: ModelRegistry) -> Callable[..., Any]:
+# Replies that confirm a pending demo request ("yes", "go ahead", "ok, run it").
+_YES = re.compile(r"^\W*(?:yes|yeah|yep|y|ok(?:ay)?|sure|go(?:\s+ahead)?|proceed|confirm(?:ed)?|do\s+it|run\s+it"
+                  r"|please\s+do)\b", re.I)
+
+
+def _confirmed(text: str, parsed: ParsedRequest, pending: dict[str, str], today: date) -> ParsedRequest | None:
+    """The pending demo request when this message confirms it (the symbol again, or "yes"); the
+    date first asked is kept unless the message names another."""
+    ticker, asked = pending["ticker"], pending["asked_date"]
+    again = parse_request(f"${ticker} {asked}", today)
+    if parsed.intent == "analyze" and parsed.ticker == ticker:
+        return again if parsed.asked_date == today and asked != today.isoformat() else parsed
+    if parsed.intent != "analyze" and _YES.match(text) and len(text.split()) <= 6:
+        return again
+    return None
+
+
+def _typos(a: str, b: str) -> int:
+    """Edits between two symbols, a swap of neighbours counting as one (APPL -> AAPL is one)."""
+    d = [[i + j if not i * j else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            d[i][j] = min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                d[i][j] = min(d[i][j], d[i - 2][j - 2] + 1)
+    return d[len(a)][len(b)]
+
+
+def _did_you_mean(symbol: str) -> str:
+    """Up to two known tickers one typo away; a symbol of the same length first (a swapped or a
+    mistyped letter is likelier than a missing one), then the bigger company (the file's order)."""
+    known = list(all_companies())
+    near = [t for t in known if _typos(symbol, t) == 1]
+    close = sorted(near, key=lambda t: (len(t) != len(symbol), known.index(t)))[:2]
+    named = [f"**{t}** ({company_name(t)})" for t in close]
+    return f" Did you mean {' or '.join(named)}?" if named else ""
+
+
+async def _unknown_ticker(parsed: ParsedRequest, vendor: Vendor) -> str | None:
+    """A question back when the desk would analyse a ticker nobody can vouch for, else None.
+
+    Demo data: a symbol outside the companies the desk knows (graph/request/data/companies.csv)
+    would get synthetic numbers made up for it, so the user confirms first. Live data: no prices
+    at all means a typo or a dead symbol, and four analysts would deliberate on nothing. A vendor
+    outage is not that: the analysts then say "no data", as everywhere else."""
+    symbol = parsed.ticker or ""
+    if vendor.name == "synthetic":
+        if is_known_ticker(symbol):
+            return None
+        return (f"I don't know **{symbol}**: it is not among the {len(all_companies())} companies this demo desk "
+                f"knows.{_did_you_mean(symbol)} Demo mode makes up synthetic market data for any symbol, so an "
+                f"analysis of {symbol} would be invented from start to finish. To run it anyway on synthetic demo "
+                f"data, reply `{symbol}` again (or “yes”); otherwise type the ticker you meant.")
+    assert parsed.trade_date is not None, "an analysis always has its dates"
+    as_of = parsed.trade_date
+    try:  # the indicators tool's own window, so the market analyst finds this answer in the cache
+        frame = await call_vendor(vendor.ohlcv, symbol, as_of - timedelta(days=INDICATOR_HISTORY_DAYS), as_of)
+    except UnknownSymbol:
+        frame = None
+    except VendorError:
+        return None
+    if not cut_prices(frame, as_of).empty:
+        return None
+    source = vendor.label.split(" (")[0]
+    return (f"I found no market data for {symbol} on {source} — check the symbol.{_did_you_mean(symbol)} "
+            f"(A stock listed after {as_of} has no prices on that date yet.)")
+
+
+def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) -> Callable[..., Any]:
     async def coordinator(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
         # Only a live model may name a company the rules don't know; the demo never guesses.
         model = models.quick(runtime.context) if models.live else None
@@ -39,7 +116,19 @@ def make_coordinator(settings: Settings, models: ModelRegistry) -> Callable[...,
         current = date.fromisoformat(trade_date) if (trade_date := state.get("trade_date")) else None
         parsed = await resolve(text, today, has_decision=decided, current_ticker=state.get("ticker"),
                                current_date=current, model=model)
-        update: dict[str, Any] = {"intent": parsed.intent}
+        pending = state.get("pending_ticker")
+        confirmed = _confirmed(text, parsed, pending, today) if pending else None
+        parsed = confirmed or parsed
+        update: dict[str, Any] = {"intent": parsed.intent, "pending_ticker": None}
+        if parsed.intent == "analyze" and confirmed is None and (
+                question := await _unknown_ticker(parsed, vendor)) is not None:
+            # Nothing of the analysis on screen is cleared: follow-ups about it still work.
+            if vendor.name == "synthetic":
+                assert parsed.asked_date is not None, "an analysis always has its dates"
+                update["pending_ticker"] = {"ticker": parsed.ticker or "", "asked_date": parsed.asked_date.isoformat()}
+            update["intent"] = "clarify"
+            emit(runtime.stream_writer, Said(DESK, question))
+            return update | {"messages": [spoken(DESK, question)]}
         if parsed.intent == "analyze":
             assert parsed.trade_date and parsed.asked_date, "an analysis always has its dates"
             asked = parsed.asked_date
@@ -47,6 +136,8 @@ def make_coordinator(settings: Settings, models: ModelRegistry) -> Callable[...,
                 f" (you asked about {asked:%A %Y-%m-%d}; markets were closed, so I use the last trading day before it)")
             name = f" ({parsed.company})" if parsed.company else ""
             say = f"Analyzing **{parsed.ticker}**{name} for the trade date **{parsed.trade_date}**{note}."
+            if confirmed is not None:
+                say += f" As you asked: every figure about {parsed.ticker} is synthetic demo data, made up for it."
             update |= fresh_run(state) | {
                 "ticker": parsed.ticker, "company": parsed.company or parsed.ticker,
                 "trade_date": parsed.trade_date.isoformat(), "asked_date": asked.isoformat(),
