@@ -29,6 +29,18 @@ missing the same key at once may both fetch it; the later write wins.
 
 The cache file is trusted local state (it is unpickled), written only by this
 class under the desk's data directory.
+
+One cache per machine, also with DESK_DATABASE_URL (issue #12): the app processes of a
+machine share the file (SQLite's locks), and it is deliberately not moved into Postgres:
+
+* Unpickling runs code. A cache in the shared database would let whoever can write that
+  database (any app process, a leaked URL) run code in every process that reads it; a
+  file under the data directory trusts only this machine's desk.
+* What it holds is public and cheap to fetch again: a miss is one Yahoo request, so N
+  machines cost at most N requests per key per TTL.
+* Copies cannot disagree for long: a closed period never changes, and an open one is
+  refetched after ``ttl_seconds`` (15 minutes), the staleness a single process already has.
+* Demo mode uses no cache at all (synthetic data is computed).
 """
 
 from __future__ import annotations
