@@ -123,7 +123,7 @@ _NOT_FIGURES = [re.compile(p, flags) for p, flags in (
     (r"\b\d+(?:\.\d+)?\s*[x×]?\s*(?:ATRs?|sigmas?|standard deviations?)\b", _I),   # 1.5 ATR
     # A period or an index size after an indicator or index name (case matters: RSI 14, SMA 50,
     # S&P 500, not "the 50").
-    (r"(?<![\w&])(?:[A-Z][A-Z&]{1,6}|Nasdaq|Russell|Nikkei|Stoxx|Dow|Bollinger)[ -](?:5|7|9|10|12|14|20|21|"
+    (r"(?<![\w&])(?:[A-Z][A-Z&]{1,6}|Nasdaq|Russell|Nikkei|Stoxx|Dow|Bollinger)[ (-](?:5|7|9|10|12|14|20|21|"
      r"26|30|50|60|90|100|150|200|225|400|500|600|1000|2000|3000|5000)\b(?![.,]\d)", 0),
 )]
 # The desk's own proposals (levels, sizes, confidence) are decisions, not citations.

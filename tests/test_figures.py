@@ -52,7 +52,7 @@ def test_a_figure_missing_from_the_data_is_flagged_as_written(said, data, flagge
     "at 10:30 and again at 4pm",
     "over the last 3 months, a 52-week high, horizon 2-6 weeks, 50-day average, 14 sessions",
     "1. first\n2. second\n12) twelfth",
-    "RSI 14, SMA 50, SMA 200, EMA 10, VWMA 20 and the S&P 500",
+    "RSI 14, RSI(14), SMA 50, SMA 200, EMA 10, VWMA 20 and the S&P 500",
     "2 signals for, 3 against; 2 × ATR",
     "a stop 1.5 ATR below the close",
     "| RSI 14 | n/a |\n| Change 3M % | n/a |",
