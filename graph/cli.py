@@ -17,6 +17,7 @@ from .personas import ANALYST_KINDS
 from .request import clean_message
 from .runtime import DeskRuntime
 from .settings import Settings
+from .usage import usage_summary
 
 
 class Printer:
@@ -104,6 +105,8 @@ async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
             print(f"  {label:<14}{value}")
         if args.edit and (change := edit_change(state)):
             print(f"\nAgainst the branch before the edit: {change}")
+    if spent := usage_summary(state.get("usage")):  # the run's tokens per persona (graph/usage.py)
+        print(f"\n{spent}")
     tokens = sum(u.get("total_tokens", 0) for u in usage.usage_metadata.values())
     print(f"\nthread {thread} · {tokens} tokens · continue with: python -m graph --thread {thread} \"your question\"")
     return 2 if state.get("intent") == "clarify" else 0

@@ -131,6 +131,9 @@ class PolicyChatModel(BaseChatModel):
             {"name": c["name"], "args": json.dumps(c["args"]), "id": c["id"], "index": i}
             for i, c in enumerate(msg.tool_calls)
         ]
+        # Calls whose arguments are not JSON go out as they came, as a server streams them.
+        tool_chunks += [{"name": c.get("name"), "args": c.get("args"), "id": c.get("id"), "index": len(tool_chunks) + i}
+                        for i, c in enumerate(msg.invalid_tool_calls)]
         cut = len(words) < len(_WORDS.findall(text))
         yield ChatGenerationChunk(
             message=AIMessageChunk(

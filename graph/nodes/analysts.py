@@ -102,8 +102,8 @@ def make_analyst(spec: AnalystSpec, models: ModelRegistry, toolkit: Toolkit, max
                 no_tools.add(name)
                 report = await from_fetched_data(render("tool_data_no_tools"))
                 break
-            for bad in reply.invalid_tool_calls:  # the error sent back must name the call it answers
-                bad["id"] = bad.get("id") or f"call_bad_{uuid.uuid4().hex[:12]}"
+            for call in [*reply.tool_calls, *reply.invalid_tool_calls]:  # some servers send no ids, but
+                call["id"] = call.get("id") or f"call_{uuid.uuid4().hex[:12]}"  # an answer must name its call
             messages.append(reply)
             if reply.tool_calls or reply.invalid_tool_calls:
                 messages.extend(await run(reply.tool_calls))

@@ -13,6 +13,7 @@ from ..personas import DESK
 from ..prompts import render
 from ..record import desk_notes
 from ..state import DeskState
+from ..usage import Meter
 from .speaking import ask, case_file, spoken, subject, text_of
 
 
@@ -22,7 +23,9 @@ def make_followup(models: ModelRegistry) -> Callable[..., Any]:
         # The case file first, as every speaker read it (the ruling appended): a follow-up right
         # after the decision finds all of it in the server's prefix cache.
         system = case_file(state) + "\n\n" + render("desk", **subject(state), context=desk_notes(state))
-        reply = await ask(models.quick(runtime.context), [SystemMessage(system), HumanMessage(str(question))], DESK)
-        return {"messages": [spoken(DESK, text_of(reply))]}
+        meter = Meter.of(state, DESK, models.settings.token_budget)  # capped, counted, within the budget
+        reply = await ask(models.quick(runtime.context), [SystemMessage(system), HumanMessage(str(question))], DESK,
+                          limits=models.limits("turn"), meter=meter)
+        return {"messages": [spoken(DESK, text_of(reply))], **meter.update()}
 
     return followup

@@ -20,8 +20,6 @@ from graph.models.registry import ModelRegistry
 from graph.runtime import DeskRuntime
 from graph.settings import Settings
 
-from .models import scripted_models
-
 if TYPE_CHECKING:  # the fake server's imports (uvicorn) only where it runs
     from .fake_openai import FakeOpenAI
 
@@ -41,7 +39,7 @@ class Desk:
                  thread: str | None = None, models: ModelRegistry | None = None,
                  store: BaseStore | None = None) -> None:
         self.model = model or DemoChatModel(delay_ms=0)
-        self.models = models or scripted_models(self.model)
+        self.models = models or ModelRegistry.fixed(self.model, settings)  # caps and budget from `settings`
         self.runtime = DeskRuntime.build(settings, checkpointer or InMemorySaver(serde=SERDE), store,
                                          models=self.models, vendor=vendor)
         self.graph = self.runtime.graph

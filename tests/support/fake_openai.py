@@ -38,10 +38,11 @@ def _persona(messages: list[dict]) -> str:
     return "unknown"
 
 
-# What `fault` may return: an empty answer, a blank one, a stream cut after a few words, a stall
+# What `fault` may return: an empty answer, a blank one, a stream of no chunks at all (only
+# [DONE]), a stream cut after a few words, a stall
 # (nothing for `stall_s` seconds, then the answer), a tool call written as text, a tool call
 # whose arguments are not JSON, an answer that would go on for 5,000 words but for max_tokens.
-FAULTS = ("empty", "blank", "cut", "stall", "text_call", "bad_args", "runaway")
+FAULTS = ("empty", "blank", "no_chunks", "cut", "stall", "text_call", "bad_args", "runaway")
 Fault = Callable[[dict, str], "str | None"]
 
 
@@ -73,6 +74,7 @@ class FakeOpenAI:
         self.fault = fault
         self.stall_s = stall_s
         self.prompts: list[str] = []
+        self.usages: list[dict] = []  # the usage reported for each answered request
         self.requests: list[dict] = []
         self.port = free_port()
         app = Starlette(routes=[Route("/v1/chat/completions", self.chat, methods=["POST"])])
@@ -135,7 +137,8 @@ class FakeOpenAI:
             tool = body["tools"][0]["function"]["name"]
             content, calls = json.dumps({"name": tool, "arguments": {}}), []
         elif fault == "bad_args" and body.get("tools"):
-            content, calls = "", [{"name": body["tools"][0]["function"]["name"], "arguments": '{"lookback_days": 3'}]
+            tool = body["tools"][0]["function"]["name"]
+            content, calls = "", [{"name": tool, "arguments": '{"lookback_days": thirty}'}]
         elif fault == "runaway":
             content = " ".join(["more"] * 5000)
         cap = body.get("max_tokens") or body.get("max_completion_tokens")
@@ -153,6 +156,7 @@ class FakeOpenAI:
         completion = max(1, len(content.split()))
         usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion,
                  "total_tokens": prompt_tokens + completion, "prompt_tokens_details": {"cached_tokens": cached}}
+        self.usages.append(usage)
         if not body.get("stream"):
             message: dict[str, object] = {"role": "assistant", "content": content or None}
             if tool_calls:
@@ -169,6 +173,9 @@ class FakeOpenAI:
         async def events() -> AsyncIterator[str]:
             if fault == "stall":
                 await asyncio.sleep(self.stall_s)
+            if fault == "no_chunks":
+                yield "data: [DONE]\n\n"
+                return
             yield chunk({"role": "assistant", "content": ""})
             for i, word in enumerate(re.findall(r"\s*\S+", content)):
                 if fault == "cut" and i == 3:
