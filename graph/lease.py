@@ -102,16 +102,19 @@ class Leases(ABC):
         """The thread's lease if one is in force (not expired)."""
 
     @asynccontextmanager
-    async def hold(self, thread_id: str, owner: str | None = None,
-                   ttl_s: float = DEFAULT_TTL_S) -> AsyncIterator[Held]:
+    async def hold(self, thread_id: str, owner: str | None = None, ttl_s: float = DEFAULT_TTL_S, *,
+                   cancel_on_loss: bool = True) -> AsyncIterator[Held]:
         """The thread's lease for the body's duration: acquired (LeaseHeld if another owner holds
-        it), renewed in the background every ttl_s/3, released at the end however the body ends."""
+        it), renewed in the background every ttl_s/3, released at the end however the body ends.
+        If it is lost meanwhile, `Held.lost` is set and (with `cancel_on_loss`) the task running the
+        body is cancelled: another process may already run the thread."""
         owner = owner or process_owner()
         lease = await self.acquire(thread_id, owner, ttl_s)
         if lease is None:
             raise LeaseHeld(thread_id, await self.holder(thread_id))
         held = Held(lease)
-        keeper = asyncio.create_task(self._keep(held, ttl_s), name=f"lease-{thread_id}")
+        body = asyncio.current_task() if cancel_on_loss else None
+        keeper = asyncio.create_task(self._keep(held, ttl_s, body), name=f"lease-{thread_id}")
         try:
             yield held
         finally:
@@ -123,7 +126,14 @@ class Leases(ABC):
             except Exception:  # it expires by itself
                 log.warning("Could not release the lease of thread %s", thread_id, exc_info=True)
 
-    async def _keep(self, held: Held, ttl_s: float) -> None:
+    async def _keep(self, held: Held, ttl_s: float, body: asyncio.Task[Any] | None) -> None:
+        try:
+            await self._renew_until_lost(held, ttl_s)
+        finally:
+            if held.lost.is_set() and body is not None:
+                body.cancel()
+
+    async def _renew_until_lost(self, held: Held, ttl_s: float) -> None:
         lease = held.lease
         last_ok = time.monotonic()
         while True:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from graph.database import open_leases
-from graph.lease import LeaseHeld, Leases, MemoryLeases, SqliteLeases
+from graph.lease import Held, LeaseHeld, Leases, MemoryLeases, SqliteLeases
 from graph.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -129,15 +129,39 @@ async def test_hold_releases_when_the_run_fails(leases_of: Opener):
     assert await a.holder(t) is None
 
 
-async def test_hold_sets_lost_when_the_thread_was_taken_over(leases_of: Opener):
+async def take_over(a: Leases, b: Leases, t: str) -> None:
+    """As if A stalled past its expiry and B took the thread: the lease row now names B."""
+    await b.release(t, "A")
+    assert await b.acquire(t, "B", ttl_s=30) is not None
+
+
+async def test_a_run_whose_lease_was_taken_over_is_cancelled(leases_of: Opener):
     a, b = await leases_of(), await leases_of()
     t = thread()
-    async with a.hold(t, "A", ttl_s=0.3) as held:
-        # As if A stalled past its expiry and B took the thread: A's lease row now names B.
-        await b.release(t, "A")
-        assert await b.acquire(t, "B", ttl_s=30) is not None
-        await asyncio.wait_for(held.lost.wait(), 5)
+    reached_the_end = False
+
+    async def run() -> Held:
+        nonlocal reached_the_end
+        async with a.hold(t, "A", ttl_s=0.3) as held:
+            await take_over(a, b, t)
+            await asyncio.sleep(30)  # the run goes on, until its lease is found lost
+            reached_the_end = True
+        return held
+
+    task = asyncio.create_task(run())
+    with pytest.raises(asyncio.CancelledError):
+        await asyncio.wait_for(task, 10)
+    assert task.cancelled() and not reached_the_end
     assert (await b.holder(t)).owner == "B", "A's exit does not release B's lease"
+
+
+async def test_hold_only_tells_when_asked_not_to_cancel(leases_of: Opener):
+    a, b = await leases_of(), await leases_of()
+    t = thread()
+    async with a.hold(t, "A", ttl_s=0.3, cancel_on_loss=False) as held:
+        await take_over(a, b, t)
+        await asyncio.wait_for(held.lost.wait(), 5)
+    assert (await b.holder(t)).owner == "B"
 
 
 async def test_sqlite_leases_expire_by_their_clock(tmp_path: Path):
