@@ -108,7 +108,7 @@ def make_analyst(spec: AnalystSpec, models: ModelRegistry, toolkit: Toolkit, max
             if reply.tool_calls or reply.invalid_tool_calls:
                 messages.extend(await run(reply.tool_calls))
                 messages.extend(_refuse(call, spec.persona, write) for call in reply.invalid_tool_calls)
-                ran_tools = True
+                ran_tools = ran_tools or bool(reply.tool_calls)  # refused calls brought no data
                 continue
             calls, _ = calls_in_text(text_of(reply), by_name)
             if calls:  # the model wrote its calls as text: run them, and answer in text too

@@ -184,6 +184,7 @@ async def _streamed(model: Runnable[Any, Any], messages: list[BaseMessage], stal
     as with any model call in a node."""
     loop = asyncio.get_running_loop()
     merged: AIMessageChunk | None = None
+    whole: AIMessage | None = None
     try:
         stream = cast(AsyncGenerator[Any, None], model.astream(messages))
         async with aclosing(stream), asyncio.timeout(stall_s) as watch:
@@ -192,6 +193,8 @@ async def _streamed(model: Runnable[Any, Any], messages: list[BaseMessage], stal
                     watch.reschedule(loop.time() + stall_s)
                 if isinstance(chunk, AIMessageChunk):
                     merged = chunk if merged is None else merged + chunk
+                elif isinstance(chunk, AIMessage):  # a model that cannot stream answers whole
+                    whole = chunk
     except TimeoutError:
         if watch.expired():
             raise _Stall() from None
@@ -203,5 +206,5 @@ async def _streamed(model: Runnable[Any, Any], messages: list[BaseMessage], stal
             raise _Cut(exc) from exc
         raise
     if merged is None:
-        return AIMessage(content="")
+        return whole or AIMessage(content="")
     return cast(AIMessage, message_chunk_to_message(merged))
