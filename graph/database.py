@@ -44,9 +44,14 @@ class DatabaseUrlError(ValueError):
 
 
 def postgres_url(settings: Settings) -> str | None:
-    """The libpq connection URL of the configured Postgres database, or None for SQLite files.
-    A SQLAlchemy spelling (postgresql+psycopg://) is accepted and its driver dropped."""
-    url = (settings.database_url or "").strip()
+    """The libpq connection URL of the configured Postgres database, or None for SQLite files."""
+    return libpq_url(settings.database_url)
+
+
+def libpq_url(database_url: str | None) -> str | None:
+    """DESK_DATABASE_URL as libpq (and psycopg) take it; None when unset. A SQLAlchemy spelling
+    (postgresql+psycopg://) is accepted and its driver dropped."""
+    url = (database_url or "").strip()
     if not url:
         return None
     scheme, sep, rest = url.partition("://")
