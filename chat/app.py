@@ -9,6 +9,7 @@ rendering from render.py; the decision card and chart from card.py
 from __future__ import annotations
 
 import json
+import re
 import sys
 import uuid
 from pathlib import Path
@@ -24,15 +25,16 @@ from chainlit.data import get_data_layer  # noqa: E402
 from chainlit.input_widget import InputWidget, Slider, Switch, TextInput  # noqa: E402
 from chainlit.logger import logger  # noqa: E402
 from chainlit.server import app as server  # noqa: E402
-from chainlit.server import sio  # noqa: E402
+from chainlit.server import get_avatar, sio  # noqa: E402
 from chainlit.session import WebsocketSession  # noqa: E402
-from chainlit.types import CommandDict, ThreadDict  # noqa: E402
+from chainlit.types import ThreadDict  # noqa: E402
 from fastapi import HTTPException, Request  # noqa: E402
 from fastapi.responses import FileResponse, JSONResponse  # noqa: E402
 from starlette.routing import Route  # noqa: E402
 
 from chat import accounts, history, storage  # noqa: E402
 from chat.runs import RESUME_ACTION, RESUME_WORDS, STOP_ACTION, ChatRun, DeskService, next_analysis  # noqa: E402
+from chat.speakers import speaker_persona  # noqa: E402
 from graph.personas import ANALYSTS, DESK  # noqa: E402
 from graph.request import clean_message  # noqa: E402
 from graph.settings import Settings  # noqa: E402
@@ -49,9 +51,9 @@ if AUTH.public and AUTH.local:  # `chainlit run chat/app.py --host 0.0.0.0` with
           "loopback only. Create accounts first: python -m chat.users add NAME", file=sys.stderr)
     raise SystemExit(2)
 
+# `/stop` is typed text, not a Chainlit command: a command turns "/stop" into a chip on the first
+# Enter and sends it on the second. A command sent by a client that has one still stops.
 STOP_COMMAND = "stop"
-COMMANDS: list[CommandDict] = [{"id": STOP_COMMAND, "icon": "square", "description": "Stop the desk's current run",
-             "button": False, "persistent": False, "selected": False}]
 
 
 # -- the door: tokens, thread ids and owners, checked before Chainlit sees a request ----------
@@ -169,6 +171,43 @@ async def _serve_file(request: Request) -> FileResponse:
 server.router.routes.insert(0, Route(f"{storage.FILES_ROUTE}/{{key:path}}", _serve_file, methods=["GET"]))
 
 
+# -- what public/desk.js adds to the page -----------------------------------------------------
+
+def login_hint() -> str:
+    """What the login page says to type: local mode's shared password only while it is the
+    documented default (a password someone chose is not shown to whoever opens the page)."""
+    if not AUTH.local:
+        return "Log in with your account name and password."
+    if accounts.local_password() == accounts.DEFAULT_PASSWORD:
+        return f"Local mode: any user name, password “{accounts.DEFAULT_PASSWORD}”."
+    return "Local mode: any user name, and the password set in DESK_PASSWORD."
+
+
+async def _page_facts(request: Request) -> JSONResponse:
+    """Asked before login too: the mode (for the demo badge) and the login hint, nothing more."""
+    return JSONResponse({"mode": "live" if SERVICE.models.live else "demo", "login_hint": login_hint()})
+
+
+AVATARS = ROOT / "public" / "avatars"
+
+
+async def _avatar(request: Request) -> Any:
+    """A debate turn's avatar name carries its round ("Bull Researcher · round 2", shown by desk.js
+    above the message): the picture is the persona's. A tool step is drawn with the author's
+    avatar too, named after the tool: a cog, where Chainlit would show its own logo."""
+    name = speaker_persona(request.path_params["avatar_id"])
+    if name == "default":
+        name = DESK
+    stem = name.strip().lower().replace(" ", "_").replace(".", "_")  # as Chainlit names the files
+    if not re.fullmatch(r"[a-z0-9_-]+", stem) or not any(AVATARS.glob(stem + ".*")):
+        name = "tool"
+    return await get_avatar(name)
+
+
+server.router.routes.insert(0, Route("/desk/ui.json", _page_facts, methods=["GET"]))
+server.router.routes.insert(0, Route("/avatars/{avatar_id:str}", _avatar, methods=["GET"]))
+
+
 async def _forget_thread(thread_id: str) -> None:
     await SERVICE.delete_thread(thread_id)  # stops a run in flight, deletes checkpoints and notes
 
@@ -233,14 +272,15 @@ async def _open_chat(values: dict | None) -> ChatRun:
         chat = cl.user_session.get("chat") or chat
         cl.user_session.set("chat", chat)
     await cl.ChatSettings(_settings_widgets(values or {})).send()
-    await cl.context.emitter.set_commands(COMMANDS)
     return chat
 
 
 @cl.on_chat_start
 async def start():
     await _open_chat(cl.user_session.get("chat_settings"))
-    await cl.Message(content=SERVICE.models.notice, author=DESK).send()
+    # A system message: Chainlit keeps showing the starters under it (an assistant message
+    # counts as a conversation and hides them); desk.js keeps a demo badge in the header.
+    await cl.Message(content=SERVICE.models.notice, author=DESK, type="system_message").send()
 
 
 @cl.on_chat_resume
@@ -255,6 +295,12 @@ async def resume(thread: ThreadDict) -> None:
     steps = thread.get("steps")
     if steps is None:
         steps = thread["steps"] = []
+    for step in steps:  # SQLite hands step metadata back as JSON text; the page reads its avatarName
+        if isinstance(raw := step.get("metadata"), str):
+            try:
+                step["metadata"] = json.loads(raw or "{}")
+            except json.JSONDecodeError:
+                step["metadata"] = {}
     await chat.close_cut_off_turns(steps)
     if (stopped := await chat.interrupted()) is not None:
         await chat.offer_resume(stopped, steps)  # the same list Chainlit then sends as resume_thread

@@ -1,19 +1,24 @@
-"""What the user takes away from a run: the decision card and a price chart (the report is
-graph/record.py's, shared with the CLI and the follow-up Desk).
+"""What the user takes away from a run: the decision card, a price chart and the thread's name
+in the sidebar (the report is graph/record.py's, shared with the CLI and the follow-up Desk).
 
-The chart is an SVG drawn here (no plotting dependency): it opens in any browser, persists as a
-small file, and shows the close with the indicators the market analyst cites (SMA 50/200,
-Bollinger bands, RSI 14) over the window it read, with the entry and stop lines.
+The chart is Chainlit's Plotly element: hover and zoom in the page, a transparent background and
+grey text that read on the light and the dark theme (public/desk.css gives the text the theme's
+own colour), and only the series it draws in its legend: the close with the indicators the market
+analyst cites (SMA 50/200, Bollinger bands, RSI 14) over the window it read, entry and stop lines.
 """
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import re
 from datetime import date, timedelta
-from html import escape
 
+import chainlit as cl
 import pandas as pd
+import plotly.graph_objects as go  # type: ignore[import-untyped]
+from chainlit.data import get_data_layer
+from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 
 from graph.data.indicators import compute_indicators, indicator_series
 from graph.data.vendor import Vendor
@@ -49,6 +54,14 @@ def card_markdown(decision: FinalDecision, data_label: str = "") -> str:
 # ---------------------------------------------------------------------------
 # chart
 
+TEXT = "#8a8f98"                   # grey: readable on white and on Chainlit's dark background
+GRID = "rgba(138, 143, 152, 0.22)"
+COLOURS = {"close": "#3b82f6", "sma50": "#f59e0b", "sma200": "#a855f7", "band": "rgba(96, 165, 250, 0.16)",
+           "rsi": "#14b8a6", "entry": "#22c55e", "stop": "#ef4444"}
+# Plotly's own options, kept in the element's JSON (Chainlit passes them to the plot).
+PLOT_CONFIG = {"displaylogo": False, "responsive": True,
+               "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d", "toggleSpikelines"]}
+
 
 def _series(frame: pd.DataFrame) -> pd.DataFrame:
     """The close and the indicators the analysts cite, computed by the same code they used."""
@@ -59,20 +72,14 @@ def _series(frame: pd.DataFrame) -> pd.DataFrame:
                          "rsi": table["RSI 14"]}, index=table.index)
 
 
-def _path(xs: list[float], ys: list[float | None]) -> str:
-    parts, pen_down = [], False
-    for x, y in zip(xs, ys):
-        if y is None or not math.isfinite(y):
-            pen_down = False
-            continue
-        parts.append(f"{'L' if pen_down else 'M'}{x:.1f},{y:.1f}")
-        pen_down = True
-    return " ".join(parts)
+def _shown(value: float | None) -> str:
+    return "" if value is None or not math.isfinite(value) else f" {value:,.2f}"
 
 
-def chart_svg(frame: pd.DataFrame, ticker: str, trade_date: str, *, lookback_days: int = 90,
-              entry: float | None = None, stop: float | None = None, label: str = "") -> str:
-    """Close, SMA 50/200 and Bollinger bands over the analyst's window; RSI 14 below."""
+def chart_figure(frame: pd.DataFrame, ticker: str, trade_date: str, *, lookback_days: int = 90,
+                 entry: float | None = None, stop: float | None = None, label: str = "") -> go.Figure:
+    """Close, SMA 50/200 and Bollinger bands over the analyst's window, RSI 14 below; the legend
+    names each drawn series with the value the analyst cited (the last bar), and nothing else."""
     frame = frame.rename(columns=str.lower).sort_index()
     frame.index = pd.DatetimeIndex(pd.to_datetime(frame.index)).tz_localize(None)
     data = _series(frame)
@@ -81,94 +88,88 @@ def chart_svg(frame: pd.DataFrame, ticker: str, trade_date: str, *, lookback_day
     if data.empty:
         raise ValueError("no prices in the chart window")
     cited = compute_indicators(frame[frame.index <= end])
+    days = list(data.index)
 
-    width, height, left, right = 860, 470, 58, 150
-    top, price_h, gap, rsi_h = 36, 280, 30, 90
-    plot_w = width - left - right
-    n = len(data)
-    xs = [left + (i * plot_w / max(n - 1, 1)) for i in range(n)]
-    cols = ["close", "sma50", "sma200", "boll_ub", "boll_lb"]
-    values = [v for c in cols for v in data[c].tolist() if v is not None and math.isfinite(v)]
-    values += [v for v in (entry, stop) if v is not None]
-    lo, hi = min(values), max(values)
-    pad = (hi - lo) * 0.06 or 1.0
-    lo, hi = lo - pad, hi + pad
+    def drawn(name: str) -> bool:
+        return bool(data[name].notna().any())
 
-    def py(v):
-        return None if v is None or not math.isfinite(v) else top + price_h * (hi - v) / (hi - lo)
-
-    rsi_top = top + price_h + gap
-
-    def ry(v):
-        return None if v is None or not math.isfinite(v) else rsi_top + rsi_h * (100 - v) / 100
-
-    def col(name):
-        return [None if pd.isna(v) else float(v) for v in data[name].tolist()]
-
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-           f'viewBox="0 0 {width} {height}" font-family="Helvetica, Arial, sans-serif" font-size="11">',
-           f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
-           f'<text x="{left}" y="22" font-size="15" font-weight="bold" fill="#111">'
-           f'{escape(ticker)} · {lookback_days} days to {escape(trade_date)}</text>']
-    if label:
-        out.append(f'<text x="{width - right}" y="22" text-anchor="end" fill="#888">{escape(label)}</text>')
-    # grid and price axis
-    for i in range(5):
-        v = lo + (hi - lo) * i / 4
-        y = py(v)
-        out.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#eee"/>')
-        out.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#666">{v:.2f}</text>')
-    # Bollinger band as a filled area where both edges exist
-    ub, lb = col("boll_ub"), col("boll_lb")
-    band = [(x, py(u), py(b)) for x, u, b in zip(xs, ub, lb) if u is not None and b is not None]
-    if len(band) > 1:
-        pts = [f"{x:.1f},{u:.1f}" for x, u, _ in band] + [f"{x:.1f},{b:.1f}" for x, _, b in reversed(band)]
-        out.append(f'<polygon points="{" ".join(pts)}" fill="#7aa6ff" fill-opacity="0.13" stroke="none"/>')
-    lines = [("sma200", "#8e44ad", "SMA 200"), ("sma50", "#e67e22", "SMA 50"), ("close", "#1f4e9c", "Close")]
-    for name, color, _ in lines:
-        w = 2 if name == "close" else 1.4
-        d = _path(xs, [py(v) for v in col(name)])
-        out.append(f'<path d="{d}" fill="none" stroke="{color}" stroke-width="{w}"/>')
-    for value, color, text in ((entry, "#2e7d32", "entry"), (stop, "#c62828", "stop")):
-        if value is not None and lo <= value <= hi:
-            y = py(value)
-            out.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="{color}" '
-                       f'stroke-dasharray="5,4"/>')
-            out.append(f'<text x="{left + plot_w - 4}" y="{y - 4:.1f}" text-anchor="end" fill="{color}">'
-                       f'{text} {value:.2f}</text>')
-    # legend with the values the analyst cited (last bar)
-    legend = [("Close", "#1f4e9c", float(data["close"].iloc[-1])), ("SMA 50", "#e67e22", cited["SMA 50"].value),
-              ("SMA 200", "#8e44ad", cited["SMA 200"].value), ("Boll Upper", "#7aa6ff", cited["Boll Upper"].value),
-              ("Boll Lower", "#7aa6ff", cited["Boll Lower"].value), ("RSI 14", "#555", cited["RSI 14"].value),
-              ("MACD Hist", "#555", cited["MACD Hist"].value)]
-    lx = left + plot_w + 14
-    for i, (name, color, value) in enumerate(legend):
-        y = top + 12 + i * 18
-        shown = "n/a" if value is None else f"{value:.2f}"
-        out.append(f'<rect x="{lx}" y="{y - 8}" width="10" height="10" fill="{color}"/>')
-        out.append(f'<text x="{lx + 15}" y="{y + 1}" fill="#333">{name}: {shown}</text>')
-    # x axis dates
-    for i in sorted({0, n // 3, 2 * n // 3, n - 1}):
-        out.append(f'<text x="{xs[i]:.1f}" y="{top + price_h + 14}" text-anchor="middle" fill="#666">'
-                   f'{data.index[i]:%Y-%m-%d}</text>')
-    # RSI panel
-    out.append(f'<rect x="{left}" y="{rsi_top}" width="{plot_w}" height="{rsi_h}" fill="none" stroke="#ddd"/>')
-    for level in (30, 70):
-        y = ry(level)
-        out.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y:.1f}" y2="{y:.1f}" stroke="#bbb" '
-                   f'stroke-dasharray="3,3"/>')
-        out.append(f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" fill="#666">{level}</text>')
-    out.append(f'<path d="{_path(xs, [ry(v) for v in col("rsi")])}" fill="none" stroke="#555" stroke-width="1.3"/>')
-    out.append(f'<text x="{left + 4}" y="{rsi_top + 12}" fill="#555">RSI 14</text>')
-    out.append("</svg>")
-    return "\n".join(out)
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.74, 0.26], vertical_spacing=0.05)
+    price = "%{y:,.2f}"
+    if drawn("boll_ub") and drawn("boll_lb"):
+        # The band is one legend entry: its upper edge, then the lower edge filled up to it.
+        fig.add_trace(go.Scatter(x=days, y=data["boll_ub"], name="Boll Upper", legendgroup="boll", showlegend=False,
+                                 line={"width": 0}, hovertemplate=price), row=1, col=1)
+        fig.add_trace(go.Scatter(x=days, y=data["boll_lb"], name="Bollinger 20", legendgroup="boll", fill="tonexty",
+                                 fillcolor=COLOURS["band"], line={"width": 0}, hovertemplate=price), row=1, col=1)
+    for key, name, width in (("sma200", "SMA 200", 1.5), ("sma50", "SMA 50", 1.5), ("close", "Close", 2.2)):
+        if drawn(key):
+            value = float(data["close"].iloc[-1]) if key == "close" else cited[name].value
+            fig.add_trace(go.Scatter(x=days, y=data[key], name=name + _shown(value), mode="lines",
+                                     line={"color": COLOURS[key], "width": width}, hovertemplate=price),
+                          row=1, col=1)
+    for value, what in ((entry, "entry"), (stop, "stop")):
+        if value is not None and math.isfinite(value):
+            fig.add_hline(y=value, row=1, col=1, line={"color": COLOURS[what], "dash": "dash", "width": 1.3},
+                          annotation={"text": f"{what} {value:,.2f}", "font": {"color": COLOURS[what]}},
+                          annotation_position="top left")
+    if drawn("rsi"):
+        fig.add_trace(go.Scatter(x=days, y=data["rsi"], name="RSI 14" + _shown(cited["RSI 14"].value), mode="lines",
+                                 line={"color": COLOURS["rsi"], "width": 1.5}, hovertemplate="%{y:.1f}"),
+                      row=2, col=1)
+        for level in (30, 70):
+            fig.add_hline(y=level, row=2, col=1, line={"color": TEXT, "dash": "dot", "width": 1})
+    source = f" · {label}" if label else ""
+    fig.update_layout(
+        title={"text": f"{ticker} · {lookback_days} days to {trade_date}<span style='font-size:12px'>{source}</span>",
+               "x": 0, "xanchor": "left", "font": {"size": 16}},
+        height=480, margin={"l": 56, "r": 16, "t": 86, "b": 36},
+        paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)",
+        font={"color": TEXT, "size": 13, "family": "Inter, Helvetica, Arial, sans-serif"},
+        legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom",
+                "bgcolor": "rgba(0,0,0,0)"},
+        hovermode="x unified", hoverlabel={"font": {"size": 13}},
+    )
+    fig.update_xaxes(gridcolor=GRID, linecolor=GRID, zeroline=False, showspikes=True, spikecolor=TEXT,
+                     spikethickness=1)
+    fig.update_yaxes(gridcolor=GRID, linecolor=GRID, zeroline=False, tickformat=",.0f", row=1, col=1)
+    fig.update_yaxes(gridcolor=GRID, linecolor=GRID, zeroline=False, range=[0, 100], tickvals=[30, 70],
+                     title={"text": "RSI", "font": {"size": 12}}, row=2, col=1)
+    return fig
 
 
-async def price_chart(vendor: Vendor, decision: FinalDecision, lookback_days: int = 90) -> str:
+def chart_element(fig: go.Figure, name: str) -> cl.Plotly:
+    """The figure as Chainlit's Plotly element, with Plotly's options for the page."""
+    element = cl.Plotly(name=name, figure=fig, display="inline", size="large")
+    element.content = json.dumps({**json.loads(element.content), "config": PLOT_CONFIG})
+    return element
+
+
+async def price_chart(vendor: Vendor, decision: FinalDecision, lookback_days: int = 90) -> cl.Plotly:
     """The chart for a decision, from the same vendor the analysts used (sync, so off the loop)."""
     end = date.fromisoformat(decision.trade_date)
     start = end - timedelta(days=HISTORY_DAYS + lookback_days)
     frame = await asyncio.to_thread(vendor.ohlcv, decision.ticker, start, end)
-    return chart_svg(frame, decision.ticker, decision.trade_date, lookback_days=lookback_days,
-                     entry=_value(decision.entry), stop=_value(decision.stop),
-                     label=getattr(vendor, "label", ""))
+    fig = chart_figure(frame, decision.ticker, decision.trade_date, lookback_days=lookback_days,
+                       entry=_value(decision.entry), stop=_value(decision.stop), label=getattr(vendor, "label", ""))
+    return chart_element(fig, f"{decision.ticker}-{decision.trade_date}-chart")
+
+
+# ---------------------------------------------------------------------------
+# the sidebar
+
+
+def thread_title(decision: FinalDecision) -> str:
+    """What the thread analysed, as the sidebar lists it: "NVDA · 2026-11-20 · SELL"."""
+    return f"{decision.ticker} · {decision.trade_date} · {decision.signal}"
+
+
+async def name_thread(thread_id: str, decision: FinalDecision) -> None:
+    """Rename the thread after its latest decision, and have the page's sidebar fetch the list again:
+    it does so when a "first_interaction" event brings a new value (Chainlit sends one when a chat
+    starts, with the first message, which was the thread's name until now)."""
+    layer = get_data_layer()
+    if layer is None:
+        return
+    title = thread_title(decision)
+    await layer.update_thread(thread_id, name=title)
+    await cl.context.emitter.emit("first_interaction", {"interaction": title, "thread_id": thread_id})

@@ -27,7 +27,7 @@ from graph.record import report_markdown
 from graph.runtime import DeskRuntime, Interrupted
 from graph.settings import Settings
 
-from .card import card_markdown, price_chart
+from .card import card_markdown, name_thread, price_chart
 from .render import Renderer
 
 STOP_ACTION = "stop_run"
@@ -241,15 +241,14 @@ class ChatRun:
         elements: list[cl.Element] = []
         note = ""
         try:
-            svg = await price_chart(self.service.vendor, decision, state.get("chart_window_days") or 90)
-            elements.append(cl.Image(name=f"{decision.ticker}-{decision.trade_date}-chart.svg",
-                                     content=svg.encode(), mime="image/svg+xml", display="inline", size="large"))
+            elements.append(await price_chart(self.service.vendor, decision, state.get("chart_window_days") or 90))
         except Exception as exc:
             note = f"\n\n_No chart: {explain(exc)}_"
         report = report_markdown(state, label)
         elements.append(cl.File(name=f"{decision.ticker}-{decision.trade_date}-desk-report.md",
                                 content=report.encode(), mime="text/markdown", display="inline"))
         await cl.Message(content=card_markdown(decision, label) + note, author=DESK, elements=elements).send()
+        await name_thread(self.thread_id, decision)
 
     # -- while running -----------------------------------------------------
 

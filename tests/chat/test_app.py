@@ -51,12 +51,13 @@ async def test_login_takes_any_name_with_the_desk_password(app, monkeypatch):
     assert await app.login("bob", "s3cret") and await app.login("bob", "desk") is None
 
 
-async def test_chat_start_says_the_mode_and_offers_settings_and_stop(app, emitter, service, monkeypatch):
+async def test_chat_start_says_the_mode_and_offers_settings_and_starters(app, emitter, service, monkeypatch):
     monkeypatch.setattr(app, "SERVICE", service)
     await app.start()
-    assert "Demo mode" in emitter.by_author("Desk")[-1]["output"]
-    [commands] = emitter.named("set_commands")
-    assert commands[0]["id"] == "stop"
+    # a system message: the page keeps the starters (an assistant message would hide them)
+    [notice] = [m for m in emitter.messages.values() if m["type"] == "system_message"]
+    assert "Demo mode" in notice["output"] and notice["name"] == "Desk" and not emitter.by_author("Desk")
+    assert not emitter.named("set_commands")  # "/stop" is typed text: one Enter sends it
     [widgets] = emitter.named("chat_settings")
     ids = [w["id"] for w in widgets]
     assert ids == ["analyst_market", "analyst_social", "analyst_news", "analyst_fundamentals",

@@ -1,9 +1,9 @@
-"""The decision card and the SVG price chart."""
+"""The decision card, the Plotly price chart and the thread's name."""
 from __future__ import annotations
 
-import xml.etree.ElementTree as ET
+import json
 
-from chat.card import card_markdown, price_chart
+from chat.card import card_markdown, price_chart, thread_title
 from graph.data.synthetic import SyntheticVendor
 from graph.state import FinalDecision
 
@@ -19,10 +19,23 @@ def test_card_shows_every_field():
         assert text in card
 
 
-async def test_chart_is_valid_svg_with_the_cited_indicators_and_levels():
-    svg = await price_chart(SyntheticVendor(), DECISION, lookback_days=90)
-    root = ET.fromstring(svg)
-    assert root.tag.endswith("svg")
-    for text in ("NVDA · 90 days to 2024-05-03", "SMA 50:", "SMA 200:", "RSI 14", "entry 42.93"):
-        assert text in svg
-    assert len(root.findall(".//{http://www.w3.org/2000/svg}path")) >= 4
+async def test_chart_draws_what_its_legend_lists_on_a_transparent_background(emitter):
+    element = await price_chart(SyntheticVendor(), DECISION, lookback_days=90)
+    assert element.type == "plotly" and element.display == "inline"
+    figure = json.loads(element.content)
+    traces = figure["data"]
+    listed = [t["name"] for t in traces if t.get("showlegend", True)]
+    assert [name.split(" ")[0] for name in listed] == ["Bollinger", "SMA", "SMA", "Close", "RSI"]
+    assert not any("MACD" in t["name"] for t in traces)
+    for trace in traces:  # every series it lists has points to draw
+        assert any(y is not None for y in trace["y"]), trace["name"]
+    layout = figure["layout"]
+    assert layout["paper_bgcolor"] == layout["plot_bgcolor"] == "rgba(0,0,0,0)"
+    assert "NVDA · 90 days to 2024-05-03" in layout["title"]["text"]
+    lines = {a["text"] for a in layout["annotations"]}
+    assert {"entry 42.93", "stop 49.49"} <= lines
+    assert figure["config"]["displaylogo"] is False
+
+
+def test_thread_title_names_what_was_analysed():
+    assert thread_title(DECISION) == "NVDA · 2024-05-03 · SELL"

@@ -70,7 +70,7 @@ async def test_analysis_interjection_followup_and_restart(server):
         card = [t for t in desk_text_after(client, start) if "**Signal**" in t]
         assert card and "**Stop**" in card[0] and "Confidence" in card[0]
         kinds = {d["type"] for n, d in client.events if n == "element"}
-        assert {"image", "file", "tasklist"} <= kinds, card[0]
+        assert {"plotly", "file", "tasklist"} <= kinds, card[0]
 
         # a follow-up is answered from the record: no new analysis
         before = len(client.order)
@@ -95,12 +95,12 @@ async def test_analysis_interjection_followup_and_restart(server):
         names = {s["name"] for s in steps}
         assert set(PERSONAS) <= names
         assert any(s["type"] == "tool" and s["output"] for s in steps)
-        stored = [e for e in resumed[0]["elements"] if e["type"] in ("image", "file")]
+        stored = [e for e in resumed[0]["elements"] if e["type"] in ("plotly", "file")]
         assert len(stored) == 2
         async with httpx.AsyncClient(base_url=server.base, headers={"Cookie": client.cookie}) as http:
-            chart = next(e for e in stored if e["type"] == "image")
-            svg = await http.get(chart["url"])  # stored files are served to their owner, logged in
-            assert svg.status_code == 200 and b"<svg" in svg.content
+            chart = next(e for e in stored if e["type"] == "plotly")
+            figure = await http.get(chart["url"])  # stored files are served to their owner, logged in
+            assert figure.status_code == 200 and figure.json()["data"]
 
         before = len(client.order)
         await client.send("what was the RSI?")

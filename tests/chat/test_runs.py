@@ -20,7 +20,7 @@ async def test_full_run_renders_every_persona_and_the_decision(service, emitter)
     card = emitter.by_author("Desk")[-1]
     assert "**Signal**" in card["output"], card["output"]
     elements = {e["type"]: e for e in emitter.named("element") if e["forId"] == card["id"]}
-    assert set(elements) == {"image", "file"}
+    assert set(elements) == {"plotly", "file"}
     assert not [m for m in emitter.by_author("Desk") if m["output"].startswith("⚠️")]
 
 

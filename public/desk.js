@@ -1,0 +1,161 @@
+// Trading Desk's additions to Chainlit's page (loaded through .chainlit/config.toml custom_js).
+//
+// Chainlit shows a message's author only as a small avatar with a hover tooltip, keeps the desk's
+// Stop action on the run's first message (thousands of pixels up mid-run) and its login page
+// asks for an e-mail address. This script, without touching Chainlit's build:
+// - writes the speaker's name above every assistant message ("Bull Researcher · round 2"),
+//   read from the avatar Chainlit draws for the message's author;
+// - mirrors the run's Stop action as a button that stays just above the composer;
+// - shows the mode (demo) in the header, and on the login page what to type.
+// One pass per animation frame at most, whatever the number of DOM changes (tokens stream in
+// at tens per second: the pass must stay cheap).
+(function () {
+  "use strict";
+
+  const AVATAR_PREFIX = "Avatar for ";
+  const STOP_LABEL = "Stop";
+  let facts = null; // /desk/ui.json: {mode, login_hint}
+  let scheduled = false;
+
+  function slug(name) {
+    return name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
+  }
+
+  // -- who is speaking ------------------------------------------------------------------------
+
+  function labelSpeakers() {
+    for (const row of document.querySelectorAll(".ai-message:not([data-desk-speaker])")) {
+      const step = row.closest("[data-step-type]");
+      if (!step || !step.getAttribute("data-step-type").endsWith("_message")) continue;
+      // Radix draws the <img> only once the avatar has loaded: until then, try again next pass.
+      const img = row.querySelector(":scope > span img[alt^='" + AVATAR_PREFIX + "']");
+      const column = row.lastElementChild;
+      if (!img || !column || column.contains(img)) continue;
+      const speaker = img.alt.slice(AVATAR_PREFIX.length).trim();
+      if (!speaker) continue;
+      const persona = speaker.split(" · ")[0];
+      const label = document.createElement("div");
+      label.className = "desk-speaker";
+      label.dataset.persona = slug(persona);
+      label.textContent = speaker;
+      column.insertBefore(label, column.firstChild);
+      row.setAttribute("data-desk-speaker", speaker);
+    }
+  }
+
+  // -- Stop, one click away ----------------------------------------------------------------
+
+  function stopActions() {
+    const found = [];
+    for (const button of document.querySelectorAll(".step button")) {
+      if (button.textContent.trim() === STOP_LABEL && !button.closest("#desk-stop")) found.push(button);
+    }
+    return found;
+  }
+
+  function stopButton() {
+    let button = document.getElementById("desk-stop");
+    if (!button) {
+      button = document.createElement("button");
+      button.id = "desk-stop";
+      button.type = "button";
+      button.title = "Stop the desk's run (or type /stop)";
+      button.innerHTML = '<span class="desk-stop-square" aria-hidden="true"></span><span>Stop the desk</span>';
+      button.addEventListener("click", () => {
+        const targets = stopActions();
+        const target = targets[targets.length - 1];
+        if (target && !target.disabled) {
+          target.click();
+          button.disabled = true; // until the run's action is gone (or comes back)
+        }
+      });
+      document.body.appendChild(button);
+    }
+    return button;
+  }
+
+  function placeStop() {
+    const running = stopActions().length > 0;
+    const existing = document.getElementById("desk-stop");
+    if (!running) {
+      if (existing) existing.hidden = true;
+      return;
+    }
+    const button = stopButton();
+    const composer = document.getElementById("message-composer");
+    const box = composer ? composer.getBoundingClientRect() : null;
+    if (box && box.width) {
+      button.style.top = Math.max(8, box.top - 46) + "px";
+      button.style.left = box.right - button.offsetWidth + "px";
+    }
+    if (button.hidden) button.disabled = false;
+    button.hidden = false;
+  }
+
+  // -- the mode and the login page ---------------------------------------------------------
+
+  function showMode() {
+    if (!facts || facts.mode !== "demo") return;
+    const header = document.getElementById("header");
+    if (!header || header.querySelector("#desk-mode")) return;
+    const badge = document.createElement("div");
+    badge.id = "desk-mode";
+    badge.title = "An offline deterministic model and synthetic market data: no figure here is real. " +
+      "To go live, set OPENAI_API_KEY (and OPENAI_BASE_URL for a local server) and restart.";
+    badge.textContent = "Demo mode · synthetic data, no real figures";
+    header.appendChild(badge);
+  }
+
+  function explainLogin() {
+    const email = document.getElementById("email");
+    if (!email || !facts) return;
+    const form = email.closest("form");
+    if (email.placeholder !== "your user name") email.placeholder = "your user name";
+    const label = form && form.querySelector("label[for='email']");
+    if (label && label.textContent !== "User name") label.textContent = "User name";
+    const title = form && form.querySelector("h1");
+    if (title && title.textContent !== "Log in to the Trading Desk") title.textContent = "Log in to the Trading Desk";
+    if (form && !form.querySelector("#desk-login-hint")) {
+      const hint = document.createElement("p");
+      hint.id = "desk-login-hint";
+      hint.textContent = facts.login_hint;
+      const title = form.querySelector("h1");
+      (title ? title.parentElement : form).appendChild(hint);
+    }
+  }
+
+  // -- the pass ----------------------------------------------------------------------------
+
+  function pass() {
+    scheduled = false;
+    labelSpeakers();
+    placeStop();
+    showMode();
+    explainLogin();
+  }
+
+  function schedule() {
+    if (!scheduled) {
+      scheduled = true;
+      requestAnimationFrame(pass);
+    }
+  }
+
+  fetch("/desk/ui.json", { credentials: "include" })
+    .then((r) => (r.ok ? r.json() : null))
+    .then((json) => {
+      facts = json;
+      schedule();
+    })
+    .catch(() => {});
+
+  function start() {
+    new MutationObserver(schedule).observe(document.body, { childList: true, subtree: true });
+    window.addEventListener("resize", schedule);
+    document.addEventListener("input", schedule, true); // the composer grows as one types
+    schedule();
+  }
+
+  if (document.body) start();
+  else document.addEventListener("DOMContentLoaded", start);
+})();

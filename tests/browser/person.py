@@ -1,0 +1,89 @@
+"""What a person does and sees in the chat, for the browser tests (fixtures are in conftest.py)."""
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.support.chat_server import ROOT, Server
+
+playwright_sync = pytest.importorskip("playwright.sync_api")
+Browser, BrowserContext, Locator, Page = (playwright_sync.Browser, playwright_sync.BrowserContext,
+                                          playwright_sync.Locator, playwright_sync.Page)
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+# Playwright's own browser download does not work here: Debian's chromium, without the sandbox
+# (CI runs as root) and without anything that reaches out to the network.
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+FAILURES = ROOT / ".data" / "browser-failures"
+VIEWPORT = {"width": 1440, "height": 900}
+PASSWORD = "desk"
+
+
+@dataclass
+class Site:
+    """A running chat server and a logged-in browser state for it."""
+    server: Server
+    state: Path
+
+    @property
+    def base(self) -> str:
+        return self.server.base
+
+
+def login(page: Page, base: str, name: str = "tester", password: str = PASSWORD) -> None:
+    """As a person does: the login page, a name and the password, then the chat."""
+    page.goto(f"{base}/login")
+    page.locator("#email").fill(name)
+    page.locator("#password").fill(password)
+    page.locator("button[type=submit]").click()
+    page.locator("#chat-input").wait_for(timeout=30_000)
+
+
+def open_page(browser: Browser, site: Site) -> tuple[BrowserContext, Page]:
+    """A logged-in page on a new chat."""
+    context = browser.new_context(viewport=VIEWPORT, storage_state=str(site.state))
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    page.goto(site.base)
+    page.locator("#chat-input").wait_for()
+    return context, page
+
+
+def screenshot_if_failed(request: pytest.FixtureRequest, page: Page) -> None:
+    """After the test: if it failed, what its page showed, in .data/browser-failures/<test>.png."""
+    report = getattr(request.node, "report_call", None)
+    if report is not None and report.failed:
+        FAILURES.mkdir(parents=True, exist_ok=True)
+        name = re.sub(r"[^A-Za-z0-9_.-]+", "_", request.node.nodeid)
+        page.screenshot(path=str(FAILURES / f"{name}.png"))
+
+
+def ask(page: Page, text: str) -> None:
+    """Type into the composer and press Enter once."""
+    box = page.locator("#chat-input")
+    box.fill(text)
+    box.press("Enter")
+
+
+def speaker_labels(page: Page) -> Locator:
+    """The names written above assistant messages (public/desk.js)."""
+    return page.locator(".desk-speaker")
+
+
+def persona_messages(page: Page, persona: str) -> Locator:
+    """Assistant messages whose avatar is `persona`'s (Chainlit names the image after the author)."""
+    return page.locator(f".ai-message:has(img[alt^='Avatar for {persona}'])")
+
+
+def decision_card(page: Page) -> Locator:
+    """The decision card's Signal row."""
+    return page.locator(".ai-message th, .ai-message td").filter(has_text=re.compile(r"^Signal$"))
+
+
+def wait_for_decision(page: Page, timeout_ms: int = 120_000) -> None:
+    decision_card(page).first.wait_for(timeout=timeout_ms)
