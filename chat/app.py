@@ -32,7 +32,7 @@ from fastapi import HTTPException, Request  # noqa: E402
 from fastapi.responses import FileResponse, JSONResponse  # noqa: E402
 from starlette.routing import Route  # noqa: E402
 
-from chat import accounts, history, storage  # noqa: E402
+from chat import accounts, edits, history, storage  # noqa: E402  (edits: the Edit and Switch actions)
 from chat.runs import RESUME_ACTION, RESUME_WORDS, STOP_ACTION, ChatRun, DeskService, next_analysis  # noqa: E402
 from chat.speakers import speaker_persona  # noqa: E402
 from graph.personas import ANALYSTS, DESK  # noqa: E402
@@ -302,6 +302,7 @@ async def resume(thread: ThreadDict) -> None:
             except json.JSONDecodeError:
                 step["metadata"] = {}
     await chat.close_cut_off_turns(steps)
+    await edits.offer_on_resume(chat, steps)  # Chainlit stores no actions: the Edit buttons come back
     if (stopped := await chat.interrupted()) is not None:
         await chat.offer_resume(stopped, steps)  # the same list Chainlit then sends as resume_thread
 

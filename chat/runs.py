@@ -28,6 +28,7 @@ from graph.runtime import DeskRuntime, Interrupted
 from graph.settings import Settings
 
 from .card import card_markdown, name_thread, price_chart
+from .edits import offer_edits
 from .render import Renderer
 
 STOP_ACTION = "stop_run"
@@ -189,6 +190,7 @@ class ChatRun:
             if renderer.decided:
                 await self._show_decision()
             await renderer.finish("Decision ready" if renderer.decided else "Done")
+            await self._quietly(offer_edits(self, renderer.decided))  # Edit buttons, what an edit changed
         except asyncio.CancelledError:
             outcome = "stopped"
             await self._quietly(renderer.close_open(" — *stopped*"))

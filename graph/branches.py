@@ -285,6 +285,19 @@ async def branches(runtime: DeskRuntime, thread_id: str) -> list[Branch]:
     return sorted(out, key=lambda b: str(b.forked["at"]) if b.forked else "")
 
 
+async def branch_of(runtime: DeskRuntime, thread_id: str, checkpoint_id: str) -> Branch | None:
+    """The branch a checkpoint was on: a leaf whose line holds it and whose edit is the one in
+    effect there (a fork right at the checkpoint holds it too, under its own edit)."""
+    t = await tree(runtime, thread_id)
+    if checkpoint_id not in t.by_id:
+        return None
+    at = (t.by_id[checkpoint_id].values or {}).get("forked")
+    heads = [leaf for leaf in t.leaves() if checkpoint_id in {_id(s.config) for s in t.line(leaf)}
+             and ((_fork_on(t.line(leaf)) or {}).get("id") == (at or {}).get("id"))]
+    found = {b.head: b for b in await branches(runtime, thread_id)}
+    return found[max(heads)] if heads else None
+
+
 async def switch(runtime: DeskRuntime, thread_id: str, head: str) -> Branch:
     """Make the branch whose newest checkpoint is `head` (or starts with it) the current one.
 

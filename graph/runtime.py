@@ -22,6 +22,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
+from . import branches as past
 from .builder import build_graph
 from .context import DeskContext
 from .data import make_vendor
@@ -154,3 +155,29 @@ class DeskRuntime:
         """Forget a thread: every checkpoint and pending write of it, and its notes."""
         await self.checkpointer.adelete_thread(thread_id)
         await self.inbox.delete(thread_id)
+
+    # -- editing the past (graph/branches.py: LangGraph time travel) ------------
+
+    async def history(self, thread_id: str) -> list[past.Step]:
+        """The finished contributions on the thread's current branch, in speaking order."""
+        return await past.steps(self, thread_id)
+
+    async def fork(self, thread_id: str, step_id: str, text: str) -> past.Fork:
+        """Fork the current branch after `step_id`, with `text` as its words; `events(None, ...)`
+        then re-runs only what follows it."""
+        return await past.fork(self, thread_id, step_id, text)
+
+    async def branches(self, thread_id: str) -> list[past.Branch]:
+        return await past.branches(self, thread_id)
+
+    async def switch_branch(self, thread_id: str, head: str) -> past.Branch:
+        """Make the branch whose newest checkpoint id is (or starts with) `head` the current one."""
+        return await past.switch(self, thread_id, head)
+
+    async def branch_of(self, thread_id: str, checkpoint_id: str) -> past.Branch | None:
+        """The branch a checkpoint was on (e.g. the one an edit forked from)."""
+        return await past.branch_of(self, thread_id, checkpoint_id)
+
+    async def edit_change(self, thread_id: str) -> str | None:
+        """'was SELL 1.8% at 0.80 → now HOLD at 0.55' once a forked run has its decision."""
+        return past.edit_change(await self.state(thread_id))
