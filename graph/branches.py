@@ -353,9 +353,10 @@ def edit_notes(state: Mapping[str, Any], quote: int = 600) -> str:
         return ""
     def cut(text: str) -> str:
         return text if len(text) <= quote else text[:quote].rstrip() + " …"
-    lines = ["## The user's edit",
-             f"The user rewrote the {forked['label']}'s words and the desk re-ran everything after them.",
-             f"Before: “{cut(str(forked.get('was') or ''))}”", f"After: “{cut(str(forked.get('now') or ''))}”"]
+    # The change first: it is what "what changed after my edit?" asks for.
+    said = f"The user rewrote the {forked['label']}'s words and the desk re-ran everything after them."
     if (change := edit_change(state)) is not None:
-        lines.append(f"Decision against the branch before the edit: {change}")
+        said = f"Decision against the branch before the edit: {change}. {said}"
+    lines = ["## The user's edit", said,
+             f"Before: “{cut(str(forked.get('was') or ''))}”", f"After: “{cut(str(forked.get('now') or ''))}”"]
     return "\n".join(lines)

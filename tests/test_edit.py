@@ -123,6 +123,7 @@ async def test_the_decision_change_is_stated_and_the_follow_up_desk_reads_it(dec
     assert spoken(events) == ["Desk"]
     prompt = system_text(model.calls[n]["messages"])
     assert line in prompt and "FINAL TRANSACTION PROPOSAL: **HOLD**" in prompt and "Trader" in prompt
+    assert line in (await desk.state())["messages"][-1].content  # the demo Desk answers with it
     # The first decision is not a past decision of this branch: it is the branch it forked from.
     assert (await desk.state()).get("past_decisions", []) == before.get("past_decisions", [])
 
