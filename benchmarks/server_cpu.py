@@ -1,0 +1,330 @@
+"""The chat server's CPU per analysis, against the same analyses run headless (issue 12, point 3).
+
+`python -m benchmarks.server_cpu [--analyses 10] [--at-once 5] [--delay-ms 8] [--py-spy FILE] [--json]`
+
+Server: the real `chainlit run chat/app.py` (demo mode, SQLite files, or the Postgres database of
+--database-url). K users are logged in and connected first; then the server process's CPU time
+(user + system of all its threads, from /proc/<pid>/stat) is read, the analyses are sent K at a
+time over the socket (tests/support/socket_client), and once every run has ended and the server
+has gone quiet (the history writer drained) it is read again.
+
+Headless: the same N analyses, K at a time, through DeskRuntime in this process (the same demo
+model at the same pace, the same SQLite checkpoints), each run's events consumed as the chat
+consumes them, but nothing shown; CPU from time.process_time().
+
+Both sides warm up first with one analysis (imports, the coordinator's tables, the first
+ticker's synthetic data) and then run the same tickers in the same order. The server's idle CPU
+(socket pings, timers) is measured before the analyses and reported; the ratio is of the raw
+figures. --py-spy FILE records the server during the analyses (py-spy's collapsed stacks, one
+line per stack: `benchmarks.server_cpu --top FILE` sums them by function).
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from langchain_core.messages import HumanMessage
+
+from graph.runtime import DeskRuntime
+from graph.settings import Settings
+from tests.support.chat_server import Server
+from tests.support.socket_client import DeskClient, runs_finished
+
+from .__main__ import machine
+from .durability import LOGINS_AT_ONCE, LoadClient
+from .socket_bench import TICKERS
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+WARM_UP = "should I buy NVDA today?"
+
+
+def process_cpu_s(pid: int) -> float:
+    """User + system CPU seconds of a process (all its threads) and its waited-for children."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat.rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+    utime, stime, cutime, cstime = (int(v) for v in fields[11:15])
+    return (utime + stime + cutime + cstime) / CLOCK_TICKS
+
+
+def questions(n: int) -> list[str]:
+    return [f"should I buy {TICKERS[i % len(TICKERS)]} today?" for i in range(n)]
+
+
+def batches(items: list[str], size: int) -> list[list[str]]:
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+async def quiet(pid: int, window_s: float = 0.5, idle_cpu_s: float = 0.02, limit_s: float = 30.0) -> None:
+    """Until the process spends less than `idle_cpu_s` of CPU in a `window_s` (writes drained)."""
+    deadline = time.monotonic() + limit_s
+    before = process_cpu_s(pid)
+    while time.monotonic() < deadline:
+        await asyncio.sleep(window_s)
+        now = process_cpu_s(pid)
+        if now - before < idle_cpu_s:
+            return
+        before = now
+
+
+# -- the server ----------------------------------------------------------------------------------
+
+async def connected(server: Server, user: str, logins: asyncio.Semaphore) -> DeskClient:
+    client = LoadClient(server.base, user, logins)
+    await client.connect()
+    await client.wait_for(lambda: client.by_author("Desk"), 120, "the mode notice")
+    return client
+
+
+async def analyse(client: DeskClient, question: str, timeout: float) -> bool:
+    """One question on a connected chat; True when its run ended with a decision card."""
+    done = runs_finished(client)
+    await client.send(question)
+    await client.wait_for(lambda: runs_finished(client) > done, timeout, "the run to end")
+    return any("**Signal**" in (m.get("output") or "") for m in client.messages.values())
+
+
+def start_py_spy(pid: int, out: Path, rate: int) -> subprocess.Popen[bytes]:
+    spy = Path(sys.executable).with_name("py-spy")
+    if not spy.exists():
+        raise SystemExit(f"{spy} missing: .venv/bin/pip install py-spy")
+    return subprocess.Popen([str(spy), "record", "--pid", str(pid), "--format", "raw", "--rate", str(rate),
+                             "--output", str(out), "--nonblocking", "--threads"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def stop_py_spy(proc: subprocess.Popen[bytes]) -> None:
+    proc.send_signal(signal.SIGINT)  # py-spy writes its file on SIGINT
+    try:
+        proc.wait(30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+
+
+async def server_cpu(n: int, at_once: int, delay_ms: float, data_dir: Path, *, database_url: str | None = None,
+                     py_spy: Path | None = None, spy_rate: int = 100,
+                     server_env: dict[str, str] | None = None) -> dict[str, Any]:
+    env = {"DESK_DEMO_DELAY_MS": str(delay_ms)} | ({"DESK_DATABASE_URL": database_url} if database_url else {})
+    server = Server(data_dir, **env | (server_env or {}))
+    server.start()
+    spy = None
+    try:
+        assert server.proc is not None
+        pid = server.proc.pid
+        logins = asyncio.Semaphore(LOGINS_AT_ONCE)
+        users = iter(f"cpu{i:03d}" for i in range(n + 1))
+        first = await connected(server, next(users), logins)
+        try:
+            await analyse(first, WARM_UP, 300)
+        finally:
+            await first.close()
+        await quiet(pid)
+        idle_from, idle_at = process_cpu_s(pid), time.perf_counter()
+        await asyncio.sleep(2.0)
+        idle_rate = (process_cpu_s(pid) - idle_from) / (time.perf_counter() - idle_at)
+        if py_spy is not None:
+            spy = start_py_spy(pid, py_spy, spy_rate)
+            await asyncio.sleep(1.0)  # attached before the analyses start
+        cpu = wall = 0.0
+        decided = events = 0
+        failures: list[str] = []
+        try:
+            for batch in batches(questions(n), at_once):
+                # Each analysis on a new chat, connected before the clock starts: logins and the
+                # chat's start are not the analysis.
+                clients = list(await asyncio.gather(*(connected(server, next(users), logins) for _ in batch)))
+                try:
+                    cpu_from, wall_from = process_cpu_s(pid), time.perf_counter()
+                    results = await asyncio.gather(*(analyse(c, q, 120 + 30 * at_once) for c, q in zip(clients, batch)),
+                                                   return_exceptions=True)
+                    await quiet(pid)
+                    cpu += process_cpu_s(pid) - cpu_from
+                    wall += time.perf_counter() - wall_from
+                finally:
+                    await asyncio.gather(*(c.close() for c in clients), return_exceptions=True)
+                decided += sum(r is True for r in results)
+                failures += [f"{type(r).__name__}: {r}"[:300] for r in results if isinstance(r, BaseException)]
+                events += sum(len(c.events) for c in clients)
+        finally:
+            if spy is not None:
+                stop_py_spy(spy)
+    finally:
+        server.stop()
+    return {"analyses": n, "decisions": decided, "cpu_s": round(cpu, 3), "wall_s": round(wall, 2),
+            "cpu_s_per_analysis": round(cpu / n, 4), "idle_cpu_s_per_s": round(idle_rate, 4),
+            "socket_events_per_analysis": round(events / n, 1), "failures": failures}
+
+
+# -- headless ------------------------------------------------------------------------------------
+
+async def headless_cpu(n: int, at_once: int, delay_ms: float, data_dir: Path,
+                       database_url: str | None = None) -> dict[str, Any]:
+    settings = Settings(DESK_DATA_DIR=data_dir, DESK_MODE="demo", DESK_DEMO_DELAY_MS=delay_ms,
+                        DESK_DATABASE_URL=database_url)
+    async with DeskRuntime.open(settings) as runtime:
+        async def one(question: str) -> bool:
+            events = 0
+            async for _ in runtime.events({"messages": [HumanMessage(question)]}, uuid.uuid4().hex,
+                                          runtime.context()):
+                events += 1
+            return events > 0
+
+        await one(WARM_UP)
+        cpu_from, wall_from = time.process_time(), time.perf_counter()
+        for batch in batches(questions(n), at_once):
+            await asyncio.gather(*(one(q) for q in batch))
+        cpu, wall = time.process_time() - cpu_from, time.perf_counter() - wall_from
+    return {"analyses": n, "cpu_s": round(cpu, 3), "wall_s": round(wall, 2), "cpu_s_per_analysis": round(cpu / n, 4)}
+
+
+# -- profile summary -------------------------------------------------------------------------------
+
+# Leaf frames of a thread that waits (py-spy --nonblocking counts some of them as running).
+WAITING = ("EpollSelector.select", "_connection_worker_thread (aiosqlite/core.py:59)",
+           "_worker (concurrent/futures/thread.py:81)", "Condition.wait", "Event.wait", "Thread.join")
+
+
+# Where the server's CPU goes: a sampled stack counts for the first area (in this order) that
+# any of its frames belongs to, so a socket emit made while rendering counts as a socket emit.
+AREAS = (
+    ("the decision chart (plotly)", ("chat/card.py", "plotly/")),
+    ("chat history writes (data layer)", ("chat/history.py", "chainlit/data/", "sqlalchemy/")),
+    ("checkpoints and store", ("langgraph/checkpoint/", "langgraph/store/", "aiosqlite/", "psycopg")),
+    ("rendering to the chat (chat/render.py, runs.py)", ("chat/render.py", "chat/runs.py", "chat/edits.py")),
+    ("socket emits (chainlit emitter, socket.io)", ("chainlit/emitter.py", "socketio/", "engineio/",
+                                                    "chainlit/message.py", "chainlit/step.py", "chainlit/element.py",
+                                                    "chainlit/action.py")),
+    ("market data (synthetic vendor, indicators)", ("graph/data/",)),
+    ("figure checks (graph/figures.py)", ("check_turn (graph/figures.py",)),
+    ("model, prompts and nodes (graph/)", ("graph/",)),
+    ("langgraph / langchain", ("langgraph/", "langchain_core/", "langchain/")),
+    ("web server (uvicorn, starlette)", ("uvicorn/", "starlette/", "fastapi/", "websockets/", "wsproto/")),
+)
+
+
+def stacks(path: Path) -> list[tuple[list[str], int]]:
+    """py-spy's collapsed stacks (outermost first) and their sample counts, waits left out."""
+    out = []
+    for line in path.read_text().splitlines():
+        stack, _, count_text = line.rpartition(" ")
+        if not stack or not count_text.isdigit():
+            continue
+        frames = [f for f in stack.split(";") if not f.startswith(("thread ", "process "))]
+        if frames and not frames[-1].startswith(WAITING):
+            out.append((frames, int(count_text)))
+    return out
+
+
+def areas(path: Path) -> str:
+    """Samples by area: each stack counted once, for the first area of AREAS any frame is in."""
+    by: Counter[str] = Counter()
+    total = 0
+    for frames, count in stacks(path):
+        total += count
+        area = next((name for name, marks in AREAS if any(m in frame for frame in frames for m in marks)),
+                    "other (asyncio, threads, …)")
+        by[area] += count
+    return "\n".join([f"{total} busy samples, by area"] +
+                     [f"{100 * c / total:5.1f}%  {name}" for name, c in by.most_common()])
+
+
+def top(path: Path, limit: int = 40) -> str:
+    """Sampled stacks summed by function: self samples (the frame on top) and total (anywhere on
+    the stack, once per stack), as a share of every sample of a busy thread (stacks that end in
+    a wait are left out)."""
+    own: Counter[str] = Counter()
+    total: Counter[str] = Counter()
+    samples = 0
+    for frames, count in stacks(path):
+        samples += count
+        own[frames[-1]] += count
+        for frame in set(frames):
+            total[frame] += count
+    rows = [f"{samples} samples", "self%  total%  function"]
+    for frame, count in total.most_common(limit):
+        rows.append(f"{100 * own[frame] / samples:5.1f}  {100 * count / samples:6.1f}  {frame}")
+    rows.append("-- by self time --")
+    for frame, count in own.most_common(limit):
+        rows.append(f"{100 * count / samples:5.1f}  {100 * total[frame] / samples:6.1f}  {frame}")
+    return "\n".join(rows)
+
+
+# -- the command -----------------------------------------------------------------------------------
+
+async def run(n: int, at_once: int, delay_ms: float, *, database_url: str | None, py_spy: Path | None,
+              spy_rate: int, skip_headless: bool, server_env: dict[str, str]) -> dict[str, Any]:
+    out: dict[str, Any] = {"machine": machine(), "analyses": n, "at_once": at_once, "delay_ms": delay_ms,
+                           "database": "postgres" if database_url else "sqlite", "server_env": server_env}
+    with tempfile.TemporaryDirectory(prefix="desk-cpu-") as tmp:
+        root = Path(tmp)
+        (root / "server").mkdir()
+        (root / "headless").mkdir()
+        out["server"] = await server_cpu(n, at_once, delay_ms, root / "server", database_url=database_url,
+                                         py_spy=py_spy, spy_rate=spy_rate, server_env=server_env)
+        if not skip_headless:
+            out["headless"] = await headless_cpu(n, at_once, delay_ms, root / "headless", database_url)
+            out["ratio"] = round(out["server"]["cpu_s_per_analysis"] / out["headless"]["cpu_s_per_analysis"], 2)
+    return out
+
+
+def table(r: dict[str, Any]) -> str:
+    s, h = r["server"], r.get("headless")
+    rows = ["| side | analyses | CPU s | CPU s per analysis | wall s |", "|---|---|---|---|---|",
+            f"| chat server ({r['database']}) | {s['analyses']} ({s['decisions']} decisions) | {s['cpu_s']} "
+            f"| {s['cpu_s_per_analysis']} | {s['wall_s']} |"]
+    if h:
+        rows.append(f"| headless (DeskRuntime) | {h['analyses']} | {h['cpu_s']} | {h['cpu_s_per_analysis']} "
+                    f"| {h['wall_s']} |")
+    rows.append(f"\nratio server/headless: {r.get('ratio')}; server idle {s['idle_cpu_s_per_s']} CPU-s/s; "
+                f"{s['socket_events_per_analysis']} socket events per analysis; {r['at_once']} at once, "
+                f"demo model {r['delay_ms']} ms/word")
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.server_cpu", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--analyses", type=int, default=10, help="analyses measured on each side (default %(default)s)")
+    ap.add_argument("--at-once", type=int, default=5, help="analyses running at the same time (default %(default)s)")
+    ap.add_argument("--delay-ms", type=float, default=8, help="DESK_DEMO_DELAY_MS, the demo model's pace per word")
+    ap.add_argument("--database-url", default=None, help="run the server (and headless) on this Postgres database")
+    ap.add_argument("--postgres", action="store_true", help="start a throwaway Postgres cluster and use it")
+    ap.add_argument("--py-spy", type=Path, default=None, help="record the server with py-spy into this file")
+    ap.add_argument("--spy-rate", type=int, default=100, help="py-spy samples per second")
+    ap.add_argument("--top", type=Path, default=None, help="only summarise a py-spy file by function")
+    ap.add_argument("--skip-headless", action="store_true")
+    ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE", help="add to the server's environment")
+    ap.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    args = ap.parse_args(argv)
+    if args.top:
+        print(top(args.top))
+        print(areas(args.top))
+        return 0
+    with contextlib.ExitStack() as stack:
+        url = args.database_url
+        if args.postgres:
+            from .scale import throwaway_postgres
+            url = stack.enter_context(throwaway_postgres()).create_database()
+        result = asyncio.run(run(args.analyses, args.at_once, args.delay_ms, database_url=url, py_spy=args.py_spy,
+                                 spy_rate=args.spy_rate, skip_headless=args.skip_headless,
+                                 server_env=dict(e.split("=", 1) for e in args.env)))
+    print(table(result))
+    if args.py_spy:
+        print(areas(args.py_spy))
+    if args.json:
+        print(json.dumps(result, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
