@@ -20,7 +20,7 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 from chainlit.data import get_data_layer
 from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 
-from graph.data.indicators import compute_indicators, indicator_series
+from graph.data.indicators import indicator_series
 from graph.data.vendor import Vendor
 from graph.state import FinalDecision
 
@@ -33,8 +33,9 @@ def _value(text: str) -> float | None:
     return float(m[0]) if m else None
 
 
-def card_markdown(decision: FinalDecision, data_label: str = "") -> str:
-    """The final decision as a card a trader can read at a glance."""
+def card_markdown(decision: FinalDecision, data_label: str = "", change: str | None = None) -> str:
+    """The final decision as a card a trader can read at a glance; `change`, what an edit of the
+    past changed against the branch it forked from (chat/edits.py), right under the title."""
     filled = round(decision.confidence * 10)
     shown = {"Signal": f"{SIGNAL_MARK.get(decision.signal, '')} **{decision.signal}**",
              "Confidence": f"{decision.confidence:.0%} {'█' * filled}{'░' * (10 - filled)}"}
@@ -42,7 +43,7 @@ def card_markdown(decision: FinalDecision, data_label: str = "") -> str:
     cells = [f"| **{k}** | {str(v).replace('|', '/')} |" for k, v in rows]
     # The signal row is the table's header: an empty header row would show as a blank band.
     lines = [f"## {SIGNAL_MARK.get(decision.signal, '')} {decision.signal} {decision.ticker} · {decision.trade_date}",
-             "", cells[0], "|---|---|", *cells[1:]]
+             *(["", f"> {change}"] if change else []), "", cells[0], "|---|---|", *cells[1:]]
     lines += ["", f"**Rationale.** {decision.rationale}"]
     if data_label:
         lines += ["", f"_Figures from {data_label}._"]
@@ -60,7 +61,8 @@ COLOURS = {"close": "#3b82f6", "sma50": "#f59e0b", "sma200": "#a855f7", "band": 
            "rsi": "#14b8a6", "entry": "#22c55e", "stop": "#ef4444"}
 # Plotly's own options, kept in the element's JSON (Chainlit passes them to the plot).
 PLOT_CONFIG = {"displaylogo": False, "responsive": True,
-               "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d", "toggleSpikelines"]}
+               "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d", "zoomIn2d", "zoomOut2d",
+                                          "toggleSpikelines", "hoverClosestCartesian", "hoverCompareCartesian"]}
 
 
 def _series(frame: pd.DataFrame) -> pd.DataFrame:
@@ -72,14 +74,11 @@ def _series(frame: pd.DataFrame) -> pd.DataFrame:
                          "rsi": table["RSI 14"]}, index=table.index)
 
 
-def _shown(value: float | None) -> str:
-    return "" if value is None or not math.isfinite(value) else f" {value:,.2f}"
-
-
 def chart_figure(frame: pd.DataFrame, ticker: str, trade_date: str, *, lookback_days: int = 90,
                  entry: float | None = None, stop: float | None = None, label: str = "") -> go.Figure:
-    """Close, SMA 50/200 and Bollinger bands over the analyst's window, RSI 14 below; the legend
-    names each drawn series with the value the analyst cited (the last bar), and nothing else."""
+    """Close, SMA 50/200 and Bollinger bands over the analyst's window, RSI 14 below, computed by
+    the code the analysts used (the last bar holds the values they cited); the legend lists
+    what is drawn and nothing else."""
     frame = frame.rename(columns=str.lower).sort_index()
     frame.index = pd.DatetimeIndex(pd.to_datetime(frame.index)).tz_localize(None)
     data = _series(frame)
@@ -87,7 +86,6 @@ def chart_figure(frame: pd.DataFrame, ticker: str, trade_date: str, *, lookback_
     data = data[(data.index > end - pd.Timedelta(days=lookback_days)) & (data.index <= end)]
     if data.empty:
         raise ValueError("no prices in the chart window")
-    cited = compute_indicators(frame[frame.index <= end])
     days = list(data.index)
 
     def drawn(name: str) -> bool:
@@ -97,14 +95,15 @@ def chart_figure(frame: pd.DataFrame, ticker: str, trade_date: str, *, lookback_
     price = "%{y:,.2f}"
     if drawn("boll_ub") and drawn("boll_lb"):
         # The band is one legend entry: its upper edge, then the lower edge filled up to it.
-        fig.add_trace(go.Scatter(x=days, y=data["boll_ub"], name="Boll Upper", legendgroup="boll", showlegend=False,
-                                 line={"width": 0}, hovertemplate=price), row=1, col=1)
+        fig.add_trace(go.Scatter(x=days, y=data["boll_ub"], name="Bollinger 20", legendgroup="boll",
+                                 showlegend=False, line={"width": 0}, hovertemplate="upper " + price),
+                      row=1, col=1)
         fig.add_trace(go.Scatter(x=days, y=data["boll_lb"], name="Bollinger 20", legendgroup="boll", fill="tonexty",
-                                 fillcolor=COLOURS["band"], line={"width": 0}, hovertemplate=price), row=1, col=1)
+                                 fillcolor=COLOURS["band"], line={"width": 0}, hovertemplate="lower " + price),
+                      row=1, col=1)
     for key, name, width in (("sma200", "SMA 200", 1.5), ("sma50", "SMA 50", 1.5), ("close", "Close", 2.2)):
         if drawn(key):
-            value = float(data["close"].iloc[-1]) if key == "close" else cited[name].value
-            fig.add_trace(go.Scatter(x=days, y=data[key], name=name + _shown(value), mode="lines",
+            fig.add_trace(go.Scatter(x=days, y=data[key], name=name, mode="lines",
                                      line={"color": COLOURS[key], "width": width}, hovertemplate=price),
                           row=1, col=1)
     for value, what in ((entry, "entry"), (stop, "stop")):
@@ -113,7 +112,7 @@ def chart_figure(frame: pd.DataFrame, ticker: str, trade_date: str, *, lookback_
                           annotation={"text": f"{what} {value:,.2f}", "font": {"color": COLOURS[what]}},
                           annotation_position="top left")
     if drawn("rsi"):
-        fig.add_trace(go.Scatter(x=days, y=data["rsi"], name="RSI 14" + _shown(cited["RSI 14"].value), mode="lines",
+        fig.add_trace(go.Scatter(x=days, y=data["rsi"], name="RSI 14", mode="lines",
                                  line={"color": COLOURS["rsi"], "width": 1.5}, hovertemplate="%{y:.1f}"),
                       row=2, col=1)
         for level in (30, 70):
@@ -122,12 +121,13 @@ def chart_figure(frame: pd.DataFrame, ticker: str, trade_date: str, *, lookback_
     fig.update_layout(
         title={"text": f"{ticker} · {lookback_days} days to {trade_date}<span style='font-size:12px'>{source}</span>",
                "x": 0, "xanchor": "left", "font": {"size": 16}},
-        height=480, margin={"l": 56, "r": 16, "t": 86, "b": 36},
+        height=480, margin={"l": 56, "r": 16, "t": 96, "b": 36},
         paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)",
         font={"color": TEXT, "size": 13, "family": "Inter, Helvetica, Arial, sans-serif"},
         legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom",
                 "bgcolor": "rgba(0,0,0,0)"},
         hovermode="x unified", hoverlabel={"font": {"size": 13}},
+        modebar={"orientation": "h", "bgcolor": "rgba(0,0,0,0)", "color": TEXT, "activecolor": COLOURS["close"]},
     )
     fig.update_xaxes(gridcolor=GRID, linecolor=GRID, zeroline=False, showspikes=True, spikecolor=TEXT,
                      spikethickness=1)

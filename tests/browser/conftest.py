@@ -1,6 +1,8 @@
 """The chat in a real browser: Debian's Chromium driven by Playwright, against the real server.
 
-One browser per session and one demo-mode server per pace, started on first use: `page` talks to
+One browser and one demo-mode server per pace for the package (package scope: Playwright's sync
+API holds an event loop in this thread while it runs, which async tests after these cannot
+share), each server started on first use: `page` talks to
 a fast desk (a whole analysis in seconds), `paced_page` to one that speaks slowly enough for a
 test to act in the middle of a run (stop, reload). Every test gets a fresh browser context,
 logged in from a login made once per server. A failing test leaves a screenshot of its page in
@@ -21,6 +23,7 @@ from tests.support.chat_server import Server
 from .person import (
     CHROMIUM,
     CHROMIUM_ARGS,
+    FAILURES,
     VIEWPORT,
     Browser,
     Page,
@@ -51,10 +54,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     return report
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[Browser]:
     if not Path(CHROMIUM).exists():
         pytest.skip("no chromium (apt-get install chromium)")
+    for old in FAILURES.glob("*.png"):  # screenshots of this run's failures only
+        old.unlink()
     with playwright_sync.sync_playwright() as pw:
         chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
         try:
@@ -79,12 +84,12 @@ def _site(browser: Browser, folder: Path, delay_ms: str) -> Iterator[Site]:
         server.stop()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def desk(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     yield from _site(browser, tmp_path_factory.mktemp("desk-browser"), FAST_DELAY_MS)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def paced_desk(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     yield from _site(browser, tmp_path_factory.mktemp("desk-browser-paced"), PACED_DELAY_MS)
 

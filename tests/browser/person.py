@@ -50,8 +50,15 @@ def open_page(browser: Browser, site: Site) -> tuple[BrowserContext, Page]:
     context.set_default_timeout(30_000)
     page = context.new_page()
     page.goto(site.base)
-    page.locator("#chat-input").wait_for()
+    wait_until_connected(page)
     return context, page
+
+
+def wait_until_connected(page: Page) -> None:
+    """Until the page's socket is up and the chat started: a new chat's starters are enabled
+    (Chainlit disables them until then, and drops what is typed before)."""
+    page.locator("#starters button").first.wait_for()
+    page.wait_for_function("() => !document.querySelector('#starters button').disabled")
 
 
 def screenshot_if_failed(request: pytest.FixtureRequest, page: Page) -> None:

@@ -25,7 +25,7 @@ async def test_chart_draws_what_its_legend_lists_on_a_transparent_background(emi
     figure = json.loads(element.content)
     traces = figure["data"]
     listed = [t["name"] for t in traces if t.get("showlegend", True)]
-    assert [name.split(" ")[0] for name in listed] == ["Bollinger", "SMA", "SMA", "Close", "RSI"]
+    assert listed == ["Bollinger 20", "SMA 200", "SMA 50", "Close", "RSI 14"]
     assert not any("MACD" in t["name"] for t in traces)
     for trace in traces:  # every series it lists has points to draw
         assert any(y is not None for y in trace["y"]), trace["name"]

@@ -1,0 +1,40 @@
+"""Stop is one action away at any moment of a run (issue 10, point 5): a button kept in sight above
+the composer while the desk speaks, and "/stop" typed with one Enter."""
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from .person import Page, ask, decision_card, persona_messages
+
+STOPPED = "Stopped. Everything up to the last finished turn is kept"
+
+
+def test_the_stop_button_stays_in_sight_and_one_click_stops_the_run(paced_page: Page):
+    page = paced_page
+    ask(page, "Should I buy NVDA today?")
+    stop = page.locator("#desk-stop")
+    expect(stop).to_be_in_viewport(timeout=60_000)
+    # Later in the run, with the page scrolled far below the message that holds the Stop action:
+    expect(persona_messages(page, "Bull Researcher").first).to_be_visible(timeout=120_000)
+    expect(stop).to_be_in_viewport()
+    stop.click()
+    expect(page.get_by_text(STOPPED)).to_be_visible(timeout=30_000)
+    expect(stop).to_be_hidden()
+    expect(decision_card(page)).to_have_count(0)
+
+
+def test_typing_stop_with_one_enter_stops_the_run(paced_page: Page):
+    page = paced_page
+    ask(page, "$TSLA 2024-05-01")
+    expect(persona_messages(page, "Market Analyst").first).to_be_visible(timeout=60_000)
+    box = page.locator("#chat-input")
+    box.press_sequentially("/stop")  # key by key, as a person types it
+    box.press("Enter")
+    expect(page.get_by_text(STOPPED)).to_be_visible(timeout=30_000)
+    expect(box).to_have_value("")  # sent, not left as a command chip waiting for a second Enter
+    expect(page.locator("#desk-stop")).to_be_hidden()
+
+
+def test_stop_with_nothing_running_says_so(page: Page):
+    ask(page, "/stop")
+    expect(page.get_by_text("Nothing is running.")).to_be_visible()
