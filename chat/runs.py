@@ -28,7 +28,7 @@ from graph.runtime import DeskRuntime, Interrupted
 from graph.settings import Settings
 
 from .card import card_markdown, name_thread, price_chart
-from .edits import offer_edits
+from .edits import card_actions, card_change, offer_edits
 from .render import Renderer
 
 STOP_ACTION = "stop_run"
@@ -190,7 +190,7 @@ class ChatRun:
             if renderer.decided:
                 await self._show_decision()
             await renderer.finish("Decision ready" if renderer.decided else "Done")
-            await self._quietly(offer_edits(self, renderer.decided))  # Edit buttons, what an edit changed
+            await self._quietly(offer_edits(self))  # Edit buttons on the finished turns
         except asyncio.CancelledError:
             outcome = "stopped"
             await self._quietly(renderer.close_open(" — *stopped*"))
@@ -249,7 +249,8 @@ class ChatRun:
         report = report_markdown(state, label)
         elements.append(cl.File(name=f"{decision.ticker}-{decision.trade_date}-desk-report.md",
                                 content=report.encode(), mime="text/markdown", display="inline"))
-        await cl.Message(content=card_markdown(decision, label) + note, author=DESK, elements=elements).send()
+        await cl.Message(content=card_markdown(decision, label, card_change(state)) + note, author=DESK,
+                         elements=elements, actions=card_actions(self.thread_id, state)).send()
         await name_thread(self.thread_id, decision)
 
     # -- while running -----------------------------------------------------

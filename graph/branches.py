@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 _ANALYST_OF_NODE = {a.node: a for a in ANALYSTS}
 _STEP_OF_NODE = {RESEARCH_MANAGER_NODE: "manager", TRADER_NODE: "trader"}
 FIRST_WORDS = 12
+ORIGINAL = "original"  # the key of the branch before any edit
 
 
 class EditRefused(DeskError):
@@ -127,6 +128,12 @@ class Branch:
     forked: Mapping[str, Any] | None   # the edit that started it (None: the original line)
     decision: FinalDecision | None
     created_at: str
+
+    @property
+    def key(self) -> str:
+        """What stays the branch's name as it grows (its head moves with every checkpoint): the
+        id of the edit that started it, "original" for the line before any edit."""
+        return str(self.forked["id"]) if self.forked else ORIGINAL
 
     @property
     def title(self) -> str:
@@ -241,6 +248,14 @@ def edited_values(step: Step, state: Mapping[str, Any], text: str) -> dict[str, 
     return update
 
 
+def _check_key(step: Step, state: Mapping[str, Any]) -> str:
+    """The step's key in state["unverified"]: right after it, it is its persona's latest entry."""
+    # record.py reads this module (edit_notes) at import: imported here, when both are loaded.
+    from .record import checked_entries, turn_key
+    keys = [key for entry, key in checked_entries(state) if entry.persona == step.persona]
+    return keys[-1] if keys else turn_key(step.persona, 0)
+
+
 async def fork(runtime: DeskRuntime, thread_id: str, step_id: str, new_text: str) -> Fork:
     """Fork the current branch right after `step_id`, with `new_text` as that persona's words.
     Continue the thread with input None (`runtime.events(None, ...)`) to re-run what follows."""
@@ -259,6 +274,9 @@ async def fork(runtime: DeskRuntime, thread_id: str, step_id: str, new_text: str
         "from_checkpoint": step.checkpoint_id, "parent_head": _id(line[0].config),
         "parent_decision": head.get("final_decision"),
     }
+    # The edited words are the user's own: the figure check's flags of the persona's words are
+    # dropped (what later speakers cite from them counts as checked, like the user's messages).
+    values["unverified"] = {_check_key(step, base.values or {}): []}
     config = await runtime.graph.aupdate_state(base.config, values, as_node=step.node)
     after = await runtime.graph.aget_state(config)
     return Fork(step, _id(config), tuple(PERSONA_OF_NODE.get(n, n) for n in after.next))

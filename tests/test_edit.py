@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
+from langchain_core.messages import AIMessage
 
 from graph import branches
 from graph.branches import EditRefused
@@ -169,6 +170,45 @@ async def test_switching_back_makes_the_original_branch_current_and_follow_ups_r
 
     await desk.runtime.switch_branch(desk.thread, edited_head)
     assert next(s for s in await desk.runtime.history(desk.thread) if s.id == "bull-1").text == EDIT
+
+
+async def test_the_edited_turn_is_the_users_own_words_so_its_figure_flags_are_dropped(desk_factory):
+    """The Bull invents 47.3%; the user rewrites the Bull's turn keeping that figure: the turn is
+    no longer flagged, and the Bear citing it from the user's words is not flagged either. On
+    the original branch both flags stay."""
+    def script(persona, messages, tools):
+        if persona == BULL:
+            return AIMessage(content="Revenue jumped 47.3% last quarter; buy.")
+        if persona == BEAR:
+            return AIMessage(content="Even 47.3% growth would not save it.")
+        return None
+
+    desk = desk_factory(ScriptedChatModel(script=script))
+    await desk.ask(ASK, analysts=["market"])
+    before = await desk.state()
+    assert before["unverified"][f"{BULL}#0"] == ["47.3%"] and before["unverified"][f"{BEAR}#0"] == ["47.3%"]
+
+    fork = await desk.runtime.fork(desk.thread, "bull-1", "My own numbers: revenue jumped 47.3% last quarter.")
+    forked = await state_at(desk, fork.checkpoint_id)
+    assert forked["unverified"][f"{BULL}#0"] == []
+    await desk.ask(None)
+    after = await desk.state()
+    assert after["unverified"][f"{BULL}#0"] == [] and after["unverified"][f"{BEAR}#0"] == []
+    original = next(b for b in await desk.runtime.branches(desk.thread) if not b.current)
+    assert (await state_at(desk, original.head))["unverified"][f"{BULL}#0"] == ["47.3%"]
+
+
+async def test_a_branch_keeps_its_key_as_it_grows(decided):
+    desk, _model, _before = decided
+    [original] = await desk.runtime.branches(desk.thread)
+    assert original.key == branches.ORIGINAL
+    fork = await desk.runtime.fork(desk.thread, "trader", "Hold.\n\nFINAL TRANSACTION PROPOSAL: **HOLD**")
+    await desk.ask(None)
+    edited = next(b for b in await desk.runtime.branches(desk.thread) if b.current)
+    assert edited.key != original.key and edited.head != fork.checkpoint_id
+    await desk.ask("why hold?")  # a follow-up moves the head, not the key
+    assert next(b for b in await desk.runtime.branches(desk.thread) if b.current).key == edited.key
+    assert (await desk.runtime.switch_branch(desk.thread, original.head)).key == branches.ORIGINAL
 
 
 async def test_an_edit_of_an_edited_branch_compares_with_the_branch_it_came_from(decided):

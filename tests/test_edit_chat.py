@@ -9,9 +9,26 @@ from datetime import UTC, datetime
 
 import pytest
 
-from chat.edits import EDIT_ACTION, EDIT_PROMPT_START, SUPERSEDED, SWITCH_ACTION, match_messages, superseded_after
-from graph.branches import Step
+from chat.card import card_markdown
+from chat.edits import (
+    BRANCHES,
+    CHANGED,
+    EDIT_ACTION,
+    EDIT_PROMPT_START,
+    NOTE,
+    OTHER_BRANCH,
+    SUPERSEDED,
+    SWITCH_ACTION,
+    WORDS,
+    branch_change,
+    card_actions,
+    card_change,
+    match_messages,
+    superseded_after,
+)
+from graph.branches import ORIGINAL, Step
 from graph.personas import ANALYSTS
+from graph.state import FinalDecision
 from tests.support.chat_server import Server
 from tests.support.socket_client import DeskClient
 
@@ -48,6 +65,70 @@ def test_an_edit_leaves_behind_the_edited_message_and_everything_after_it_but_ea
     left = superseded_after(messages, "m", kept=["s"])
     assert [m["id"] for m in left] == ["m", "b", "c", "q"]
     assert superseded_after(messages, "nope", kept=[]) == []
+
+
+def shown(messages: list[dict]) -> list[str]:
+    return [m["id"] for m in messages if WORDS not in (m.get("metadata") or {})]
+
+
+def switch(messages: list[dict], leaving: str, entering: str, superseded=None) -> list[dict]:
+    """branch_change, applied as chat/edits.py stores it (the words aside while collapsed)."""
+    by_id = {m["id"]: m for m in messages}
+    for change in branch_change(messages, leaving, entering, superseded):
+        meta = change.message["metadata"]
+        if change.show is False:
+            meta[WORDS] = change.message["output"]
+        elif change.show is True:
+            meta.pop(WORDS)
+        by_id[change.message["id"]]["metadata"] = meta
+    return messages
+
+
+def test_a_fork_then_switches_show_each_branch_and_only_it():
+    notice = msg("n", "Desk", "Demo mode", "system_message")
+    messages = [notice, msg("m", "Market Analyst", "m"), msg("b", "Bull Researcher", "b"),
+                msg("ask", "Desk", f"{EDIT_PROMPT_START} the Bull"), msg("x", "Bear Researcher", "x"),
+                msg("c", "Desk", "card")]
+    # The edit of the Bull leaves the Bull, the Bear and the card behind.
+    switch(messages, ORIGINAL, "e1", superseded=["b", "x", "c"])
+    assert shown(messages) == ["n", "m", "ask"]
+    assert messages[1]["metadata"][BRANCHES] == [ORIGINAL, "e1"] and messages[2]["metadata"][BRANCHES] == [ORIGINAL]
+    assert BRANCHES not in (messages[3].get("metadata") or {})  # the question is a note: on every branch
+    # The fork's run, then a Desk note about it.
+    messages += [msg("b2", "Bull Researcher", "b2"), msg("x2", "Bear Researcher", "x2"), msg("c2", "Desk", "card2"),
+                 {**msg("note", "Desk", "Now on…"), "metadata": {NOTE: True}}]
+    assert shown(messages) == ["n", "m", "ask", "b2", "x2", "c2", "note"]
+    # Back to the original: the fork's messages fold away, the original's come back.
+    switch(messages, "e1", ORIGINAL)
+    assert shown(messages) == ["n", "m", "b", "ask", "x", "c", "note"]
+    # A follow-up there, then forward again: the follow-up is the original's.
+    messages += [msg("q", "tester", "why?", "user_message"), msg("a", "Desk", "because")]
+    switch(messages, ORIGINAL, "e1")
+    assert shown(messages) == ["n", "m", "ask", "b2", "x2", "c2", "note"]
+    # Nothing left to change when the branch is already shown.
+    assert branch_change(messages, "e1", "e1") == []
+    # An edit of the fork's Bear: the new fork keeps what the fork shares, not the original's turns.
+    switch(messages, "e1", "e2", superseded=["x2", "c2"])
+    assert shown(messages) == ["n", "m", "ask", "b2", "note"]
+    switch(messages, "e2", ORIGINAL)
+    assert shown(messages) == ["n", "m", "b", "ask", "x", "c", "note", "q", "a"]
+
+
+def test_the_card_says_what_the_edit_changed():
+    decision = FinalDecision(ticker="NVDA", trade_date="2024-05-01", signal="HOLD", position_size="0%",
+                             entry="n/a", stop="n/a", horizon="2w", confidence=0.55, rationale="Wait.")
+    was = decision.model_copy(update={"signal": "SELL", "position_size": "1.8% of portfolio", "confidence": 0.8})
+    state = {"final_decision": decision,
+             "forked": {"label": "Bull Researcher, round 1", "parent_head": "cp-1", "parent_decision": was}}
+    change = card_change(state)
+    assert change and change.startswith(CHANGED) and "was SELL 1.8% at 0.80 → now HOLD at 0.55" in change
+    card = card_markdown(decision, "demo data", change).splitlines()
+    assert card[0].startswith("## ") and card[2] == f"> {change}" and card[4].startswith("| **Signal**")
+    assert [a.payload["to"] for a in card_actions("t", state, register=False)] == ["cp-1"]
+    # An unedited branch, or a fork still running: no line, no button.
+    assert card_change({"final_decision": decision}) is None and card_actions("t", {}, register=False) == []
+    assert card_change({**state, "final_decision": None}) is None
+    assert f"> {CHANGED}" not in card_markdown(decision, "demo data")
 
 
 # -- over the socket ------------------------------------------------------------------------------
@@ -88,6 +169,15 @@ def desk_said(client: DeskClient, since: int) -> list[str]:
             if client.messages[i].get("name") == "Desk"]
 
 
+def removed(client: DeskClient, name: str) -> set[str]:
+    """The messages whose `name` action was taken away."""
+    return {d["forId"] for n, d in client.events if n == "remove_action" and d.get("name") == name}
+
+
+def side_panels(client: DeskClient, message_id: str) -> list[dict]:
+    return [d for n, d in client.events if n == "element" and d.get("forId") == message_id]
+
+
 @pytest.mark.e2e
 async def test_edit_the_bull_in_the_chat(server):
     client = DeskClient(server.base)
@@ -106,7 +196,10 @@ async def test_edit_the_bull_in_the_chat(server):
                                              "Risky Analyst", "Safe Analyst", "Neutral Analyst"])
         bull_id = client.by_author("Bull Researcher")[-1]["id"]
         bear_id = client.by_author("Bear Researcher")[-1]["id"]
+        market_id = client.by_author("Market Analyst")[-1]["id"]
         old_bull = client.messages[bull_id]["output"].strip()
+        old_bear = client.messages[bear_id]["output"]
+        old_card = [m for m in client.by_author("Desk") if "**Signal**" in m.get("output", "")][-1]
 
         asked: list[str] = []
         answering(client, NEW_BULL, asked)
@@ -120,64 +213,98 @@ async def test_edit_the_bull_in_the_chat(server):
         assert after[0] == "Bull Researcher"
         assert after[1:] == ["Bear Researcher", "Research Manager", "Trader", "Risky Analyst", "Safe Analyst",
                              "Neutral Analyst", "Risk Judge"]
-        new_bear = client.by_author("Bear Researcher")[-1]["output"]
-        assert NEW_BULL[:40] in new_bear  # the Bear answered the edited words
-        # The earlier branch's messages are collapsed in place, their words kept beside them.
-        assert client.messages[bear_id]["output"].startswith(SUPERSEDED)
-        assert client.messages[bull_id]["output"].startswith(SUPERSEDED)
-        side = [d for n, d in client.events if n == "element" and d.get("forId") == bear_id]
+        new_bear_id = client.by_author("Bear Researcher")[-1]["id"]
+        assert NEW_BULL[:40] in client.messages[new_bear_id]["output"]  # the Bear answered the edited words
+        # The earlier branch's messages are collapsed in place, their words kept beside them; the
+        # analysts' reports before the edit are shared by both branches and stay.
+        for gone in (bull_id, bear_id, old_card["id"]):
+            await client.wait_for(lambda gone=gone: client.messages[gone]["output"].startswith(SUPERSEDED), 10,
+                                  "the collapse")
+        assert not client.messages[market_id]["output"].startswith(SUPERSEDED)
+        side = side_panels(client, bear_id)
         assert side and side[0]["display"] == "side"
-        # The decision change is said, with a way back.
-        change = await client.wait_for(lambda: [t for t in desk_said(client, start) if "changed:" in t], 20,
-                                       "the change")
-        assert re.search(r"(was \w+ .* → now \w+|unchanged: \w+)", change[0])
-        back = await client.wait_for(lambda: actions(client, SWITCH_ACTION), 10, "the switch")
+        # ... and lose their Edit buttons.
+        assert {bull_id, bear_id} <= removed(client, EDIT_ACTION) and market_id not in removed(client, EDIT_ACTION)
+        # The new card says what changed, and offers the way back.
+        card = [m for m in client.by_author("Desk") if "**Signal**" in m.get("output", "")][-1]
+        assert card["id"] != old_card["id"] and CHANGED in card["output"]
+        assert re.search(r"(was \w+ .* → now \w+|unchanged: \w+)", card["output"])
+        assert not [t for t in desk_said(client, start) if "changed:" in t and "**Signal**" not in t]  # not said twice
+        back = await client.wait_for(lambda: [a for a in actions(client, SWITCH_ACTION) if a["forId"] == card["id"]],
+                                     10, "the way back")
         # New Edit buttons for the new branch's turns.
-        assert any(a["forId"] == client.by_author("Bear Researcher")[-1]["id"] for a in actions(client, EDIT_ACTION))
+        await client.wait_for(lambda: any(a["forId"] == new_bear_id for a in actions(client, EDIT_ACTION)), 10,
+                              "the new Bear's Edit")
 
-        # A stale button (the earlier Bear) is refused.
+        # A stale button (the earlier Bear's, taken off the page) pressed anyway is refused.
         before = len(client.order)
         await client.click(by_message[bear_id])
         refused = await client.wait_for(lambda: [t for t in desk_said(client, before) if "current branch" in t], 10,
                                         "the refusal")
         assert "cannot be edited" in refused[0]
 
-        # Switch back: follow-ups answer from the earlier branch.
+        # Switch back: the original's messages come back in place, the fork's fold away.
         before = len(client.order)
         await client.click(back[0])
-        await client.wait_for(lambda: [t for t in desk_said(client, before) if "Follow-ups answer" in t], 10,
-                              "the switch")
+        notice = await client.wait_for(lambda: [m for m in client.by_author("Desk")[-3:]
+                                                if "Follow-ups answer" in m.get("output", "")], 10, "the switch")
+        await client.wait_for(lambda: client.messages[bear_id]["output"] == old_bear, 10, "the Bear's words back")
+        assert client.messages[old_card["id"]]["output"] == old_card["output"]
+        assert client.messages[new_bear_id]["output"].startswith(OTHER_BRANCH)
+        assert client.messages[card["id"]]["output"].startswith(OTHER_BRANCH)
+        assert {new_bear_id, card["id"]} <= removed(client, EDIT_ACTION) | removed(client, SWITCH_ACTION)
+        assert card["id"] in removed(client, SWITCH_ACTION)
+        # The original's turns can be edited again.
+        await client.wait_for(lambda: [a for a in actions(client, EDIT_ACTION)[len(edits):] if a["forId"] == bear_id],
+                              10, "the Bear's Edit back")
         before = len(client.order)
         await client.send("what did the bull say?")
         await client.wait_for(lambda: stops_removed(client) >= 3, 30, "the follow-up")
         answer = desk_said(client, before)[-1]
         assert "EDITED BULL" not in answer
+        follow_up = [i for i in client.order[before:] if client.messages[i].get("type") == "assistant_message"][-1]
+
+        # And forward again: the fork's messages back, the original's (and its follow-up) folded.
+        forward = [a for a in actions(client, SWITCH_ACTION) if a["forId"] == notice[0]["id"]]
+        await client.click(forward[0])
+        await client.wait_for(lambda: CHANGED in client.messages[card["id"]]["output"], 10, "the fork's card back")
+        assert NEW_BULL[:40] in client.messages[new_bear_id]["output"]
+        assert client.messages[bear_id]["output"].startswith(OTHER_BRANCH)
+        await client.wait_for(lambda: client.messages[follow_up]["output"].startswith(OTHER_BRANCH), 10,
+                              "the follow-up folded")
+        await client.wait_for(lambda: [a for a in actions(client, SWITCH_ACTION)[2:] if a["forId"] == card["id"]],
+                              10, "the card's way back again")
 
         # An edit while a run is in flight is refused.
-        current_bull = [a for a in actions(client, EDIT_ACTION)
-                        if client.messages.get(a["forId"], {}).get("name") == "Trader"][-1]
+        current_trader = [a for a in actions(client, EDIT_ACTION)
+                          if client.messages.get(a["forId"], {}).get("name") == "Trader"][-1]
         await client.send("Should I buy NVDA on 2024-05-01?")
         await client.wait_for(lambda: any(m.get("streaming") for m in client.by_author("Market Analyst")), 30,
                               "the next run")
         before = len(client.order)
-        await client.click(current_bull)
+        await client.click(current_trader)
         await client.wait_for(lambda: [t for t in desk_said(client, before) if "Stop the run first" in t], 10,
                               "the refusal while running")
         await client.wait_for(lambda: stops_removed(client) >= 4, 120, "the run's end")
     finally:
         await client.close()
 
-    # Reopened (a new session on the thread): the current branch's turns get their Edit buttons back.
+    # Reopened (a new session on the thread): the page shows what was stored, the fork current;
+    # the current branch's turns get their Edit buttons back, collapsed ones none.
     reopened = DeskClient(server.base)
     await reopened.connect(thread_id=client.thread_id, cookie=client.cookie)
     try:
         resumed = await reopened.wait_for(lambda: [d for n, d in reopened.events if n == "resume_thread"], 20,
                                           "the thread")
         stored = {s["id"]: s for s in resumed[0]["steps"]}
+        assert NEW_BULL[:40] in stored[new_bear_id]["output"] and CHANGED in stored[card["id"]]["output"]
+        assert stored[bear_id]["output"].startswith(OTHER_BRANCH) and stored[bull_id]["output"].startswith(OTHER_BRANCH)
+        assert stored[follow_up]["output"].startswith(OTHER_BRANCH)
+        assert stored[market_id]["output"] == client.messages[market_id]["output"]
         again = await reopened.wait_for(lambda: len(actions(reopened, EDIT_ACTION)) >= 11
                                         and actions(reopened, EDIT_ACTION), 20, "the Edit buttons")
         assert {stored[a["forId"]]["name"] for a in again} >= {"Market Analyst", "Bull Researcher", "Trader"}
-        assert not any(stored[a["forId"]]["output"].startswith(SUPERSEDED) for a in again)
+        assert not any(stored[a["forId"]]["output"].startswith((SUPERSEDED, OTHER_BRANCH)) for a in again)
     finally:
         await reopened.close()
 
