@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 import os
 
 import chainlit as cl
@@ -143,3 +144,28 @@ async def test_sqlite_data_layer_keeps_messages_tool_steps_and_elements(tmp_path
     assert isinstance(thread["metadata"], str)  # the SQLite quirk the resume handler copes with
     assert [t["id"] for t in (await layer.get_all_user_threads(user_id=user.id))] == [thread_id]
     await layer.engine.dispose()
+
+
+def _avatar_request(name: str):
+    from starlette.requests import Request
+    return Request({"type": "http", "method": "GET", "path": f"/avatars/{name}", "headers": [],
+                    "path_params": {"avatar_id": name}})
+
+
+@pytest.mark.parametrize("name, picture", [
+    ("Bull Researcher", "bull_researcher.svg"), ("Bull Researcher · round 2", "bull_researcher.svg"),
+    ("Risk Judge", "risk_judge.svg"), ("Desk", "desk.svg"), ("default", "desk.svg"),
+    ("get_price_history", "tool.svg"), ("*", "tool.svg"), ("..", "tool.svg")])
+async def test_avatars_are_the_personas_and_a_cog_for_tools(app, name, picture):
+    response = await app._avatar(_avatar_request(name))
+    assert str(response.path).endswith(f"public/avatars/{picture}")
+
+
+async def test_the_page_is_told_the_mode_and_what_to_type_at_the_login(app, monkeypatch):
+    monkeypatch.delenv("DESK_PASSWORD", raising=False)
+    facts = json.loads((await app._page_facts(None)).body)
+    assert facts == {"mode": "demo", "login_hint": "Local mode: any user name, password “desk”."}
+    monkeypatch.setenv("DESK_PASSWORD", "s3cret")  # a password someone chose is not shown
+    assert app.login_hint() == "Local mode: any user name, and the password set in DESK_PASSWORD."
+    monkeypatch.setattr(type(app.AUTH), "local", property(lambda self: False))
+    assert app.login_hint() == "Log in with your account name and password."
