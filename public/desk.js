@@ -66,7 +66,10 @@
         const target = targets[targets.length - 1];
         if (target && !target.disabled) {
           target.click();
-          button.disabled = true; // until the run's action is gone (or comes back)
+          // Pressed once: the run's end takes the action (and this button) away; if the run goes
+          // on regardless (the stop did not reach it), the button comes back to be pressed again.
+          button.disabled = true;
+          setTimeout(() => { button.disabled = false; }, 5000);
         }
       });
       document.body.appendChild(button);
