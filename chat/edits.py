@@ -12,8 +12,8 @@ resumed run: only the speakers after the edited turn speak again, streaming as u
 - The page shows the current branch. Every message is tagged, in its stored metadata, with the
   keys of the branches it is on (`Branch.key`): a message is on the branch it was said on, and a
   fork puts every message of the branch it leaves on the new one too, but the edited turn and
-  what came after it there. Messages of other branches are collapsed to one line, their words
-  kept in a side panel and in the metadata; switching branches collapses the branch left and
+  what came after it there. Messages of other branches are collapsed to one line (their first
+  words), the rest kept in the metadata; switching branches collapses the branch left and
   restores the words of the branch switched to. The collapse is stored (Chainlit's data layer),
   so a reloaded or reopened thread shows the same. Tags are written lazily, at each edit or
   switch: a message without tags was said on the branch current since the last one. Desk notes
@@ -58,7 +58,7 @@ CANCEL_WORDS = frozenset({"cancel", "/cancel", "keep", "never mind"})
 SUPERSEDED = "Superseded by your edit"
 OTHER_BRANCH = "On another branch of this thread"
 EDITED = "✏️ *Edited by you"
-WORDS_NAME = "its words"   # the side panel holding a collapsed message's words
+FOLDED_WORDS = 12          # of a collapsed message's words, on its one line
 CHANGED = "✏️ After your edit of the"
 RUNNING_SWITCH = ("The desk is running on this thread: stop the run first (type /stop or press Stop), then "
                   "switch branches.")
@@ -68,7 +68,6 @@ SENT = "edit_actions"      # user-session key: the Edit and Switch actions sent 
 # Step metadata (stored with each message by Chainlit's data layer):
 BRANCHES = "desk_branches"      # the keys of the branches the message is on
 WORDS = "desk_words"            # a collapsed message's words, put back when its branch is current again
-WORDS_ELEMENT = "desk_words_element"  # the id of the side panel showing them
 NOTE = "desk_note"              # a Desk note about edits and branches: on every branch
 
 
@@ -281,7 +280,9 @@ def card_change(state: Mapping[str, Any]) -> str | None:
     forked = state.get("forked")
     if not forked or (change := edit_change(state)) is None:
         return None
-    return (f"{CHANGED} **{forked['label']}**: {change}. The branch before the edit is kept: "
+    if change.startswith("unchanged: "):
+        change = f"the decision stands, {change.removeprefix('unchanged: ')}"
+    return (f"{CHANGED} **{forked['label']}**: {change}. The earlier branch is kept: "
             f"*Back to the earlier branch* shows it again.")
 
 
@@ -372,9 +373,11 @@ async def _edit(action: cl.Action) -> None:
     from .runs import next_analysis  # runs.py imports this module
     chat.start(None, next_analysis(cl.user_session.get("chat_settings"), chat.service.settings))
     # The messages read before the question are the earlier branch's; those said since are the fork's.
-    await _apply(messages, branch_change(messages, leaving, entering, superseded=left),
-                 f"{SUPERSEDED} of the {step.label} — on the earlier branch this")
-    logger.info("thread %s: edit of %s forked at %s", chat.thread_id, step.id, fork.checkpoint_id)
+    changes = branch_change(messages, leaving, entering, superseded=left)
+    await _apply(messages, changes, f"{SUPERSEDED} of the {step.label} — on the earlier branch this",
+                 "(*Back to the earlier branch* on the new card shows it in full)")
+    logger.info("thread %s: edit of %s forked at %s (%d messages collapsed, %d tagged)", chat.thread_id, step.id,
+                fork.checkpoint_id, *(sum(1 for c in changes if c.show is show) for show in (False, None)))
 
 
 async def _steps_before(desk: Any, thread_id: str, step: Step) -> list[Step]:
@@ -384,26 +387,23 @@ async def _steps_before(desk: Any, thread_id: str, step: Step) -> list[Step]:
 
 
 async def _apply(messages: Sequence[dict[str, Any]], changes: Sequence[Change],
-                 collapsed_as: str) -> list[dict[str, Any]]:
+                 collapsed_as: str, reading: str) -> list[dict[str, Any]]:
     """Store and show each change: a collapsed message becomes one line ("<collapsed_as> said
-    “…”"), its words going to a side panel and to its metadata; a restored one gets them back.
-    Returns `messages` as they are now."""
+    “<its first words> …” <reading>."), its words kept in its metadata; a restored one gets them
+    back. Returns `messages` as they are now."""
     for change in changes:
         m, meta = change.message, change.message["metadata"]
         msg = cl.Message.from_dict(cast(StepDict, m))  # the stored id, author, time and parent: it stays in its place
         if change.show is False:
+            # The words wait in the metadata, not in an element: Chainlit 2 opens a side panel
+            # with every "side" element of the thread as soon as there is one (spreading all the
+            # folded words out again), and an element page leaves the chat.
             words = str(m.get("output") or "")
-            first = " ".join(words.split()[:8])
-            side = cl.Text(name=WORDS_NAME, content=words, display="side")
-            meta |= {WORDS: words, WORDS_ELEMENT: side.id}
-            msg.content = f"{collapsed_as} said “{first} …” ({WORDS_NAME})."
-            msg.elements = [side]
+            meta[WORDS] = words
+            msg.content = f"{collapsed_as} said “{' '.join(words.split()[:FOLDED_WORDS])} …” {reading}."
             await _drop_actions(str(m["id"]))
         elif change.show is True:
             msg.content = str(meta.pop(WORDS, "") or "")
-            if element := meta.pop(WORDS_ELEMENT, None):
-                with contextlib.suppress(Exception):  # gone already: the words are back either way
-                    await cl.Text(id=str(element), name=WORDS_NAME, content="", for_id=str(m["id"])).remove()
         msg.metadata = meta
         await msg.update()
         m["output"] = msg.content
@@ -460,7 +460,10 @@ async def _switch(action: cl.Action) -> None:
         return
     now = await desk.switch_branch(chat.thread_id, target.head)
     messages = await thread_messages(chat.thread_id)
-    messages = await _apply(messages, branch_change(messages, leaving.key, now.key), OTHER_BRANCH + " — there this")
+    changes = branch_change(messages, leaving.key, now.key)
+    messages = await _apply(messages, changes, f"{OTHER_BRANCH} — there this", "(switching to it shows it in full)")
+    logger.info("thread %s: switched to branch %s (%d messages restored, %d collapsed, %d tagged)", chat.thread_id,
+                now.key, *(sum(1 for c in changes if c.show is show) for show in (True, False, None)))
     what = f"the edit of the {now.forked['label']}" if now.forked else "the original deliberation"
     await _say(f"Now on {what} ({now.title.split(' → ')[-1]}): its messages are back in place and the other "
                f"branch's are folded away. Follow-ups answer from this branch.",
