@@ -55,10 +55,11 @@ def open_page(browser: Browser, site: Site) -> tuple[BrowserContext, Page]:
 
 
 def wait_until_connected(page: Page) -> None:
-    """Until the page's socket is up and the chat started: a new chat's starters are enabled
-    (Chainlit disables them until then, and drops what is typed before)."""
-    page.locator("#starters button").first.wait_for()
-    page.wait_for_function("() => !document.querySelector('#starters button').disabled")
+    """Until the chat has started: the mode notice (on_chat_start's last message) is in and the
+    starters are enabled. Chainlit disables the composer while on_chat_start runs, and a message
+    sent then is dropped (the starters are briefly enabled before it begins, as the socket opens)."""
+    page.locator("[data-step-type=system_message]").first.wait_for()
+    page.wait_for_function("() => { const s = document.querySelector('#starters button'); return s && !s.disabled; }")
 
 
 def screenshot_if_failed(request: pytest.FixtureRequest, page: Page) -> None:
