@@ -48,7 +48,7 @@ from tests.support.postgres import UNPRIVILEGED, PostgresServer, postgres_bin
 
 from .__main__ import machine
 from .durability import LOGINS_AT_ONCE, LoadClient, percentile
-from .server_cpu import process_cpu_s
+from .server_cpu import CLOCK_TICKS, process_cpu_s, quiet
 from .socket_bench import TICKERS, peak_rss_mb
 
 CARD = "**Signal**"
@@ -171,6 +171,22 @@ def trouble(text: str) -> dict[str, int]:
     return {name: sum(1 for line in lines if pat.search(line)) for name, pat in TROUBLE.items()}
 
 
+def first_traceback(text: str, lines: int = 30) -> str | None:
+    """The first traceback in a log and the lines before it (what was being done), for the report."""
+    at = text.find("Traceback")
+    if at < 0:
+        return None
+    start = text.rfind("\n", 0, max(0, text.rfind("\n", 0, at) - 1)) + 1
+    return "\n".join(text[start:].splitlines()[:lines])
+
+
+def machine_cpu_s() -> float:
+    """CPU seconds every process of the machine has used (busy time of all cores, /proc/stat)."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(v) for v in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / CLOCK_TICKS
+
+
 async def measure(database_url: str, processes: int, chats: int, root: Path, *, delay_ms: float,
                   run_timeout: float | None = None) -> dict[str, Any]:
     run_timeout = run_timeout or 120 + 12 * chats
@@ -190,13 +206,21 @@ async def measure(database_url: str, processes: int, chats: int, root: Path, *, 
         tickers = {c.ticker for c in opened}
         pids = [s.proc.pid for s in servers if s.proc is not None]
         cpu_from = [process_cpu_s(p) for p in pids]
-        client_cpu_from, wall_from = time.process_time(), time.perf_counter()
+        client_cpu_from, machine_from = time.process_time(), machine_cpu_s()
+        load = os.getloadavg()[0]
+        wall_from = time.perf_counter()
+        runs_wall: float | None = None
         try:
             await asyncio.gather(*(drive(c, tickers, run_timeout) for c in opened))
+            runs_wall = time.perf_counter() - wall_from
+            # What a run does after its Stop button goes (Edit buttons, history writes) finishes
+            # before the servers are read and stopped.
+            await asyncio.gather(*(quiet(p, limit_s=120) for p in pids))
         finally:
-            wall = time.perf_counter() - wall_from
+            wall = time.perf_counter() - wall_from  # the runs, then the servers going quiet
             cpu = [round(process_cpu_s(p) - c, 2) for p, c in zip(pids, cpu_from)]
             client_cpu = time.process_time() - client_cpu_from
+            machine_cpu = machine_cpu_s() - machine_from
             rss = [peak_rss_mb(p) for p in pids]
             await asyncio.gather(*(c.client.close() for c in opened), return_exceptions=True)
     finally:
@@ -206,7 +230,8 @@ async def measure(database_url: str, processes: int, chats: int, root: Path, *, 
     runs = [c.run_s for c in opened if c.run_s is not None]
     completed = [c for c in opened if c.run_s is not None and c.decided and not c.foreign]
     per_server = [sum(1 for c in completed if c.server == k) for k in range(processes)]
-    logs = trouble("".join(s.log_text() for s in servers))
+    log_text = "".join(s.log_text() for s in servers)
+    logs = trouble(log_text)
     return {
         "processes": processes, "chats": chats, "completed": len(completed), "completed_per_server": per_server,
         "decisions": sum(c.decided for c in opened), "with_foreign_words": sum(c.foreign for c in opened),
@@ -214,8 +239,13 @@ async def measure(database_url: str, processes: int, chats: int, root: Path, *, 
                           "max": round(max(firsts), 2) if firsts else None, "n": len(firsts)},
         "run_s": {"p50": percentile(runs, 0.5), "p95": percentile(runs, 0.95),
                   "max": round(max(runs), 2) if runs else None, "n": len(runs)},
-        "wall_s": round(wall, 1), "server_cpu_s": cpu, "server_cpu_s_per_chat": round(sum(cpu) / chats, 3),
+        "wall_s": round(runs_wall or wall, 1), "settle_s": round(wall - runs_wall, 1) if runs_wall else None,
+        "server_cpu_s": cpu, "server_cpu_s_per_chat": round(sum(cpu) / chats, 3),
         "load_generator_cpu_s": round(client_cpu, 1), "server_peak_rss_mb": rss, "log": logs,
+        # What else ran meanwhile (Postgres, and whatever else shares the machine): busy CPU of
+        # the whole machine less the servers and the load generator, and the 1-minute load before.
+        "other_cpu_s": round(machine_cpu - sum(cpu) - client_cpu, 1), "load_before": round(load, 2),
+        "first_traceback": first_traceback(log_text),
         "problems": sorted({p for c in opened for p in c.problems}),
         "seconds": round(time.perf_counter() - started, 1),
     }
@@ -223,7 +253,8 @@ async def measure(database_url: str, processes: int, chats: int, root: Path, *, 
 
 def table(results: list[dict[str, Any]]) -> str:
     head = ("| processes | chats | completed | first token s p50 / p95 / max | run s p50 / p95 / max "
-            "| server CPU s (per process) | CPU s per chat | load generator CPU s | peak RSS MB | log trouble |")
+            "| server CPU s (per process) | CPU s per chat | load generator CPU s | other CPU s (load before) "
+            "| peak RSS MB | log trouble |")
     cols = head.count("|") - 1
     rows = [head, "|" + "---|" * cols]
     for r in results:
@@ -237,7 +268,8 @@ def table(results: list[dict[str, Any]]) -> str:
             f"{' (' + '+'.join(map(str, r['completed_per_server'])) + ')' if r['processes'] > 1 else ''} "
             f"| {f['p50']} / {f['p95']} / {f['max']} | {w['p50']} / {w['p95']} / {w['max']} "
             f"| {' + '.join(map(str, r['server_cpu_s']))} | {r['server_cpu_s_per_chat']} "
-            f"| {r['load_generator_cpu_s']} | {' / '.join(map(str, r['server_peak_rss_mb']))} | {bad} |")
+            f"| {r['load_generator_cpu_s']} | {r['other_cpu_s']} ({r['load_before']}) "
+            f"| {' / '.join(map(str, r['server_peak_rss_mb']))} | {bad} |")
     return "\n".join(rows)
 
 
@@ -254,7 +286,7 @@ async def run(url_of: Callable[[], str], chats: list[int], processes: list[int],
                 except Exception as exc:  # a size that fails is reported; the next one still runs
                     r = {"processes": p, "chats": n, "error": f"{type(exc).__name__}: {exc}"[:300]}
                 out["results"].append(r)
-                brief = {k: v for k, v in r.items() if k not in ("log", "problems")}
+                brief = {k: v for k, v in r.items() if k not in ("log", "problems", "first_traceback")}
                 print(f"[scale] {json.dumps(brief)}", file=sys.stderr, flush=True)
     finally:
         if keep:
@@ -287,6 +319,9 @@ def main(argv: list[str] | None = None) -> int:
             url_of = pg.create_database
         result = asyncio.run(run(url_of, chats, processes, delay_ms=args.delay_ms, keep=args.keep))
     print(table(result["results"]))
+    for r in result["results"]:
+        if r.get("first_traceback"):
+            print(f"\nfirst traceback, {r['processes']} process(es), {r['chats']} chats:\n{r['first_traceback']}")
     if "data_dir" in result:
         print(f"data and server logs kept in {result['data_dir']}")
     if args.json:

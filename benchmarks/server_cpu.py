@@ -95,12 +95,14 @@ async def analyse(client: DeskClient, question: str, timeout: float) -> bool:
     return any("**Signal**" in (m.get("output") or "") for m in client.messages.values())
 
 
-def start_py_spy(pid: int, out: Path, rate: int) -> subprocess.Popen[bytes]:
+def start_py_spy(pid: int, out: Path, rate: int, gil: bool = False) -> subprocess.Popen[bytes]:
+    """py-spy on the server; `gil`: only the thread holding the GIL is sampled (the Python work one
+    process can do at a time, without threads waiting on sockets or in C code that let it go)."""
     spy = Path(sys.executable).with_name("py-spy")
     if not spy.exists():
         raise SystemExit(f"{spy} missing: .venv/bin/pip install py-spy")
     return subprocess.Popen([str(spy), "record", "--pid", str(pid), "--format", "raw", "--rate", str(rate),
-                             "--output", str(out), "--nonblocking", "--threads"],
+                             "--output", str(out), "--threads", *(["--gil"] if gil else ["--nonblocking"])],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
@@ -113,7 +115,7 @@ def stop_py_spy(proc: subprocess.Popen[bytes]) -> None:
 
 
 async def server_cpu(n: int, at_once: int, delay_ms: float, data_dir: Path, *, database_url: str | None = None,
-                     py_spy: Path | None = None, spy_rate: int = 100,
+                     py_spy: Path | None = None, spy_rate: int = 100, spy_gil: bool = False,
                      server_env: dict[str, str] | None = None) -> dict[str, Any]:
     env = {"DESK_DEMO_DELAY_MS": str(delay_ms)} | ({"DESK_DATABASE_URL": database_url} if database_url else {})
     server = Server(data_dir, **env | (server_env or {}))
@@ -134,7 +136,7 @@ async def server_cpu(n: int, at_once: int, delay_ms: float, data_dir: Path, *, d
         await asyncio.sleep(2.0)
         idle_rate = (process_cpu_s(pid) - idle_from) / (time.perf_counter() - idle_at)
         if py_spy is not None:
-            spy = start_py_spy(pid, py_spy, spy_rate)
+            spy = start_py_spy(pid, py_spy, spy_rate, spy_gil)
             await asyncio.sleep(1.0)  # attached before the analyses start
         cpu = wall = 0.0
         decided = events = 0
@@ -201,7 +203,8 @@ AREAS = (
     ("the decision chart (plotly)", ("chat/card.py", "plotly/")),
     ("chat history writes (data layer)", ("chat/history.py", "chainlit/data/", "sqlalchemy/")),
     ("checkpoints and store", ("langgraph/checkpoint/", "langgraph/store/", "aiosqlite/", "psycopg")),
-    ("rendering to the chat (chat/render.py, runs.py)", ("chat/render.py", "chat/runs.py", "chat/edits.py")),
+    ("Edit buttons after a run (chat/edits.py)", ("chat/edits.py",)),
+    ("rendering to the chat (chat/render.py, runs.py)", ("chat/render.py", "chat/runs.py")),
     ("socket emits (chainlit emitter, socket.io)", ("chainlit/emitter.py", "socketio/", "engineio/",
                                                     "chainlit/message.py", "chainlit/step.py", "chainlit/element.py",
                                                     "chainlit/action.py")),
@@ -263,7 +266,7 @@ def top(path: Path, limit: int = 40) -> str:
 # -- the command -----------------------------------------------------------------------------------
 
 async def run(n: int, at_once: int, delay_ms: float, *, database_url: str | None, py_spy: Path | None,
-              spy_rate: int, skip_headless: bool, server_env: dict[str, str]) -> dict[str, Any]:
+              spy_rate: int, spy_gil: bool, skip_headless: bool, server_env: dict[str, str]) -> dict[str, Any]:
     out: dict[str, Any] = {"machine": machine(), "analyses": n, "at_once": at_once, "delay_ms": delay_ms,
                            "database": "postgres" if database_url else "sqlite", "server_env": server_env}
     with tempfile.TemporaryDirectory(prefix="desk-cpu-") as tmp:
@@ -271,7 +274,7 @@ async def run(n: int, at_once: int, delay_ms: float, *, database_url: str | None
         (root / "server").mkdir()
         (root / "headless").mkdir()
         out["server"] = await server_cpu(n, at_once, delay_ms, root / "server", database_url=database_url,
-                                         py_spy=py_spy, spy_rate=spy_rate, server_env=server_env)
+                                         py_spy=py_spy, spy_rate=spy_rate, spy_gil=spy_gil, server_env=server_env)
         if not skip_headless:
             out["headless"] = await headless_cpu(n, at_once, delay_ms, root / "headless", database_url)
             out["ratio"] = round(out["server"]["cpu_s_per_analysis"] / out["headless"]["cpu_s_per_analysis"], 2)
@@ -301,6 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--postgres", action="store_true", help="start a throwaway Postgres cluster and use it")
     ap.add_argument("--py-spy", type=Path, default=None, help="record the server with py-spy into this file")
     ap.add_argument("--spy-rate", type=int, default=100, help="py-spy samples per second")
+    ap.add_argument("--spy-gil", action="store_true", help="py-spy samples only the thread holding the GIL")
     ap.add_argument("--top", type=Path, default=None, help="only summarise a py-spy file by function")
     ap.add_argument("--skip-headless", action="store_true")
     ap.add_argument("--env", action="append", default=[], metavar="NAME=VALUE", help="add to the server's environment")
@@ -316,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
             from .scale import throwaway_postgres
             url = stack.enter_context(throwaway_postgres()).create_database()
         result = asyncio.run(run(args.analyses, args.at_once, args.delay_ms, database_url=url, py_spy=args.py_spy,
-                                 spy_rate=args.spy_rate, skip_headless=args.skip_headless,
+                                 spy_rate=args.spy_rate, spy_gil=args.spy_gil, skip_headless=args.skip_headless,
                                  server_env=dict(e.split("=", 1) for e in args.env)))
     print(table(result))
     if args.py_spy:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import json
 import uuid
@@ -47,7 +48,7 @@ from chainlit.element import Element, ElementDict
 from chainlit.logger import logger
 from chainlit.step import StepDict
 from chainlit.types import Feedback, FeedbackDict, ThreadDict
-from sqlalchemy import Connection, Engine, bindparam, create_engine, event, text
+from sqlalchemy import Connection, Engine, TextClause, bindparam, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, SQLAlchemyError, StatementError
 from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
@@ -113,6 +114,22 @@ def _sql_value(value: Any) -> Any:
 
 def _now() -> str:
     return datetime.now().isoformat() + "Z"
+
+
+_ENSURE_THREAD = text('INSERT INTO threads ("id", "createdAt") VALUES (:id, :now) ON CONFLICT ("id") DO NOTHING')
+
+
+@functools.lru_cache(maxsize=64)
+def _upsert_step(names: tuple[str, ...]) -> TextClause:
+    """The upsert of a step setting these columns (a handful of sets occur: built once each). An id
+    stored in another thread is left alone: the WHERE makes that atomic."""
+    cols, values = _columns(list(names))
+    updates = ", ".join(f'"{n}" = :{n}' for n in names if n != "id")
+    return text(f"""
+        INSERT INTO steps ({cols}) VALUES ({values})
+        ON CONFLICT ("id") DO UPDATE SET {updates}
+        WHERE steps."threadId" = excluded."threadId"
+    """)
 
 
 APPLIED_KEPT = 100_000  # stamps of the steps stored most recently, kept to drop stale writes
@@ -343,7 +360,13 @@ class HistoryWriter:
 
     def _apply(self, ops: list[_Op], steps: dict[str, StepWrite]) -> list[Any]:
         """A round in one transaction: the threads its steps belong to ensured, then every write in
-        queue order. Returns each write's result."""
+        queue order. Returns each write's result.
+
+        Step upserts between two other writes are sent together, one statement per set of columns
+        with every row's parameters (executemany: one round trip on Postgres, psycopg's pipeline;
+        one C loop in sqlite3): a round of a busy server holds tens of them, and one statement each
+        cost more of the server's CPU than the rest of the writer. Their order among themselves does
+        not matter (a round holds one write per step); their order against the other writes is kept."""
         conn = self._connection()
         try:
             with conn.begin():  # committed at the end of the block, rolled back if it raises
@@ -351,11 +374,19 @@ class HistoryWriter:
                 for op in ops:
                     if op.kind == "step" and (columns := steps[op.key][1]) is not None:
                         threads.add(columns["threadId"])
-                now = _now()
-                for thread_id in sorted(threads):
-                    conn.execute(text('INSERT INTO threads ("id", "createdAt") VALUES (:id, :now) '
-                                      'ON CONFLICT ("id") DO NOTHING'), {"id": thread_id, "now": now})
-                return [self._apply_op(conn, op, steps) for op in ops]
+                if threads:
+                    now = _now()
+                    conn.execute(_ENSURE_THREAD, [{"id": t, "now": now} for t in sorted(threads)])
+                results: list[Any] = [None] * len(ops)
+                upserts: dict[tuple[str, ...], list[int]] = {}  # columns -> the step writes that set them
+                for i, op in enumerate(ops):
+                    if op.kind == "step" and (columns := steps[op.key][1]) is not None:
+                        upserts.setdefault(tuple(columns), []).append(i)
+                        continue
+                    self._upsert_steps(conn, upserts, ops, steps, results)
+                    results[i] = self._apply_op(conn, op, steps)
+                self._upsert_steps(conn, upserts, ops, steps, results)
+                return results
         except BaseException as exc:
             if self._permanent(exc):
                 raise _Permanent(str(exc)) from exc  # refused for what it is, not for the moment
@@ -363,29 +394,42 @@ class HistoryWriter:
                 self._close_connection()  # I/O, a lost connection and the like: a fresh one next round
             raise
 
+    @staticmethod
+    def _upsert_steps(conn: Connection, upserts: dict[tuple[str, ...], list[int]], ops: list[_Op],
+                      steps: dict[str, StepWrite], results: list[Any]) -> None:
+        """The step upserts gathered so far, one statement per set of columns; each gets 1 as its
+        result, or 0 if its id is another thread's step (left alone: the upsert's WHERE)."""
+        for names, indexes in upserts.items():
+            rows = [cast(dict[str, Any], steps[ops[i].key][1]) for i in indexes]
+            written = conn.execute(_upsert_step(names), rows if len(rows) > 1 else rows[0]).rowcount
+            refused: set[str] = set()
+            if written != len(rows):  # rare (a forged id): which ones, for the log and the results
+                stored = conn.execute(text('SELECT "id", "threadId" FROM steps WHERE "id" IN :ids')
+                                      .bindparams(bindparam("ids", expanding=True)),
+                                      {"ids": [r["id"] for r in rows]}).all()
+                mine = {r["id"]: r["threadId"] for r in rows}
+                refused = {step_id for step_id, thread_id in stored if mine.get(step_id) != thread_id}
+                for step_id in sorted(refused):
+                    logger.warning("Refused to move step %s from another thread", step_id)
+            for i in indexes:
+                results[i] = 0 if ops[i].key in refused else 1
+        upserts.clear()
+
     def _apply_op(self, conn: Connection, op: _Op, steps: dict[str, StepWrite]) -> Any:
         p = op.params
         if op.kind == "barrier":
             return None
         if op.kind == "step":
             _, columns = steps[op.key]
-            if columns is None:
-                for query in ('DELETE FROM feedbacks WHERE "forId" = :id', 'DELETE FROM elements WHERE "forId" = :id',
-                              'DELETE FROM steps WHERE "id" = :id'):
-                    conn.execute(text(query), {"id": op.key})
-                return None
-            names = list(columns)
-            cols, values = _columns(names)
-            updates = ", ".join(f'"{n}" = :{n}' for n in names if n != "id")
-            # An id stored in another thread is left alone: the upsert's WHERE makes that atomic.
-            written = conn.execute(text(f"""
-                INSERT INTO steps ({cols}) VALUES ({values})
-                ON CONFLICT ("id") DO UPDATE SET {updates}
-                WHERE steps."threadId" = excluded."threadId"
-            """), columns).rowcount
-            if written == 0:
-                logger.warning("Refused to move step %s from another thread", op.key)
-            return written
+            if columns is not None:  # upserts go through _upsert_steps, a deletion comes here
+                upserts = {tuple(columns): [0]}
+                results: list[Any] = [None]
+                self._upsert_steps(conn, upserts, [op], steps, results)
+                return results[0]
+            for query in ('DELETE FROM feedbacks WHERE "forId" = :id', 'DELETE FROM elements WHERE "forId" = :id',
+                          'DELETE FROM steps WHERE "id" = :id'):
+                conn.execute(text(query), {"id": op.key})
+            return None
         if op.kind == "thread":
             return self._apply_thread(conn, op.key, p)
         if op.kind == "element":
