@@ -213,12 +213,14 @@ AREAS = (
     ("socket emits (chainlit emitter, socket.io)", ("chainlit/emitter.py", "socketio/", "engineio/",
                                                     "chainlit/message.py", "chainlit/step.py", "chainlit/element.py",
                                                     "chainlit/action.py")),
-    ("rendering to the chat (chat/render.py, runs.py)", ("chat/render.py", "chat/runs.py")),
+    ("rendering to the chat (chat/render.py)", ("chat/render.py",)),
     ("market data (synthetic vendor, indicators)", ("graph/data/",)),
     ("figure checks (graph/figures.py)", ("check_turn (graph/figures.py",)),
     ("model, prompts and nodes (graph/)", ("graph/",)),
     ("langgraph / langchain", ("langgraph/", "langchain_core/", "langchain/")),
     ("web server (uvicorn, starlette)", ("uvicorn/", "starlette/", "fastapi/", "websockets/", "wsproto/")),
+    # Last: the graph runs inside ChatRun._run (chat/runs.py), so chat/ frames alone say little.
+    ("other chat code (chat/)", ("chat/",)),
 )
 
 
