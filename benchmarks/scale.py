@@ -15,10 +15,12 @@ Once every chat is open, the N questions are sent at the same moment and each ch
   means it ended within the time limit with a decision card, and no chat may show words of
   another chat's ticker;
 - each server's CPU seconds (/proc/<pid>/stat) and peak RSS, and lines of its log that say
-  something went wrong (tracebacks, pool time-outs, "database is locked").
+  something went wrong (tracebacks, pool time-outs, "database is locked");
+- Postgres's CPU seconds (the throwaway cluster's processes), the load generator's, and the rest
+  of the machine's ("other": whatever else runs there meanwhile).
 
-The load generator (the N socket clients) runs on the same machine and its CPU is reported too:
-on 2 cores it competes with the servers and with Postgres. Its clients count what they need as
+Everything runs on one machine: on 2 cores the servers compete with Postgres and the load
+generator (the N socket clients). Its clients count what they need as
 events arrive, instead of polling and rescanning their event lists.
 """
 from __future__ import annotations
@@ -180,6 +182,25 @@ def first_traceback(text: str, lines: int = 30) -> str | None:
     return "\n".join(text[start:].splitlines()[:lines])
 
 
+def postgres_cpu_s(data_dir: Path) -> float | None:
+    """CPU seconds of a PostgreSQL cluster: its postmaster (with the backends it has reaped) and the
+    backends alive now. None when the cluster is not ours to read (an outside server)."""
+    try:
+        postmaster = int((data_dir / "postmaster.pid").read_text().split("\n", 1)[0])
+    except (OSError, ValueError):
+        return None
+    total = process_cpu_s(postmaster)
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:  # gone meanwhile
+            continue
+        fields = text.rsplit(")", 1)[1].split()
+        if int(fields[1]) == postmaster:  # a backend (or a helper process) of this cluster
+            total += (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+    return total
+
+
 def machine_cpu_s() -> float:
     """CPU seconds every process of the machine has used (busy time of all cores, /proc/stat)."""
     fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
@@ -188,6 +209,7 @@ def machine_cpu_s() -> float:
 
 
 async def measure(database_url: str, processes: int, chats: int, root: Path, *, delay_ms: float,
+                  postgres: PostgresServer | None = None,
                   run_timeout: float | None = None) -> dict[str, Any]:
     run_timeout = run_timeout or 120 + 12 * chats
     secret = secrets.token_urlsafe(32)  # one for every process: a token from one is good on the others
@@ -207,6 +229,7 @@ async def measure(database_url: str, processes: int, chats: int, root: Path, *, 
         pids = [s.proc.pid for s in servers if s.proc is not None]
         cpu_from = [process_cpu_s(p) for p in pids]
         client_cpu_from, machine_from = time.process_time(), machine_cpu_s()
+        pg_from = postgres_cpu_s(postgres.data) if postgres is not None else None
         load = os.getloadavg()[0]
         wall_from = time.perf_counter()
         runs_wall: float | None = None
@@ -221,6 +244,8 @@ async def measure(database_url: str, processes: int, chats: int, root: Path, *, 
             cpu = [round(process_cpu_s(p) - c, 2) for p, c in zip(pids, cpu_from)]
             client_cpu = time.process_time() - client_cpu_from
             machine_cpu = machine_cpu_s() - machine_from
+            pg_to = postgres_cpu_s(postgres.data) if postgres is not None else None
+            pg_cpu = pg_to - pg_from if pg_to is not None and pg_from is not None else None
             rss = [peak_rss_mb(p) for p in pids]
             await asyncio.gather(*(c.client.close() for c in opened), return_exceptions=True)
     finally:
@@ -242,9 +267,10 @@ async def measure(database_url: str, processes: int, chats: int, root: Path, *, 
         "wall_s": round(runs_wall or wall, 1), "settle_s": round(wall - runs_wall, 1) if runs_wall else None,
         "server_cpu_s": cpu, "server_cpu_s_per_chat": round(sum(cpu) / chats, 3),
         "load_generator_cpu_s": round(client_cpu, 1), "server_peak_rss_mb": rss, "log": logs,
-        # What else ran meanwhile (Postgres, and whatever else shares the machine): busy CPU of
-        # the whole machine less the servers and the load generator, and the 1-minute load before.
-        "other_cpu_s": round(machine_cpu - sum(cpu) - client_cpu, 1), "load_before": round(load, 2),
+        "postgres_cpu_s": round(pg_cpu, 1) if pg_cpu is not None else None,
+        # What else ran meanwhile on the machine: its busy CPU less the servers, the load generator
+        # and Postgres, and the 1-minute load average before.
+        "other_cpu_s": round(machine_cpu - sum(cpu) - client_cpu - (pg_cpu or 0), 1), "load_before": round(load, 2),
         "first_traceback": first_traceback(log_text),
         "problems": sorted({p for c in opened for p in c.problems}),
         "seconds": round(time.perf_counter() - started, 1),
@@ -253,7 +279,8 @@ async def measure(database_url: str, processes: int, chats: int, root: Path, *, 
 
 def table(results: list[dict[str, Any]]) -> str:
     head = ("| processes | chats | completed | first token s p50 / p95 / max | run s p50 / p95 / max "
-            "| server CPU s (per process) | CPU s per chat | load generator CPU s | other CPU s (load before) "
+            "| server CPU s (per process) | CPU s per chat | Postgres CPU s | load generator CPU s "
+            "| other CPU s (load before) "
             "| peak RSS MB | log trouble |")
     cols = head.count("|") - 1
     rows = [head, "|" + "---|" * cols]
@@ -268,12 +295,13 @@ def table(results: list[dict[str, Any]]) -> str:
             f"{' (' + '+'.join(map(str, r['completed_per_server'])) + ')' if r['processes'] > 1 else ''} "
             f"| {f['p50']} / {f['p95']} / {f['max']} | {w['p50']} / {w['p95']} / {w['max']} "
             f"| {' + '.join(map(str, r['server_cpu_s']))} | {r['server_cpu_s_per_chat']} "
-            f"| {r['load_generator_cpu_s']} | {r['other_cpu_s']} ({r['load_before']}) "
+            f"| {r['postgres_cpu_s']} | {r['load_generator_cpu_s']} | {r['other_cpu_s']} ({r['load_before']}) "
             f"| {' / '.join(map(str, r['server_peak_rss_mb']))} | {bad} |")
     return "\n".join(rows)
 
 
 async def run(url_of: Callable[[], str], chats: list[int], processes: list[int], *, delay_ms: float,
+              postgres: PostgresServer | None = None,
               keep: bool) -> dict[str, Any]:
     out: dict[str, Any] = {"machine": machine(), "delay_ms": delay_ms, "results": []}
     root = Path(tempfile.mkdtemp(prefix="desk-scale-"))
@@ -281,7 +309,8 @@ async def run(url_of: Callable[[], str], chats: list[int], processes: list[int],
         for n in chats:
             for p in processes:
                 try:
-                    r = await asyncio.wait_for(measure(url_of(), p, n, root / f"p{p}-n{n}", delay_ms=delay_ms),
+                    r = await asyncio.wait_for(measure(url_of(), p, n, root / f"p{p}-n{n}", delay_ms=delay_ms,
+                                                       postgres=postgres),
                                                300 + 20 * n)
                 except Exception as exc:  # a size that fails is reported; the next one still runs
                     r = {"processes": p, "chats": n, "error": f"{type(exc).__name__}: {exc}"[:300]}
@@ -309,6 +338,7 @@ def main(argv: list[str] | None = None) -> int:
     chats = [int(s) for s in args.chats.split(",") if s.strip()]
     processes = [int(s) for s in args.processes.split(",") if s.strip()]
     with contextlib.ExitStack() as stack:
+        pg: PostgresServer | None = None
         if args.database_url:
             base = args.database_url
 
@@ -317,7 +347,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             pg = stack.enter_context(throwaway_postgres())
             url_of = pg.create_database
-        result = asyncio.run(run(url_of, chats, processes, delay_ms=args.delay_ms, keep=args.keep))
+        result = asyncio.run(run(url_of, chats, processes, delay_ms=args.delay_ms, keep=args.keep, postgres=pg))
     print(table(result["results"]))
     for r in result["results"]:
         if r.get("first_traceback"):
