@@ -17,6 +17,7 @@ from ..events import Said, emit
 from ..models.registry import ModelRegistry
 from ..personas import DESK, REPORT_KEYS
 from ..prompts import render
+from ..record import entries
 from ..request.companies import all_companies, company_name, is_known_ticker
 from ..request.intent import ParsedRequest, parse_request
 from ..request.resolve import resolve
@@ -112,7 +113,8 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
         model = models.quick(runtime.context) if models.live else None
         text = next((str(m.content) for m in reversed(state.get("messages", [])) if isinstance(m, HumanMessage)), "")
         today = (runtime.context.today if runtime.context else None) or date.today()
-        decided = state.get("final_decision") is not None
+        # A stopped run's reports and turns are on screen too: questions about them are follow-ups.
+        decided = state.get("final_decision") is not None or bool(entries(state))
         current = date.fromisoformat(trade_date) if (trade_date := state.get("trade_date")) else None
         parsed = await resolve(text, today, has_decision=decided, current_ticker=state.get("ticker"),
                                current_date=current, model=model)

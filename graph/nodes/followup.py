@@ -22,7 +22,12 @@ def make_followup(models: ModelRegistry) -> Callable[..., Any]:
         question = next((m.content for m in reversed(state["messages"]) if isinstance(m, HumanMessage)), "")
         # The case file first, as every speaker read it (the ruling appended): a follow-up right
         # after the decision finds all of it in the server's prefix cache.
-        system = case_file(state) + "\n\n" + render("desk", **subject(state), context=desk_notes(state))
+        finished = state.get("final_decision") is not None
+        # After a Stop the record ends mid-deliberation: the Desk answers from what was said so far.
+        status, extent = (("has finished its analysis of", "its whole deliberation") if finished else
+                          ("was stopped before a decision in its analysis of", "what was said before the stop"))
+        system = case_file(state) + "\n\n" + render("desk", **subject(state), status=status, extent=extent,
+                                                      context=desk_notes(state))
         meter = Meter.of(state, DESK, models.settings.token_budget)  # capped, counted, within the budget
         reply = await ask(models.quick(runtime.context), [SystemMessage(system), HumanMessage(str(question))], DESK,
                           limits=models.limits("turn"), meter=meter)
