@@ -10,6 +10,7 @@ from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, message_chunk_to_message
+from langchain_core.messages.ai import add_ai_message_chunks
 from langchain_core.runnables import Runnable
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
@@ -183,7 +184,7 @@ async def _streamed(model: Runnable[Any, Any], messages: list[BaseMessage], stal
     cancels the call. The pieces reach the chat through LangGraph's "messages" stream (callbacks),
     as with any model call in a node."""
     loop = asyncio.get_running_loop()
-    merged: AIMessageChunk | None = None
+    pieces: list[AIMessageChunk] = []  # merged once at the end: a merge per piece made a new message per word
     whole: AIMessage | None = None
     try:
         stream = cast(AsyncGenerator[Any, None], model.astream(messages))
@@ -192,7 +193,7 @@ async def _streamed(model: Runnable[Any, Any], messages: list[BaseMessage], stal
                 if stall_s is not None:
                     watch.reschedule(loop.time() + stall_s)
                 if isinstance(chunk, AIMessageChunk):
-                    merged = chunk if merged is None else merged + chunk
+                    pieces.append(chunk)
                 elif isinstance(chunk, AIMessage):  # a model that cannot stream answers whole
                     whole = chunk
     except TimeoutError:
@@ -200,11 +201,12 @@ async def _streamed(model: Runnable[Any, Any], messages: list[BaseMessage], stal
             raise _Stall() from None
         raise
     except Exception as exc:
-        if merged is None and isinstance(exc, ValueError) and "generation" in str(exc).lower():
+        if not pieces and isinstance(exc, ValueError) and "generation" in str(exc).lower():
             return AIMessage(content="")  # an empty stream ("No generation chunks were returned")
-        if merged is not None or _is_cut(exc):
+        if pieces or _is_cut(exc):
             raise _Cut(exc) from exc
         raise
-    if merged is None:
+    if not pieces:
         return whole or AIMessage(content="")
+    merged = pieces[0] if len(pieces) == 1 else add_ai_message_chunks(pieces[0], *pieces[1:])
     return cast(AIMessage, message_chunk_to_message(merged))
