@@ -19,7 +19,9 @@ from chainlit.context import local_steps
 from graph.data import make_vendor
 from graph.data.vendor import Vendor
 from graph.errors import explain
-from graph.inbox import Note
+from graph.inbox import Note, unread_in
+from graph.interject import post as post_note
+from graph.lease import Held, LeaseHeld
 from graph.models.registry import ModelRegistry
 from graph.personas import ANALYST_KINDS, DESK, PERSONAS
 from graph.plan import RunPlan
@@ -136,7 +138,10 @@ class ChatRun:
         """The thread's interrupted run, if it has one and it is not running here."""
         if self.active:
             return None
-        return await (await self.service.runtime()).interrupted(self.thread_id)
+        desk = await self.service.runtime()
+        if await desk.leases.holder(self.thread_id) is not None:  # it runs in another process
+            return None
+        return await desk.interrupted(self.thread_id)
 
     async def offer_resume(self, stopped: Interrupted, steps: list[Any] | None = None,
                            reason: str = "The last run on this thread was interrupted") -> None:
@@ -173,31 +178,42 @@ class ChatRun:
                          icon="square", tooltip="Stop the desk (or type /stop)")
         renderer = self.renderer = Renderer(nxt.plan, stop_action=stop, on_pickup=self._picked_up)
         outcome = "done"
+        held: Held | None = None
         try:
             desk = await self.service.runtime()
-            graph_input: dict[str, Any] | None = None
-            if text is None:  # resume: the plan and who already spoke come from the checkpoint
-                values = await desk.state(self.thread_id)
-                plan = RunPlan.from_state(values, desk.settings.parallel_analysts)
-                renderer.plan, renderer.started = plan, plan.spoken(values)
-            else:
-                graph_input = await desk.new_input(self.thread_id, text, nxt.plan)
-            quick, deep = nxt.models or (None, None)
-            context = desk.context(quick_model=quick, deep_model=deep)
-            async for ev in desk.events(graph_input, self.thread_id, context):
-                await renderer.handle(ev)
-            await renderer.close_open()
+            # One run per thread across processes: another window's process may run this thread.
+            async with desk.leases.hold(self.thread_id) as held:
+                graph_input: dict[str, Any] | None = None
+                if text is None:  # resume: the plan and who already spoke come from the checkpoint
+                    values = await desk.state(self.thread_id)
+                    plan = RunPlan.from_state(values, desk.settings.parallel_analysts)
+                    renderer.plan, renderer.started = plan, plan.spoken(values)
+                else:
+                    graph_input = await desk.new_input(self.thread_id, text, nxt.plan)
+                quick, deep = nxt.models or (None, None)
+                context = desk.context(quick_model=quick, deep_model=deep)
+                async for ev in desk.events(graph_input, self.thread_id, context):
+                    await renderer.handle(ev)
+                await renderer.close_open()
             if renderer.decided:
                 await self._show_decision()
             await renderer.finish("Decision ready" if renderer.decided else "Done")
             await self._quietly(offer_edits(self))  # Edit buttons on the finished turns
+        except LeaseHeld:
+            outcome = "elsewhere"
+            await self._quietly(self._run_elsewhere(text))
         except asyncio.CancelledError:
             outcome = "stopped"
             await self._quietly(renderer.close_open(" — *stopped*"))
             await self._quietly(renderer.finish("Stopped", failed=True))
-            await self._quietly(cl.Message(
-                content="Stopped. Everything up to the last finished turn is kept: type “resume” to go on from "
-                        "there, ask a follow-up, or send a new request.", author=DESK).send())
+            if held is not None and held.lost.is_set():
+                stopped = ("Stopped: this server lost the thread's lease (it could not renew it in time), so "
+                           "another window may be running the thread now. Everything up to the last finished "
+                           "turn is kept: when that run is over, type “resume” to go on from there.")
+            else:
+                stopped = ("Stopped. Everything up to the last finished turn is kept: type “resume” to go on from "
+                           "there, ask a follow-up, or send a new request.")
+            await self._quietly(cl.Message(content=stopped, author=DESK).send())
         except Exception as exc:  # the user gets a sentence, never a traceback
             outcome = "failed"
             await self._quietly(renderer.close_open(" — *interrupted*"))
@@ -208,7 +224,8 @@ class ChatRun:
                 author=DESK, actions=[resume_action(self.thread_id)]).send())
         finally:
             self.renderer = None
-            leftover = await self._leftover()
+            # Notes posted for the run elsewhere are that run's to read.
+            leftover = await self._leftover() if outcome != "elsewhere" else []
             if self.service.chats.get(self.thread_id) is self and not leftover:
                 self.service.chats.pop(self.thread_id, None)
         if leftover and outcome == "done":
@@ -220,12 +237,23 @@ class ChatRun:
                         + ". Resuming the run answers them; a new request leaves them unread.", author=DESK).send())
             self.service.chats.pop(self.thread_id, None)
 
+    async def _run_elsewhere(self, text: str | None) -> None:
+        """The thread's lease is held by another process (another window's run): a new message is
+        passed on to that run's inbox, a resume is refused."""
+        if text is None:
+            body = "This thread's run is already going on in another window; it goes on there."
+        else:
+            await (await self.service.runtime()).inbox.post(self.thread_id, text)
+            body = ("This thread is running in another window, so your message was passed on to that run: "
+                    "its next speaker answers it there.")
+        await cl.Message(content=body, author=DESK).send()
+
     async def _leftover(self) -> list[Note]:
         """Notes no speaker read (a new run or a resume takes care of them)."""
         try:
             desk = await self.service.runtime()
-            seen = (await desk.state(self.thread_id)).get("inbox_seen") or 0
-            return await desk.inbox.since(self.thread_id, seen)
+            read, seen = unread_in(await desk.state(self.thread_id))
+            return await desk.inbox.unread(self.thread_id, read, seen)
         except Exception:  # the thread is gone (deleted) or the store is closing
             return []
 
@@ -258,14 +286,9 @@ class ChatRun:
     async def interject(self, text: str) -> cl.Message:
         """Post to the thread's inbox (stored before it is acknowledged) and acknowledge at once,
         naming who will answer."""
-        note = await (await self.service.runtime()).inbox.post(self.thread_id, text)
-        nxt = self.renderer.next_speaker() if self.renderer else None
-        if nxt:
-            body = f"Noted — the **{nxt}** will answer this next."
-        else:
-            body = "Noted — the desk will take this up as soon as the current step finishes."
-        msg = cl.Message(content=f"{body}\n\n> {text}", author=DESK)
-        self.acks[note.seq] = (msg, [])
+        posted = await post_note(await self.service.runtime(), self.thread_id, text)
+        msg = cl.Message(content=f"{posted.acknowledgement}\n\n> {text}", author=DESK)
+        self.acks[posted.note.seq] = (msg, [])
         await msg.send()
         return msg
 

@@ -13,6 +13,7 @@ from langchain_core.callbacks import UsageMetadataCallbackHandler
 from .branches import EditRefused, edit_change
 from .errors import explain
 from .events import NodeDone, Said, Token, ToolStarted
+from .lease import LeaseHeld
 from .personas import ANALYST_KINDS
 from .request import clean_message
 from .runtime import DeskRuntime
@@ -60,7 +61,8 @@ class Printer:
 async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
     usage = UsageMetadataCallbackHandler()
     printer = Printer()
-    async with DeskRuntime.open(settings) as desk:
+    # The thread's lease for the run: one run per thread across processes (graph/lease.py).
+    async with DeskRuntime.open(settings) as desk, desk.leases.hold(thread):
         print(f"{desk.models.notice}\nMarket data: {desk.vendor.label}.")
         graph_input: dict[str, object] | None
         if args.edit:
@@ -181,6 +183,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nstopped; the thread keeps everything up to the last finished step. Continue with: {resume}",
               file=sys.stderr)
         return 130
+    except LeaseHeld:
+        print(f"\nthread {thread} is running in another process; wait for that run to end (or post to it "
+              "from the chat), then try again", file=sys.stderr)
+        return 1
     except Exception as exc:
         print(f"\nerror: {explain(exc)}\nThe thread keeps every finished step; continue with: {resume}",
               file=sys.stderr)

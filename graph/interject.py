@@ -1,18 +1,32 @@
-"""Interjections from outside the desk's process: the store item that a client of LangGraph
-Server's store API (`client.store.put_item`) writes into a thread's inbox.
+"""Who answers an interjection, and the store item that posts one from outside the desk's process.
 
-The same namespace, key and value as graph/inbox.py's `Inbox.post`, so the next speaker's
-`take_notes` reads it like a note typed in the chat. Numbering is read-then-write, as in the
-inbox: one poster per thread at a time (a second poster with the same number overwrites).
+A note that names a persona with a turn still to come ("Bear, what about the China export ban?")
+waits for that persona's next turn; any other note goes to the next speaker. The address is
+decided when the note is posted, from the server's run plan and checkpoint (not from what a page
+has shown), and stored with the note (`to`). Readers check it again when they read: a persona
+whose turns are over by then (the prediction raced its last turn) no longer holds its notes back.
+
+LangGraph Server clients post with `client.store.put_item(*note_item(thread_id, text))`: the same
+namespace, key and value as `Inbox.post`, so the next speaker's `take_notes` reads it like a note
+typed in the chat. Keys are unique, so posters never overwrite each other.
 """
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from typing import Any, NamedTuple
+import re
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .inbox import MAX_NOTES
+from .inbox import MAX_NOTES, Note, new_note
+from .personas import ANALYST_PERSONAS, ANALYSTS, DEBATERS, PERSONA_OF_NODE, RESEARCH_MANAGER, RISK_JUDGE, TRADER
+from .plan import RunPlan
 
-__all__ = ["MAX_NOTES", "NoteItem", "note_item"]
+if TYPE_CHECKING:
+    from .runtime import DeskRuntime
+
+__all__ = ["MAX_NOTES", "NoteItem", "Posted", "address", "named", "note_item", "post", "waiting"]
 
 
 class NoteItem(NamedTuple):
@@ -22,9 +36,118 @@ class NoteItem(NamedTuple):
     value: dict[str, Any]
 
 
-def note_item(thread_id: str, existing: list[dict[str, Any]], text: str) -> NoteItem:
-    """The item that posts `text` to a thread's inbox, numbered after the `existing` notes' values:
-    what `client.store.search_items(["inbox", thread_id], limit=MAX_NOTES)` returned."""
-    seq = max((int(v["seq"]) for v in existing), default=0) + 1
-    return NoteItem(["inbox", thread_id], f"{seq:08d}",
-                    {"seq": seq, "text": text, "posted": datetime.now(UTC).isoformat()})
+def note_item(thread_id: str, text: str, to: str | None = None) -> NoteItem:
+    """The item that posts `text` to a thread's inbox (for the next speaker, or for persona `to`)."""
+    key, value = new_note(text, to)
+    return NoteItem(["inbox", thread_id], key, value)
+
+
+# -- names -----------------------------------------------------------------
+
+# Short names count only as an address: first in the message ("Bear, …", "bear: …") or after "@".
+# Common words ("safe", "neutral", "bear market") elsewhere in a sentence name nobody.
+_SHORT: dict[str, str] = {
+    **{side: d.persona for side, d in DEBATERS.items()},
+    "aggressive": DEBATERS["risky"].persona, "conservative": DEBATERS["safe"].persona,
+    "manager": RESEARCH_MANAGER, "trader": TRADER, "judge": RISK_JUDGE,
+    **{a.kind: a.persona for a in ANALYSTS}, "sentiment": ANALYSTS[1].persona,
+}
+# Full names count anywhere: "what does the Risk Judge make of rates?"
+_FULL: dict[str, str] = {
+    **{p.lower(): p for p in PERSONA_OF_NODE.values()},
+    "research manager": RESEARCH_MANAGER, "risk judge": RISK_JUDGE,
+    **{f"{side} analyst": d.persona for side, d in DEBATERS.items()},
+    **{f"{side} researcher": d.persona for side, d in DEBATERS.items()},
+    "sentiment analyst": ANALYSTS[1].persona,
+}
+
+
+@cache
+def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    def alt(names: Iterable[str]) -> str:
+        return "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    short = alt(_SHORT)
+    full = alt(_FULL)
+    # "Bear, …" / "hey bear: …" / "Bear Researcher — …" at the start
+    lead = re.compile(rf"^\W*(?:(?:hey|ok|okay|so|and)\s+)?(?:the\s+)?({full}|{short})\b(?!\s+market)", re.I)
+    at = re.compile(rf"@\s*({full}|{short})\b", re.I)
+    anywhere = re.compile(rf"\b({full})\b", re.I)
+    return lead, at, anywhere
+
+
+def _persona(word: str) -> str | None:
+    word = " ".join(word.lower().split())
+    return _FULL.get(word) or _SHORT.get(word)
+
+
+def named(text: str) -> list[str]:
+    """The personas a message names, in the order it names them."""
+    found: list[tuple[int, str]] = []
+    for pattern in _patterns():
+        found += [(m.start(1), p) for m in pattern.finditer(text) if (p := _persona(m.group(1)))]
+    return list(dict.fromkeys(p for _, p in sorted(found)))
+
+
+# -- turns -----------------------------------------------------------------
+
+def waiting(plan: RunPlan, started: Iterable[str]) -> set[str]:
+    """The personas with a turn of the plan still to start, given the personas whose turns started
+    (each start counted; a debater speaks once per round)."""
+    left = Counter(s.persona for s in plan.slots())
+    left.subtract(Counter(started))
+    return {p for p, n in left.items() if n > 0}
+
+
+def address(text: str, plan: RunPlan, started: Iterable[str]) -> str | None:
+    """The persona a note waits for: the first it names with a turn still to start; else None."""
+    ahead = waiting(plan, started)
+    return next((p for p in named(text) if p in ahead), None)
+
+
+def started_at_read(plan: RunPlan, state: Mapping[str, Any], reader: str) -> list[str]:
+    """Whose turns have started when `reader` starts its own: the finished ones, the reader, and,
+    when an analyst reads, every analyst (they start together)."""
+    started = [*plan.spoken(state), reader]
+    if reader in ANALYST_PERSONAS:
+        started += [s.persona for s in plan.analyst_slots() if s.persona not in started]
+    return started
+
+
+# -- posting ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Posted:
+    note: Note
+    reader: str | None   # who will answer: the addressee, or the predicted next speaker (None: not known)
+
+    @property
+    def acknowledgement(self) -> str:
+        if self.note.to:
+            return f"Noted — the **{self.note.to}** will answer this."
+        if self.reader:
+            return f"Noted — the **{self.reader}** will answer this next."
+        return "Noted — the desk will take this up as soon as the current step finishes."
+
+
+async def post(desk: DeskRuntime, thread_id: str, text: str) -> Posted:
+    """Post a note during a run, addressed from the server's view of it: the plan and who spoke in
+    the checkpoint, plus the nodes running now (their turns started)."""
+    snapshot = await desk.graph.aget_state(desk.config(thread_id))
+    values: Mapping[str, Any] = snapshot.values or {}
+    running = [PERSONA_OF_NODE.get(n, n) for n in snapshot.next]
+    plan = RunPlan.from_state(values, desk.settings.parallel_analysts)
+    started: list[str] | None
+    if not snapshot.next:
+        started = None                      # no run in flight: whoever speaks next takes it
+    elif "coordinator" in snapshot.next:
+        started = []                        # a new analysis is about to start: every turn is ahead
+    else:
+        spoken = plan.spoken(values)
+        # An analyst whose report is in is not running any more (parallel analysts finish apart).
+        started = spoken + [p for p in running if p != "Desk" and not (p in ANALYST_PERSONAS and p in spoken)]
+    to = address(text, plan, started) if started is not None else None
+    note = await desk.inbox.post(thread_id, text, to)
+    if to or started is None:
+        return Posted(note, to)
+    slot = plan.next_reader(started)
+    return Posted(note, slot.persona if slot else None)

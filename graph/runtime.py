@@ -62,6 +62,7 @@ class DeskRuntime:
 
     @property
     def inbox(self) -> Inbox:
+        # Stateless over the store (unique keys, no counter), so one per access is as good as one.
         return Inbox(self.store)
 
     @classmethod
@@ -138,10 +139,10 @@ class DeskRuntime:
     async def new_input(self, thread_id: str, text: str, plan: RunPlan | None = None) -> dict[str, Any]:
         """A new message's input. Notes left from an earlier run that ended before reading them
         are skipped: they were typed to that run (resuming it would have answered them)."""
-        notes = await self.inbox.since(thread_id, 0)
+        notes = await self.inbox.all(thread_id)
         graph_input: dict[str, Any] = {"messages": [HumanMessage(text)], **(plan.state_fields() if plan else {})}
         if notes:
-            graph_input["inbox_seen"] = notes[-1].seq
+            graph_input["inbox_read"] = [n.key for n in notes]
         return graph_input
 
     async def state(self, thread_id: str) -> dict[str, Any]:

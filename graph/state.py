@@ -91,6 +91,11 @@ def latest_seen(old: int, new: int) -> int:
     return max(old or 0, new or 0)
 
 
+def merge_read(old: list[str] | None, new: list[str] | None) -> list[str]:
+    """Inbox note keys read: a union in first-read order (parallel speakers and retried steps repeat keys)."""
+    return list(dict.fromkeys([*(old or []), *(new or [])]))
+
+
 def merge_interventions(old: list[Intervention], new: list[Intervention]) -> list[Intervention]:
     """Keyed by note number: a note read twice (parallel speakers, a retried step) is kept once."""
     by_seq = {i.seq: i for i in old or []}
@@ -132,6 +137,9 @@ class DeskState(TypedDict, total=False):
     interventions: Annotated[list[Intervention], merge_interventions]
     # The highest inbox note number already recorded; max() because parallel analysts may all write it.
     inbox_seen: Annotated[int, latest_seen]
+    # The inbox note keys already recorded (graph/inbox.py): a union, so notes posted at once from
+    # several processes are each read once; inbox_seen stays for threads checkpointed before keys.
+    inbox_read: Annotated[list[str], merge_read]
     past_decisions: Annotated[list[FinalDecision], operator.add]
     # Calendar days of prices the market analyst read: the chart shows the same window.
     chart_window_days: int

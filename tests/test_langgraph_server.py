@@ -24,7 +24,7 @@ from langgraph.store.memory import InMemoryStore
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 
-from graph.inbox import MAX_NOTES, Inbox, Note
+from graph.inbox import Inbox, Note
 from graph.interject import note_item
 from graph.personas import ANALYSTS
 from tests.support.env import demo_env
@@ -127,8 +127,7 @@ class Analysis:
 
 def post_note(client: SyncLangGraphClient, thread_id: str, text: str) -> None:
     """An interjection through the server's store API, into the inbox the next speaker reads."""
-    existing = client.store.search_items(["inbox", thread_id], limit=MAX_NOTES)["items"]
-    client.store.put_item(*note_item(thread_id, [i["value"] for i in existing], text))
+    client.store.put_item(*note_item(thread_id, text))  # a unique key: no need to read the inbox first
 
 
 def stream(client: SyncLangGraphClient, thread_id: str, text: str, analysis: Analysis,
@@ -170,17 +169,18 @@ def followup(client: SyncLangGraphClient, analysis: Analysis) -> Analysis:
 
 
 def test_a_note_item_is_what_the_inbox_reads() -> None:
-    """The store item the SDK puts is the one graph/inbox.py numbers and reads."""
+    """The store item the SDK puts is the one graph/inbox.py reads, after the notes posted before it."""
     store = InMemoryStore()
 
-    async def post_and_read() -> list[Note]:
-        await Inbox(store).post("t1", "first")
-        existing = [i.value for i in await store.asearch(("inbox", "t1"))]
-        namespace, key, value = note_item("t1", existing, "second")
+    async def post_and_read() -> tuple[Note, list[Note]]:
+        first = await Inbox(store).post("t1", "first")
+        namespace, key, value = note_item("t1", "second", to="Bear Researcher")
         await store.aput(tuple(namespace), key, value)
-        return await Inbox(store).since("t1", 1)
+        return first, await Inbox(store).unread("t1", [first.key])
 
-    assert asyncio.run(post_and_read()) == [Note(2, "second")]
+    first, [second] = asyncio.run(post_and_read())
+    assert (second.text, second.to) == ("second", "Bear Researcher")
+    assert second.key != first.key and second.seq != first.seq
 
 
 @pytest.mark.e2e
@@ -216,12 +216,12 @@ def test_the_run_reaches_a_decision(analysis: Analysis) -> None:
 @pytest.mark.e2e
 def test_a_note_put_in_the_store_reaches_the_next_speaker(analysis: Analysis) -> None:
     (picked,) = analysis.customs("note_picked_up")
-    assert picked["text"] == NOTE and picked["seq"] == 1
+    assert picked["text"] == NOTE
     # Posted while the analysts spoke (they had read the inbox already): the first speaker after them.
     assert picked["persona"] == SPEAKERS[0]
     assert analysis.events.index(("posted", NOTE)) < analysis.events.index(("token", SPEAKERS[0]))
     (recorded,) = analysis.state["interventions"]
-    assert recorded == {"seq": 1, "text": NOTE, "answered_by": [SPEAKERS[0]]}
+    assert recorded == {"seq": picked["seq"], "text": NOTE, "answered_by": [SPEAKERS[0]]}
     answer = next(m for m in analysis.state["messages"] if m.get("name") == SPEAKERS[0])
     assert NOTE in answer["content"]
 

@@ -19,7 +19,9 @@ from ..context import DeskContext
 from ..errors import NO_TOOLS, DeskError, explain
 from ..events import NotePickedUp, emit
 from ..inbox import Inbox
+from ..interject import started_at_read, waiting
 from ..models.registry import CallLimits
+from ..plan import RunPlan
 from ..prompts import render
 from ..record import case_record
 from ..state import DeskState, Intervention
@@ -28,11 +30,16 @@ from ..usage import Meter
 
 async def take_notes(state: DeskState, runtime: Runtime[DeskContext], persona: str) -> tuple[str, dict[str, Any]]:
     """Read the thread's new notes for this speaker: the prompt text answering them, and the
-    state update that records them (so they are checkpointed with this turn)."""
+    state update that records them (so they are checkpointed with this turn). A note addressed to
+    another persona with a turn still to start is left for that persona (graph/interject.py)."""
     if runtime.store is None:
         return "", {}
     thread_id = str(get_config()["configurable"]["thread_id"])
-    notes = await Inbox(runtime.store).since(thread_id, state.get("inbox_seen", 0))
+    notes = await Inbox(runtime.store).unread(thread_id, state.get("inbox_read") or [], state.get("inbox_seen") or 0)
+    if any(n.to for n in notes):
+        plan = RunPlan.from_state(state)
+        ahead = waiting(plan, started_at_read(plan, state, persona))
+        notes = [n for n in notes if n.for_reader(persona, ahead)]
     if not notes:
         return "", {}
     for n in notes:
@@ -40,7 +47,7 @@ async def take_notes(state: DeskState, runtime: Runtime[DeskContext], persona: s
     text = "".join("\n\n" + render("intervention", text=n.text, persona=persona) for n in notes)
     update = {
         "interventions": [Intervention(seq=n.seq, text=n.text, answered_by=[persona]) for n in notes],
-        "inbox_seen": max(n.seq for n in notes),
+        "inbox_read": [n.key for n in notes],
     }
     return text, update
 
