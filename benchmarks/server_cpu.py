@@ -203,25 +203,43 @@ WAITING = ("EpollSelector.select", "_connection_worker_thread (aiosqlite/core.py
            "Step.__init__ (chainlit/step.py:216)", "Message.__init__ (chainlit/message.py:230)")
 
 
-# Where the server's CPU goes: a sampled stack counts for the first area (in this order) that
-# any of its frames belongs to, so a socket emit made while rendering counts as a socket emit.
-AREAS = (
+# Where the server's CPU goes. py-spy names a file by its path under the package folder it came
+# from (langgraph's show as pregel/…, channels/…, graph/_branch.py, checkpoint/…, sqlite/aio.py).
+# A sampled stack counts once: for the first of OWNERS any of its frames is in (work the chat does
+# on top of the graph, whatever library it calls: a socket emit made while rendering is an emit),
+# else for the area of its innermost frame that is in one of AREAS (so the graph's own streaming
+# callbacks count as langchain, not as the node that called the model).
+OWNERS = (
     ("the decision chart (plotly)", ("chat/card.py", "plotly/")),
-    ("chat history writes (data layer)", ("chat/history.py", "chainlit/data/", "sqlalchemy/")),
-    ("checkpoints and store", ("langgraph/checkpoint/", "langgraph/store/", "aiosqlite/", "psycopg")),
+    ("chat history writes (data layer)", ("chat/history.py", "chainlit/data/")),
     ("Edit buttons after a run (chat/edits.py)", ("chat/edits.py",)),
     ("socket emits (chainlit emitter, socket.io)", ("chainlit/emitter.py", "socketio/", "engineio/",
                                                     "chainlit/message.py", "chainlit/step.py", "chainlit/element.py",
                                                     "chainlit/action.py")),
     ("rendering to the chat (chat/render.py)", ("chat/render.py",)),
-    ("market data (synthetic vendor, indicators)", ("graph/data/",)),
-    ("figure checks (graph/figures.py)", ("check_turn (graph/figures.py",)),
-    ("model, prompts and nodes (graph/)", ("graph/",)),
-    ("langgraph / langchain", ("langgraph/", "langchain_core/", "langchain/")),
-    ("web server (uvicorn, starlette)", ("uvicorn/", "starlette/", "fastapi/", "websockets/", "wsproto/")),
-    # Last: the graph runs inside ChatRun._run (chat/runs.py), so chat/ frames alone say little.
-    ("other chat code (chat/)", ("chat/",)),
+    ("checkpoints and store", ("checkpoint/", "sqlite/aio.py", "postgres/aio.py", "store/", "serde/",
+                               "aiosqlite/", "psycopg")),
 )
+AREAS = (
+    ("market data (synthetic vendor, indicators)", ("graph/data/", "pandas/", "numpy/", "stockstats")),
+    ("figure checks (graph/figures.py)", ("graph/figures.py",)),
+    ("langgraph (pregel, channels, reducers)", ("pregel/", "channels/", "graph/_branch.py", "graph/message.py")),
+    ("langchain (messages, callbacks) and pydantic", ("langchain_core/", "pydantic/", "_internal/")),
+    ("model, prompts and nodes (graph/)", ("graph/", "prompts/")),
+    ("web server (uvicorn, starlette)", ("uvicorn/", "starlette/", "fastapi/", "websockets/", "wsproto/")),
+    ("other chat code (chat/)", ("chat/",)),  # the graph runs inside ChatRun._run: chat/ frames alone say little
+)
+
+
+def area_of(frames: list[str]) -> str:
+    owner = next((name for name, marks in OWNERS if any(m in frame for frame in frames for m in marks)), None)
+    if owner is not None:
+        return owner
+    for frame in reversed(frames):
+        for name, marks in AREAS:
+            if any(m in frame for m in marks):
+                return name
+    return "other (asyncio, threads, …)"
 
 
 def stacks(path: Path) -> list[tuple[list[str], int]]:
@@ -238,14 +256,12 @@ def stacks(path: Path) -> list[tuple[list[str], int]]:
 
 
 def areas(path: Path) -> str:
-    """Samples by area: each stack counted once, for the first area of AREAS any frame is in."""
+    """Samples by area (see OWNERS): each stack counted once."""
     by: Counter[str] = Counter()
     total = 0
     for frames, count in stacks(path):
         total += count
-        area = next((name for name, marks in AREAS if any(m in frame for frame in frames for m in marks)),
-                    "other (asyncio, threads, …)")
-        by[area] += count
+        by[area_of(frames)] += count
     return "\n".join([f"{total} busy samples, by area"] +
                      [f"{100 * c / total:5.1f}%  {name}" for name, c in by.most_common()])
 
