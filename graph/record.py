@@ -90,15 +90,71 @@ def case_record(state: Mapping[str, Any]) -> str:
     return "\n\n".join(out)
 
 
+# What a past analysis keeps of each speaker: its opening (the conclusion, as the prompts ask it
+# to lead with) and at most this many characters of it.
+GIST_CHARS = 320
+EARLIER_ANALYSES = "Earlier analyses in this chat"
+STOPPED = "stopped before a decision"
+
+
+def gist(text: str, sentences: int = 2) -> str:
+    """A contribution's opening sentences on one line, a table or heading never among them."""
+    lines = [ln.strip() for ln in text.splitlines()
+             if ln.strip() and not ln.lstrip().startswith(("|", "#", ">"))]
+    flat = " ".join(lines)
+    parts = [p for p in flat.replace("**", "").split(". ") if p.strip()]
+    out = ". ".join(parts[:sentences]).strip()
+    if len(parts) > sentences:
+        out += "."
+    return out if len(out) <= GIST_CHARS else out[:GIST_CHARS].rsplit(" ", 1)[0] + " …"
+
+
+def past_analysis(state: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What a thread keeps of the analysis on screen when a new one starts: its subject, its
+    decision (or that it was stopped) and each speaker's gist, so follow-ups can ask about it and
+    compare it later. Plain values only (the checkpoint stores them as they are). None: nothing said."""
+    said = entries(state)
+    if not state.get("ticker") or not said:
+        return None
+    by_persona: dict[str, list[str]] = {}
+    for entry in said:
+        by_persona.setdefault(entry.persona, []).append(gist(entry.text))
+    d: FinalDecision | None = state.get("final_decision")
+    return {
+        "ticker": state["ticker"], "company": state.get("company") or state["ticker"],
+        "trade_date": state.get("trade_date") or "",
+        "decision": decision_line(d) if d is not None else f"{state['ticker']} {state.get('trade_date')}: {STOPPED}",
+        "rationale": gist(d.rationale, 3) if d is not None else "",
+        "said": {persona: " / ".join(dict.fromkeys(texts)) for persona, texts in by_persona.items()},
+    }
+
+
+def _earlier_analyses(past: list[dict[str, Any]]) -> str:
+    """The thread's earlier analyses, oldest first: a `### decision` heading each, then its speakers."""
+    out = [f"## {EARLIER_ANALYSES}\nOldest first; the analysis above is the newest. Each with its decision and "
+           "the opening words of each speaker."]
+    for p in past:
+        lines = [f"### {p['decision']}"]
+        if p.get("rationale"):
+            lines.append(f"- Rationale: {p['rationale']}")
+        lines += [f"- {persona}: {words}" for persona, words in p.get("said", {}).items()]
+        out.append("\n".join(lines))
+    return "\n\n".join(out)
+
+
 def desk_notes(state: Mapping[str, Any]) -> str:
     """What the follow-up Desk reads after the case file: the decision as recorded, the user's
-    interjections and the thread's earlier decisions."""
+    interjections and the thread's earlier analyses (and decisions kept without one)."""
     parts = []
     if (d := state.get("final_decision")) is not None:
         parts.append("## Final decision\n" + "\n".join(f"{label}: {value}" for label, value in d.rows()))
     if lines := _interjections(state):
         parts.append("## User interjections\n" + "\n".join(lines))
-    if past := state.get("past_decisions"):
+    analyses = state.get("past_analyses") or []
+    if analyses:
+        parts.append(_earlier_analyses(analyses))
+    covered = {(a["ticker"], a["trade_date"]) for a in analyses}
+    if past := [p for p in state.get("past_decisions") or [] if (p.ticker, p.trade_date) not in covered]:
         parts.append("## Earlier decisions in this chat\n" + "\n".join(f"- {decision_line(p)}" for p in past))
     if edit := edit_notes(state):  # this branch was forked by an edit: what changed (graph/branches.py)
         parts.append(edit)

@@ -141,6 +141,9 @@ class DeskState(TypedDict, total=False):
     # several processes are each read once; inbox_seen stays for threads checkpointed before keys.
     inbox_read: Annotated[list[str], merge_read]
     past_decisions: Annotated[list[FinalDecision], operator.add]
+    # The thread's earlier analyses, oldest first (graph/record.py past_analysis): subject, decision
+    # and each speaker's gist, so a follow-up can ask about any of them and compare them.
+    past_analyses: Annotated[list[dict[str, Any]], operator.add]
     # Calendar days of prices the market analyst read: the chart shows the same window.
     chart_window_days: int
     # Tokens this run spent, per persona (graph/usage.py); every speaker adds what it spent.

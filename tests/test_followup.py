@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from graph.personas import DESK
+from graph.personas import ANALYST_PERSONAS, DESK
 from tests.support.desk import spoken
 from tests.support.models import ScriptedChatModel
 
@@ -49,3 +49,53 @@ async def test_a_follow_up_after_stop_answers_from_the_bears_words(desk_factory)
     assert len(quoted) > 40 and quoted[:80] in bear
     assert [c["persona"] for c in model.calls[before:]] == [DESK]
     assert (await desk.state())["final_decision"] is None
+
+
+async def _three_analyses(desk_factory):
+    model = ScriptedChatModel()
+    desk = desk_factory(model)
+    decisions = {}
+    for ticker in ("NVDA", "AAPL", "TSLA"):
+        await desk.ask(f"should I buy {ticker} today?")
+        decisions[ticker] = (await desk.state())["final_decision"]
+    return desk, model, decisions
+
+
+async def test_a_thread_keeps_each_analysis_and_compare_names_the_previous_one(desk_factory):
+    desk, model, decisions = await _three_analyses(desk_factory)
+    state = await desk.state()
+    assert [p["ticker"] for p in state["past_analyses"]] == ["NVDA", "AAPL"]
+    assert "Bear Researcher" in state["past_analyses"][1]["said"]
+    before = len(model.calls)
+    events = await desk.ask("compare with the last decision")
+    answer = str((await desk.state())["messages"][-1].content)
+    assert spoken(events) == [DESK] and [c["persona"] for c in model.calls[before:]] == [DESK]
+    now, then = answer.split("- Now: ")[1], answer.split("- Before: ")[1]
+    assert now.startswith(f"TSLA 2024-05-06: {decisions['TSLA'].signal}")
+    assert then.startswith(f"AAPL 2024-05-06: {decisions['AAPL'].signal}")
+    assert "NVDA" in answer  # the rest of the thread is named too
+    assert not any((await desk.state())["unverified"].values())  # every figure it quotes is on record
+
+
+async def test_a_question_about_an_earlier_ticker_answers_from_it_without_a_new_analysis(desk_factory):
+    desk, model, _ = await _three_analyses(desk_factory)
+    aapl_bear = (await desk.state())["past_analyses"][1]["said"]["Bear Researcher"]
+    before = len(model.calls)
+    events = await desk.ask("why was the bear worried about AAPL?")
+    state = await desk.state()
+    answer = str(state["messages"][-1].content)
+    assert spoken(events) == [DESK]
+    assert not [c for c in model.calls[before:] if c["persona"] in ANALYST_PERSONAS]  # no analyst ran
+    assert [c["persona"] for c in model.calls[before:]] == [DESK]
+    assert state["ticker"] == "TSLA"  # the analysis on screen is still TSLA's
+    assert "AAPL" in answer and f"Bear Researcher: “{aapl_bear}”" in answer
+
+
+@pytest.mark.parametrize("text", ["should I buy AAPL?", "analyze AAPL again",
+                                  "why was the bear worried about AAPL on 2024-04-01?"])
+async def test_a_call_a_rerun_or_another_date_on_an_earlier_ticker_is_a_new_analysis(desk_factory, text):
+    desk, _, _ = await _three_analyses(desk_factory)
+    await desk.ask(text)
+    state = await desk.state()
+    assert state["intent"] == "analyze" and state["ticker"] == "AAPL" and state["final_decision"] is not None
+    assert [p["ticker"] for p in state["past_analyses"]] == ["NVDA", "AAPL", "TSLA"]

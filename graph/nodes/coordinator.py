@@ -17,7 +17,7 @@ from ..events import Said, emit
 from ..models.registry import ModelRegistry
 from ..personas import DESK, REPORT_KEYS
 from ..prompts import render
-from ..record import entries
+from ..record import entries, past_analysis
 from ..request.companies import all_companies, company_name, is_known_ticker
 from ..request.intent import ParsedRequest, parse_request
 from ..request.resolve import resolve
@@ -35,8 +35,17 @@ def fresh_run(state: DeskState) -> dict[str, Any]:
     update |= {"investment_debate": Debate(), "risk_debate": Debate(), "final_decision": None, "forked": None}
     if state.get("final_decision") is not None:
         update["past_decisions"] = [state["final_decision"]]
+    if (past := past_analysis(state)) is not None:
+        update["past_analyses"] = [past]
     update |= {"tool_figures": Overwrite({}), "unverified": Overwrite({})}  # the figure check is per run
     return update
+
+
+def analysed(state: DeskState) -> dict[str, date]:
+    """The tickers of the thread's earlier analyses (and decisions), each with its latest trade date."""
+    earlier = [(p["ticker"], p["trade_date"]) for p in state.get("past_analyses") or []]
+    earlier += [(d.ticker, d.trade_date) for d in state.get("past_decisions") or []]
+    return {ticker: date.fromisoformat(day) for ticker, day in sorted(earlier, key=lambda e: e[1]) if ticker and day}
 
 
 # Replies that confirm a pending demo request ("yes", "go ahead", "ok, run it").
@@ -117,7 +126,7 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
         decided = state.get("final_decision") is not None or bool(entries(state))
         current = date.fromisoformat(trade_date) if (trade_date := state.get("trade_date")) else None
         parsed = await resolve(text, today, has_decision=decided, current_ticker=state.get("ticker"),
-                               current_date=current, model=model)
+                               current_date=current, model=model, analysed=analysed(state))
         pending = state.get("pending_ticker")
         confirmed = _confirmed(text, parsed, pending, today) if pending else None
         parsed = confirmed or parsed

@@ -11,7 +11,9 @@ and control characters removed), so a direct caller is as safe as the chat.
 Intent rules, in order: nothing readable -> clarify; an unusable date
 (impossible, unreadable, in the future, before 1990, or two different dates)
 -> clarify; two or more tickers -> clarify; no
-ticker and only greetings/thanks/help -> chat; with a decision on screen, a
+ticker and only greetings/thanks/help -> chat; a question ("why", "what", "compare"...) naming a
+ticker analysed earlier in the thread, asking for no new call, rerun or date -> followup about
+that analysis; with a decision (or a stopped run's words) on screen, a
 message with no new ticker, no new explicit date and no rerun request ->
 followup, otherwise analyze; without one, a ticker -> analyze, else clarify.
 """
@@ -19,6 +21,7 @@ followup, otherwise analyze; without one, a ticker -> analyze, else clarify.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import date
 from typing import Literal
 
@@ -66,10 +69,14 @@ def parse_request(
     has_decision: bool = False,
     current_ticker: str | None = None,
     current_date: date | None = None,
+    analysed: Mapping[str, date] | None = None,
 ) -> ParsedRequest:
-    """Parse one user message. Never raises: on an internal error it asks back."""
+    """Parse one user message. Never raises: on an internal error it asks back.
+
+    `analysed`: the tickers of the thread's earlier analyses, each with its trade date; a
+    question about one of them ("why was the bear worried about AAPL?") is a follow-up."""
     try:
-        return _parse(text, today, has_decision, current_ticker, current_date)
+        return _parse(text, today, has_decision, current_ticker, current_date, analysed or {})
     except Exception as exc:
         return ParsedRequest(
             intent="clarify",
@@ -84,6 +91,7 @@ def _parse(
     has_decision: bool,
     current_ticker: str | None,
     current_date: date | None,
+    analysed: Mapping[str, date],
 ) -> ParsedRequest:
     cleaned = clean_message(text)
     msg = prepare(cleaned.text)
@@ -115,6 +123,16 @@ def _parse(
 
     if ticker is None and _is_chat(msg):
         return ParsedRequest(intent="chat", reason="greeting/thanks/help without a ticker")
+
+    if ticker is not None and ticker.symbol != current_ticker and (earlier := analysed.get(ticker.symbol)):
+        # A question about an analysis already in this thread is answered from it, not re-run;
+        # "should I buy AAPL?", "analyze AAPL again" or another date ask for a new one.
+        low = msg.lower()
+        if not rerun and _ASKS_ABOUT.search(low) and not _WANTS_CALL.search(low) and not (
+                dates.explicit and _differs(dates.value, earlier, today)):
+            return ParsedRequest(intent="followup", ticker=ticker.symbol, company=company_name(ticker.symbol),
+                                 asked_date=earlier, trade_date=earlier,
+                                 reason=f"question about the earlier {ticker.symbol} analysis in this thread")
 
     if has_decision:
         return _with_decision(ticker, dates, rerun, today, current_ticker, current_date, ignored)
@@ -268,6 +286,12 @@ _RERUN = re.compile(
     r"|(?:run|analy[sz]e|do|check|redo)\s+(?:it\s+|this\s+|that\s+|[$\w.\-]+\s+)?(?:again|once\s+more)"
     r"|run\s+(?:it|the\s+analysis|another\s+analysis))\b"
 )
+
+# A question about what was said ("why", "compare"), and a request for a call on the stock now.
+_ASKS_ABOUT = re.compile(r"\b(?:why|what|how|which|who|when|compare[ds]?|comparison|versus|vs|differ\w*|explain\w*"
+                         r"|remind|recap|summar\w+|did|was|were|said|say|tell\s+me)\b")
+_WANTS_CALL = re.compile(r"\b(?:should|shall|could|would)\s+(?:i|we)\b|\bis\s+(?:it|now)\s+(?:a\s+)?(?:good\s+)?time\b"
+                         r"|\bworth\s+(?:buying|selling|it)\b|\b(?:buy|sell|short)\s+(?:it\s+)?(?:now|today)\b")
 
 _COMMAND = re.compile(r"^\W*(?:please\s+)?(?:can\s+you\s+)?(?:re-?)?(?:analy[sz]e|evaluate|run)\b")
 

@@ -3,6 +3,7 @@ model is configured does one structured-output call try to name the company."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from datetime import date
 
 from langchain_core.language_models import BaseChatModel
@@ -22,10 +23,11 @@ class TickerGuess(BaseModel):
 
 
 async def resolve(text: str, today: date, *, has_decision: bool = False, current_ticker: str | None = None,
-                  current_date: date | None = None, model: BaseChatModel | None = None) -> ParsedRequest:
+                  current_date: date | None = None, model: BaseChatModel | None = None,
+                  analysed: Mapping[str, date] | None = None) -> ParsedRequest:
     text = clean_message(text).text  # what the model reads is as bounded and clean as what the rules read
     parsed = parse_request(text, today, has_decision=has_decision, current_ticker=current_ticker,
-                           current_date=current_date)
+                           current_date=current_date, analysed=analysed)
     if model is None or parsed.intent != "clarify" or parsed.ticker or parsed.asked_date is None:
         return parsed
     try:  # function calling: see the Risk Judge's extraction in graph/nodes/debate.py
@@ -41,7 +43,7 @@ async def resolve(text: str, today: date, *, has_decision: bool = False, current
         return parsed  # "DROP TABLE threads": the rules refused TABLE as a word; the model may not undo that
     # Re-parse with the model's ticker spelled out, so dates and checks stay deterministic.
     again = parse_request(f"${symbol} {text}", today, has_decision=has_decision,
-                          current_ticker=current_ticker, current_date=current_date)
+                          current_ticker=current_ticker, current_date=current_date, analysed=analysed)
     return again if again.ticker else parsed
 
 
