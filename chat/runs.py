@@ -243,9 +243,9 @@ class ChatRun:
         if text is None:
             body = "This thread's run is already going on in another window; it goes on there."
         else:
-            await (await self.service.runtime()).inbox.post(self.thread_id, text)
-            body = ("This thread is running in another window, so your message was passed on to that run: "
-                    "its next speaker answers it there.")
+            posted = await post_note(await self.service.runtime(), self.thread_id, text)
+            body = (f"This thread is running in another window, so your message was passed on to that run. "
+                    f"{posted.acknowledgement}\n\n> {text}")
         await cl.Message(content=body, author=DESK).send()
 
     async def _leftover(self) -> list[Note]:

@@ -1,0 +1,88 @@
+"""One run per thread across processes (graph/lease.py) as the chat and the CLI use it: a second
+process's window is refused while the first runs (its message passed on to the running desk, a
+resume declined), and the lease is free once the run ends."""
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import uuid
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from chat.runs import DeskService
+from graph.runtime import DeskRuntime
+from graph.settings import Settings
+from tests.chat.conftest import emitter  # noqa: F401 (fixture)
+from tests.support.emitter import RecordedEmitter
+from tests.support.env import demo_env
+from tests.support.models import ScriptedChatModel, scripted_models
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTE = "Bear, what about the China export ban?"
+
+
+async def test_a_window_on_another_process_is_refused_while_the_thread_runs(
+        tmp_path: Path, emitter: RecordedEmitter, no_model_env: None) -> None:  # noqa: F811
+    settings = Settings(DESK_DATA_DIR=tmp_path / "data", DESK_DEMO_DELAY_MS=0)
+    started, release = asyncio.Event(), asyncio.Event()
+
+    async def hold_the_bull(persona: str | None, messages: Any, tools: Any) -> None:
+        if persona == "Bull Researcher" and not started.is_set():
+            started.set()
+            await asyncio.wait_for(release.wait(), 60)
+
+    first = DeskService(settings, models=scripted_models(ScriptedChatModel(script=hold_the_bull)))
+    second = DeskService(settings)  # another chat process on the same data folder
+    thread = emitter.session.thread_id
+    try:
+        # A lease's owner is its process; these two services share one, so the second gets its own.
+        leases = (await second.runtime()).leases
+        leases.hold = partial(type(leases).hold, leases, owner="another-process")  # type: ignore[method-assign]
+        task = (await first.chat(thread)).start("Should I buy NVDA today?")
+        await asyncio.wait_for(started.wait(), 60)
+        other = await second.chat(thread)
+        assert await other.interrupted() is None, "no Resume offered for a run going on elsewhere"
+
+        await other.start(NOTE)  # returns at once: refused
+        said = emitter.by_author("Desk")[-1]["output"]
+        assert "running in another window" in said and "**Bear Researcher** will answer this" in said, said
+        assert not other.active and thread not in second.chats
+        await other.start(None)  # a resume from the second window
+        assert "already going on in another window" in emitter.by_author("Desk")[-1]["output"]
+
+        release.set()
+        await asyncio.wait_for(task, 120)
+        desk = await second.runtime()
+        assert await desk.leases.holder(thread) is None, "free after the run"
+        state = await desk.state(thread)
+        assert state["final_decision"] is not None
+        [note] = state["interventions"]
+        assert note.text == NOTE and note.answered_by == ["Bear Researcher"], "the first process's run answered it"
+    finally:
+        release.set()
+        await first.close()
+        await second.close()
+
+
+async def test_the_cli_refuses_a_thread_that_runs_elsewhere_and_runs_it_once_free(tmp_path: Path,
+                                                                                   no_model_env: None) -> None:
+    settings = Settings(DESK_DATA_DIR=tmp_path / "data", DESK_DEMO_DELAY_MS=0)
+    thread = uuid.uuid4().hex[:12]
+    env = demo_env(DESK_DATA_DIR=str(settings.data_dir), DESK_DEMO_DELAY_MS="0")
+
+    def cli() -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "graph", "--thread", thread, "should I buy NVDA today?"],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+
+    async with DeskRuntime.open(settings) as desk:
+        async with desk.leases.hold(thread):  # as a chat process running the thread would
+            refused = await asyncio.to_thread(cli)
+        assert refused.returncode == 1, refused.stderr
+        assert "running in another process" in refused.stderr
+        assert not await desk.has_thread(thread), "nothing ran"
+        ran = await asyncio.to_thread(cli)
+        assert ran.returncode == 0, ran.stderr
+        assert "Final decision for NVDA" in ran.stdout
+        assert await desk.leases.holder(thread) is None, "free after the run"
