@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -95,6 +96,15 @@ class PromptStats:
     @property
     def cached_share(self) -> float:
         return self.from_cache / self.prompt_tokens if self.prompt_tokens else 0.0
+
+    @classmethod
+    def by_persona(cls, lines: str) -> dict[str, PromptStats]:
+        """The same sums per speaker, in the order they first spoke."""
+        groups: dict[str, list[str]] = {}
+        for line in lines.splitlines():
+            if line.strip():
+                groups.setdefault(json.loads(line).get("persona", "?"), []).append(line)
+        return {persona: cls.parse("\n".join(group)) for persona, group in groups.items()}
 
 
 class LlamaServer:
@@ -202,10 +212,14 @@ class LlamaServer:
         """A position in the probe's lines; `stats(mark)` sums the completions after it."""
         return self.probe_path.stat().st_size if self.probe_path.exists() else 0
 
-    def stats(self, since: int = 0) -> PromptStats:
+    def completions(self, since: int = 0) -> str:
+        """The probe's lines (one JSON object per completion) after `since`."""
         with open(self.probe_path, "rb") as f:
             f.seek(since)
-            return PromptStats.parse(f.read().decode())
+            return f.read().decode()
+
+    def stats(self, since: int = 0) -> PromptStats:
+        return PromptStats.parse(self.completions(since))
 
 
 # -- in the server's process ------------------------------------------------------
@@ -224,6 +238,20 @@ def _cap(max_tokens: int) -> None:
     Llama.create_chat_completion = capped  # type: ignore[method-assign]
 
 
+_YOU_ARE = re.compile(r"You are (?:the )?\*\*([^*]+)\*\*(, recording)?")
+
+
+def speaker(prompt: str) -> str:
+    """Whose prompt this is: the last "You are the **X**" in it (a persona's role comes first in
+    the old layout and after the case file in the new one; the debate before it has none). The
+    Risk Judge's second call, which records its ruling as a FinalDecision, is told apart."""
+    found = _YOU_ARE.findall(prompt)
+    if not found:
+        return "?"
+    name, recording = found[-1]
+    return f"{name} (decision record)" if recording else name
+
+
 def _probe(path: Path) -> None:
     """Count every completion at llama-cpp-python's Llama: `generate` gets the whole prompt and
     trims the prefix it can keep, then its first `eval` is the prompt's remainder and every
@@ -238,7 +266,8 @@ def _probe(path: Path) -> None:
 
     def probed_generate(self: Llama, tokens: Sequence[int], *args: Any, **kwargs: Any) -> Iterator[int]:
         record = {"prompt": len(tokens), "evaluated": None, "eval_ms": 0.0, "generated": 0, "gen_ms": 0.0,
-                  "cache_hit": loaded[0], "start": time.time()}
+                  "cache_hit": loaded[0], "start": time.time(),
+                  "persona": speaker(self.detokenize(list(tokens)).decode(errors="replace"))}
         loaded[0] = False
         open_record.clear()
         open_record.update(record)
