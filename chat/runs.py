@@ -286,7 +286,8 @@ class ChatRun:
     async def interject(self, text: str) -> cl.Message:
         """Post to the thread's inbox (stored before it is acknowledged) and acknowledge at once,
         naming who will answer."""
-        posted = await post_note(await self.service.runtime(), self.thread_id, text)
+        posted = await post_note(await self.service.runtime(), self.thread_id, text,
+                                 self.renderer.started if self.renderer else None)
         msg = cl.Message(content=f"{posted.acknowledgement}\n\n> {text}", author=DESK)
         self.acks[posted.note.seq] = (msg, [])
         await msg.send()

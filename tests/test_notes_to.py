@@ -1,0 +1,102 @@
+"""Interjections that name a persona: "Bear, …" waits for the Bear's next turn when the Bear has one
+left, else the next speaker takes it; the acknowledgement says who, from the server's run plan."""
+from __future__ import annotations
+
+import asyncio
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from graph.events import Event, NotePickedUp
+from graph.interject import Posted, address, named, post
+from graph.plan import RunPlan
+from graph.runtime import DeskRuntime
+from graph.settings import Settings
+from tests.support.desk import TODAY
+from tests.support.models import ScriptedChatModel, scripted_models
+
+BEAR, BULL, TRADER = "Bear Researcher", "Bull Researcher", "Trader"
+
+
+async def note_while(tmp_path: Path, speaking: str, text: str, to: str | None = None,
+                     addressed: bool = True) -> tuple[Posted | None, list[NotePickedUp]]:
+    """A demo run held while `speaking` speaks, `text` posted then (addressed from the server's
+    view, or raw with `to`); who picked it up."""
+    settings = Settings(DESK_DATA_DIR=tmp_path / "data", DESK_DEMO_DELAY_MS=0)
+    thread = str(uuid.uuid4())
+    started, posted = asyncio.Event(), asyncio.Event()
+
+    async def hold(persona: str | None, messages: Any, tools: Any) -> None:
+        if persona == speaking and not started.is_set():
+            started.set()
+            await asyncio.wait_for(posted.wait(), 60)
+
+    async with DeskRuntime.open(settings, models=scripted_models(ScriptedChatModel(script=hold))) as desk:
+        graph_input = await desk.new_input(thread, "should I buy NVDA today?")
+        run = asyncio.ensure_future(_collect(desk, graph_input, thread))
+        await asyncio.wait_for(started.wait(), 60)
+        sent = await post(desk, thread, text) if addressed else None
+        if not addressed:
+            await desk.inbox.post(thread, text, to)
+        posted.set()
+        events = await asyncio.wait_for(run, 120)
+    return sent, [ev for ev in events if isinstance(ev, NotePickedUp)]
+
+
+async def _collect(desk: DeskRuntime, graph_input: Any, thread: str) -> list[Event]:
+    return [ev async for ev in desk.events(graph_input, thread, desk.context(today=TODAY))]
+
+
+async def test_a_note_naming_the_bear_waits_for_the_bear_when_the_bull_speaks_next(tmp_path: Path, no_model_env):
+    text = "Bear, what about the China export ban?"
+    sent, picked = await note_while(tmp_path, "Market Analyst", text)  # the Bull is about to speak
+    assert sent is not None and sent.note.to == BEAR
+    assert sent.acknowledgement == f"Noted — the **{BEAR}** will answer this."
+    assert [(ev.persona, ev.text) for ev in picked] == [(BEAR, text)], "the Bear, not the Bull"
+
+
+async def test_a_note_naming_nobody_goes_to_the_next_speaker(tmp_path: Path, no_model_env):
+    text = "what about the China export ban?"
+    sent, picked = await note_while(tmp_path, "Market Analyst", text)
+    assert sent is not None and sent.note.to is None
+    assert sent.acknowledgement == f"Noted — the **{BULL}** will answer this next."
+    assert [(ev.persona, ev.text) for ev in picked] == [(BULL, text)]
+
+
+async def test_a_note_naming_a_persona_whose_turns_are_over_goes_to_the_next_speaker(tmp_path: Path,
+                                                                                     no_model_env):
+    text = "Bear, was the export ban priced in?"
+    sent, picked = await note_while(tmp_path, "Research Manager", text)  # one round: the Bear is done
+    assert sent is not None and sent.note.to is None
+    assert sent.acknowledgement == f"Noted — the **{TRADER}** will answer this next."
+    assert [(ev.persona, ev.text) for ev in picked] == [(TRADER, text)]
+
+
+async def test_a_note_held_for_a_persona_that_has_spoken_its_last_is_not_stuck(tmp_path: Path, no_model_env):
+    """Addressed as the Bear's last turn began (the prediction raced it): the next reader takes it."""
+    text = "Bear, and the margins?"
+    _, picked = await note_while(tmp_path, "Research Manager", text, to=BEAR, addressed=False)
+    assert [(ev.persona, ev.text) for ev in picked] == [(TRADER, text)]
+
+
+@pytest.mark.parametrize(("text", "who"), [
+    ("Bear, what about the China export ban?", [BEAR]),
+    ("@bull is the rally priced in?", [BULL]),
+    ("hey trader: size it smaller", [TRADER]),
+    ("What does the Risk Judge make of rates?", ["Risk Judge"]),
+    ("market analyst, which indicators?", ["Market Analyst"]),
+    ("is it safe to hold through a bear market?", []),
+    ("what about the market news?", []),
+])
+def test_the_personas_a_note_names(text: str, who: list[str]) -> None:
+    assert named(text) == who
+
+
+def test_the_address_is_the_first_named_persona_with_a_turn_to_start() -> None:
+    plan = RunPlan(debate_rounds=2)
+    analysts = [s.persona for s in plan.analyst_slots()]
+    assert address("Bear, and the Trader?", plan, [*analysts, BULL, BEAR]) == BEAR  # round 2 to come
+    assert address("Bear, and the Trader?", plan, [*analysts, BULL, BEAR, BULL, BEAR]) == TRADER
+    assert address("what now?", plan, analysts) is None
