@@ -257,7 +257,7 @@ def _analyst(persona: str, messages: list[BaseMessage], system: str, tools: list
     if not figures:
         lines.append(f"I have no data to report on {ticker}; I will not estimate figures.")
     else:
-        lines.append(f"Source: {', '.join(sorted(sources))}.\n\n| Key figure | Value |\n|---|---|")
+        lines.append(f"Key figures (source: {', '.join(sorted(sources))}):\n\n| Key figure | Value |\n|---|---|")
         lines[-1] += "".join(f"\n| {k} | {v} |" for k, v in figures.items())
     return AIMessage(content="\n\n".join(lines))
 
@@ -266,61 +266,99 @@ _REBUTTAL = re.compile(r"^(You asked|The [A-Z]\w+ [A-Z]\w+ (says|argues))")
 
 
 _DEBATE_OF = {**dict.fromkeys(INVESTMENT_SIDES, INVESTMENT_DEBATE), **dict.fromkeys(RISK_SIDES, RISK_DEBATE)}
+_SIZE = re.compile(r"\d+(?:\.\d+)?% of the portfolio")
 
 
-def _last(system: str, side: str) -> tuple[str, str]:
-    """The previous speaker of this side's debate in the case file, and its own main claim (not
-    its rebuttal of someone else)."""
-    said = turns(sections(system).get(_DEBATE_OF[side], ""))
-    speaker, text = said[-1] if said else ("", "")
-    if not text or speaker not in SIDE_OF:
-        return "", ""
-    paragraphs = [p.strip() for p in text.split("\n\n") if p.strip()]
-    own = next((p for p in paragraphs if not _REBUTTAL.match(p)), paragraphs[0])
-    claim = re.split(r"(?<=[.!?])\s", own.replace("\n", " "))[0]
-    return speaker, claim[:240]
+def _said(system: str, side: str) -> list[tuple[str, str]]:
+    """This side's debate so far in the case file: (persona, words) in speaking order."""
+    return turns(sections(system).get(_DEBATE_OF[side], ""))
+
+
+def _previous(said: list[tuple[str, str]], persona: str) -> tuple[str, str]:
+    """The debater who spoke last (not this one) and its words; ("", "") when this turn opens."""
+    who, words = said[-1] if said else ("", "")
+    return (who, words) if who in SIDE_OF and who != persona else ("", "")
+
+
+def _phrase(words: str, points: list[Point], stance: int) -> str:
+    """A short quote of an earlier turn: the first data point of `stance` it made, else its first words."""
+    made = [p.text for p in points if p.stance == stance and p.text in words]
+    if made:
+        return made[0]
+    first = re.split(r"(?<=[.!?:])\s", words.replace("\n", " ").replace("**", ""))[0]
+    short = " ".join(first.split()[:8])
+    return short.rstrip(".:;,") + (" …" if len(first.split()) > 8 else "")
 
 
 def _debater(persona: str, side: str, system: str, notes: list[str]) -> str:
-    ticker, _, date = _subject(system)
+    """Conclusion first, then a brief quote of the previous speaker and an answer to it; a later
+    round says what is new since this debater's last turn instead of repeating it."""
+    ticker, _, _ = _subject(system)
     fig = figures_in(system)
     points = read_points(fig)
-    lines = _notes_block(notes, fig, points)
-    who, claim = _last(system, side)
+    said = _said(system, side)
+    rnd = 1 + sum(1 for who, _ in said if who == persona)
+    who, words = _previous(said, persona)
+    lines: list[str] = []
     if side in ("bull", "bear"):
-        mine = [p for p in points if p.stance == (1 if side == "bull" else -1)]
-        theirs = [p for p in points if p.stance == (-1 if side == "bull" else 1)]
+        stance = 1 if side == "bull" else -1
+        mine = [p for p in points if p.stance == stance]
+        theirs = [p for p in points if p.stance == -stance]
+        count = f"{len(mine)} signal(s) for it, {len(theirs)} against"
+        if rnd == 1:
+            verdict = "holds" if len(mine) > len(theirs) else "is the weaker one, argued for balance"
+            lines.append(f"The {side} case for {ticker} {verdict}: {count}.")
+        else:
+            lines.append(f"Round {rnd}, still the {side} case for {ticker}: nothing new changes the count ({count}).")
         if who:
-            counter = mine[0].text if mine else "the figures do not settle it as firmly as that"
-            lines.append(f"The {who} says “{claim}” But {counter}.")
-        case = ("; ".join(p.text for p in mine[:4])
-                or "very little in the data supports my side, and I will not pretend otherwise")
-        lines.append(f"The {'bull' if side == 'bull' else 'bear'} case for {ticker} on {date}: {case}.")
-        if theirs:
-            lines.append(f"I grant that {theirs[0].text}, but it does not outweigh the rest.")
-        lines.append(f"Net of everything: {len(mine)} signal(s) on my side against {len(theirs)} on the other.")
-        return "\n\n".join(lines)
+            counter = mine[(rnd - 1) % len(mine)].text if mine else "that is one signal among several"
+            lines.append(f"The {who}'s “{_phrase(words, points, -stance)}”: but {counter}.")
+        fresh = mine[3 * (rnd - 1):3 * rnd]
+        if fresh:
+            lines.append(("My evidence: " if rnd == 1 else "Not said yet: ") + "; ".join(p.text for p in fresh) + ".")
+        elif rnd == 1:
+            lines.append("Very little in the data supports my side, and I will not pretend otherwise.")
+        else:
+            lines.append(f"I have no new figure to add; my round {rnd - 1} case stands.")
+        if len(theirs) >= rnd:
+            lines.append(f"I grant that {theirs[rnd - 1].text}.")
+        return "\n\n".join([*_notes_block(notes, fig, points), *lines])
     # risk committee: argue about size and stop from the trader's plan, the close and the ATR
     p = _plan(system, "Trader's plan")
     mult, size = {"risky": (3.0, "4%"), "safe": (1.5, "1%"), "neutral": (2.0, "2%")}[side]
-    if who:
-        lines.append(f"The {who} argues “{claim}”")
+    backing = [x for x in p.points if x.stance == (-1 if p.signal == "SELL" else 1)]
+    against = [x for x in p.points if x.stance == (1 if p.signal == "SELL" else -1)]
     if p.signal == "HOLD":
-        stance = {"risky": "Standing aside has a cost too: if the data turns, we should be ready to act.",
+        hold = {"risky": "Standing aside has a cost too: if the data turns, we should be ready to act.",
                   "safe": "Staying flat is the right call; there is no edge worth paying for.",
                   "neutral": "Holding is reasonable; I would set alerts rather than a position."}[side]
-        lines.append(f"The trader proposes HOLD on {ticker}. {stance}")
-        return "\n\n".join(lines)
-    stop = p.stop(mult)
-    risk_text = (f"a stop {mult:g} ATR ({fmt(p.atr)}) from the {fmt(p.close)} close, at {fmt(stop)}"
-                 if stop else "a stop I cannot size, because the ATR is unavailable")
-    view = {"risky": f"Go with conviction: {size} of the portfolio and {risk_text}, "
-                     "so normal swings do not shake us out.",
-            "safe": f"Cut it to {size} of the portfolio with {risk_text}; "
-                    "losing less matters more than catching every move.",
-            "neutral": f"Split the difference: {size} of the portfolio with {risk_text}."}[side]
-    lines.append(f"On the {p.signal} of {ticker}: {view}")
-    return "\n\n".join(lines)
+        lines.append(f"HOLD on {ticker}: {hold}" if rnd == 1 else f"Round {rnd}, still HOLD on {ticker}.")
+        watch = (backing or against or p.points)[(rnd - 1) % max(1, len(p.points)):][:1]
+        if watch and rnd > 1:
+            lines.append(f"The signal to watch: {watch[0].text}.")
+    else:
+        stop = p.stop(mult)
+        level = f"stop at {fmt(stop)} ({mult:g} ATR from the {fmt(p.close)} close)" if stop else "no stop I can size"
+        why = {"risky": "so normal swings do not shake us out",
+               "safe": "losing less matters more than catching every move",
+               "neutral": "between the other two sizes"}[side]
+        if rnd == 1:
+            lines.append(f"{size} of the portfolio on the {p.signal} of {ticker}, {level}: {why}.")
+        else:
+            lines.append(f"Round {rnd}, still {size} of the portfolio on {ticker}, {level}.")
+        if who:
+            proposed = _SIZE.search(words)
+            quoted = proposed[0] if proposed else _phrase(words, p.points, 0)
+            reply = {"risky": "that leaves the trade too small to matter",
+                     "safe": "one bad week would cost more than the signal is worth",
+                     "neutral": "each side has a point; the middle keeps us in at a cost we can carry"}[side]
+            lines.append(f"The {who}'s “{quoted}”: {reply}.")
+        if rnd > 1:
+            extra = (against if side == "safe" else backing)[(rnd - 2):(rnd - 1)]
+            if extra:
+                lines.append(("The risk I would not ignore: " if side == "safe" else "What backs the trade: ")
+                             + f"{extra[0].text}.")
+    return "\n\n".join([*_notes_block(notes, fig, points), *lines])
 
 
 def _manager(system: str, notes) -> str:
@@ -385,29 +423,41 @@ def _trader(system: str, notes) -> str:
 
 
 def _judge(system: str, notes) -> str:
+    """The ruling in one line (what the card will show), then the reasoning in a line or two."""
     p = _plan(system, "Trader's plan")
     lines = _notes_block(notes, p.fig, p.points)
     volatile = bool(p.close and p.atr and p.atr / p.close > 0.03)
     size = 0.0 if p.signal == "HOLD" else p.size / (2 if volatile else 1)
     stop = p.stop()
     conf = round(min(0.9, 0.45 + 0.07 * abs(score(p.points))), 2)
-    lines += [
-        f"Signal: {p.signal}",
-        f"Position size: {size:.1f}% of portfolio" if size else "Position size: 0% (no new position)",
-        f"Entry: {fmt(p.close)}" if p.signal != "HOLD" else "Entry: n/a",
-        f"Stop: {fmt(stop)}" if stop else "Stop: n/a",
-        "Horizon: 2-6 weeks",
-        f"Confidence: {conf}",
-    ]
-    why = "; ".join(x.text for x in p.points if (x.stance > 0) == (p.signal != "SELL") and x.stance)[:400]
-    caution = " The Safe Analyst's point on volatility wins: the size is halved." if volatile and size else ""
-    lines.append(f"Rationale: the desk's evidence for {p.ticker} nets {score(p.points):+d}; "
-                 f"{why or 'no signal is strong enough to act on'}.{caution}")
-    return "\n".join(lines)
+    sized = f"{size:.1f}% of the portfolio at {fmt(p.close)}" if size else "no new position (0%)"
+    stopped = f", stop {fmt(stop)}" if stop else ""
+    lines.append(f"**{p.signal} {p.ticker}**: {sized}{stopped}, for 2-6 weeks; confidence {conf}.")
+    why = [x.text for x in p.points if (x.stance > 0) == (p.signal != "SELL") and x.stance][:3]
+    lines.append(f"Why: the evidence nets {score(p.points):+d}; "
+                 f"{'; '.join(why) or 'no signal is strong enough to act on'}.")
+    if volatile and size:
+        lines.append("The Safe Analyst's point on volatility wins: the size is halved.")
+    return "\n\n".join(lines)
+
+
+_LEAD = re.compile(r"\*\*(?P<signal>BUY|SELL|HOLD) [^*]+\*\*: (?P<size>.+?)(?: at (?P<entry>[\d,.]+))?"
+                   r"(?:, stop (?P<stop>[\d,.]+))?, for (?P<horizon>[^;]+); confidence (?P<confidence>[\d.]+)\.")
+
+
+def _read_ruling(text: str) -> dict[str, object]:
+    """The demo judge's ruling: `Field: value` lines (a scripted judge's), else its one-line lead."""
+    args = parse_ruling(text)
+    if args["signal"] is not None or not (m := _LEAD.search(text)):
+        return args
+    rest = text[m.end():].strip()
+    return {"signal": m["signal"], "position_size": m["size"], "entry": m["entry"] or "n/a",
+            "stop": m["stop"] or "n/a", "horizon": m["horizon"], "confidence": float(m["confidence"]),
+            "rationale": " ".join(rest.replace("Why: ", "").split()) or "n/a"}
 
 
 def _extract_decision(text: str) -> AIMessage:
-    args = parse_ruling(sections(text).get("Ruling", text))
+    args = _read_ruling(sections(text).get("Ruling", text))
     return AIMessage(content="", tool_calls=[{"name": "FinalDecision", "args": args, "id": None, "type": "tool_call"}])
 
 
