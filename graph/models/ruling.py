@@ -8,6 +8,7 @@ from ..state import DECISION_FIELDS, FinalDecision
 
 def parse_ruling(text: str) -> dict[str, object]:
     out: dict[str, object] = {}
+    text = text.replace(" · ", "\n")  # the judge's prompt asks for the fields on one line, ` · ` between them
     for key, label in DECISION_FIELDS:
         m = re.search(rf"^\W*{label}\W*:\s*\**\s*(.+?)\**\s*$", text, re.M | re.I)
         if m:
