@@ -262,7 +262,7 @@ def _analyst(persona: str, messages: list[BaseMessage], system: str, tools: list
     return AIMessage(content="\n\n".join(lines))
 
 
-_REBUTTAL = re.compile(r"^(You asked|The [A-Z]\w+ [A-Z]\w+ (says|argues))")
+_REBUTTAL = re.compile(r"^(You asked|The [A-Z]\w+ [A-Z]\w+( (says|argues)|'s “))")
 
 
 _DEBATE_OF = {**dict.fromkeys(INVESTMENT_SIDES, INVESTMENT_DEBATE), **dict.fromkeys(RISK_SIDES, RISK_DEBATE)}
@@ -560,7 +560,8 @@ def _desk(system: str, question: str) -> str:
     out = [f"From the stored deliberation on {ticker} for {date}:"]
     for name in persona_hits[:2]:
         paragraphs = [p.strip() for p in secs[name].split("\n\n") if p.strip()]
-        own = next((p for p in paragraphs if not _REBUTTAL.match(p)), paragraphs[0] if paragraphs else "")
+        # Its own words (its conclusion, then its evidence), not its quote of someone else.
+        own = " ".join(p for p in paragraphs if not _REBUTTAL.match(p)) or (paragraphs[0] if paragraphs else "")
         body = re.split(r"(?<=[.!?])\s", own.replace("\n", " "))
         out.append(f"- {name}: “{' '.join(body[:2]).strip()}”")
     for label in figure_hits[:4]:
