@@ -2,22 +2,131 @@
 
 Parallel analysts stream into their own messages at the same time; every later speaker opens
 its message when its first token (or tool call) arrives and closes it when its node is done.
+
+The page is the bottleneck, not the server: Chainlit's page re-renders the chat and re-parses
+the whole Markdown of a message on every streamed update (~20-50 ms of a browser's CPU each,
+whatever its size), so words go out in a paced stream (about ten updates a second for the
+whole chat, shared by the messages streaming at once), and Markdown tables are held back while
+they stream and arrive whole; a long one is folded into a step under its message.
 """
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
+import os
+import re
+import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 import chainlit as cl
-from chainlit.step import check_add_step_in_cot, stub_step
+from chainlit.chat_context import chat_context
+from chainlit.step import StepDict, check_add_step_in_cot, stub_step
 from chainlit.utils import utc_now
 
 from graph.events import Event, NodeDone, NotePickedUp, Said, Token, ToolFinished, ToolStarted
 from graph.personas import ANALYST_PERSONAS, DESK, RISK_JUDGE
 from graph.plan import RISK_JUDGE_NODE, RunPlan
 
-TOOL_OUTPUT_CHARS = 400
+from .speakers import speaker_metadata
 
+TOOL_OUTPUT_CHARS = 400
+# The chat's streaming pace: after words of k messages went out, the next words wait k times this.
+STREAM_GAP_S = 0.1
+# A tool call still running after this long is shown running; a quicker one is shown once, ended.
+TOOL_SHOW_S = 0.3
+# Tables with more body rows than this are folded into a step under their message.
+FOLD_ROWS = 5
+# The stage list is redrawn at most this often (the last state is always drawn).
+PROGRESS_GAP_S = 1.0
+
+_WORD = re.compile(r"[A-Za-z0-9]+")
+
+
+class StreamTrace:
+    """A debug hook for benchmarks/browser.py, on when DESK_TRACE_STREAM names a file: one JSON
+    line per send of a persona message's words (stream or update), with the wall-clock time it
+    left the server, the time its oldest word reached the chat, the message id and how many words
+    (runs of letters and digits, which survive Markdown rendering unchanged) the message holds
+    after it. A page that shows that many words of the message has painted that send."""
+
+    def __init__(self, path: str | None):
+        self.path = path
+
+    def __call__(self, msg: cl.Message, kind: str, since: float | None = None) -> None:
+        if not self.path:
+            return
+        now = time.time()
+        line = json.dumps({"t": now, "since": since or now, "id": msg.id, "author": msg.author, "kind": kind,
+                           "words": len(_WORD.findall(msg.content or ""))})
+        with open(self.path, "a") as out:  # appends of one short line: whole lines with many writers
+            out.write(line + "\n")
+
+
+TRACE = StreamTrace(os.environ.get("DESK_TRACE_STREAM"))
+
+
+# -- tables ------------------------------------------------------------------------------------
+
+def _is_row(line: str) -> bool:
+    return line.lstrip().startswith("|")
+
+
+def shown_so_far(raw: str) -> str:
+    """What of a turn's words streamed so far may be shown now: every line but table rows, and
+    the line being written once it is known not to start a row. Grows only by appending, so it
+    can be streamed."""
+    lines = raw.split("\n")
+    done, last = lines[:-1], lines[-1]
+    out = [line for line in done if not _is_row(line)]
+    text = "\n".join(out) + ("\n" if done else "")
+    if last.strip() and not _is_row(last):
+        text += last
+    return text
+
+
+@dataclass(frozen=True)
+class Table:
+    rows: int          # body rows (header and separator left out)
+    text: str
+
+
+def split_tables(text: str) -> tuple[str, list[Table]]:
+    """A turn's final text without its long tables (each put back as a table to fold), short
+    tables left where they are."""
+    kept: list[str] = []
+    folded: list[Table] = []
+    block: list[str] = []
+
+    def close() -> None:
+        if not block:
+            return
+        body = [r for r in block[1:] if not set(r.strip()) <= set("|-: ")]
+        if len(body) > FOLD_ROWS:
+            folded.append(Table(len(body), "\n".join(block)))
+        else:
+            kept.extend(block)
+        block.clear()
+
+    for line in text.split("\n"):
+        if _is_row(line):
+            block.append(line)
+        else:
+            close()
+            kept.append(line)
+    close()
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip(), folded
+
+
+def fold_name(table: Table) -> str:
+    header = [c.strip() for c in table.text.split("\n", 1)[0].strip().strip("|").split("|")]
+    what = header[0].lower() if header and header[0] else "figures"
+    what = what if what.endswith("s") else what + "s"
+    return f"the table of {what} ({table.rows} rows)"
+
+
+# -- the stage list --------------------------------------------------------------------------------
 
 class Progress:
     """A TaskList of the stages: ready → running → done (or failed when stopped)."""
@@ -59,38 +168,77 @@ class Progress:
             elif not failed:
                 task.status = cl.TaskStatus.DONE
         self.tasklist.status = status
-        await self._send()
+        await self._send(now=True)
         await self.drained()
 
-    async def _send(self) -> None:
+    async def resend(self) -> None:
+        """Draw the list again (a page that reattached to the run has none)."""
+        if self.sent:
+            await self._send(now=True)
+
+    async def _send(self, now: bool = False) -> None:
         """Redraw in the background, coalescing: Chainlit writes the list to a file on every send
-        (~40 ms here), which must not hold up the speakers' tokens."""
+        (~40 ms here), and the page fetches and redraws it, which must not hold up the speakers'
+        words; changes within PROGRESS_GAP_S of a redraw are drawn together."""
         self.sent = True
         self._dirty = True
+        if now and self._worker is not None and not self._worker.done():
+            self._worker.cancel()  # the pause before the next redraw: the last state goes now
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._worker
+            self._dirty = True
         if self._worker is None or self._worker.done():
-            self._worker = asyncio.create_task(self._redraw())
+            self._worker = asyncio.create_task(self._redraw(pause=not now))
 
-    async def _redraw(self) -> None:
+    async def _redraw(self, pause: bool) -> None:
         while self._dirty:
             self._dirty = False
             await self.tasklist.send()
+            if pause:
+                await asyncio.sleep(PROGRESS_GAP_S)
 
     async def drained(self) -> None:
         if self._worker is not None:
-            await self._worker
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._worker
 
 
-FLUSH_S = 0.03  # streamed words are sent in batches at most this far apart
+# -- one run ---------------------------------------------------------------------------------------
+
+@dataclass
+class Stream:
+    """One persona's turn being streamed: what it said, and what of it the page has."""
+    msg: cl.Message
+    raw: str = ""          # every word of the turn so far
+    sent: int = 0          # characters of shown_so_far(raw) the page has
+    shown: bool = False    # the message is on the page
+    since: float = 0.0     # wall-clock time the oldest unsent word arrived (0: none waiting)
+
+    def waiting(self) -> str:
+        return shown_so_far(self.raw)[self.sent:]
+
+
+@dataclass
+class ToolCall:
+    step: cl.Step
+    persona: str
+    due: float             # loop time at which a still-running call is shown as running
+    shown: bool = False
 
 
 class Renderer:
-    """Consumes desk events for one run and keeps what the chat needs to know about it."""
+    """Consumes desk events for one run and keeps what the chat needs to know about it.
+
+    Every UI update costs the page a re-render of the chat, so updates are merged where the
+    page cannot tell the difference: a message goes out with its first words (not empty, then
+    its words), its last words go out with its final text, a tool call that ends within
+    TOOL_SHOW_S is shown once, ended, and words are paced (STREAM_GAP_S)."""
 
     def __init__(self, plan: RunPlan, *, stop_action: cl.Action | None = None,
                  on_pickup: Callable[[int, str], Awaitable[None]] | None = None):
         self.plan = plan
-        self.open: dict[str, cl.Message] = {}        # persona -> its message for the current turn
-        self.steps: dict[str, cl.Step] = {}          # tool call id -> step
+        self.streams: dict[str, Stream] = {}         # persona -> its turn being streamed
+        self.steps: dict[str, ToolCall] = {}         # tool call id -> its step
         self.paragraph: set[str] = set()             # personas whose next token starts a paragraph
         self.progress: Progress | None = None
         self.stop_action = stop_action
@@ -99,42 +247,69 @@ class Renderer:
         self.decided = False                         # the Risk Judge finished: a new decision exists
         self.said: list[cl.Message] = []
         self.opened: list[str] = []                  # personas whose turn just opened, for the stage list
-        self.pending: dict[str, list[str]] = {}      # persona -> words not yet sent
-        self.flushed_at: dict[str, float] = {}       # persona -> loop time of its last send
+        self.next_send = 0.0                         # loop time before which no words go out
+        self._timer: asyncio.Task | None = None
+        self.lock = asyncio.Lock()                   # events, the pacing timer and a reattaching page take turns
+
+    @property
+    def open(self) -> dict[str, cl.Message]:
+        """persona -> its message for the current turn"""
+        return {p: s.msg for p, s in self.streams.items()}
 
     def next_speaker(self) -> str | None:
         """The speaker that will read a note posted now, from the run plan."""
         slot = self.plan.next_reader(self.started)
         return slot.persona if slot else None
 
+    def in_progress(self) -> list[StepDict]:
+        """What a page opening the thread now must be shown beyond the stored history: the open
+        turns with their words so far, and running tool calls (stored only when they end)."""
+        out = []
+        for stream in self.streams.values():
+            if stream.shown:
+                out.append(stream.msg.to_dict())
+        for call in self.steps.values():
+            if call.shown:
+                out.append(call.step.to_dict())
+        return out
+
     # -- events ------------------------------------------------------------
 
     async def handle(self, ev: Event) -> None:
+        async with self.lock:
+            await self._handle(ev)
+
+    async def _handle(self, ev: Event) -> None:
+        loop = asyncio.get_running_loop()
         if isinstance(ev, Token):
-            msg = await self._message(ev.persona)
+            stream = self._stream(ev.persona)
             text = ev.text
-            waiting = self.pending.setdefault(ev.persona, [])
             if ev.persona in self.paragraph:
                 self.paragraph.discard(ev.persona)
-                shown = msg.content + "".join(waiting)
-                if shown and not shown.endswith("\n"):
+                if stream.raw and not stream.raw.endswith("\n"):
                     text = "\n\n" + text.lstrip()
-            waiting.append(text)
-            # Words go out at most every FLUSH_S per message (the first at once): one socket
-            # message per word was the chat server's largest cost with many chats at once.
-            now = asyncio.get_running_loop().time()
-            if now - self.flushed_at.get(ev.persona, -1.0) >= FLUSH_S:
-                await self._flush(ev.persona, now)
-        else:
-            await self._flush_all()
-            if isinstance(ev, NodeDone):
-                await self._node_done(ev)
+            stream.raw += text
+            if stream.waiting() and not stream.since:
+                stream.since = time.time()
+            if loop.time() >= self.next_send:
+                await self._tick()
             else:
-                await self._node_event(ev)
+                self._arm_timer()
+        elif isinstance(ev, NodeDone):
+            await self._tick(finishing=self._finishing(ev))
+            await self._node_done(ev)
+        else:
+            await self._tick()
+            await self._node_event(ev)
         # The stage list is redrawn after the event itself, so a speaker's first word reaches
         # the user before the progress update (it was the larger part of the first-token time).
         while self.opened:
             await self._started(self.opened.pop(0))
+
+    @staticmethod
+    def _finishing(ev: NodeDone) -> str | None:
+        last = ev.spoken
+        return str(last.name) if last is not None and ev.node != "coordinator" else None
 
     async def _node_event(self, ev: Said | ToolStarted | ToolFinished | NotePickedUp) -> None:
         if isinstance(ev, Said):
@@ -143,26 +318,26 @@ class Renderer:
             await msg.send()
             self.said.append(msg)
         elif isinstance(ev, ToolStarted):
-            parent = await self._message(ev.persona)
-            step = cl.Step(name=ev.tool, type="tool", parent_id=parent.id, show_input="json")
+            parent = self._stream(ev.persona)
+            step = cl.Step(name=ev.tool, type="tool", parent_id=parent.msg.id, show_input="json")
             step.input = ev.args
             step.start = utc_now()
-            self.steps[ev.call_id] = step
+            self.steps[ev.call_id] = ToolCall(step, ev.persona, asyncio.get_running_loop().time() + TOOL_SHOW_S)
             self.paragraph.add(ev.persona)
-            # Shown now, persisted once when it ends: a create and an update written as two
-            # detached tasks can land in either order and leave the stored step empty.
-            await cl.context.emitter.send_step(step.to_dict() if check_add_step_in_cot(step) else stub_step(step))
+            self._arm_timer()
         elif isinstance(ev, ToolFinished):
-            finished = self.steps.pop(ev.call_id, None)
-            if finished is None:
+            call = self.steps.pop(ev.call_id, None)
+            if call is None:
                 return
             result = ev.result
-            finished.output = result if len(result) <= TOOL_OUTPUT_CHARS else result[:TOOL_OUTPUT_CHARS] + " …"
-            finished.is_error = ev.failed
-            finished.end = utc_now()
-            await finished.send()
+            call.step.output = result if len(result) <= TOOL_OUTPUT_CHARS else result[:TOOL_OUTPUT_CHARS] + " …"
+            call.step.is_error = ev.failed
+            call.step.end = utc_now()
+            if call.persona in self.streams:
+                await self._show(self.streams[call.persona])
+            await call.step.send()  # shown (or updated) and persisted once, ended
         else:
-            await self._message(ev.persona)
+            await self._show(self._stream(ev.persona))
             if self.on_pickup:
                 await self.on_pickup(ev.seq, ev.persona)
 
@@ -172,28 +347,58 @@ class Renderer:
             return
         persona = str(last.name)
         text = last.content if isinstance(last.content, str) else str(last.content)
-        msg = self.open.pop(persona, None)
-        if msg is None:  # a speaker that streamed nothing (a non-streaming model): show its turn whole
-            msg = cl.Message(content=text, author=persona)
-            await msg.send()
+        stream = self.streams.pop(persona, None)
+        # What streamed holds the turn's text (and any words before its tool calls); otherwise
+        # the turn's text is what it said (a non-streaming model, a retried empty answer).
+        said = stream.raw if stream is not None and text.strip() in stream.raw else text
+        shown, folded = split_tables(said)
+        msg = stream.msg if stream is not None else cl.Message(content="", author=persona)
+        msg.content = shown
+        if stream is not None and stream.shown:
+            await msg.update()     # its last words with its final text
         else:
-            if text.strip() and text.strip() not in msg.content:
-                msg.content = text
-            await msg.update()
+            await msg.send()       # a turn short enough to go out whole
+        TRACE(msg, "end", stream.since if stream else None)
+        for table in folded:
+            fold = cl.Step(name=fold_name(table), type="undefined", parent_id=msg.id)
+            fold.output = table.text
+            fold.start = fold.end = utc_now()
+            await fold.send()
         if self.progress:
             await self.progress.finished(persona)
         if ev.node == RISK_JUDGE_NODE:
             self.decided = True
 
-    async def _message(self, persona: str) -> cl.Message:
-        msg = self.open.get(persona)
-        if msg is not None:
-            return msg
-        msg = cl.Message(content="", author=persona)
-        self.open[persona] = msg
-        await msg.send()  # sent empty first, so tool steps have a parent to nest under
-        self.opened.append(persona)
-        return msg
+    def _stream(self, persona: str) -> Stream:
+        """The persona's turn, opened (not yet shown) at its first event."""
+        stream = self.streams.get(persona)
+        if stream is None:
+            # A debate turn's message names its round (chat/speakers.py: the page shows it).
+            msg = cl.Message(content="", author=persona, metadata=speaker_metadata(self.plan, self.started, persona))
+            stream = self.streams[persona] = Stream(msg)
+            self.opened.append(persona)
+        return stream
+
+    async def _show(self, stream: Stream) -> None:
+        """Put the message on the page (with the words it has), so tool steps and a note's
+        acknowledgement have it to refer to."""
+        if stream.shown:
+            return
+        words = stream.waiting()
+        msg = stream.msg
+        msg.content = words
+        stream.sent += len(words)
+        stream.shown = True
+        # Sent once, as Message.send() does (stored, known to the chat's context), but marked as
+        # streaming (the page shows it is being written), so its next words are tokens.
+        msg.created_at = msg.created_at or utc_now()
+        msg.streaming = True
+        step = await msg._create()
+        chat_context.add(msg)
+        await cl.context.emitter.stream_start(step)
+        if words:
+            TRACE(msg, "token", stream.since)
+        stream.since = 0.0
 
     async def _started(self, persona: str) -> None:
         if persona == DESK:
@@ -202,32 +407,81 @@ class Renderer:
         if self.progress is None:
             self.progress = Progress(self.plan)
         await self.progress.started(persona)
+
+    # -- pacing ------------------------------------------------------------
+
+    async def _tick(self, finishing: str | None = None) -> None:
+        """Send every message's waiting words (but those of a turn about to end: they go with
+        its final text) and show the tool calls still running after TOOL_SHOW_S; the next
+        words wait STREAM_GAP_S per message sent."""
+        loop = asyncio.get_running_loop()
+        sent = 0
+        for persona, stream in self.streams.items():
+            words = stream.waiting()
+            if not words or persona == finishing:
+                continue
+            if not stream.shown:
+                await self._show(stream)
+            else:
+                await stream.msg.stream_token(words)
+                stream.sent += len(words)
+                TRACE(stream.msg, "token", stream.since)
+                stream.since = 0.0
+            sent += 1
+        now = loop.time()
+        for call in self.steps.values():
+            if not call.shown and now >= call.due:
+                if call.persona in self.streams:
+                    await self._show(self.streams[call.persona])
+                call.shown = True
+                # Shown now, persisted once when it ends: a create and an update written as two
+                # detached tasks can land in either order and leave the stored step empty.
+                step = call.step
+                await cl.context.emitter.send_step(step.to_dict() if check_add_step_in_cot(step) else stub_step(step))
+        if sent:
+            self.next_send = now + STREAM_GAP_S * sent
+        if any(s.waiting() for s in self.streams.values()) or any(not c.shown for c in self.steps.values()):
+            self._arm_timer()
+
+    def _arm_timer(self) -> None:
+        """What waits (words, a tool call to show) goes out when due, even if no event comes."""
+        if self._timer is None or self._timer.done():
+            self._timer = asyncio.create_task(self._tick_later())
+
+    async def _tick_later(self) -> None:
+        loop = asyncio.get_running_loop()
+        due = [c.due for c in self.steps.values() if not c.shown]
+        if any(s.waiting() for s in self.streams.values()):
+            due.append(self.next_send)
+        await asyncio.sleep(max(0.0, min(due, default=loop.time()) - loop.time()))
+        async with self.lock:
+            self._timer = None
+            await self._tick()
+
     # -- endings -----------------------------------------------------------
-
-    async def _flush(self, persona: str, now: float | None = None) -> None:
-        words = self.pending.pop(persona, None)
-        msg = self.open.get(persona)
-        if words and msg is not None:
-            await msg.stream_token("".join(words))
-        self.flushed_at[persona] = now if now is not None else asyncio.get_running_loop().time()
-
-    async def _flush_all(self) -> None:
-        for persona in [p for p, words in self.pending.items() if words]:
-            await self._flush(persona)
 
     async def close_open(self, suffix: str = "") -> None:
         """Close whatever is still streaming (a stop or a failure mid-turn)."""
-        await self._flush_all()
-        for step in self.steps.values():
-            step.output = step.output or "(stopped)"
-            step.end = utc_now()
-            await step.send()
+        if self._timer is not None:
+            self._timer.cancel()
+        async with self.lock:
+            await self._close_open(suffix)
+
+    async def _close_open(self, suffix: str) -> None:
+        await self._tick()
+        for call in self.steps.values():
+            call.step.output = call.step.output or "(stopped)"
+            call.step.end = utc_now()
+            await call.step.send()
         self.steps.clear()
-        for msg in self.open.values():
+        for stream in self.streams.values():
+            msg = stream.msg
+            if not stream.shown and not suffix:
+                continue
             if suffix:
                 msg.content = (msg.content + suffix) if msg.content else suffix.strip()
-            await msg.update()
-        self.open.clear()
+            await (msg.update() if stream.shown else msg.send())
+        self.streams.clear()
 
     async def finish(self, status: str, failed: bool = False) -> None:
         if self.progress:

@@ -9,6 +9,66 @@
 // - shows the mode (demo) in the header, and on the login page what to type.
 // One pass per animation frame at most, whatever the number of DOM changes (tokens stream in
 // at tens per second: the pass must stay cheap).
+
+// The socket's messages, delivered in batches (Live-chat helper, issue 10 point 2). Chainlit's
+// page re-renders the whole chat for each socket message (~30-50 ms of CPU each, measured with
+// benchmarks/browser.py), so a streamed analysis (~130 messages) kept the page seconds behind the
+// server. Messages that arrive within a window of the last delivery are handed over together, in
+// order, in one task: React renders them once. The window follows the page's own render time
+// (twice the last batch's, 40-250 ms), so a busy page takes bigger batches instead of falling
+// behind. A new chat's first message also puts the thread in the address bar at once (Chainlit
+// does it only after reloading the thread list, ~1 s later on a busy page), so a reload finds the
+// run instead of a new chat.
+(function () {
+  "use strict";
+  const MIN_MS = 40, MAX_MS = 250;
+  const property = Object.getOwnPropertyDescriptor(WebSocket.prototype, "onmessage");
+  if (!property || !property.set) return;
+
+  function addressThread(event) {
+    if (typeof event.data !== "string" || !event.data.startsWith('42["first_interaction"')) return;
+    let data = null;
+    try { data = JSON.parse(event.data.slice(2))[1]; } catch (error) { return; }
+    if (!data || !data.thread_id || data.interaction === "resume" || window.location.pathname !== "/") return;
+    // Only the address: Chainlit's own navigation (after its thread list reloads) remounts the
+    // whole chat mid-stream; with the address already right it does not happen.
+    window.history.replaceState(window.history.state, "", "/thread/" + data.thread_id);
+  }
+
+  Object.defineProperty(WebSocket.prototype, "onmessage", {
+    configurable: true,
+    enumerable: property.enumerable,
+    get() { return this.deskOnMessage || null; },
+    set(handler) {
+      this.deskOnMessage = handler;
+      if (typeof handler !== "function") { property.set.call(this, handler); return; }
+      const socket = this;
+      let queue = [], timer = 0, last = -Infinity, window_ms = MIN_MS;
+      function deliver() {
+        timer = 0;
+        const started = performance.now();
+        last = started;
+        const batch = queue;
+        queue = [];
+        const firsts = [];
+        for (const event of batch) {
+          try { handler.call(socket, event); } catch (error) { setTimeout(() => { throw error; }); }
+          if (typeof event.data === "string" && event.data.startsWith('42["first_interaction"')) firsts.push(event);
+        }
+        // After React has rendered the batch (the chat knows its thread by then).
+        setTimeout(() => {
+          window_ms = Math.min(MAX_MS, Math.max(MIN_MS, 2 * (performance.now() - started)));
+          firsts.forEach(addressThread);
+        }, 0);
+      }
+      property.set.call(this, (event) => {
+        queue.push(event);
+        if (!timer) timer = setTimeout(deliver, Math.max(0, last + window_ms - performance.now()));
+      });
+    },
+  });
+})();
+
 (function () {
   "use strict";
 

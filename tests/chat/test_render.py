@@ -31,7 +31,8 @@ async def test_parallel_analysts_stream_into_their_own_messages_with_tool_steps(
     assert market["output"] == "Pulling data.\n\nBullish." and not market["streaming"]
     assert news["output"] == "Reading news."
     starts = [d["name"] for d in emitter.named("stream_start")]
-    assert starts == ["Market Analyst", "News Analyst"]
+    assert starts == ["Market Analyst", "News Analyst"], "each opens once, with its first words"
+    assert not [d for d in emitter.named("new_message") if d["type"] == "assistant_message" and d["name"] != "Desk"]
     step = next(m for m in emitter.messages.values() if m["type"] == "tool")
     assert step["name"] == "get_price_history" and step["parentId"] == market["id"]
     assert '"lookback_days": 120' in step["input"] and len(step["output"]) < 500

@@ -1,0 +1,388 @@
+"""The chat as a browser shows it: how far the page falls behind the server, and what it costs.
+
+`python -m benchmarks.browser [--runs N] [--busy N] [--profile] [--json]`
+
+The real chat server (demo mode, the default demo speed, the four analysts streaming at once)
+and Debian's Chromium driven by Playwright: log in, ask "should I buy NVDA today?", wait for
+the decision card. Per analysis:
+
+- **lag**: from a persona's words leaving the server to the page painting them. The server
+  writes one line per send (chat/render.py StreamTrace, on with DESK_TRACE_STREAM): the
+  wall-clock time and how many words — runs of letters and digits, which Markdown rendering
+  leaves as they are — the message holds after it. In the page a MutationObserver marks the
+  messages that changed; once per frame (requestAnimationFrame) their words are counted in the
+  DOM, and the time is taken in the first task after that frame (a MessageChannel message), so
+  layout and paint are inside the lag. A send is painted when the page first shows at least
+  its word count for that message. Both clocks are this machine's wall clock
+  (performance.timeOrigin + now() in the page). Sends that added no word are not counted.
+- **browser CPU**: user+system CPU seconds of every Chromium process (browser, renderers,
+  GPU/utility; read from /proc/<pid>/stat of the browser's process tree) from the question to
+  the painted card; the renderer's main-thread split (script, layout, style) from the Chrome
+  DevTools Protocol's Performance.getMetrics.
+- **card**: from pressing Enter to the decision card painted.
+
+`--busy N` runs N spinning processes meanwhile (a loaded machine); `--profile` samples the
+page's JavaScript with the CDP profiler and prints where its time goes.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import multiprocessing
+import os
+import re
+import statistics
+import tempfile
+import time
+import uuid
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from graph.settings import Settings
+from tests.support.chat_server import Server
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+QUESTION = "should I buy NVDA today?"
+# The decision card's Signal cell, and a chat ready to take a message.
+CARD = ".ai-message th, .ai-message td"
+SIGNAL = re.compile(r"^Signal$")
+CONNECTED_JS = ("() => { const b = document.querySelector('#starters button');"
+                " return b ? !b.disabled : !!document.querySelector('#chat-input'); }")
+GOALS = {"lag_p95_ms": 250, "browser_cpu_s": 2.0}
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+# Counts the words of every changed message once per frame; times them after the frame is painted.
+OBSERVER_JS = r"""
+(() => {
+  const paints = window.__deskPaints = [];
+  const last = new Map();
+  const dirty = new Set();
+  let scheduled = false;
+  const words = (el) => {  // per text node: a table's cells are separate words, not one run
+    const walker = document.createTreeWalker(el.querySelector('.message-content') || el, NodeFilter.SHOW_TEXT);
+    let n = 0;
+    for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+      const m = t.data.match(/[A-Za-z0-9]+/g);
+      if (m) n += m.length;
+    }
+    return n;
+  };
+  const channel = new MessageChannel();
+  let pending = [];
+  channel.port1.onmessage = () => {
+    const t = performance.timeOrigin + performance.now();
+    for (const [id, n] of pending) paints.push({t: t / 1000, id, words: n});
+    pending = [];
+  };
+  const frame = () => {
+    scheduled = false;
+    for (const id of dirty) {
+      const el = document.getElementById('step-' + id);
+      if (!el) continue;
+      const n = words(el);
+      if (last.get(id) !== n) { last.set(id, n); pending.push([id, n]); }
+    }
+    dirty.clear();
+    if (pending.length) channel.port2.postMessage(0);
+  };
+  const mark = (node) => {
+    const el = node && (node.nodeType === 1 ? node : node.parentElement);
+    const step = el && el.closest('[id^="step-"]');
+    if (step) dirty.add(step.id.slice(5));
+    if (el && el.querySelectorAll) for (const s of el.querySelectorAll('[id^="step-"]')) dirty.add(s.id.slice(5));
+  };
+  const observer = new MutationObserver((records) => {
+    for (const r of records) { mark(r.target); for (const n of r.addedNodes) mark(n); }
+    if (dirty.size && !scheduled) { scheduled = true; requestAnimationFrame(frame); }
+  });
+  const start = () => observer.observe(document.body, {childList: true, subtree: true, characterData: true});
+  if (document.body) start(); else document.addEventListener('DOMContentLoaded', start);
+})();
+"""
+
+
+# -- processes ------------------------------------------------------------------------------
+
+def _stat(pid: int) -> tuple[int, float] | None:
+    """(parent pid, CPU seconds of the process and its reaped children)."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = raw[raw.rindex(")") + 2:].split()  # after "pid (comm) "
+    ticks = sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
+    return int(fields[1]), ticks / CLOCK_TICKS
+
+
+def _kind(pid: int) -> str:
+    """Chromium's process type (browser, renderer, gpu-process, utility, zygote) or the command."""
+    try:  # Chromium's children rewrite their command line into one space-separated string
+        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return "gone"
+    kind = re.search(r"--type=(\S+)", cmd)
+    return kind[1] if kind else Path(cmd.split(" ", 1)[0]).name
+
+
+def tree_cpu(root: int) -> dict[str, float]:
+    """CPU seconds of a process and all its live descendants (the dead ones' are in their
+    parents' cutime/cstime once reaped), by process kind."""
+    stats = {int(p): s for p in os.listdir("/proc") if p.isdigit() and (s := _stat(int(p))) is not None}
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _) in stats.items():
+        children.setdefault(ppid, []).append(pid)
+    out: dict[str, float] = {}
+    todo = [root]
+    while todo:
+        pid = todo.pop()
+        if pid in stats:
+            kind = "browser" if pid == root else _kind(pid)
+            out[kind] = out.get(kind, 0.0) + stats[pid][1]
+        todo += children.get(pid, [])
+    return out
+
+
+def spent(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    return {k: round(after.get(k, 0.0) - before.get(k, 0.0), 2) for k in after if after[k] != before.get(k, 0.0)}
+
+
+def browser_pid(tag: str) -> int:
+    """The Chromium browser process started with our tag on its command line."""
+    for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            cmd = Path(f"/proc/{p}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            if f"--desk-bench={tag}" in cmd and "--type=" not in cmd:
+                return int(p)
+    raise RuntimeError("the Chromium browser process was not found")
+
+
+async def _sample(browser: int, into: list[tuple[float, float]]) -> None:
+    """The browser's CPU seconds over time, for a run's timeline (kept with --keep)."""
+    while True:
+        into.append((time.time(), sum(tree_cpu(browser).values())))
+        await asyncio.sleep(0.25)
+
+
+def _spin() -> None:
+    while True:
+        pass
+
+
+# -- one analysis in the browser ---------------------------------------------------------------
+
+def quantile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def lags(sends: list[dict], paints: list[dict], end: float) -> tuple[list[float], int, list[float]]:
+    """Per send that added words: seconds to its paint. Returns (lags, unpainted, analyst-phase lags)."""
+    by_id: dict[str, list[dict]] = {}
+    for p in paints:
+        by_id.setdefault(p["id"], []).append(p)
+    analysts = {"Market Analyst", "Social Analyst", "News Analyst", "Fundamentals Analyst"}
+    out, early, missing = [], [], 0
+    seen: dict[str, int] = {}
+    for s in sends:
+        if s["words"] <= seen.get(s["id"], 0):
+            continue
+        seen[s["id"]] = s["words"]
+        painted = next((p["t"] for p in by_id.get(s["id"], []) if p["words"] >= s["words"]), None)
+        if painted is None:
+            missing += 1
+            painted = end
+        lag = max(0.0, painted - s["t"])
+        out.append(lag)
+        if s.get("author") in analysts:
+            early.append(lag)
+    return out, missing, early
+
+
+async def one_analysis(page: Any, cdp: Any, server: Server, trace: Path, browser: int, profile: bool) -> dict:
+    await page.goto(server.base + "/")
+    # Connected and started: a new chat's starters are enabled (what is typed before is dropped).
+    await page.wait_for_function(CONNECTED_JS, timeout=60_000)
+    await page.wait_for_timeout(500)  # the chat's opening messages settle
+    await page.evaluate("window.__deskPaints.length = 0")
+    trace.write_text("")
+    before = await cdp.send("Performance.getMetrics")
+    if profile:
+        await cdp.send("Profiler.enable")
+        await cdp.send("Profiler.setSamplingInterval", {"interval": 500})
+        await cdp.send("Profiler.start")
+    cpu0, server0 = tree_cpu(browser), tree_cpu(server.proc.pid) if server.proc else {}
+    await page.fill("#chat-input", QUESTION)
+    samples: list[tuple[float, float]] = []
+    sampler = asyncio.create_task(_sample(browser, samples))
+    asked = time.time()
+    await page.keyboard.press("Enter")
+    try:
+        await page.locator(CARD).filter(has_text=SIGNAL).first.wait_for(timeout=300_000)
+    except Exception:
+        await page.screenshot(path=str(trace.with_name("timeout.png")))
+        raise
+    card = time.time()
+    await page.wait_for_timeout(500)  # the last words' paint records are taken after the frame
+    sampler.cancel()
+    cpu1, server1 = tree_cpu(browser), tree_cpu(server.proc.pid) if server.proc else {}
+    by_kind = spent(cpu0, cpu1)
+    after = await cdp.send("Performance.getMetrics")
+    hot: list[tuple[str, float]] = []
+    if profile:
+        prof = (await cdp.send("Profiler.stop"))["profile"]
+        hot = hottest(prof)
+        trace.with_name(f"page-{int(asked)}.cpuprofile").write_text(json.dumps(prof))
+    paints = await page.evaluate("window.__deskPaints")
+    sends = [json.loads(line) for line in trace.read_text().splitlines() if line.strip()]
+    trace.with_name(f"run-{int(asked)}.json").write_text(json.dumps({"asked": asked, "card": card, "sends": sends,
+                                                                       "paints": paints, "cpu": samples}))
+    all_lags, missing, analyst_lags = lags(sends, paints, time.time())
+    m0 = {m["name"]: m["value"] for m in before["metrics"]}
+    m1 = {m["name"]: m["value"] for m in after["metrics"]}
+    split = {k: round(m1.get(k, 0) - m0.get(k, 0), 2)
+             for k in ("TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration")}
+    return {"lags": all_lags, "analyst_lags": analyst_lags, "unpainted": missing,
+            "browser_cpu_s": sum(by_kind.values()), "browser_cpu_by_process": by_kind,
+            "server_cpu_s": sum(spent(server0, server1).values()), "card_s": card - asked,
+            "renderer_main_thread_s": split,
+            "sends": len(sends), "messages": len({s["id"] for s in sends}), "hot": hot}
+
+
+def hottest(profile: dict, n: int = 15) -> list[tuple[str, float]]:
+    """Self time per function (name and script) from a CDP CPU profile, largest first."""
+    nodes = {node["id"]: node for node in profile["nodes"]}
+    deltas = profile.get("timeDeltas") or []
+    per: Counter[str] = Counter()
+    for sample, dt in zip(profile.get("samples") or [], deltas):
+        frame = nodes[sample]["callFrame"]
+        url = frame.get("url", "").rsplit("/", 1)[-1]
+        name = frame.get("functionName") or "(anonymous)"
+        where = f" {url}:{frame.get('lineNumber', 0) + 1}:{frame.get('columnNumber', 0) + 1}" if url else ""
+        per[name + where] += dt / 1e6
+    return [(k, round(v, 3)) for k, v in per.most_common(n)]
+
+
+async def measure(runs: int, busy: int, profile: bool, keep: str | None = None) -> dict:
+    from playwright.async_api import async_playwright
+
+    delay = Settings().demo_delay_ms  # the default demo speed
+    spinners = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(busy)]
+    for s in spinners:
+        s.start()
+    results = []
+    try:
+        with contextlib.ExitStack() as stack:
+            tmp = (tempfile.mkdtemp(prefix="run-", dir=keep) if keep
+                   else stack.enter_context(tempfile.TemporaryDirectory(prefix="desk-browser-bench-")))
+            trace = Path(tmp) / "sends.jsonl"
+            server = Server(Path(tmp), DESK_DEMO_DELAY_MS=f"{delay:g}", DESK_TRACE_STREAM=str(trace))
+            server.start()
+            tag = uuid.uuid4().hex
+            try:
+                async with async_playwright() as pw:
+                    browser = await pw.chromium.launch(executable_path=CHROMIUM,
+                                                       args=[*CHROMIUM_ARGS, f"--desk-bench={tag}"])
+                    try:
+                        page = await browser.new_page(viewport={"width": 1440, "height": 900})
+                        await page.add_init_script(OBSERVER_JS)
+                        await page.goto(server.base + "/login")
+                        await page.fill("#email", "bench")
+                        await page.fill("#password", "desk")
+                        await page.keyboard.press("Enter")
+                        await page.wait_for_selector("#chat-input", timeout=60_000)
+                        cdp = await page.context.new_cdp_session(page)
+                        await cdp.send("Performance.enable")
+                        pid = browser_pid(tag)
+                        for _ in range(runs):
+                            results.append(await one_analysis(page, cdp, server, trace, pid, profile))
+                    finally:
+                        await browser.close()
+            finally:
+                server.stop()
+    finally:
+        for s in spinners:
+            s.terminate()
+    return summarize(results, delay, busy)
+
+
+def summarize(results: list[dict], delay: float, busy: int) -> dict:
+    all_lags = [x for r in results for x in r["lags"]]
+    analyst_lags = [x for r in results for x in r["analyst_lags"]]
+
+    def ms(values: list[float]) -> dict:
+        if not values:
+            return {}
+        return {"p50": round(1000 * statistics.median(values)), "p95": round(1000 * quantile(values, 0.95)),
+                "max": round(1000 * max(values)), "n": len(values)}
+
+    split: dict[str, float] = {}
+    for r in results:
+        for k, v in r["renderer_main_thread_s"].items():
+            split[k] = split.get(k, 0) + v / len(results)
+    hot: Counter[str] = Counter()
+    for r in results:
+        for name, s in r["hot"]:
+            hot[name] += s / len(results)
+    return {
+        "demo_delay_ms": delay, "busy_processes": busy, "analyses": len(results),
+        "lag_ms": ms(all_lags), "lag_ms_analysts": ms(analyst_lags),
+        "unpainted_sends": sum(r["unpainted"] for r in results),
+        "browser_cpu_s": [round(r["browser_cpu_s"], 2) for r in results],
+        "server_cpu_s": [round(r["server_cpu_s"], 2) for r in results],
+        "card_s": [round(r["card_s"], 2) for r in results],
+        "renderer_main_thread_s": {k: round(v, 2) for k, v in split.items()},
+        "browser_cpu_by_process": [r["browser_cpu_by_process"] for r in results],
+        "sends_per_analysis": [r["sends"] for r in results],
+        "hot": [(k, round(v, 3)) for k, v in hot.most_common(15)],
+    }
+
+
+def report(r: dict) -> str:
+    lag, early = r["lag_ms"], r["lag_ms_analysts"]
+    cpu = r["browser_cpu_s"]
+    lines = [
+        f"Browser benchmark: {r['analyses']} analyses of “{QUESTION}”, demo speed {r['demo_delay_ms']:g} ms/word, "
+        f"four analysts at once, {r['busy_processes']} busy process(es) alongside",
+        f"lag server send → painted: p50 {lag.get('p50')} ms, p95 {lag.get('p95')} ms, max {lag.get('max')} ms "
+        f"over {lag.get('n')} sends (goal p95 ≤ {GOALS['lag_p95_ms']} ms); unpainted {r['unpainted_sends']}",
+        f"  while the four analysts stream: p50 {early.get('p50')} ms, p95 {early.get('p95')} ms",
+        f"browser CPU per analysis: {statistics.median(cpu):.2f} s median {cpu} (goal ≤ {GOALS['browser_cpu_s']} s); "
+        f"server CPU {r['server_cpu_s']} s",
+        f"browser CPU by process (s): {r['browser_cpu_by_process']}",
+        f"renderer main thread per analysis (s): {r['renderer_main_thread_s']}",
+        f"question → card painted: {r['card_s']} s; socket sends of persona words per analysis: "
+        f"{r['sends_per_analysis']}",
+    ]
+    if r["hot"]:
+        lines.append("hottest page functions (self s per analysis):")
+        lines += [f"  {s:7.3f}  {name}" for name, s in r["hot"]]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m benchmarks.browser")
+    ap.add_argument("--runs", type=int, default=3, help="analyses to measure (default 3)")
+    ap.add_argument("--busy", type=int, default=0, help="spinning processes alongside (a loaded machine)")
+    ap.add_argument("--profile", action="store_true", help="sample the page's JavaScript (adds overhead)")
+    ap.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    ap.add_argument("--keep", metavar="DIR", help="keep the server's data and log, each run's sends, paints "
+                    "and CPU timeline (and profile) in a new folder under DIR")
+    args = ap.parse_args(argv)
+    if args.keep:
+        Path(args.keep).mkdir(parents=True, exist_ok=True)
+    result = asyncio.run(measure(args.runs, args.busy, args.profile, args.keep))
+    print(report(result))
+    if args.json:
+        print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
