@@ -83,7 +83,7 @@ def test_a_headless_deliberation_on_a_real_server_ends_in_a_decision_or_a_clear_
     print(f"headless run: exit {run.returncode} in {took:.0f} s; server: {stats}\n{out}\n{err}")
     assert "Traceback" not in out + err
     assert stats.completions > 0  # the desk spoke with the real server, not the demo model
-    assert "Live mode" in out or "live" in out.lower()
+    assert "Live mode" in out and "Market data: synthetic" in out
     if run.returncode == 0:
         assert "Final decision for NVDA" in out
     else:
