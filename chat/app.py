@@ -301,6 +301,7 @@ async def resume(thread: ThreadDict) -> None:
                 step["metadata"] = json.loads(raw or "{}")
             except json.JSONDecodeError:
                 step["metadata"] = {}
+    await chat.reattach(steps)  # a run in flight on the thread: this page joins it (runs.py)
     await chat.close_cut_off_turns(steps)
     await edits.offer_on_resume(chat, steps)  # Chainlit stores no actions: the Edit buttons come back
     if (stopped := await chat.interrupted()) is not None:

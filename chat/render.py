@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 import chainlit as cl
 from chainlit.chat_context import chat_context
+from chainlit.emitter import BaseChainlitEmitter
 from chainlit.step import StepDict, check_add_step_in_cot, stub_step
 from chainlit.utils import utc_now
 
@@ -38,6 +39,8 @@ STREAM_GAP_S = 0.1
 TOOL_SHOW_S = 0.3
 # Tables with more body rows than this are folded into a step under their message.
 FOLD_ROWS = 5
+# What ended this recently is shown to a page opening the thread even if it is stored already.
+RECENT_S = 10.0
 # The stage list is redrawn at most this often (the last state is always drawn).
 PROGRESS_GAP_S = 1.0
 
@@ -250,6 +253,7 @@ class Renderer:
         self.next_send = 0.0                         # loop time before which no words go out
         self._timer: asyncio.Task | None = None
         self.lock = asyncio.Lock()                   # events, the pacing timer and a reattaching page take turns
+        self.recent: dict[str, tuple[float, StepDict]] = {}  # id -> (monotonic time, step) of what just ended
 
     @property
     def open(self) -> dict[str, cl.Message]:
@@ -263,15 +267,24 @@ class Renderer:
 
     def in_progress(self) -> list[StepDict]:
         """What a page opening the thread now must be shown beyond the stored history: the open
-        turns with their words so far, and running tool calls (stored only when they end)."""
-        out = []
-        for stream in self.streams.values():
-            if stream.shown:
-                out.append(stream.msg.to_dict())
-        for call in self.steps.values():
-            if call.shown:
-                out.append(call.step.to_dict())
+        turns with their words so far, running tool calls (stored only when they end), and what
+        ended in the last seconds (its stored version may still be on its way to the database)."""
+        now = time.monotonic()
+        out = [step for at, step in self.recent.values() if now - at < RECENT_S]
+        out += [stream.msg.to_dict() for stream in self.streams.values() if stream.shown]
+        out += [call.step.to_dict() for call in self.steps.values() if call.shown]
         return out
+
+    async def catch_up(self, emitter: BaseChainlitEmitter, messages: bool = True) -> None:
+        """Bring one page up to date: the open turns with their words so far (a page whose
+        connection dropped missed some), the running tool calls, the stage list and Stop."""
+        if messages:
+            for step in self.in_progress():
+                await (emitter.stream_start(step) if step.get("streaming") else emitter.send_step(step))
+        if self.progress is not None and self.progress.sent:
+            await self.progress.resend()
+        if self.stop_action is not None and self.stop_action.forId:
+            await emitter.emit("action", self.stop_action.to_dict())
 
     # -- events ------------------------------------------------------------
 
@@ -336,6 +349,7 @@ class Renderer:
             if call.persona in self.streams:
                 await self._show(self.streams[call.persona])
             await call.step.send()  # shown (or updated) and persisted once, ended
+            self._ended(call.step.to_dict())
         else:
             await self._show(self._stream(ev.persona))
             if self.on_pickup:
@@ -358,6 +372,7 @@ class Renderer:
             await msg.update()     # its last words with its final text
         else:
             await msg.send()       # a turn short enough to go out whole
+        self._ended(msg.to_dict())
         TRACE(msg, "end", stream.since if stream else None)
         for table in folded:
             fold = cl.Step(name=fold_name(table), type="undefined", parent_id=msg.id)
@@ -368,6 +383,11 @@ class Renderer:
             await self.progress.finished(persona)
         if ev.node == RISK_JUDGE_NODE:
             self.decided = True
+
+    def _ended(self, step: StepDict) -> None:
+        now = time.monotonic()
+        self.recent = {k: v for k, v in self.recent.items() if now - v[0] < RECENT_S}
+        self.recent[step["id"]] = (now, step)
 
     def _stream(self, persona: str) -> Stream:
         """The persona's turn, opened (not yet shown) at its first event."""

@@ -13,10 +13,11 @@ import os
 import socket
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import chainlit as cl
-from chainlit.context import local_steps
+from chainlit.context import ChainlitContext, context_var, local_steps
+from chainlit.emitter import BaseChainlitEmitter
 
 from graph.data import make_vendor
 from graph.data.vendor import Vendor
@@ -33,6 +34,7 @@ from graph.settings import Settings
 
 from .card import card_markdown, name_thread, price_chart
 from .edits import card_actions, card_change, offer_edits
+from .pages import Pages
 from .render import Renderer
 
 STOP_ACTION = "stop_run"
@@ -40,6 +42,8 @@ RESUME_ACTION = "resume_run"
 RESUME_WORDS = frozenset({"resume", "continue", "go on", "resume the run"})
 RESUME_OFFER = ("Everything before is kept: type “resume” (or press Resume) to continue from there; "
                 "nothing finished is done again.")
+# A page that opens the thread mid-run joins the run at the latest this long after asking.
+ATTACH_LATEST_S = 10.0
 CUT_OFF = "*(cut off: the desk stopped before this turn was finished; a resumed run says it again below)*"
 
 
@@ -146,6 +150,7 @@ class ChatRun:
         self.thread_id = thread_id
         self.task: asyncio.Task[None] | None = None
         self.renderer: Renderer | None = None
+        self.pages: Pages | None = None   # the pages the run streams to (a reload adds one: reattach)
         self.acks: dict[int, tuple[cl.Message, list[str]]] = {}
 
     @property
@@ -187,13 +192,13 @@ class ChatRun:
         if steps is not None:
             steps.append(offer.to_dict())
 
-    @staticmethod
-    async def close_cut_off_turns(steps: list[Any]) -> None:
+    async def close_cut_off_turns(self, steps: list[Any]) -> None:
         """A persona message left empty by a crash (created when its turn began, its words never
-        stored) says so, instead of staying a blank in the history."""
+        stored) says so, instead of staying a blank in the history; not one still being written."""
+        writing = {m.id for m in self.renderer.open.values()} if self.active and self.renderer else set()
         for step in steps:
             if (step.get("type") == "assistant_message" and step.get("name") in PERSONAS
-                    and not str(step.get("output") or "").strip()):
+                    and step.get("id") not in writing and not str(step.get("output") or "").strip()):
                 await cl.Message(content=CUT_OFF, author=str(step["name"]), id=str(step["id"]),
                                  parent_id=step.get("parentId")).update()
                 step["output"] = CUT_OFF  # the UI is shown these steps, read before this update
@@ -202,6 +207,12 @@ class ChatRun:
         # The task inherits on_message's step stack; without a reset every persona message
         # would nest under that finished "on_message" run step.
         local_steps.set(None)
+        # A context of its own, whose emitter is every page showing the thread (pages.py): a
+        # reloaded page, a second tab or a dropped connection gets the rest of the run too.
+        pages = self._pages()
+        own = ChainlitContext(pages.session, cast(BaseChainlitEmitter, pages))
+        pages.context = own
+        context_var.set(own)
         stop = cl.Action(name=STOP_ACTION, payload={"thread_id": self.thread_id}, label="Stop",
                          icon="square", tooltip="Stop the desk (or type /stop)")
         renderer = self.renderer = Renderer(nxt.plan, stop_action=stop, on_pickup=self._picked_up)
@@ -265,6 +276,59 @@ class ChatRun:
                 content="Not answered yet: " + "; ".join(f"“{n.text}”" for n in leftover)
                         + ". Resuming the run answers them; a new request leaves them unread.", author=DESK).send())
             self.service.chats.pop(self.thread_id, None)
+
+    def _pages(self) -> Pages:
+        emitter = cl.context.emitter
+        if isinstance(emitter, Pages):  # a run that follows one (the notes left unanswered)
+            return emitter
+        self.pages = Pages(cl.context.session, emitter, on_new_socket=self._catch_up)
+        return self.pages
+
+    # -- pages that open the thread mid-run ---------------------------------
+
+    async def reattach(self, steps: list[Any]) -> None:
+        """A page opened this thread while its run goes on (a reload, a second tab): call in
+        on_chat_resume with the thread's stored steps, which Chainlit sends the page next.
+
+        The open turns (stored empty or with their first words) are put in those steps with their
+        words so far, and from then on everything the run sends is kept for the page; once Chainlit
+        has sent it the steps, what was kept follows, the page gets the stage list and Stop, and
+        it is one of the run's pages."""
+        pages, renderer = self.pages, self.renderer
+        emitter, session = cl.context.emitter, cl.context.session
+        if not self.active or pages is None or renderer is None or isinstance(emitter, Pages):
+            return
+        async with renderer.lock:  # nothing is sent while the page's view is put together
+            now = {step["id"]: step for step in renderer.in_progress()}
+            for i, step in enumerate(steps):
+                if step.get("id") in now:
+                    steps[i] = {**step, **now.pop(step["id"])}
+            steps.extend(now.values())
+            pages.expect(session, emitter)
+        shown = emitter.resume_thread
+
+        async def shown_then_attached(thread: Any) -> None:
+            try:
+                await shown(thread)
+            finally:
+                await self._attach(emitter)
+
+        emitter.resume_thread = shown_then_attached  # type: ignore[method-assign,assignment]
+        # Should Chainlit not send the thread (on_chat_resume failed after this), attach anyway.
+        asyncio.get_running_loop().call_later(ATTACH_LATEST_S, lambda: asyncio.ensure_future(self._attach(emitter)))
+
+    async def _attach(self, emitter: BaseChainlitEmitter) -> None:
+        pages, renderer = self.pages, self.renderer
+        if pages is None or id(emitter) not in pages.expecting:
+            return
+        await pages.attach(emitter)
+        if renderer is not None:
+            await renderer.catch_up(emitter, messages=False)
+
+    async def _catch_up(self, emitter: BaseChainlitEmitter) -> None:
+        """A page whose connection dropped and came back: what it missed meanwhile."""
+        if self.renderer is not None:
+            await self.renderer.catch_up(emitter)
 
     async def _run_elsewhere(self, text: str | None) -> None:
         """The thread's lease is held by another process (another window's run): a new message is

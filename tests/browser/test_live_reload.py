@@ -1,0 +1,67 @@
+"""A page that opens a thread with a run in flight joins the run (issue 10, point 3): after a
+reload mid-run it shows what was said so far, keeps streaming, and has the stage list and Stop
+again; a reload right after asking finds the run, not a new empty chat; a second tab follows
+the run too."""
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+from .person import Browser, Page, Site, ask, decision_card, persona_messages, wait_for_decision
+
+THREAD_URL = re.compile(r"/thread/[0-9a-f-]{36}$")
+
+
+def stage_list(page: Page):
+    return page.get_by_text("Tasks", exact=True).filter(visible=True)  # (a narrow layout's copy is hidden)
+
+
+def test_a_reload_mid_run_shows_the_turn_so_far_keeps_streaming_and_has_stop(paced_page: Page):
+    page = paced_page
+    ask(page, "Should I buy NVDA today?")
+    bull = persona_messages(page, "Bull Researcher").first
+    expect(bull).to_be_visible(timeout=120_000)
+    expect(bull).to_contain_text(re.compile(r"\w+ \w+ \w+"))  # a few of its words are in
+    expect(page).to_have_url(THREAD_URL)
+    page.reload()
+    bull = persona_messages(page, "Bull Researcher").first
+    expect(bull).to_be_visible(timeout=30_000)
+    expect(bull).to_contain_text(re.compile(r"\w+ \w+ \w+"))  # what it had said, not a blank
+    expect(persona_messages(page, "Market Analyst").first).to_be_visible()
+    expect(page.locator("#desk-stop")).to_be_in_viewport(timeout=30_000)  # Stop, one click away
+    expect(stage_list(page)).to_be_visible()
+    # ...and the run goes on here: later speakers appear, then the decision.
+    expect(persona_messages(page, "Trader").first).to_be_visible(timeout=120_000)
+    wait_for_decision(page, 180_000)
+    expect(page.locator("#desk-stop")).to_be_hidden()
+
+
+def test_a_reload_right_after_asking_lands_on_the_running_thread(paced_page: Page):
+    page = paced_page
+    ask(page, "Should I buy NVDA today?")
+    # The address names the thread as soon as the server has taken the message.
+    expect(page).to_have_url(THREAD_URL, timeout=10_000)
+    page.reload()
+    expect(page).to_have_url(THREAD_URL)
+    expect(page.locator("[data-step-type='user_message']").filter(has_text="Should I buy NVDA today?")).to_be_visible(
+        timeout=30_000)
+    expect(persona_messages(page, "Bull Researcher").first).to_be_visible(timeout=120_000)
+    expect(page.locator("#desk-stop")).to_be_in_viewport()
+
+
+def test_a_second_tab_follows_the_run_as_the_first_does(browser: Browser, paced_desk: Site, paced_page: Page):
+    page = paced_page
+    ask(page, "Should I buy NVDA today?")
+    expect(persona_messages(page, "Bull Researcher").first).to_be_visible(timeout=120_000)
+    expect(page).to_have_url(THREAD_URL)
+    other = page.context.new_page()
+    try:
+        other.goto(page.url)
+        expect(persona_messages(other, "Bull Researcher").first).to_be_visible(timeout=30_000)
+        for tab in (page, other):
+            wait_for_decision(tab, 180_000)
+            expect(persona_messages(tab, "Risk Judge").first).to_be_visible()
+        expect(decision_card(other)).to_have_count(1)
+    finally:
+        other.close()

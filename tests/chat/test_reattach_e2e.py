@@ -1,0 +1,98 @@
+"""A page that opens a thread while its run goes on joins the run (issue 10, point 3): a reload
+(the first page gone), a second tab (both pages stay), over the real chat server's socket."""
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import pytest
+
+from tests.support.chat_server import Server
+from tests.support.socket_client import DeskClient, runs_finished
+
+pytestmark = pytest.mark.e2e
+
+PACED_MS = "40"  # per streamed word: a run long enough to reload in the middle of it
+
+
+@pytest.fixture
+def server(tmp_path):
+    server = Server(tmp_path, DESK_DEMO_DELAY_MS=PACED_MS)
+    server.start()
+    yield server
+    server.stop()
+
+
+def resumed_steps(client: DeskClient) -> list[dict[str, Any]]:
+    return next((d.get("steps") or [] for n, d in client.events if n == "resume_thread"), [])
+
+
+def speaking(client: DeskClient, persona: str) -> bool:
+    return any(m.get("streaming") and m.get("output") for m in client.by_author(persona))
+
+
+def events_after_resume(client: DeskClient, name: str) -> list[Any]:
+    names = [n for n, _ in client.events]
+    start = names.index("resume_thread") if "resume_thread" in names else len(names)
+    return [d for n, d in client.events[start:] if n == name]
+
+
+async def open_thread(server: Server, thread: str, cookie: str) -> DeskClient:
+    page = DeskClient(server.base)
+    await page.connect(thread_id=thread, cookie=cookie)
+    await page.wait_for(lambda: resumed_steps(page), 20, "the stored thread")
+    return page
+
+
+async def test_a_reloaded_page_shows_the_turn_so_far_keeps_streaming_and_can_stop(server):
+    first = DeskClient(server.base)
+    await first.connect()
+    await first.send("Should I buy NVDA today?")
+    await first.wait_for(lambda: speaking(first, "Bull Researcher"), 90, "the Bull speaking")
+    bull = first.by_author("Bull Researcher")[0]
+    thread, cookie = first.thread_id, first.cookie
+    assert thread
+    await first.close()  # the reload: the first page is gone
+
+    page = await open_thread(server, thread, cookie)
+    try:
+        steps = {s["id"]: s for s in resumed_steps(page)}
+        # What was said so far, the open turn included with its words (stored, it may be blank).
+        assert bull["id"] in steps and steps[bull["id"]]["output"].strip()
+        assert {s["name"] for s in steps.values()} >= {"Market Analyst", "News Analyst", "Bull Researcher"}
+        # The run goes on in this page: later speakers stream here, and the stage list and Stop come back.
+        await page.wait_for(lambda: page.tokens_for("Research Manager") >= 1, 90, "the Research Manager streaming")
+        assert [e for e in events_after_resume(page, "element") if e["type"] == "tasklist"]
+        stop = [a for a in events_after_resume(page, "action") if a["name"] == "stop_run"]
+        assert stop, "Stop is offered again"
+        await page.click(stop[-1])
+        await page.wait_for(lambda: runs_finished(page) >= 1, 30, "the run to stop")
+        said = " ".join(m.get("output", "") for m in page.by_author("Desk"))
+        assert "Stopped" in said
+    finally:
+        await page.close()
+
+
+async def test_a_second_tab_and_the_first_both_follow_the_run_to_its_decision(server):
+    first = DeskClient(server.base)
+    await first.connect()
+    try:
+        await first.send("Should I buy NVDA today?")
+        await first.wait_for(lambda: speaking(first, "Bear Researcher"), 90, "the Bear speaking")
+        second = await open_thread(server, first.thread_id or "", first.cookie)
+        try:
+            for page in (first, second):
+                await page.wait_for(lambda p=page: runs_finished(p) >= 1, 120, "the decision")
+                card = [m["output"] for m in page.by_author("Desk") if "**Signal**" in m.get("output", "")]
+                assert card, "both pages show the decision card"
+                judge = page.by_author("Risk Judge")
+                assert judge and judge[-1]["output"].strip() and not judge[-1].get("streaming")
+            # the second page saw the Bear's turn end with the same words as the first
+            bear_first = first.by_author("Bear Researcher")[-1]["output"]
+            bear_second = next((m["output"] for m in second.by_author("Bear Researcher")), None)
+            assert bear_second == bear_first
+        finally:
+            with contextlib.suppress(Exception):
+                await second.close()
+    finally:
+        await first.close()
