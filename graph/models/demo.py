@@ -26,7 +26,7 @@ from ..personas import (
     SIDE_OF,
     TRADER,
 )
-from ..record import EARLIER_ANALYSES, INVESTMENT_DEBATE, RISK_DEBATE, STOPPED, gist
+from ..record import ANALYST_REPORTS, EARLIER_ANALYSES, INVESTMENT_DEBATE, RISK_DEBATE, STOPPED, gist
 from .policy import PolicyChatModel
 from .ruling import parse_ruling
 
@@ -173,17 +173,86 @@ _TOPICS = {
 }
 
 
-def answer_note(note: str, fig: dict[str, str], points: list[Point]) -> str:
+# Words that carry no subject of their own in a note ("Bear, what about the ... ?").
+_NOTE_FILLER = frozenset("""
+    a an the and or but of to in on for at by with from as is are was were be been it its this that these those
+    what whats about how why when where who which does do did can could would should will shall may might must
+    you your we our us i me my he she they them his her their there here any some more most much many so than
+    then too very just also not no yes if ok okay hey please think thoughts say said tell mean really still
+    bull bear bulls bears researcher researchers analyst analysts risky safe neutral manager trader judge desk
+    market social news fundamentals risk research
+""".split())
+# What a note's words are about, when our data has no word of them: the figure closest to it.
+_NEAR = {"ban": "Macro Tone", "sanction": "Macro Tone", "regulat": "Macro Tone", "election": "Macro Tone",
+         "demand": "News Tone", "lawsuit": "News Tone", "ceo": "News Tone", "product": "News Tone"}
+
+
+# Cues that name an event, not a figure: the figure is only the nearest thing our data has on it.
+_EVENT_CUES = frozenset({"china", "export", "tariff", "war", "fed", "rates", "inflation", "recession"})
+# A speaker's earlier answer to a note is not data about it.
+_ANSWERS = re.compile(r"You asked|interjected|Nothing in our data|Our data does mention|nearest figures")
+
+
+def note_words(note: str) -> list[str]:
+    """The words a note is about: "Bear, what about the China export ban?" -> china, export, ban."""
+    words = [w for w in re.findall(r"[a-z][a-z0-9'/-]*", note.lower()) if w not in _NOTE_FILLER and len(w) > 2]
+    return list(dict.fromkeys(words))
+
+
+def _mentions(text: str, words: list[str]) -> list[str]:
+    """Headlines, posts and sentences of `text` that contain one of `words` (whole words)."""
+    if not words:
+        return []
+    pattern = re.compile(r"\b(" + "|".join(re.escape(w) for w in words) + r")\b", re.I)
+    out = []
+    for piece in re.split(r"(?<=[.!?])\s+|\s+·\s+|\n", text):
+        piece = piece.strip().lstrip("-*#> ").strip()
+        if piece and not piece.startswith("|") and pattern.search(piece) and piece not in out:
+            out.append(piece)
+    return out
+
+
+def answer_note(note: str, fig: dict[str, str], points: list[Point], record: str = "", stance: int = 0) -> str:
+    """A speaker's answer to the user's note: it quotes the note, says what our data has on its
+    words (the headlines or posts that mention them, the figures on its subject), what that
+    means for this speaker's side (`stance`: +1 bull, -1 bear, 0 neither), and says plainly
+    when the data has nothing on it, instead of guessing."""
+    words = note_words(note)
     lower = note.lower()
-    hits = [label for label, words in _TOPICS.items() if label in fig and any(w in lower for w in words)]
-    said = [p.text for p in points if p.label in hits]
-    if said:
-        return f"You asked: “{note}”. On that, our data says {'; '.join(said[:3])}."
-    if hits:
-        return f"You asked: “{note}”. The figures on that: " + ", ".join(f"{h} {fig[h]}" for h in hits[:3]) + "."
-    strongest = points[0].text if points else "the reports have little to go on"
-    return (f"You asked: “{note}”. Our data has no direct figure on that, so I won't guess at it; "
-            f"the nearest evidence we do have is that {strongest}.")
+    named = [label for label, cues in _TOPICS.items()
+             if label in fig and any(c in lower for c in cues if c not in _EVENT_CUES)]
+    near = [label for label, cues in _TOPICS.items()
+            if label in fig and label not in named and any(c in lower for c in cues if c in _EVENT_CUES)]
+    near += [label for cue, label in _NEAR.items() if cue in lower and label in fig and label not in named + near]
+    hits = named + near
+    mentioned = [m.removeprefix("Notable: ") for m in _mentions(record, words)
+                 if not _ANSWERS.search(m) and note not in m][:2]
+    about = ", ".join(f"“{w}”" for w in words[:4]) or "that"
+    out = [f"You asked: “{note}”."]
+    if mentioned:
+        out.append("Our data does mention it: " + "; ".join(f"“{m}”" for m in mentioned) + ".")
+    elif not named:
+        out.append(f"Nothing in our data mentions {about}: no headline, post or figure, so I will not put a "
+                   "number on it.")
+    on_it = [p for p in points if p.label in hits]
+    if on_it:
+        lead = "What our figures say on it: " if mentioned or named else "The nearest figures we have: "
+        out.append(lead + "; ".join(p.text for p in on_it[:3]) + ".")
+        if stance:
+            mine = [p for p in on_it if p.stance == stance]
+            against = [p for p in on_it if p.stance == -stance]
+            side = "bull" if stance > 0 else "bear"
+            if mine and not against:
+                out.append(f"That backs the {side} case.")
+            elif against and not mine:
+                out.append(f"That cuts against the {side} case, and I grant it; it does not outweigh the rest.")
+            else:
+                out.append("It cuts both ways, so it does not change my case.")
+    elif hits:
+        out.append("The figures on it: " + ", ".join(f"{h} {fig[h]}" for h in hits[:3]) + ".")
+    elif points:
+        out.append(f"What the data does show that comes closest: {points[0].text}.")
+    return " ".join(out)
 
 
 class DemoChatModel(PolicyChatModel):
@@ -220,8 +289,10 @@ def _subject(system: str) -> tuple[str, str, str]:
     return (m["ticker"] if m else "the stock", m["company"] if m else "", d[1] if d else "the trade date")
 
 
-def _notes_block(notes: list[str], fig, points) -> list[str]:
-    return [answer_note(n, fig, points) for n in notes]
+def _notes_block(notes: list[str], fig, points, record: str = "", stance: int = 0) -> list[str]:
+    # What the data says is in the analysts' reports (their headlines and posts), not in the debate.
+    record = sections(record).get(ANALYST_REPORTS, record)
+    return [answer_note(n, fig, points, record, stance) for n in notes]
 
 
 def _analyst(persona: str, messages: list[BaseMessage], system: str, tools: list[dict], notes) -> AIMessage:
@@ -245,7 +316,7 @@ def _analyst(persona: str, messages: list[BaseMessage], system: str, tools: list
     points = read_points(figures)
     s = score(points)
     lean = "bullish" if s > 0 else "bearish" if s < 0 else "mixed"
-    lines = _notes_block(notes, {k: str(v) for k, v in figures.items()}, points)
+    lines = _notes_block(notes, {k: str(v) for k, v in figures.items()}, points, "\n".join(map(str, items)))
     if points:
         lines.append(f"My read on {ticker} as of {date} is **{lean}**: " + "; ".join(p.text for p in points) + ".")
     elif figures:
@@ -322,7 +393,7 @@ def _debater(persona: str, side: str, system: str, notes: list[str]) -> str:
             lines.append(f"I have no new figure to add; my round {rnd - 1} case stands.")
         if len(theirs) >= rnd:
             lines.append(f"I grant that {theirs[rnd - 1].text}.")
-        return "\n\n".join([*_notes_block(notes, fig, points), *lines])
+        return "\n\n".join([*_notes_block(notes, fig, points, system, stance), *lines])
     # risk committee: argue about size and stop from the trader's plan, the close and the ATR
     p = _plan(system, "Trader's plan")
     mult, size = {"risky": (3.0, "4%"), "safe": (1.5, "1%"), "neutral": (2.0, "2%")}[side]
@@ -358,7 +429,7 @@ def _debater(persona: str, side: str, system: str, notes: list[str]) -> str:
             if extra:
                 lines.append(("The risk I would not ignore: " if side == "safe" else "What backs the trade: ")
                              + f"{extra[0].text}.")
-    return "\n\n".join([*_notes_block(notes, fig, points), *lines])
+    return "\n\n".join([*_notes_block(notes, fig, points, system), *lines])
 
 
 def _manager(system: str, notes) -> str:
@@ -366,7 +437,7 @@ def _manager(system: str, notes) -> str:
     fig = figures_in(system)
     points = read_points(fig)
     sig = signal_of(points)
-    lines = _notes_block(notes, fig, points)
+    lines = _notes_block(notes, fig, points, system)
     bulls = [p for p in points if p.stance > 0]
     bears = [p for p in points if p.stance < 0]
     lines.append(f"Recommendation: **{sig}** {ticker} as of {date}. The evidence scores {score(points):+d} "
@@ -410,7 +481,7 @@ def _plan(system: str, handed_over_in: str) -> _Plan:
 
 def _trader(system: str, notes) -> str:
     p = _plan(system, "Investment plan")
-    lines = _notes_block(notes, p.fig, p.points)
+    lines = _notes_block(notes, p.fig, p.points, system)
     if p.signal == "HOLD" or not p.close:
         lines.append(f"No new position in {p.ticker}: the plan is to hold and watch the signals.")
     else:
@@ -425,7 +496,7 @@ def _trader(system: str, notes) -> str:
 def _judge(system: str, notes) -> str:
     """The ruling in one line (what the card will show), then the reasoning in a line or two."""
     p = _plan(system, "Trader's plan")
-    lines = _notes_block(notes, p.fig, p.points)
+    lines = _notes_block(notes, p.fig, p.points, system)
     volatile = bool(p.close and p.atr and p.atr / p.close > 0.03)
     size = 0.0 if p.signal == "HOLD" else p.size / (2 if volatile else 1)
     stop = p.stop()
