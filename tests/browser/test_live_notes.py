@@ -1,0 +1,44 @@
+"""Replying mid-debate and after a Stop, as a person does it in the page (issue 10, points 4
+and 7): a note naming a persona goes to that persona, whoever the page shows speaking, the
+acknowledgement says who answers, and the answer is about what the note says; after Stop, the
+offered follow-up is answered from what was said so far."""
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from .person import Page, ask, persona_messages
+
+NOTE = "Bear, what about the China export ban?"
+STOPPED = "Stopped. Everything up to the last finished turn is kept"
+
+
+def desk_messages(page: Page):
+    return persona_messages(page, "Desk")
+
+
+def test_a_note_naming_the_bear_is_answered_by_the_bear_about_what_it_says(paced_page: Page):
+    page = paced_page
+    ask(page, "Should I buy NVDA today?")
+    expect(persona_messages(page, "Bull Researcher").first).to_be_visible(timeout=120_000)
+    ask(page, NOTE)  # typed while the Bull speaks
+    ack = desk_messages(page).filter(has_text=NOTE)
+    expect(ack).to_contain_text("Bear Researcher", timeout=30_000)
+    bear = persona_messages(page, "Bear Researcher").filter(has_text=NOTE)
+    expect(bear).to_be_visible(timeout=120_000)
+    # It engages with the note's words, and says what the data has on them.
+    expect(bear).to_contain_text("Nothing in our data mentions “china”, “export”, “ban”")
+    expect(bear).to_contain_text("macro news tone")
+    expect(persona_messages(page, "Bull Researcher").filter(has_text=NOTE)).to_have_count(0)
+
+
+def test_after_stop_the_offered_follow_up_is_answered_from_what_was_said(paced_page: Page):
+    page = paced_page
+    ask(page, "Should I buy NVDA today?")
+    expect(persona_messages(page, "Research Manager").first).to_be_visible(timeout=120_000)
+    page.locator("#desk-stop").click()
+    expect(page.get_by_text(STOPPED)).to_be_visible(timeout=30_000)
+    ask(page, "why was the bear worried?")
+    answer = desk_messages(page).last
+    expect(answer).to_contain_text("Bear Researcher", timeout=30_000)
+    expect(answer).not_to_contain_text("Which stock should I analyze?")
+    expect(page.locator("#desk-stop")).to_be_hidden()  # answered from the record: nothing runs
