@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import socket
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -24,7 +22,7 @@ from graph.data.vendor import Vendor
 from graph.errors import explain
 from graph.inbox import Note, unread_in
 from graph.interject import post as post_note
-from graph.lease import Held, Lease, LeaseHeld
+from graph.lease import Held, LeaseHeld, live_holder
 from graph.models.registry import ModelRegistry
 from graph.personas import ANALYST_KINDS, DESK, PERSONAS
 from graph.plan import RunPlan
@@ -50,32 +48,6 @@ CUT_OFF = "*(cut off: the desk stopped before this turn was finished; a resumed 
 def resume_action(thread_id: str) -> cl.Action:
     return cl.Action(name=RESUME_ACTION, payload={"thread_id": thread_id}, label="Resume", icon="play",
                      tooltip="Continue the interrupted run from its last finished step")
-
-
-def _dead_here(owner: str) -> bool:
-    """Whether a lease owner (graph/lease.py's "host:pid:random") is a process of this machine that
-    no longer exists: a chat server killed and restarted within the lease's TTL."""
-    host, _, rest = owner.partition(":")
-    pid = rest.partition(":")[0]
-    if host != socket.gethostname() or not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except OSError:  # alive, another user's
-        return False
-    return False
-
-
-async def live_holder(desk: DeskRuntime, thread_id: str) -> Lease | None:
-    """The thread's lease holder, after releasing it for a dead process of this machine (the lease
-    would otherwise stay in force until its TTL ran out, and the restarted server offer no Resume)."""
-    holder = await desk.leases.holder(thread_id)
-    if holder is not None and _dead_here(holder.owner):
-        await desk.leases.release(thread_id, holder.owner)
-        return None
-    return holder
 
 
 class DeskService:
@@ -172,7 +144,7 @@ class ChatRun:
         if self.active:
             return None
         desk = await self.service.runtime()
-        if await live_holder(desk, self.thread_id) is not None:  # it runs in another process
+        if await live_holder(desk.leases, self.thread_id) is not None:  # it runs in another process
             return None
         return await desk.interrupted(self.thread_id)
 
@@ -221,7 +193,7 @@ class ChatRun:
         try:
             desk = await self.service.runtime()
             # One run per thread across processes: another window's process may run this thread.
-            await live_holder(desk, self.thread_id)  # a crashed process's lease is let go at once
+            await live_holder(desk.leases, self.thread_id)  # a crashed process's lease is let go at once
             async with desk.leases.hold(self.thread_id) as held:
                 graph_input: dict[str, Any] | None = None
                 if text is None:  # resume: the plan and who already spoke come from the checkpoint

@@ -13,7 +13,7 @@ from langchain_core.callbacks import UsageMetadataCallbackHandler
 from .branches import EditRefused, edit_change
 from .errors import explain
 from .events import NodeDone, Said, Token, ToolStarted
-from .lease import LeaseHeld
+from .lease import LeaseHeld, hold_run
 from .personas import ANALYST_KINDS
 from .request import clean_message
 from .runtime import DeskRuntime
@@ -62,7 +62,7 @@ async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
     usage = UsageMetadataCallbackHandler()
     printer = Printer()
     # The thread's lease for the run: one run per thread across processes (graph/lease.py).
-    async with DeskRuntime.open(settings) as desk, desk.leases.hold(thread):
+    async with DeskRuntime.open(settings) as desk, hold_run(desk.leases, thread):
         print(f"{desk.models.notice}\nMarket data: {desk.vendor.label}.")
         graph_input: dict[str, object] | None
         if args.edit:
@@ -183,6 +183,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nstopped; the thread keeps everything up to the last finished step. Continue with: {resume}",
               file=sys.stderr)
         return 130
+    except asyncio.CancelledError:  # only the lease's keeper cancels the run: it could not renew in time
+        print(f"\nstopped: this process lost the thread's lease, so another process may run thread {thread} now. "
+              f"When that run is over, continue with: {resume}", file=sys.stderr)
+        return 1
     except LeaseHeld:
         print(f"\nthread {thread} is running in another process; wait for that run to end (or post to it "
               "from the chat), then try again", file=sys.stderr)

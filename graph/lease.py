@@ -300,3 +300,38 @@ class MemoryLeases(Leases):
     async def holder(self, thread_id: str) -> Lease | None:
         current = self._leases.get(thread_id)
         return self._lease(thread_id) if current is not None and current[1] > self.clock() else None
+
+
+def _dead_here(owner: str) -> bool:
+    """Whether a lease owner (`process_owner`: "host:pid:random") is a process of this machine that
+    no longer exists: a chat server or CLI killed and started again within the lease's TTL."""
+    host, _, rest = owner.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # alive, another user's
+        return False
+    return False
+
+
+async def live_holder(leases: Leases, thread_id: str) -> Lease | None:
+    """The thread's lease holder, after releasing it for a dead process of this machine (the lease
+    would otherwise stay in force until its TTL ran out: a restarted chat server would offer no
+    Resume, a restarted CLI refuse to resume)."""
+    holder = await leases.holder(thread_id)
+    if holder is not None and _dead_here(holder.owner):
+        await leases.release(thread_id, holder.owner)
+        return None
+    return holder
+
+
+@asynccontextmanager
+async def hold_run(leases: Leases, thread_id: str) -> AsyncIterator[Held]:
+    """`leases.hold(thread_id)` for a run, a dead local holder's lease let go first."""
+    await live_holder(leases, thread_id)
+    async with leases.hold(thread_id) as held:
+        yield held

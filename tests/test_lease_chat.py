@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from chat.runs import DeskService
+from graph.lease import live_holder
 from graph.runtime import DeskRuntime
 from graph.settings import Settings
 from tests.chat.conftest import emitter  # noqa: F401 (fixture)
@@ -91,12 +92,10 @@ async def test_the_cli_refuses_a_thread_that_runs_elsewhere_and_runs_it_once_fre
 
 async def test_a_lease_left_by_a_killed_process_of_this_machine_is_let_go(tmp_path: Path, no_model_env: None) -> None:
     """A chat server killed and restarted within the lease's TTL offers Resume at once."""
-    from chat.runs import live_holder
-
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     dead = f"{socket.gethostname()}:{int(gone.stdout)}:0000"
     async with DeskRuntime.open(Settings(DESK_DATA_DIR=tmp_path / "data")) as desk:
         assert await desk.leases.acquire("t", dead) is not None
         assert await desk.leases.acquire("u", "another-host:1:0000") is not None
-        assert await live_holder(desk, "t") is None and await desk.leases.holder("t") is None
-        assert (await live_holder(desk, "u")) is not None, "another machine's lease is left to expire"
+        assert await live_holder(desk.leases, "t") is None and await desk.leases.holder("t") is None
+        assert (await live_holder(desk.leases, "u")) is not None, "another machine's lease is left to expire"
