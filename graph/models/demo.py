@@ -298,9 +298,10 @@ def _notes_block(notes: list[str], fig, points, record: str = "", stance: int = 
 def _analyst(persona: str, messages: list[BaseMessage], system: str, tools: list[dict], notes) -> AIMessage:
     results = [m for m in messages if isinstance(m, ToolMessage)]
     if tools and not results:
-        # First round: gather everything this analyst's tools offer, in one parallel round.
+        # First round: gather everything this analyst's tools offer, in one parallel round. No
+        # words with the calls: the message the user reads opens with the analyst's conclusion.
         calls = [{"name": t["function"]["name"], "args": {}, "id": None, "type": "tool_call"} for t in tools]
-        return AIMessage(content="Pulling the data.", tool_calls=calls)
+        return AIMessage(content="", tool_calls=calls)
     ticker, _, date = _subject(system)
     figures: dict[str, Any] = {}
     missing, items, sources = [], [], set()
