@@ -107,7 +107,13 @@ def split_tables(text: str) -> tuple[str, list[Table]]:
             return
         body = [r for r in block[1:] if not set(r.strip()) <= set("|-: ")]
         if len(body) > FOLD_ROWS:
-            folded.append(Table(len(body), "\n".join(block)))
+            folded.append(Table(len(body), "\n".join(line.rstrip() for line in block)))
+            # The words that introduce the table say where it went.
+            last = next((i for i in range(len(kept) - 1, -1, -1) if kept[i].strip()), None)
+            if last is not None and kept[last].rstrip().endswith(":"):
+                kept[last] = f"{kept[last].rstrip()} {len(body)} rows, folded below."
+            else:
+                kept.append(f"_({len(body)} rows of figures, folded below.)_")
         else:
             kept.extend(block)
         block.clear()
@@ -123,10 +129,11 @@ def split_tables(text: str) -> tuple[str, list[Table]]:
 
 
 def fold_name(table: Table) -> str:
+    """The fold's title, after its first column ("Used key figures (17 rows)" on the page)."""
     header = [c.strip() for c in table.text.split("\n", 1)[0].strip().strip("|").split("|")]
     what = header[0].lower() if header and header[0] else "figures"
     what = what if what.endswith("s") else what + "s"
-    return f"the table of {what} ({table.rows} rows)"
+    return f"{what} ({table.rows} rows)"
 
 
 # -- the stage list --------------------------------------------------------------------------------

@@ -87,3 +87,54 @@ async def test_next_speaker_with_analysts_in_sequence(emitter):
     await r.handle(done("market_analyst", "Market Analyst", "a"))
     await r.handle(Token("News Analyst", "b"))
     assert r.next_speaker() == "Bull Researcher"
+
+
+LONG_TABLE = "\n".join(["| Key figure | Value |", "|---|---|", *(f"| Figure {i} | {i}.5 |" for i in range(17))])
+
+
+async def test_a_long_table_never_streams_and_is_folded_under_its_message(emitter):
+    r = Renderer(Plan())
+    text = f"My read is **bearish**.\n\nKey figures (source: synthetic):\n\n{LONG_TABLE}"
+    for word in text.split(" "):
+        await r.handle(Token("Market Analyst", word + " "))
+    await r.handle(done("market_analyst", "Market Analyst", text))
+    streamed = [d["token"] for d in emitter.named("stream_token")]
+    streamed += [d["output"] for d in emitter.named("stream_start")]
+    assert not [t for t in streamed if "|" in t], "no table row was sent while it streamed"
+    market, = emitter.by_author("Market Analyst")
+    assert market["output"] == "My read is **bearish**.\n\nKey figures (source: synthetic): 17 rows, folded below."
+    fold, = [m for m in emitter.messages.values() if m["parentId"] == market["id"] and m["type"] != "tool"]
+    assert fold["name"] == "key figures (17 rows)" and fold["output"] == LONG_TABLE
+
+
+async def test_a_short_table_stays_in_the_message(emitter):
+    r = Renderer(Plan())
+    table = "| Key figure | Value |\n|---|---|\n| Posts | 26 |\n| Social Score | -0.7 |"
+    text = f"My read is mixed.\n\n{table}"
+    await r.handle(Token("Social Analyst", text))
+    await r.handle(done("social_analyst", "Social Analyst", text))
+    social, = emitter.by_author("Social Analyst")
+    assert social["output"] == text
+    assert not [m for m in emitter.messages.values() if m.get("parentId") == social["id"]]
+
+
+async def test_words_that_come_faster_than_the_page_takes_them_go_out_together(emitter):
+    r = Renderer(Plan())
+    words = [f"word{i} " for i in range(200)]
+    for word in words:
+        await r.handle(Token("Bull Researcher", word))
+    await r.handle(done("bull", "Bull Researcher", "".join(words)))
+    sends = [n for n, d in emitter.events if n in ("stream_start", "stream_token", "update_message")
+             and d.get("id") == emitter.by_author("Bull Researcher")[0]["id"]]
+    assert len(sends) <= 3, "200 words within one pacing gap: opened, then ended with its whole text"
+    assert emitter.by_author("Bull Researcher")[0]["output"] == "".join(words).strip()
+
+
+async def test_a_quick_tool_call_is_shown_once_ended(emitter):
+    r = Renderer(Plan())
+    await r.handle(ToolStarted("News Analyst", "get_company_news", {}, "c1"))
+    await r.handle(ToolFinished("News Analyst", "get_company_news", "c1", "4 headlines"))
+    shown = [d for n, d in emitter.events if n in ("new_message", "update_message") and d["type"] == "tool"]
+    assert len(shown) == 1 and shown[0]["output"] == "4 headlines" and shown[0]["end"]
+    news, = [d for n, d in emitter.events if n == "stream_start" and d["name"] == "News Analyst"]
+    assert shown[0]["parentId"] == news["id"], "the message it belongs to is on the page first"
