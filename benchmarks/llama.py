@@ -165,7 +165,11 @@ def recorded_calls(checkout: Path, debate_rounds: int) -> list[dict[str, Any]]:
 def request_body(call: dict[str, Any]) -> dict[str, Any]:
     """The call as a chat request for a one-token answer. A tool choice by name (how the desk's
     structured output asks for one) is sent the way OpenAI's API wants it."""
-    body: dict[str, Any] = {"model": MODEL_NAME, "messages": call["messages"], "max_tokens": 1, "temperature": 0}
+    # langchain-openai sends an assistant message that only calls tools with "content": null, as
+    # OpenAI's API allows; llama-cpp-python's server rejects that (HTTP 500), and renders "" the same.
+    messages = [m | {"content": ""} if m.get("role") == "assistant" and m.get("content") is None else m
+                for m in call["messages"]]
+    body: dict[str, Any] = {"model": MODEL_NAME, "messages": messages, "max_tokens": 1, "temperature": 0}
     if call["tools"]:
         body["tools"] = call["tools"]
     choice = call["tool_choice"]
