@@ -1,28 +1,34 @@
 """The chat as a browser shows it: how far the page falls behind the server, and what it costs.
 
-`python -m benchmarks.browser [--runs N] [--busy N] [--profile] [--json]`
+`python -m benchmarks.browser [--runs N] [--busy N] [--no-lag] [--profile] [--keep DIR] [--app CHECKOUT]`
 
 The real chat server (demo mode, the default demo speed, the four analysts streaming at once)
-and Debian's Chromium driven by Playwright: log in, ask "should I buy NVDA today?", wait for
-the decision card. Per analysis:
+and Debian's Chromium driven by Playwright: log in, ask "should I buy NVDA today?" in a new
+chat, wait for the decision card. Per analysis:
 
 - **lag**: from a persona's words leaving the server to the page painting them. The server
   writes one line per send (chat/render.py StreamTrace, on with DESK_TRACE_STREAM): the
   wall-clock time and how many words — runs of letters and digits, which Markdown rendering
   leaves as they are — the message holds after it. In the page a MutationObserver marks the
   messages that changed; once per frame (requestAnimationFrame) their words are counted in the
-  DOM, and the time is taken in the first task after that frame (a MessageChannel message), so
-  layout and paint are inside the lag. A send is painted when the page first shows at least
-  its word count for that message. Both clocks are this machine's wall clock
-  (performance.timeOrigin + now() in the page). Sends that added no word are not counted.
+  DOM, text node by text node, and the time is taken in the first task after that frame (a
+  MessageChannel message), so layout and paint are inside the lag. A send is painted when the
+  page first shows at least its word count for that message. Both clocks are this machine's
+  wall clock (performance.timeOrigin + now() in the page). Sends that added no word are not
+  counted. Also reported: from a word reaching the chat layer to painted, which adds the
+  server's pacing (words wait up to chat/render.py STREAM_GAP_S per message to go out together).
 - **browser CPU**: user+system CPU seconds of every Chromium process (browser, renderers,
-  GPU/utility; read from /proc/<pid>/stat of the browser's process tree) from the question to
-  the painted card; the renderer's main-thread split (script, layout, style) from the Chrome
-  DevTools Protocol's Performance.getMetrics.
+  GPU/utility; /proc/<pid>/stat of the browser's process tree) from the question to half a
+  second after the painted card; the renderer's main-thread split (script, layout, style) from
+  the Chrome DevTools Protocol's Performance.getMetrics. Each analysis is in a freshly loaded
+  page (it loads the chart's Plotly bundle when the card comes); the browser's caches are warm
+  after the first. The paint observer is part of the page: --no-lag leaves it out.
 - **card**: from pressing Enter to the decision card painted.
 
 `--busy N` runs N spinning processes meanwhile (a loaded machine); `--profile` samples the
-page's JavaScript with the CDP profiler and prints where its time goes.
+page's JavaScript with the CDP profiler and prints where its time goes; `--app` measures another
+checkout (its chat/render.py needs the DESK_TRACE_STREAM hook) with its own Chainlit config
+and page assets; `--keep` keeps each run's sends, paints, CPU timeline and profile.
 """
 from __future__ import annotations
 
@@ -41,6 +47,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from graph.personas import ANALYST_PERSONAS
 from graph.settings import Settings
 from tests.support.chat_server import Server
 
@@ -182,13 +189,17 @@ def quantile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
-def lags(sends: list[dict], paints: list[dict], end: float) -> tuple[list[float], int, list[float]]:
-    """Per send that added words: seconds to its paint. Returns (lags, unpainted, analyst-phase lags)."""
+def lags(sends: list[dict], paints: list[dict], end: float) -> dict[str, Any]:
+    """Per send that added words: seconds from leaving the server to painted (`sent`), and from its
+    oldest word reaching the chat to painted (`said`: the server's pacing included); the analysts'
+    sends apart (four messages streaming at once), and how many were never painted (counted as
+    painted at `end`). No paints at all (the observer left out): nothing."""
+    if not paints:
+        return {"sent": [], "said": [], "analysts": [], "unpainted": 0}
     by_id: dict[str, list[dict]] = {}
     for p in paints:
         by_id.setdefault(p["id"], []).append(p)
-    analysts = {"Market Analyst", "Social Analyst", "News Analyst", "Fundamentals Analyst"}
-    out, early, missing = [], [], 0
+    out: dict[str, Any] = {"sent": [], "said": [], "analysts": [], "unpainted": 0}
     seen: dict[str, int] = {}
     for s in sends:
         if s["words"] <= seen.get(s["id"], 0):
@@ -196,13 +207,13 @@ def lags(sends: list[dict], paints: list[dict], end: float) -> tuple[list[float]
         seen[s["id"]] = s["words"]
         painted = next((p["t"] for p in by_id.get(s["id"], []) if p["words"] >= s["words"]), None)
         if painted is None:
-            missing += 1
+            out["unpainted"] += 1
             painted = end
-        lag = max(0.0, painted - s["t"])
-        out.append(lag)
-        if s.get("author") in analysts:
-            early.append(lag)
-    return out, missing, early
+        out["sent"].append(max(0.0, painted - s["t"]))
+        out["said"].append(max(0.0, painted - s.get("since", s["t"])))
+        if s.get("author") in ANALYST_PERSONAS:
+            out["analysts"].append(out["sent"][-1])
+    return out
 
 
 async def one_analysis(page: Any, cdp: Any, server: Server, trace: Path, browser: int, profile: bool) -> dict:
@@ -243,12 +254,13 @@ async def one_analysis(page: Any, cdp: Any, server: Server, trace: Path, browser
     sends = [json.loads(line) for line in trace.read_text().splitlines() if line.strip()]
     trace.with_name(f"run-{int(asked)}.json").write_text(json.dumps({"asked": asked, "card": card, "sends": sends,
                                                                        "paints": paints, "cpu": samples}))
-    all_lags, missing, analyst_lags = lags(sends, paints, time.time())
+    lag = lags(sends, paints, time.time())
     m0 = {m["name"]: m["value"] for m in before["metrics"]}
     m1 = {m["name"]: m["value"] for m in after["metrics"]}
     split = {k: round(m1.get(k, 0) - m0.get(k, 0), 2)
              for k in ("TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration")}
-    return {"lags": all_lags, "analyst_lags": analyst_lags, "unpainted": missing,
+    return {"lags": lag["sent"], "said_lags": lag["said"], "analyst_lags": lag["analysts"],
+            "unpainted": lag["unpainted"],
             "browser_cpu_s": sum(by_kind.values()), "browser_cpu_by_process": by_kind,
             "server_cpu_s": sum(spent(server0, server1).values()), "card_s": card - asked,
             "renderer_main_thread_s": split,
@@ -269,7 +281,8 @@ def hottest(profile: dict, n: int = 15) -> list[tuple[str, float]]:
     return [(k, round(v, 3)) for k, v in per.most_common(n)]
 
 
-async def measure(runs: int, busy: int, profile: bool, keep: str | None = None) -> dict:
+async def measure(runs: int, busy: int, profile: bool, keep: str | None = None, app: Path | None = None,
+                  lag: bool = True) -> dict:
     from playwright.async_api import async_playwright
 
     delay = Settings().demo_delay_ms  # the default demo speed
@@ -283,6 +296,11 @@ async def measure(runs: int, busy: int, profile: bool, keep: str | None = None) 
                    else stack.enter_context(tempfile.TemporaryDirectory(prefix="desk-browser-bench-")))
             trace = Path(tmp) / "sends.jsonl"
             server = Server(Path(tmp), DESK_DEMO_DELAY_MS=f"{delay:g}", DESK_TRACE_STREAM=str(trace))
+            if app is not None:  # another checkout: its chat, its Chainlit config and page assets
+                server.app = app / "chat" / "app.py"
+                (Path(tmp) / "app").mkdir()
+                for name in (".chainlit", "public", "chainlit.md"):
+                    (Path(tmp) / "app" / name).symlink_to(app / name)
             server.start()
             tag = uuid.uuid4().hex
             try:
@@ -291,7 +309,8 @@ async def measure(runs: int, busy: int, profile: bool, keep: str | None = None) 
                                                        args=[*CHROMIUM_ARGS, f"--desk-bench={tag}"])
                     try:
                         page = await browser.new_page(viewport={"width": 1440, "height": 900})
-                        await page.add_init_script(OBSERVER_JS)
+                        # The observer costs the page ~0.3 s of CPU per analysis: --no-lag leaves it out.
+                        await page.add_init_script(OBSERVER_JS if lag else "window.__deskPaints = [];")
                         await page.goto(server.base + "/login")
                         await page.fill("#email", "bench")
                         await page.fill("#password", "desk")
@@ -314,6 +333,7 @@ async def measure(runs: int, busy: int, profile: bool, keep: str | None = None) 
 
 def summarize(results: list[dict], delay: float, busy: int) -> dict:
     all_lags = [x for r in results for x in r["lags"]]
+    said_lags = [x for r in results for x in r["said_lags"]]
     analyst_lags = [x for r in results for x in r["analyst_lags"]]
 
     def ms(values: list[float]) -> dict:
@@ -332,7 +352,7 @@ def summarize(results: list[dict], delay: float, busy: int) -> dict:
             hot[name] += s / len(results)
     return {
         "demo_delay_ms": delay, "busy_processes": busy, "analyses": len(results),
-        "lag_ms": ms(all_lags), "lag_ms_analysts": ms(analyst_lags),
+        "lag_ms": ms(all_lags), "lag_ms_analysts": ms(analyst_lags), "word_to_paint_ms": ms(said_lags),
         "unpainted_sends": sum(r["unpainted"] for r in results),
         "browser_cpu_s": [round(r["browser_cpu_s"], 2) for r in results],
         "server_cpu_s": [round(r["server_cpu_s"], 2) for r in results],
@@ -345,19 +365,28 @@ def summarize(results: list[dict], delay: float, busy: int) -> dict:
 
 
 def report(r: dict) -> str:
-    lag, early = r["lag_ms"], r["lag_ms_analysts"]
+    lag, early, said = r["lag_ms"], r["lag_ms_analysts"], r["word_to_paint_ms"]
     cpu = r["browser_cpu_s"]
     lines = [
         f"Browser benchmark: {r['analyses']} analyses of “{QUESTION}”, demo speed {r['demo_delay_ms']:g} ms/word, "
         f"four analysts at once, {r['busy_processes']} busy process(es) alongside",
-        f"lag server send → painted: p50 {lag.get('p50')} ms, p95 {lag.get('p95')} ms, max {lag.get('max')} ms "
-        f"over {lag.get('n')} sends (goal p95 ≤ {GOALS['lag_p95_ms']} ms); unpainted {r['unpainted_sends']}",
-        f"  while the four analysts stream: p50 {early.get('p50')} ms, p95 {early.get('p95')} ms",
-        f"browser CPU per analysis: {statistics.median(cpu):.2f} s median {cpu} (goal ≤ {GOALS['browser_cpu_s']} s); "
-        f"server CPU {r['server_cpu_s']} s",
-        f"browser CPU by process (s): {r['browser_cpu_by_process']}",
-        f"renderer main thread per analysis (s): {r['renderer_main_thread_s']}",
-        f"question → card painted: {r['card_s']} s; socket sends of persona words per analysis: "
+    ]
+    if lag:
+        lines += [
+            f"lag, server send → painted: p50 {lag['p50']} ms, p95 {lag['p95']} ms, max {lag['max']} ms over "
+            f"{lag['n']} sends (goal p95 ≤ {GOALS['lag_p95_ms']} ms); never painted: {r['unpainted_sends']}",
+            f"  while the four analysts stream: p50 {early.get('p50')} ms, p95 {early.get('p95')} ms",
+            f"  word reaching the chat → painted (the server's pacing included): p50 {said['p50']} ms, "
+            f"p95 {said['p95']} ms",
+        ]
+    else:
+        lines.append("lag: not measured (--no-lag)")
+    lines += [
+        f"browser CPU per analysis: {statistics.median(cpu):.2f} s median of {cpu} "
+        f"(goal ≤ {GOALS['browser_cpu_s']} s); server CPU {r['server_cpu_s']} s",
+        f"  by process (s): {r['browser_cpu_by_process']}",
+        f"  renderer main thread (s, CDP Performance.getMetrics): {r['renderer_main_thread_s']}",
+        f"question → decision card painted: {r['card_s']} s; persona-word sends per analysis: "
         f"{r['sends_per_analysis']}",
     ]
     if r["hot"]:
@@ -371,13 +400,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=3, help="analyses to measure (default 3)")
     ap.add_argument("--busy", type=int, default=0, help="spinning processes alongside (a loaded machine)")
     ap.add_argument("--profile", action="store_true", help="sample the page's JavaScript (adds overhead)")
+    ap.add_argument("--no-lag", action="store_true", help="browser CPU only, without the page's paint observer")
     ap.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    ap.add_argument("--app", metavar="CHECKOUT", type=Path,
+                    help="measure another checkout of the desk (its chat/render.py needs the DESK_TRACE_STREAM hook)")
     ap.add_argument("--keep", metavar="DIR", help="keep the server's data and log, each run's sends, paints "
                     "and CPU timeline (and profile) in a new folder under DIR")
     args = ap.parse_args(argv)
     if args.keep:
         Path(args.keep).mkdir(parents=True, exist_ok=True)
-    result = asyncio.run(measure(args.runs, args.busy, args.profile, args.keep))
+    result = asyncio.run(measure(args.runs, args.busy, args.profile, args.keep, args.app, lag=not args.no_lag))
     print(report(result))
     if args.json:
         print(json.dumps(result))
