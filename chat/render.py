@@ -27,6 +27,7 @@ from chainlit.step import StepDict, check_add_step_in_cot, stub_step
 from chainlit.utils import utc_now
 
 from graph.events import Event, NodeDone, NotePickedUp, Said, Token, ToolFinished, ToolStarted
+from graph.figures import unverified_note
 from graph.personas import ANALYST_PERSONAS, DESK, RISK_JUDGE
 from graph.plan import RISK_JUDGE_NODE, RunPlan
 
@@ -34,7 +35,7 @@ from .speakers import speaker_metadata
 
 TOOL_OUTPUT_CHARS = 400
 # The chat's streaming pace: after words of k messages went out, the next words wait k times this.
-STREAM_GAP_S = 0.1
+STREAM_GAP_S = 0.15
 # A tool call still running after this long is shown running; a quicker one is shown once, ended.
 TOOL_SHOW_S = 0.3
 # Tables with more body rows than this are folded into a step under their message.
@@ -42,7 +43,7 @@ FOLD_ROWS = 5
 # What ended this recently is shown to a page opening the thread even if it is stored already.
 RECENT_S = 10.0
 # The stage list is redrawn at most this often (the last state is always drawn).
-PROGRESS_GAP_S = 1.0
+PROGRESS_GAP_S = 2.0
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
@@ -375,6 +376,8 @@ class Renderer:
         shown, folded = split_tables(said)
         msg = stream.msg if stream is not None else cl.Message(content="", author=persona)
         msg.content = shown
+        if ev.unverified:  # graph/figures.py: numbers this turn cites that the run's data lacks
+            msg.content += "\n\n⚠ " + unverified_note(ev.unverified)
         if stream is not None and stream.shown:
             await msg.update()     # its last words with its final text
         else:

@@ -16,6 +16,7 @@ from typing import Any, cast
 import chainlit as cl
 from chainlit.context import ChainlitContext, context_var, local_steps
 from chainlit.emitter import BaseChainlitEmitter
+from chainlit.utils import utc_now
 
 from graph.data import make_vendor
 from graph.data.vendor import Vendor
@@ -29,6 +30,7 @@ from graph.plan import RunPlan
 from graph.record import report_markdown
 from graph.runtime import DeskRuntime, Interrupted
 from graph.settings import Settings
+from graph.usage import usage_summary
 
 from .card import card_markdown, name_thread, price_chart
 from .edits import card_actions, card_change, offer_edits
@@ -48,6 +50,23 @@ CUT_OFF = "*(cut off: the desk stopped before this turn was finished; a resumed 
 def resume_action(thread_id: str) -> cl.Action:
     return cl.Action(name=RESUME_ACTION, payload={"thread_id": thread_id}, label="Resume", icon="play",
                      tooltip="Continue the interrupted run from its last finished step")
+
+
+def spend(state: dict[str, Any]) -> tuple[str, str]:
+    """The run's tokens (graph/usage.py) as the chat shows them when it ends: the total line, and
+    one line per persona to fold under it."""
+    total, _, per_persona = usage_summary(state.get("usage")).partition("\n")
+    return total, per_persona
+
+
+async def show_spend(parent: cl.Message, per_persona: str) -> None:
+    """Tokens per persona, folded under the message that ends the run."""
+    if not per_persona:
+        return
+    step = cl.Step(name="tokens per persona", type="undefined", parent_id=parent.id)
+    step.output = per_persona
+    step.start = step.end = utc_now()
+    await step.send()
 
 
 class DeskService:
@@ -225,14 +244,17 @@ class ChatRun:
             else:
                 stopped = ("Stopped. Everything up to the last finished turn is kept: type “resume” to go on from "
                            "there, ask a follow-up, or send a new request.")
-            await self._quietly(cl.Message(content=stopped, author=DESK).send())
+            spent = await self._spent()
+            await self._quietly(cl.Message(content=stopped + (f"\n\n_{spent}_" if spent else ""), author=DESK).send())
         except Exception as exc:  # the user gets a sentence, never a traceback
             outcome = "failed"
             await self._quietly(renderer.close_open(" — *interrupted*"))
             await self._quietly(renderer.finish("Failed", failed=True))
+            spent = await self._spent()
             await self._quietly(cl.Message(
                 content=f"⚠️ {explain(exc)}\n\nEverything up to the last finished turn is kept. When the cause "
-                        "is fixed, press Resume (or type “resume”): only what failed is done again.",
+                        "is fixed, press Resume (or type “resume”): only what failed is done again."
+                        + (f"\n\n_{spent}_" if spent else ""),
                 author=DESK, actions=[resume_action(self.thread_id)]).send())
         finally:
             self.renderer = None
@@ -342,9 +364,20 @@ class ChatRun:
         report = report_markdown(state, label)
         elements.append(cl.File(name=f"{decision.ticker}-{decision.trade_date}-desk-report.md",
                                 content=report.encode(), mime="text/markdown", display="inline"))
-        await cl.Message(content=card_markdown(decision, label, card_change(state)) + note, author=DESK,
-                         elements=elements, actions=card_actions(self.thread_id, state)).send()
+        total, per_persona = spend(state)
+        card = cl.Message(content=card_markdown(decision, label, card_change(state)) + note
+                          + (f"\n\n_{total}_" if total else ""), author=DESK,
+                          elements=elements, actions=card_actions(self.thread_id, state))
+        await card.send()
+        await show_spend(card, per_persona)
         await name_thread(self.thread_id, decision)
+
+    async def _spent(self) -> str:
+        """The run's token total, for a run that ended without a decision (a stop, a failure)."""
+        try:
+            return spend(await self.service.state(self.thread_id))[0]
+        except Exception:  # the thread is gone or the store is closing
+            return ""
 
     # -- while running -----------------------------------------------------
 
