@@ -35,7 +35,7 @@ from .speakers import speaker_metadata
 
 TOOL_OUTPUT_CHARS = 400
 # The chat's streaming pace: after words of k messages went out, the next words wait k times this.
-STREAM_GAP_S = 0.15
+STREAM_GAP_S = 0.1
 # A tool call still running after this long is shown running; a quicker one is shown once, ended.
 TOOL_SHOW_S = 0.3
 # Tables with more body rows than this are folded into a step under their message.
@@ -43,7 +43,7 @@ FOLD_ROWS = 5
 # What ended this recently is shown to a page opening the thread even if it is stored already.
 RECENT_S = 10.0
 # The stage list is redrawn at most this often (the last state is always drawn).
-PROGRESS_GAP_S = 2.0
+PROGRESS_GAP_S = 1.0
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
@@ -416,16 +416,19 @@ class Renderer:
             return
         words = stream.waiting()
         msg = stream.msg
-        msg.content = words
         stream.sent += len(words)
         stream.shown = True
         # Sent once, as Message.send() does (stored, known to the chat's context), but marked as
-        # streaming (the page shows it is being written), so its next words are tokens.
+        # streaming (the page shows it is being written), so its next words are tokens. Stored
+        # empty: its words are stored when the turn ends, and a turn a crash cut off stays empty,
+        # which a reopened thread shows as cut off (ChatRun.close_cut_off_turns).
         msg.created_at = msg.created_at or utc_now()
         msg.streaming = True
-        step = await msg._create()
+        msg.content = ""
+        await msg._create()
+        msg.content = words
         chat_context.add(msg)
-        await cl.context.emitter.stream_start(step)
+        await cl.context.emitter.stream_start(msg.to_dict())
         if words:
             TRACE(msg, "token", stream.since)
         stream.since = 0.0
