@@ -370,9 +370,9 @@ class Renderer:
         persona = str(last.name)
         text = last.content if isinstance(last.content, str) else str(last.content)
         stream = self.streams.pop(persona, None)
-        # What streamed holds the turn's text (and any words before its tool calls); otherwise
-        # the turn's text is what it said (a non-streaming model, a retried empty answer).
-        said = stream.raw if stream is not None and text.strip() in stream.raw else text
+        # The turn's own text, not what streamed: that may hold words said before its tool calls
+        # or the start of an answer that stalled and was asked again (shown twice otherwise).
+        said = text if text.strip() or stream is None else stream.raw
         shown, folded = split_tables(said)
         msg = stream.msg if stream is not None else cl.Message(content="", author=persona)
         msg.content = shown

@@ -28,7 +28,8 @@ async def test_parallel_analysts_stream_into_their_own_messages_with_tool_steps(
     market, = emitter.by_author("Market Analyst")
     news, = emitter.by_author("News Analyst")
     assert market["id"] != news["id"]
-    assert market["output"] == "Pulling data.\n\nBullish." and not market["streaming"]
+    # Its words before the tool call showed while it worked; the turn ends with its report.
+    assert market["output"] == "Bullish." and not market["streaming"]
     assert news["output"] == "Reading news."
     starts = [d["name"] for d in emitter.named("stream_start")]
     assert starts == ["Market Analyst", "News Analyst"], "each opens once, with its first words"
@@ -138,3 +139,11 @@ async def test_a_quick_tool_call_is_shown_once_ended(emitter):
     assert len(shown) == 1 and shown[0]["output"] == "4 headlines" and shown[0]["end"]
     news, = [d for n, d in emitter.events if n == "stream_start" and d["name"] == "News Analyst"]
     assert shown[0]["parentId"] == news["id"], "the message it belongs to is on the page first"
+
+
+async def test_an_answer_asked_again_ends_with_its_words_once(emitter):
+    r = Renderer(Plan())
+    await r.handle(Token("Bull Researcher", "The bull case "))  # a stalled answer, then the retry
+    await r.handle(Token("Bull Researcher", "The bull case holds."))
+    await r.handle(done("bull", "Bull Researcher", "The bull case holds."))
+    assert emitter.by_author("Bull Researcher")[0]["output"] == "The bull case holds."
