@@ -13,8 +13,10 @@ def parse_ruling(text: str) -> dict[str, object]:
         m = re.search(rf"^\W*{label}\W*:\s*\**\s*(.+?)\**\s*$", text, re.M | re.I)
         if m:
             out[key] = m[1].strip()
-    sig = re.search(r"\b(BUY|SELL|HOLD)\b", str(out.get("signal", "")), re.I)
-    out["signal"] = sig[1].upper() if sig else None
+    # Exactly one signal: "BUY, SELL or HOLD" is a small model echoing the prompt's template, and
+    # a decision nobody made must never be read into it.
+    named = {s.upper() for s in re.findall(r"\b(BUY|SELL|HOLD)\b", str(out.get("signal", "")), re.I)}
+    out["signal"] = named.pop() if len(named) == 1 else None
     conf = re.search(r"\d*\.?\d+", str(out.get("confidence", "")))
     value = float(conf[0]) if conf else 0.5
     out["confidence"] = value / 100 if value > 1 else value

@@ -75,7 +75,8 @@ async def test_a_killed_server_resumes_the_run_and_answers_the_pending_note(tmp_
         said = [s for s in steps if s["type"] == "assistant_message"]
         assert len([s for s in said if "interrupted" in (s.get("output") or "")]) == 1
         assert not [s["name"] for s in said if s["name"] in PERSONAS and not (s.get("output") or "").strip()]
-        assert [s for s in said if s["name"] == kill_at and "cut off" in (s.get("output") or "")], [(s["name"], (s.get("output") or "")[-80:]) for s in said if s["name"] == kill_at]
+        assert [s for s in said if s["name"] == kill_at and "cut off" in (s.get("output") or "")], \
+            [(s.get("output") or "")[-80:] for s in said if s["name"] == kill_at]
     finally:
         await client.close()
         server.stop()
