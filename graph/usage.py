@@ -21,11 +21,14 @@ CHARS_PER_TOKEN = 4
 UNCAPPED_COMPLETION = 1000
 
 
-class Usage(TypedDict):
+class Usage(TypedDict, total=False):
     prompt: int       # prompt tokens, cached ones included
     cached: int       # prompt tokens the server served from its prefix cache
     completion: int
     calls: int
+    # Calls whose server sent no counts (llama-cpp-python's server when streaming): their
+    # tokens are estimated from the text, and the summary says so.
+    estimated: int
 
 
 class RunUsage(TypedDict):
@@ -36,12 +39,14 @@ class RunUsage(TypedDict):
 
 
 def no_usage() -> Usage:
-    return Usage(prompt=0, cached=0, completion=0, calls=0)
+    return Usage(prompt=0, cached=0, completion=0, calls=0, estimated=0)
 
 
 def added(a: Usage, b: Usage) -> Usage:
-    return Usage(prompt=a["prompt"] + b["prompt"], cached=a["cached"] + b["cached"],
-                 completion=a["completion"] + b["completion"], calls=a["calls"] + b["calls"])
+    # .get: counts checkpointed before `estimated` existed lack it
+    return Usage(prompt=a.get("prompt", 0) + b.get("prompt", 0), cached=a.get("cached", 0) + b.get("cached", 0),
+                 completion=a.get("completion", 0) + b.get("completion", 0),
+                 calls=a.get("calls", 0) + b.get("calls", 0), estimated=a.get("estimated", 0) + b.get("estimated", 0))
 
 
 def tokens(u: Usage) -> int:
@@ -69,12 +74,18 @@ def run_total(usage: RunUsage | None) -> Usage:
     return total
 
 
-def usage_of(message: BaseMessage) -> Usage:
-    """One reply's usage as the model reported it (all zeros, one call, when it reported none)."""
+def usage_of(message: BaseMessage, prompt: Sequence[BaseMessage] | None = None) -> Usage:
+    """One reply's usage as the model reported it. A server that reported none gets an estimate
+    from the prompt's and the reply's text (when the prompt is given), counted as estimated."""
     meta: Mapping[str, Any] = getattr(message, "usage_metadata", None) or {}
+    if not (meta.get("input_tokens") or meta.get("output_tokens")) and prompt is not None:
+        said = message.content if isinstance(message.content, str) else str(message.content)
+        calls = "".join(str(c.get("name", "")) + str(c.get("args", "")) for c in getattr(message, "tool_calls", []))
+        return Usage(prompt=estimate_prompt(prompt), cached=0, completion=estimate_tokens(said + calls),
+                     calls=1, estimated=1)
     details: Mapping[str, Any] = meta.get("input_token_details") or {}
     return Usage(prompt=int(meta.get("input_tokens") or 0), cached=int(details.get("cache_read") or 0),
-                 completion=int(meta.get("output_tokens") or 0), calls=1)
+                 completion=int(meta.get("output_tokens") or 0), calls=1, estimated=0)
 
 
 def estimate_tokens(text: str) -> int:
@@ -130,8 +141,8 @@ class Meter:
                 f"{self.spent:,} tokens and the next call needs about {need:,} more, so the desk stopped "
                 "before it. Raise DESK_TOKEN_BUDGET and type “resume” to continue from this step.")
 
-    def add(self, message: BaseMessage) -> None:
-        self.used = added(self.used, usage_of(message))
+    def add(self, message: BaseMessage, prompt: Sequence[BaseMessage] | None = None) -> None:
+        self.used = added(self.used, usage_of(message, prompt))
 
     def update(self) -> dict[str, RunUsage]:
         """The state update that records this speaker's spend (nothing when it made no call)."""
@@ -143,6 +154,8 @@ class Meter:
 def _line(label: str, u: Usage) -> str:
     cached = f", {u['cached']:,} of them cached" if u["cached"] else ""
     calls = "1 call" if u["calls"] == 1 else f"{u['calls']} calls"
+    if u.get("estimated"):
+        calls += f", {u['estimated']} estimated from the text: the server sent no counts"
     return (f"{label}: {tokens(u):,} tokens ({u['prompt']:,} prompt{cached}, "
             f"{u['completion']:,} completion; {calls})")
 

@@ -6,11 +6,11 @@ import subprocess
 import sys
 
 import pytest
-from langchain_core.messages import AIMessage
+from langchain_core.messages import AIMessage, HumanMessage
 
 from graph.checkpoint import open_checkpointer
 from graph.personas import PERSONAS
-from graph.usage import BudgetReached, RunUsage, Usage, merge_usage, run_total, tokens, usage_summary
+from graph.usage import BudgetReached, RunUsage, Usage, merge_usage, run_total, tokens, usage_of, usage_summary
 from tests.support.desk import LiveDesk, live_settings
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.models import ScriptedChatModel
@@ -26,7 +26,8 @@ def total_of(state) -> Usage:
 
 def per_persona_sum(state) -> Usage:
     personas = state["usage"]["personas"]
-    return {k: sum(u[k] for u in personas.values()) for k in ("prompt", "cached", "completion", "calls")}
+    keys = ("prompt", "cached", "completion", "calls", "estimated")
+    return {k: sum(u.get(k, 0) for u in personas.values()) for k in keys}
 
 
 async def test_every_persona_spends_and_the_counts_add_up_to_the_run_and_are_checkpointed(desk_factory, settings):
@@ -114,7 +115,7 @@ async def test_a_budget_too_small_for_the_first_call_stops_before_any_call(desk_
 def test_counts_of_one_run_add_up_and_another_run_replaces_them():
     one = Usage(prompt=10, cached=4, completion=5, calls=1)
     a = merge_usage(RunUsage(run="r1", personas={"Trader": one}), RunUsage(run="r1", personas={"Trader": one}))
-    assert a["personas"]["Trader"] == Usage(prompt=20, cached=8, completion=10, calls=2)
+    assert a["personas"]["Trader"] == Usage(prompt=20, cached=8, completion=10, calls=2, estimated=0)
     b = merge_usage(a, RunUsage(run="r2", personas={"Desk": one}))
     assert b == RunUsage(run="r2", personas={"Desk": one})
 
@@ -162,3 +163,15 @@ async def test_an_empty_retry_is_counted_too(desk_factory):
     desk = desk_factory(ScriptedChatModel(script=empty_once))
     await desk.ask("should I buy NVDA today?", analysts=["market"])
     assert (await desk.state())["usage"]["personas"]["Trader"]["calls"] == 2
+
+
+def test_a_server_that_sends_no_counts_gets_an_estimate_and_the_summary_says_so():
+    # llama-cpp-python's server sends no usage when streaming: 0 tokens would be a false figure.
+    prompt = [HumanMessage("x" * 400)]
+    reply = AIMessage(content="y" * 40)
+    spent = usage_of(reply, prompt)
+    assert (spent["prompt"], spent["completion"], spent["estimated"]) == (100, 10, 1)
+    summary = usage_summary(RunUsage(run="r", personas={"Trader": spent}))
+    assert "110 tokens" in summary and "1 estimated from the text: the server sent no counts" in summary
+    reported = AIMessage(content="y", usage_metadata={"input_tokens": 7, "output_tokens": 3, "total_tokens": 10})
+    assert usage_of(reported, prompt)["estimated"] == 0 and usage_of(reported, prompt)["prompt"] == 7

@@ -93,7 +93,7 @@ def make_risk_judge(models: ModelRegistry) -> Node:
             extracted = {}
         if isinstance(extracted, dict):
             if isinstance(raw := extracted.get("raw"), BaseMessage):
-                meter.add(raw)
+                meter.add(raw, prompt)
             decision = extracted.get("parsed")
         if not isinstance(decision, FinalDecision):
             decision = decision_from_text(ruling, ticker, trade_date)

@@ -144,7 +144,7 @@ async def ask(model: BaseChatModel | Runnable[Any, Any], messages: list[BaseMess
             why = explain(exc)
             raise (NoTools if why == NO_TOOLS else DeskError)(f"{persona}: {why}") from exc
         if meter is not None:
-            meter.add(reply)
+            meter.add(reply, messages)
         if reply.tool_calls or reply.invalid_tool_calls or not blank(text_of(reply)):
             return reply
         empties += 1
