@@ -7,9 +7,7 @@ streamed and what the thread kept.
 from __future__ import annotations
 
 import asyncio
-import os
 import re
-import signal
 import subprocess
 import sys
 import time
@@ -29,6 +27,7 @@ from graph.interject import note_item
 from graph.personas import ANALYSTS
 from tests.support.env import demo_env
 from tests.support.ports import free_port
+from tests.support.processes import end_group
 
 ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "should I buy NVDA today?"
@@ -79,13 +78,7 @@ class LangGraphDev:
         raise RuntimeError(f"langgraph dev did not come up:\n{self.log()}")
 
     def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(5)
+        end_group(self.proc, wait_s=15)
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")

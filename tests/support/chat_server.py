@@ -1,7 +1,6 @@
 """The real chat server, `chainlit run chat/app.py --headless`, on a free loopback port in demo mode."""
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -13,6 +12,7 @@ import httpx
 
 from .env import demo_env
 from .ports import free_port
+from .processes import end_group
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -76,13 +76,7 @@ class Server:
         self._end(signal.SIGKILL)
 
     def _end(self, how: signal.Signals) -> None:
-        if self.proc and self.proc.poll() is None:
-            os.killpg(self.proc.pid, how)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(5)
+        end_group(self.proc, how)
         self.proc = None
         if self.log is not None:
             self.log.close()

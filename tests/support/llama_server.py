@@ -17,7 +17,6 @@ import importlib.util
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import threading
@@ -31,6 +30,7 @@ import httpx
 
 from .env import demo_env
 from .ports import free_port
+from .processes import end_group
 
 ROOT = Path(__file__).resolve().parents[2]
 # Tool calls on a ChatML model: llama-cpp-python's own format (the GGUF's template knows no tools).
@@ -178,13 +178,7 @@ class LlamaServer:
 
     def stop(self) -> None:
         """SIGTERM to its process group, SIGKILL if it does not go within 10 s."""
-        if self.proc is not None and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(5)
+        end_group(self.proc)
         self.proc = None
         if self.log is not None:
             self.log.close()
