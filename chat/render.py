@@ -48,6 +48,14 @@ PROGRESS_GAP_S = 1.0
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
 
+
+async def fold_under(parent: cl.Message, name: str, text: str) -> None:
+    """Text folded into a closed step under a message (a long table, the tokens per persona)."""
+    step = cl.Step(name=name, type="undefined", parent_id=parent.id)
+    step.output = text
+    step.start = step.end = utc_now()
+    await step.send()
+
 class StreamTrace:
     """A debug hook for benchmarks/browser.py, on when DESK_TRACE_STREAM names a file: one JSON
     line per send of a persona message's words (stream or update), with the wall-clock time it
@@ -385,10 +393,7 @@ class Renderer:
         self._ended(msg.to_dict())
         TRACE(msg, "end", stream.since if stream else None)
         for table in folded:
-            fold = cl.Step(name=fold_name(table), type="undefined", parent_id=msg.id)
-            fold.output = table.text
-            fold.start = fold.end = utc_now()
-            await fold.send()
+            await fold_under(msg, fold_name(table), table.text)
         if self.progress:
             await self.progress.finished(persona)
         if ev.node == RISK_JUDGE_NODE:

@@ -16,7 +16,6 @@ from typing import Any, cast
 import chainlit as cl
 from chainlit.context import ChainlitContext, context_var, local_steps
 from chainlit.emitter import BaseChainlitEmitter
-from chainlit.utils import utc_now
 
 from graph.data import make_vendor
 from graph.data.vendor import Vendor
@@ -35,7 +34,7 @@ from graph.usage import usage_summary
 from .card import card_markdown, name_thread, price_chart
 from .edits import card_actions, card_change, offer_edits
 from .pages import Pages
-from .render import Renderer
+from .render import Renderer, fold_under
 
 STOP_ACTION = "stop_run"
 RESUME_ACTION = "resume_run"
@@ -63,10 +62,7 @@ async def show_spend(parent: cl.Message, per_persona: str) -> None:
     """Tokens per persona, folded under the message that ends the run."""
     if not per_persona:
         return
-    step = cl.Step(name="tokens per persona", type="undefined", parent_id=parent.id)
-    step.output = per_persona
-    step.start = step.end = utc_now()
-    await step.send()
+    await fold_under(parent, "tokens per persona", per_persona)
 
 
 class DeskService:
