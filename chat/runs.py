@@ -36,6 +36,9 @@ from .edits import card_actions, card_change, offer_edits
 from .pages import Pages
 from .render import Renderer, fold_under
 
+# A message to a thread whose run just ended in another process waits this long for its lease
+# (released a moment after that run's last word) before it is passed on as a note.
+LEASE_WAIT_S = 5.0
 STOP_ACTION = "stop_run"
 RESUME_ACTION = "resume_run"
 RESUME_WORDS = frozenset({"resume", "continue", "go on", "resume the run"})
@@ -209,7 +212,7 @@ class ChatRun:
             desk = await self.service.runtime()
             # One run per thread across processes: another window's process may run this thread.
             await live_holder(desk.leases, self.thread_id)  # a crashed process's lease is let go at once
-            async with desk.leases.hold(self.thread_id) as held:
+            async with desk.leases.hold(self.thread_id, wait_s=LEASE_WAIT_S) as held:
                 graph_input: dict[str, Any] | None = None
                 if text is None:  # resume: the plan and who already spoke come from the checkpoint
                     values = await desk.state(self.thread_id)

@@ -103,13 +103,18 @@ class Leases(ABC):
 
     @asynccontextmanager
     async def hold(self, thread_id: str, owner: str | None = None, ttl_s: float = DEFAULT_TTL_S, *,
-                   cancel_on_loss: bool = True) -> AsyncIterator[Held]:
+                   cancel_on_loss: bool = True, wait_s: float = 0.0) -> AsyncIterator[Held]:
         """The thread's lease for the body's duration: acquired (LeaseHeld if another owner holds
         it), renewed in the background every ttl_s/3, released at the end however the body ends.
         If it is lost meanwhile, `Held.lost` is set and (with `cancel_on_loss`) the task running the
-        body is cancelled: another process may already run the thread."""
+        body is cancelled: another process may already run the thread. `wait_s`: how long to keep
+        trying first (a run that just ended elsewhere releases its lease a moment after its last word)."""
         owner = owner or process_owner()
-        lease = await self.acquire(thread_id, owner, ttl_s)
+        deadline = asyncio.get_running_loop().time() + wait_s
+        while (lease := await self.acquire(thread_id, owner, ttl_s)) is None:
+            if asyncio.get_running_loop().time() >= deadline:
+                break
+            await asyncio.sleep(0.2)
         if lease is None:
             raise LeaseHeld(thread_id, await self.holder(thread_id))
         held = Held(lease)
