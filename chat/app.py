@@ -341,7 +341,7 @@ async def on_message(message: cl.Message):
         return
     if not text:
         return
-    if chat.active:
+    if await chat.busy():
         await chat.interject(text)
         return
     nxt = next_analysis(cl.user_session.get("chat_settings"), SETTINGS)

@@ -142,10 +142,20 @@ class ChatRun:
         self.renderer: Renderer | None = None
         self.pages: Pages | None = None   # the pages the run streams to (a reload adds one: reattach)
         self.acks: dict[int, tuple[cl.Message, list[str]]] = {}
+        self.closing = False   # the run is past its last event: a note now would find no reader
 
     @property
     def active(self) -> bool:
         return self.task is not None and not self.task.done()
+
+    async def busy(self) -> bool:
+        """Whether a new message is an interjection. A run only closing up (its last event is
+        past, so no speaker would read a note) is waited for: the message is then a run of its
+        own, or a note to the run that closing started for notes left over."""
+        task = self.task
+        if self.active and self.closing and task is not None:
+            await asyncio.wait({task}, timeout=10)  # never raises what the run ended with
+        return self.active
 
     # -- starting ----------------------------------------------------------
 
@@ -206,6 +216,7 @@ class ChatRun:
         stop = cl.Action(name=STOP_ACTION, payload={"thread_id": self.thread_id}, label="Stop",
                          icon="square", tooltip="Stop the desk (or type /stop)")
         renderer = self.renderer = Renderer(nxt.plan, stop_action=stop, on_pickup=self._picked_up)
+        self.closing = False
         outcome = "done"
         held: Held | None = None
         try:
@@ -256,6 +267,7 @@ class ChatRun:
                         + (f"\n\n_{spent}_" if spent else ""),
                 author=DESK, actions=[resume_action(self.thread_id)]).send())
         finally:
+            self.closing = True
             self.renderer = None
             # Notes posted for the run elsewhere are that run's to read.
             leftover = await self._leftover() if outcome != "elsewhere" else []
