@@ -158,18 +158,26 @@ async def price_chart(vendor: Vendor, decision: FinalDecision, lookback_days: in
 # the sidebar
 
 
-def thread_title(decision: FinalDecision) -> str:
-    """What the thread analysed, as the sidebar lists it: "NVDA · 2026-11-20 · SELL"."""
-    return f"{decision.ticker} · {decision.trade_date} · {decision.signal}"
+def thread_title(decision: FinalDecision | None = None, *, ticker: str = "", trade_date: str = "",
+                 status: str = "") -> str:
+    """What the thread analysed, as the sidebar lists it: "NVDA · 2026-11-20 · SELL", or while the
+    desk deliberates (or after a stop) "NVDA · 2026-11-20 · deliberating" ("· stopped")."""
+    if decision is not None:
+        return f"{decision.ticker} · {decision.trade_date} · {decision.signal}"
+    return " · ".join(part for part in (ticker, trade_date, status) if part)
 
 
-async def name_thread(thread_id: str, decision: FinalDecision) -> None:
-    """Rename the thread after its latest decision, and have the page's sidebar fetch the list again:
-    it does so when a "first_interaction" event brings a new value (Chainlit sends one when a chat
-    starts, with the first message, which was the thread's name until now)."""
+async def name_thread(thread_id: str, decision: FinalDecision | None = None, *, ticker: str = "",
+                      trade_date: str = "", status: str = "") -> None:
+    """Rename the thread after what it analyses (its latest decision once there is one), and have
+    the page's sidebar fetch the list again: it does so when a "first_interaction" event brings a
+    new value (Chainlit sends one when a chat starts, with the first message, which was the
+    thread's name until now)."""
     layer = get_data_layer()
     if layer is None:
         return
-    title = thread_title(decision)
+    title = thread_title(decision, ticker=ticker, trade_date=trade_date, status=status)
+    if not title:
+        return
     await layer.update_thread(thread_id, name=title)
     await cl.context.emitter.emit("first_interaction", {"interaction": title, "thread_id": thread_id})

@@ -20,6 +20,7 @@ from chainlit.emitter import BaseChainlitEmitter
 from graph.data import make_vendor
 from graph.data.vendor import Vendor
 from graph.errors import explain
+from graph.events import NodeDone
 from graph.inbox import Note, unread_in
 from graph.interject import post as post_note
 from graph.lease import Held, LeaseHeld, live_holder
@@ -142,6 +143,7 @@ class ChatRun:
         self.renderer: Renderer | None = None
         self.pages: Pages | None = None   # the pages the run streams to (a reload adds one: reattach)
         self.acks: dict[int, tuple[cl.Message, list[str]]] = {}
+        self.analysing: dict[str, Any] | None = None  # the ticker and date of the run's analysis
         self.closing = False   # the run is past its last event: a note now would find no reader
 
     @property
@@ -229,12 +231,15 @@ class ChatRun:
                     values = await desk.state(self.thread_id)
                     plan = RunPlan.from_state(values, desk.settings.parallel_analysts)
                     renderer.plan, renderer.started = plan, plan.spoken(values)
+                    await self._name(values, "deliberating")
                 else:
                     graph_input = await desk.new_input(self.thread_id, text, nxt.plan)
                 quick, deep = nxt.models or (None, None)
                 context = desk.context(quick_model=quick, deep_model=deep)
                 async for ev in desk.events(graph_input, self.thread_id, context):
                     await renderer.handle(ev)
+                    if isinstance(ev, NodeDone) and ev.node == "coordinator":
+                        await self._name(ev.update, "deliberating")
                 await renderer.close_open()
             if renderer.decided:
                 await self._show_decision()
@@ -245,6 +250,7 @@ class ChatRun:
             await self._quietly(self._run_elsewhere(text))
         except asyncio.CancelledError:
             outcome = "stopped"
+            await self._quietly(self._name(self.analysing, "stopped"))
             await self._quietly(renderer.close_open(" — *stopped*"))
             await self._quietly(renderer.finish("Stopped", failed=True))
             if held is not None and held.lost.is_set():
@@ -258,6 +264,7 @@ class ChatRun:
             await self._quietly(cl.Message(content=stopped + (f"\n\n_{spent}_" if spent else ""), author=DESK).send())
         except Exception as exc:  # the user gets a sentence, never a traceback
             outcome = "failed"
+            await self._quietly(self._name(self.analysing, "stopped"))
             await self._quietly(renderer.close_open(" — *interrupted*"))
             await self._quietly(renderer.finish("Failed", failed=True))
             spent = await self._spent()
@@ -382,6 +389,14 @@ class ChatRun:
         await card.send()
         await show_spend(card, per_persona)
         await name_thread(self.thread_id, decision)
+
+    async def _name(self, values: dict[str, Any] | None, status: str) -> None:
+        """Name the thread after the analysis under way (the coordinator's update, or a resumed
+        run's state) while it runs or once it stopped; a decision names it on the card."""
+        if values and values.get("intent", "analyze") == "analyze" and values.get("ticker"):
+            self.analysing = values
+            await name_thread(self.thread_id, ticker=str(values["ticker"]),
+                              trade_date=str(values.get("trade_date") or ""), status=status)
 
     async def _spent(self) -> str:
         """The run's token total, for a run that ended without a decision (a stop, a failure)."""

@@ -27,12 +27,16 @@ def test_typing_stop_with_one_enter_stops_the_run(paced_page: Page):
     page = paced_page
     ask(page, "$TSLA 2024-05-01")
     expect(persona_messages(page, "Market Analyst").first).to_be_visible(timeout=60_000)
+    # The sidebar names the thread by what it analyses from the start (issue 10, point 11)...
+    listed = page.locator("#thread-history a").filter(has_text="TSLA · 2024-05-01")
+    expect(listed).to_have_text("TSLA · 2024-05-01 · deliberating", timeout=30_000)
     box = page.locator("#chat-input")
     box.press_sequentially("/stop")  # key by key, as a person types it
     box.press("Enter")
     expect(page.get_by_text(STOPPED)).to_be_visible(timeout=30_000)
     expect(box).to_have_value("")  # sent, not left as a command chip waiting for a second Enter
     expect(page.locator("#desk-stop")).to_be_hidden()
+    expect(listed).to_have_text("TSLA · 2024-05-01 · stopped")  # ...and says when it stopped
 
 
 def test_stop_with_nothing_running_says_so(page: Page):

@@ -39,3 +39,10 @@ async def test_chart_draws_what_its_legend_lists_on_a_transparent_background(emi
 
 def test_thread_title_names_what_was_analysed():
     assert thread_title(DECISION) == "NVDA · 2024-05-03 · SELL"
+
+
+def test_thread_title_while_deliberating_and_after_a_stop():
+    title = thread_title(ticker="NVDA", trade_date="2024-05-03", status="deliberating")
+    assert title == "NVDA · 2024-05-03 · deliberating"
+    assert thread_title(ticker="NVDA", trade_date="2024-05-03", status="stopped") == "NVDA · 2024-05-03 · stopped"
+    assert thread_title() == ""  # nothing analysed: the thread keeps its name
