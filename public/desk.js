@@ -35,12 +35,53 @@
     window.history.replaceState(window.history.state, "", "/thread/" + data.thread_id);
   }
 
+  // A connection that drops and comes back (Wi-Fi, a server restart): socket.io reconnects, but
+  // Chainlit's page neither asks for what it missed meanwhile nor knows the messages begun then,
+  // so a run in flight looks frozen or loses turns. A page showing a thread reloads itself once
+  // the connection is back: a page opening a thread is shown everything so far and joins the run
+  // (chat/pages.py). What was typed in the composer is put back after the reload.
+  const DRAFT = "desk-draft";
+  let dropped = false;
+  const close = WebSocket.prototype.close;
+  WebSocket.prototype.close = function (...args) {
+    if (this.readyState < WebSocket.CLOSING) this.deskClosedByPage = true; // not a drop
+    return close.apply(this, args);
+  };
+  function watch(socket) {
+    if (socket.deskWatched) return;
+    socket.deskWatched = true;
+    socket.addEventListener("close", () => {
+      if (socket.deskOpened && !socket.deskClosedByPage) dropped = true;
+    });
+    socket.addEventListener("open", () => {
+      socket.deskOpened = true;
+      if (!dropped || !window.location.pathname.startsWith("/thread/")) return;
+      const input = document.getElementById("chat-input");
+      if (input && input.value) sessionStorage.setItem(DRAFT, input.value);
+      window.location.reload();
+    });
+  }
+  function restoreDraft() {
+    const draft = sessionStorage.getItem(DRAFT);
+    const input = document.getElementById("chat-input");
+    if (draft === null || !input) return draft !== null;
+    sessionStorage.removeItem(DRAFT);
+    // The composer is React's: set the value as typing would, so React sees it.
+    Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set.call(input, draft);
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+    return false;
+  }
+  if (sessionStorage.getItem(DRAFT) !== null) {
+    const timer = setInterval(() => { if (!restoreDraft()) clearInterval(timer); }, 200);
+  }
+
   Object.defineProperty(WebSocket.prototype, "onmessage", {
     configurable: true,
     enumerable: property.enumerable,
     get() { return this.deskOnMessage || null; },
     set(handler) {
       this.deskOnMessage = handler;
+      watch(this);
       if (typeof handler !== "function") { property.set.call(this, handler); return; }
       const socket = this;
       let queue = [], timer = 0, last = -Infinity, window_ms = MIN_MS;

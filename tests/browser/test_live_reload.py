@@ -8,9 +8,25 @@ import re
 
 from playwright.sync_api import expect
 
-from .person import Browser, Page, Site, ask, decision_card, persona_messages, wait_for_decision
+from tests.support.proxy import Relay
+
+from .person import (
+    VIEWPORT,
+    Browser,
+    Page,
+    Site,
+    ask,
+    decision_card,
+    persona_messages,
+    wait_for_decision,
+    wait_until_connected,
+)
 
 THREAD_URL = re.compile(r"/thread/[0-9a-f-]{36}$")
+# Everyone who speaks once in a default analysis (one debate round, one risk round).
+PERSONA_ORDER = ["Market Analyst", "Social Analyst", "News Analyst", "Fundamentals Analyst", "Bull Researcher",
+                 "Bear Researcher", "Research Manager", "Trader", "Risky Analyst", "Safe Analyst",
+                 "Neutral Analyst", "Risk Judge"]
 
 
 def stage_list(page: Page):
@@ -65,3 +81,29 @@ def test_a_second_tab_follows_the_run_as_the_first_does(browser: Browser, paced_
         expect(decision_card(other)).to_have_count(1)
     finally:
         other.close()
+
+
+def test_a_connection_that_drops_mid_run_comes_back_to_the_whole_run(browser: Browser, paced_desk: Site):
+    """The network between page and server goes down for a few seconds mid-run (both ends see
+    the connection close) while the desk goes on speaking: once it is back, the page shows every
+    turn said meanwhile and the rest of the run, and keeps what was being typed."""
+    relay = Relay(paced_desk.server.port)
+    context = browser.new_context(viewport=VIEWPORT, storage_state=str(paced_desk.state))
+    try:
+        page = context.new_page()
+        page.goto(relay.base)
+        wait_until_connected(page)
+        ask(page, "Should I buy NVDA today?")
+        expect(persona_messages(page, "Bull Researcher").first).to_be_visible(timeout=120_000)
+        expect(page).to_have_url(THREAD_URL)
+        page.locator("#chat-input").fill("and the options market?")
+        relay.cut(down_s=4)
+        wait_for_decision(page, 180_000)
+        for persona in PERSONA_ORDER:  # each turn once: none lost in the gap, none shown twice
+            expect(persona_messages(page, persona)).to_have_count(1)
+        expect(page.locator("#chat-input")).to_have_value("and the options market?")
+        expect(page.locator("#desk-stop")).to_be_hidden()
+        assert relay.cuts == 1
+    finally:
+        context.close()
+        relay.stop()
