@@ -12,7 +12,6 @@ they stream and arrive whole; a long one is folded into a step under its message
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import os
 import re
@@ -28,10 +27,11 @@ from chainlit.utils import utc_now
 
 from graph.events import Event, NodeDone, NotePickedUp, Said, Token, ToolFinished, ToolStarted
 from graph.figures import unverified_note
-from graph.personas import ANALYST_PERSONAS, DESK, RISK_JUDGE
+from graph.personas import DESK
 from graph.plan import RISK_JUDGE_NODE, RunPlan
 
 from .speakers import speaker_metadata
+from .stages import StageList
 
 TOOL_OUTPUT_CHARS = 400
 # The chat's streaming pace: after words of k messages went out, the next words wait k times this.
@@ -42,8 +42,6 @@ TOOL_SHOW_S = 0.3
 FOLD_ROWS = 5
 # What ended this recently is shown to a page opening the thread even if it is stored already.
 RECENT_S = 10.0
-# The stage list is redrawn at most this often (the last state is always drawn).
-PROGRESS_GAP_S = 1.0
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
@@ -145,83 +143,6 @@ def fold_name(table: Table) -> str:
     return f"{what} ({table.rows} rows)"
 
 
-# -- the stage list --------------------------------------------------------------------------------
-
-class Progress:
-    """A TaskList of the stages: ready → running → done (or failed when stopped)."""
-
-    def __init__(self, plan: RunPlan):
-        self.stages = plan.stages()
-        self.tasks = [cl.Task(title=stage.title) for stage in self.stages]
-        self.tasklist = cl.TaskList(tasks=self.tasks, status="Deliberating…")
-        self.sent = False
-        self._dirty = False
-        self._worker: asyncio.Task | None = None
-
-    def _index(self, persona: str) -> int | None:
-        return next((i for i, stage in enumerate(self.stages) if persona in stage.personas), None)
-
-    async def started(self, persona: str) -> None:
-        i = self._index(persona)
-        if i is None:
-            return
-        changed = self.tasks[i].status != cl.TaskStatus.RUNNING
-        self.tasks[i].status = cl.TaskStatus.RUNNING
-        if persona not in ANALYST_PERSONAS:  # sequential stages: everything before is finished
-            for task in self.tasks[:i]:
-                changed |= task.status != cl.TaskStatus.DONE
-                task.status = cl.TaskStatus.DONE
-        if changed or not self.sent:
-            await self._send()
-
-    async def finished(self, persona: str) -> None:
-        i = self._index(persona)
-        if i is not None and (persona in ANALYST_PERSONAS or persona == RISK_JUDGE):
-            self.tasks[i].status = cl.TaskStatus.DONE
-            await self._send()
-
-    async def close(self, status: str, failed: bool = False) -> None:
-        for task in self.tasks:
-            if failed and task.status == cl.TaskStatus.RUNNING:
-                task.status = cl.TaskStatus.FAILED
-            elif not failed:
-                task.status = cl.TaskStatus.DONE
-        self.tasklist.status = status
-        await self._send(now=True)
-        await self.drained()
-
-    async def resend(self) -> None:
-        """Draw the list again (a page that reattached to the run has none)."""
-        if self.sent:
-            await self._send(now=True)
-
-    async def _send(self, now: bool = False) -> None:
-        """Redraw in the background, coalescing: Chainlit writes the list to a file on every send
-        (~40 ms here), and the page fetches and redraws it, which must not hold up the speakers'
-        words; changes within PROGRESS_GAP_S of a redraw are drawn together."""
-        self.sent = True
-        self._dirty = True
-        if now and self._worker is not None and not self._worker.done():
-            self._worker.cancel()  # the pause before the next redraw: the last state goes now
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._worker
-            self._dirty = True
-        if self._worker is None or self._worker.done():
-            self._worker = asyncio.create_task(self._redraw(pause=not now))
-
-    async def _redraw(self, pause: bool) -> None:
-        while self._dirty:
-            self._dirty = False
-            await self.tasklist.send()
-            if pause:
-                await asyncio.sleep(PROGRESS_GAP_S)
-
-    async def drained(self) -> None:
-        if self._worker is not None:
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._worker
-
-
 # -- one run ---------------------------------------------------------------------------------------
 
 @dataclass
@@ -259,7 +180,7 @@ class Renderer:
         self.streams: dict[str, Stream] = {}         # persona -> its turn being streamed
         self.steps: dict[str, ToolCall] = {}         # tool call id -> its step
         self.paragraph: set[str] = set()             # personas whose next token starts a paragraph
-        self.progress: Progress | None = None
+        self.progress: StageList | None = None
         self.stop_action = stop_action
         self.on_pickup = on_pickup                   # async (seq, persona) when a speaker takes a note
         self.started: list[str] = []                 # personas whose turns have started, in plan order
@@ -443,7 +364,7 @@ class Renderer:
             return
         self.started.append(persona)
         if self.progress is None:
-            self.progress = Progress(self.plan)
+            self.progress = StageList(self.plan)
         await self.progress.started(persona)
 
     # -- pacing ------------------------------------------------------------

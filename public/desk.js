@@ -21,7 +21,7 @@
 // run instead of a new chat.
 (function () {
   "use strict";
-  const MIN_MS = 40, MAX_MS = 250;
+  const MIN_MS = 120, MAX_MS = 250;
   const property = Object.getOwnPropertyDescriptor(WebSocket.prototype, "onmessage");
   if (!property || !property.set) return;
 
@@ -75,6 +75,39 @@
     const timer = setInterval(() => { if (!restoreDraft()) clearInterval(timer); }, 200);
   }
 
+  // The run's stage list (chat/stages.py): drawn beside the chat as plain elements, where
+  // Chainlit's task list was (a React re-render per change, titles parsed as Markdown, an
+  // animated icon per running stage: ~0.3 s of CPU per analysis).
+  const STAGES = '42["desk_stages",';
+  function drawStages(frame) {
+    let data = null;
+    try { data = JSON.parse(frame.slice(2))[1]; } catch (error) { return; }
+    if (!data || !Array.isArray(data.stages)) return;
+    let aside = document.getElementById("desk-stages");
+    if (!aside) {
+      aside = document.createElement("aside");
+      aside.id = "desk-stages";
+      aside.setAttribute("aria-label", "The desk's stages");
+      aside.innerHTML = '<header><span class="desk-stages-name">Stages</span><span class="desk-stages-title"></span></header><ol></ol>';
+    }
+    aside.dataset.path = window.location.pathname; // shown on this thread's page only
+    aside.querySelector(".desk-stages-title").textContent = data.title || "";
+    const list = aside.querySelector("ol");
+    data.stages.forEach((stage, i) => {
+      let item = list.children[i];
+      if (!item) {
+        item = document.createElement("li");
+        item.innerHTML = '<span class="desk-stage-mark" aria-hidden="true"></span><span class="desk-stage-title"></span>';
+        list.appendChild(item);
+      }
+      item.className = "desk-stage-" + stage.status;
+      item.querySelector(".desk-stage-title").textContent = stage.title;
+      item.title = stage.status;
+    });
+    while (list.children.length > data.stages.length) list.lastElementChild.remove();
+    window.deskPlaceStages(aside);
+  }
+
   Object.defineProperty(WebSocket.prototype, "onmessage", {
     configurable: true,
     enumerable: property.enumerable,
@@ -103,6 +136,10 @@
         }, 0);
       }
       property.set.call(this, (event) => {
+        if (typeof event.data === "string" && event.data.startsWith(STAGES)) {
+          drawStages(event.data); // the desk's own event: drawn here, Chainlit has no use for it
+          return;
+        }
         queue.push(event);
         if (!timer) timer = setTimeout(deliver, Math.max(0, last + window_ms - performance.now()));
       });
@@ -228,12 +265,30 @@
     }
   }
 
+  // -- the stage list (drawn by drawStages above) ------------------------------------------
+
+  // In the row that holds the chat (where Chainlit put its task list), last; hidden on another
+  // thread's page (the sidebar or "new chat" moved the page on without reloading it).
+  function placeStages(aside) {
+    aside = aside || document.getElementById("desk-stages");
+    if (!aside) return;
+    // A new chat's list may come before the address names its thread (addressThread).
+    if (aside.dataset.path === "/" && window.location.pathname.startsWith("/thread/")) {
+      aside.dataset.path = window.location.pathname;
+    }
+    aside.hidden = aside.dataset.path !== window.location.pathname;
+    const row = document.querySelector("[data-panel-group-direction='horizontal']");
+    if (row && (aside.parentElement !== row || row.lastElementChild !== aside)) row.appendChild(aside);
+  }
+  window.deskPlaceStages = placeStages;
+
   // -- the pass ----------------------------------------------------------------------------
 
   function pass() {
     scheduled = false;
     labelSpeakers();
     placeStop();
+    placeStages();
     showMode();
     explainLogin();
   }

@@ -30,7 +30,7 @@ PERSONA_ORDER = ["Market Analyst", "Social Analyst", "News Analyst", "Fundamenta
 
 
 def stage_list(page: Page):
-    return page.get_by_text("Tasks", exact=True).filter(visible=True)  # (a narrow layout's copy is hidden)
+    return page.locator("#desk-stages")
 
 
 def test_a_reload_mid_run_shows_the_turn_so_far_keeps_streaming_and_has_stop(paced_page: Page):

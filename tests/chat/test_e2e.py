@@ -70,7 +70,8 @@ async def test_analysis_interjection_followup_and_restart(server):
         card = [t for t in desk_text_after(client, start) if "**Signal**" in t]
         assert card and "**Stop**" in card[0] and "Confidence" in card[0]
         kinds = {d["type"] for n, d in client.events if n == "element"}
-        assert {"plotly", "file", "tasklist"} <= kinds, card[0]
+        assert {"plotly", "file"} <= kinds, card[0]
+        assert [d["title"] for n, d in client.events if n == "desk_stages"][-1] == "Decision ready"
 
         # a follow-up is answered from the record: no new analysis
         before = len(client.order)

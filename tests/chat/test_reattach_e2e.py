@@ -62,7 +62,7 @@ async def test_a_reloaded_page_shows_the_turn_so_far_keeps_streaming_and_can_sto
         assert {s["name"] for s in steps.values()} >= {"Market Analyst", "News Analyst", "Bull Researcher"}
         # The run goes on in this page: later speakers stream here, and the stage list and Stop come back.
         await page.wait_for(lambda: page.tokens_for("Research Manager") >= 1, 90, "the Research Manager streaming")
-        assert [e for e in events_after_resume(page, "element") if e["type"] == "tasklist"]
+        assert events_after_resume(page, "desk_stages"), "the stage list comes back"
         stop = [a for a in events_after_resume(page, "action") if a["name"] == "stop_run"]
         assert stop, "Stop is offered again"
         await page.click(stop[-1])

@@ -38,8 +38,8 @@ async def test_parallel_analysts_stream_into_their_own_messages_with_tool_steps(
     assert step["name"] == "get_price_history" and step["parentId"] == market["id"]
     assert '"lookback_days": 120' in step["input"] and len(step["output"]) < 500
     await r.progress.drained()  # the stage list is redrawn in the background
-    tasklist = emitter.named("element")[-1]
-    assert tasklist["type"] == "tasklist"
+    stages = emitter.named("desk_stages")[-1]["stages"]
+    assert {"title": "Market Analyst", "status": "done"} in stages
     assert emitter.by_author("Desk")[0]["output"] == "Analyzing **NVDA**."
 
 
@@ -72,9 +72,9 @@ async def test_progress_marks_stages_and_stop_fails_the_running_one(emitter):
     await r.handle(Token("Bull Researcher", "b"))
     await r.close_open(" — *stopped*")
     await r.finish("Stopped", failed=True)
-    import json
-    content = json.loads(r.progress.tasklist.content)
-    status = {t["title"]: t["status"] for t in content["tasks"]}
+    sent = emitter.named("desk_stages")[-1]
+    assert sent["title"] == "Stopped"
+    status = {t["title"]: t["status"] for t in sent["stages"]}
     assert status["Market Analyst"] == "done"
     assert status["Bull ⇄ Bear debate (1 round)"] == "failed"
     assert status["Risk Judge"] == "ready"

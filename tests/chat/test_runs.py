@@ -103,8 +103,7 @@ async def test_a_model_failure_mid_run_is_explained(service, emitter):
     last = emitter.by_author("Desk")[-1]["output"]
     assert last.startswith("⚠️ Bull Researcher:") and "did not answer in time" in last
     assert emitter.by_author("Market Analyst")  # what ran before the failure stays
-    tasklist = emitter.named("element")[-1]
-    assert tasklist["type"] == "tasklist"
+    assert emitter.named("desk_stages")[-1]["title"] == "Failed"
 
 
 async def test_a_note_outlives_the_chat_that_took_it(service, emitter):
