@@ -183,9 +183,18 @@ def login_hint() -> str:
     return "Local mode: any user name, and the password set in DESK_PASSWORD."
 
 
+# Chainlit's Plotly chunk (3.8 MB: the chart on every decision card). Chainlit loads it when the
+# first chart arrives, and evaluating it then froze the page for a moment just as the decision
+# card came in; desk.js loads it while the page is idle after opening instead.
+PRELOAD = sorted("/assets/" + p.name for p in (Path(cl.__file__).parent / "frontend" / "dist" / "assets")
+                 .glob("react-plotly-*.js"))
+
+
 async def _page_facts(request: Request) -> JSONResponse:
-    """Asked before login too: the mode (for the demo badge) and the login hint, nothing more."""
-    return JSONResponse({"mode": "live" if SERVICE.models.live else "demo", "login_hint": login_hint()})
+    """Asked before login too: the mode (for the demo badge), the login hint and the page's
+    scripts to load ahead, nothing more."""
+    return JSONResponse({"mode": "live" if SERVICE.models.live else "demo", "login_hint": login_hint(),
+                         "preload": PRELOAD})
 
 
 AVATARS = ROOT / "public" / "avatars"

@@ -284,8 +284,27 @@
 
   // -- the pass ----------------------------------------------------------------------------
 
+  // -- scripts loaded ahead ----------------------------------------------------------------
+
+  // Chainlit's Plotly chunk, evaluated while the chat page is idle (see chat/app.py PRELOAD):
+  // the same module Chainlit imports for the card's chart, so it is not evaluated again then.
+  let preloading = false;
+  function preload() {
+    if (preloading || !facts || !Array.isArray(facts.preload) || !document.getElementById("chat-input")) return;
+    preloading = true;
+    const idle = window.requestIdleCallback || ((fn) => setTimeout(fn, 200));
+    setTimeout(() => idle(() => {
+      Promise.all(facts.preload.map((url) => import(url)))
+        .then(() => { window.deskPreloaded = true; })
+        .catch(() => {});
+    }, { timeout: 5000 }), 1000);
+  }
+
+  // -- the pass ----------------------------------------------------------------------------
+
   function pass() {
     scheduled = false;
+    preload();
     labelSpeakers();
     placeStop();
     placeStages();

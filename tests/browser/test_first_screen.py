@@ -39,6 +39,8 @@ def test_starters_show_with_the_demo_notice(page: Page):
     expect(starters.first).to_be_in_viewport()  # the notice did not take the starters away
     box = notice.bounding_box()
     assert box is not None and box["y"] + box["height"] <= VIEWPORT["height"], "the notice is below the fold"
+    # While the person reads, the page loads the decision card's chart code (not when the card comes).
+    page.wait_for_function("() => window.deskPreloaded === true", timeout=20_000)
 
 
 def test_a_starter_runs_an_analysis(page: Page):

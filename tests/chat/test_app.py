@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+from pathlib import Path
 
 import chainlit as cl
 import httpx
@@ -164,7 +165,11 @@ async def test_avatars_are_the_personas_and_a_cog_for_tools(app, name, picture):
 async def test_the_page_is_told_the_mode_and_what_to_type_at_the_login(app, monkeypatch):
     monkeypatch.delenv("DESK_PASSWORD", raising=False)
     facts = json.loads((await app._page_facts(None)).body)
+    preload = facts.pop("preload")
     assert facts == {"mode": "demo", "login_hint": "Local mode: any user name, password “desk”."}
+    # Chainlit's Plotly chunk, for desk.js to load while the page is idle (one file, which exists).
+    assert len(preload) == 1 and preload[0].startswith("/assets/react-plotly-")
+    assert (Path(cl.__file__).parent / "frontend" / "dist" / preload[0].lstrip("/")).is_file()
     monkeypatch.setenv("DESK_PASSWORD", "s3cret")  # a password someone chose is not shown
     assert app.login_hint() == "Local mode: any user name, and the password set in DESK_PASSWORD."
     monkeypatch.setattr(type(app.AUTH), "local", property(lambda self: False))
