@@ -15,8 +15,8 @@
 // benchmarks/browser.py), so a streamed analysis (~130 messages) kept the page seconds behind the
 // server. Messages that arrive within a window of the last delivery are handed over together, in
 // order, in one task: React renders them once. The window follows the page's own render time
-// (twice the last batch's, 170-250 ms: at 40 ms the page rendered twice as often for the same words), so a busy page takes bigger batches instead of falling
-// behind. A new chat's first message also puts the thread in the address bar at once (Chainlit
+// (twice the last batch's, 170-250 ms; at 40 ms the page rendered twice as often for the same
+// words), so a busy page takes bigger batches instead of falling behind. A new chat's first message also puts the thread in the address bar at once (Chainlit
 // does it only after reloading the thread list, ~1 s later on a busy page), so a reload finds the
 // run instead of a new chat.
 (function () {
