@@ -56,22 +56,29 @@ async def compare(checkouts: list[Path], rounds: int, lag: bool) -> dict[str, li
                     await page.wait_for_selector("#chat-input", timeout=60_000)
                     await page.close()
                     contexts.append(context)
-                for r in range(rounds):
-                    order = list(range(len(servers)))
-                    if r % 2:
-                        order.reverse()
-                    for i in order:
-                        checkout, server, trace = servers[i]
-                        page = await contexts[i].new_page()
-                        cdp = await page.context.new_cdp_session(page)
-                        await cdp.send("Performance.enable")
-                        results[str(checkout)].append(await bench.one_analysis(page, cdp, server, trace, pid, False))
-                        await page.close()
-                await browser.close()
+                try:
+                    await _rounds(rounds, servers, contexts, results, pid)
+                finally:
+                    await browser.close()
         finally:
             for _, server, _ in servers:
                 server.stop()
     return results
+
+
+async def _rounds(rounds: int, servers: list[tuple[Path, Server, Path]], contexts: list,
+                  results: dict[str, list[dict]], pid: int) -> None:
+    for r in range(rounds):
+        order = list(range(len(servers)))
+        if r % 2:
+            order.reverse()
+        for i in order:
+            checkout, server, trace = servers[i]
+            page = await contexts[i].new_page()
+            cdp = await page.context.new_cdp_session(page)
+            await cdp.send("Performance.enable")
+            results[str(checkout)].append(await bench.one_analysis(page, cdp, server, trace, pid, False))
+            await page.close()
 
 
 def report(results: dict[str, list[dict]], lag: bool) -> str:

@@ -187,6 +187,12 @@ class ChatRun:
         if said and RESUME_OFFER in str(said[-1].get("output") or ""):
             await resume_action(self.thread_id).send(for_id=str(said[-1]["id"]))
             return
+        # A crash or a restart left the thread named "… · deliberating"; its decision, if the
+        # interrupted run is a follow-up to one, keeps the name it gave.
+        with contextlib.suppress(Exception):
+            state = await self.service.state(self.thread_id)
+            if not state.get("final_decision"):
+                await self._name(state, "stopped")
         who = ", ".join(f"**{p}**" for p in dict.fromkeys(stopped.personas))
         offer = cl.Message(content=f"{reason} before the {who} spoke. {RESUME_OFFER}",
                            author=DESK, actions=[resume_action(self.thread_id)])
@@ -219,6 +225,7 @@ class ChatRun:
                          icon="square", tooltip="Stop the desk (or type /stop)")
         renderer = self.renderer = Renderer(nxt.plan, stop_action=stop, on_pickup=self._picked_up)
         self.closing = False
+        self.analysing = None
         outcome = "done"
         held: Held | None = None
         try:
@@ -231,7 +238,7 @@ class ChatRun:
                     values = await desk.state(self.thread_id)
                     plan = RunPlan.from_state(values, desk.settings.parallel_analysts)
                     renderer.plan, renderer.started = plan, plan.spoken(values)
-                    await self._name(values, "deliberating")
+                    await self._quietly(self._name(values, "deliberating"))
                 else:
                     graph_input = await desk.new_input(self.thread_id, text, nxt.plan)
                 quick, deep = nxt.models or (None, None)
@@ -239,7 +246,7 @@ class ChatRun:
                 async for ev in desk.events(graph_input, self.thread_id, context):
                     await renderer.handle(ev)
                     if isinstance(ev, NodeDone) and ev.node == "coordinator":
-                        await self._name(ev.update, "deliberating")
+                        await self._quietly(self._name(ev.update, "deliberating"))
                 await renderer.close_open()
             if renderer.decided:
                 await self._show_decision()
@@ -250,7 +257,8 @@ class ChatRun:
             await self._quietly(self._run_elsewhere(text))
         except asyncio.CancelledError:
             outcome = "stopped"
-            await self._quietly(self._name(self.analysing, "stopped"))
+            if not renderer.decided:  # (a decision made just before the stop stands)
+                await self._quietly(self._name(self.analysing, "stopped"))
             await self._quietly(renderer.close_open(" — *stopped*"))
             await self._quietly(renderer.finish("Stopped", failed=True))
             if held is not None and held.lost.is_set():
@@ -264,7 +272,8 @@ class ChatRun:
             await self._quietly(cl.Message(content=stopped + (f"\n\n_{spent}_" if spent else ""), author=DESK).send())
         except Exception as exc:  # the user gets a sentence, never a traceback
             outcome = "failed"
-            await self._quietly(self._name(self.analysing, "stopped"))
+            if not renderer.decided:  # (a decision made just before the stop stands)
+                await self._quietly(self._name(self.analysing, "stopped"))
             await self._quietly(renderer.close_open(" — *interrupted*"))
             await self._quietly(renderer.finish("Failed", failed=True))
             spent = await self._spent()

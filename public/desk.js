@@ -35,27 +35,33 @@
     window.history.replaceState(window.history.state, "", "/thread/" + data.thread_id);
   }
 
-  // A connection that drops and comes back (Wi-Fi, a server restart): socket.io reconnects, but
-  // Chainlit's page neither asks for what it missed meanwhile nor knows the messages begun then,
-  // so a run in flight looks frozen or loses turns. A page showing a thread reloads itself once
-  // the connection is back: a page opening a thread is shown everything so far and joins the run
-  // (chat/pages.py). What was typed in the composer is put back after the reload.
+  // A connection that drops and comes back (Wi-Fi, a laptop waking up, a server restart):
+  // socket.io reconnects, but Chainlit's page neither asks for what it missed meanwhile nor knows
+  // the messages begun then, so a run in flight looks frozen or loses turns. A thread's page that
+  // was showing a run when its connection dropped reloads itself once the connection is back: a
+  // page opening a thread is shown everything so far and joins the run (chat/pages.py). What was
+  // typed in the composer is put back after the reload. A page showing no run is left as it is
+  // (it missed nothing), and so is a socket the page closed on purpose: socket.io says goodbye
+  // ("41") before it closes, which a ping timeout or the browser going offline does not.
   const DRAFT = "desk-draft";
-  let dropped = false;
-  const close = WebSocket.prototype.close;
-  WebSocket.prototype.close = function (...args) {
-    if (this.readyState < WebSocket.CLOSING) this.deskClosedByPage = true; // not a drop
-    return close.apply(this, args);
+  let dropped = null; // the address of a page whose run was showing when its connection dropped
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    if (typeof data === "string" && data.startsWith("41")) this.deskLeaving = true;
+    return send.call(this, data);
   };
   function watch(socket) {
     if (socket.deskWatched) return;
     socket.deskWatched = true;
     socket.addEventListener("close", () => {
-      if (socket.deskOpened && !socket.deskClosedByPage) dropped = true;
+      if (!socket.deskOpened || socket.deskLeaving) return;
+      dropped = window.deskRunShowing && window.deskRunShowing() ? window.location.pathname : null;
     });
     socket.addEventListener("open", () => {
       socket.deskOpened = true;
-      if (!dropped || !window.location.pathname.startsWith("/thread/")) return;
+      const path = dropped;
+      dropped = null;
+      if (!path || path !== window.location.pathname || !path.startsWith("/thread/")) return;
       const input = document.getElementById("chat-input");
       if (input && input.value) sessionStorage.setItem(DRAFT, input.value);
       window.location.reload();
@@ -72,7 +78,8 @@
     return false;
   }
   if (sessionStorage.getItem(DRAFT) !== null) {
-    const timer = setInterval(() => { if (!restoreDraft()) clearInterval(timer); }, 200);
+    let tries = 150; // 30 s: the composer is not coming (a login expired meanwhile)
+    const timer = setInterval(() => { if (!restoreDraft() || --tries <= 0) clearInterval(timer); }, 200);
   }
 
   // The run's stage list (chat/stages.py): drawn beside the chat as plain elements, where
@@ -276,11 +283,20 @@
     if (aside.dataset.path === "/" && window.location.pathname.startsWith("/thread/")) {
       aside.dataset.path = window.location.pathname;
     }
-    aside.hidden = aside.dataset.path !== window.location.pathname;
+    if (aside.dataset.path !== window.location.pathname) {
+      // Another thread (or a new chat): this list is that run's. A page coming back to the
+      // thread mid-run is sent the list again (chat/render.py catch_up); a finished run has none.
+      aside.remove();
+      return;
+    }
     const row = document.querySelector("[data-panel-group-direction='horizontal']");
     if (row && (aside.parentElement !== row || row.lastElementChild !== aside)) row.appendChild(aside);
   }
   window.deskPlaceStages = placeStages;
+
+  // Whether the page shows a run going on (its Stop action, or a running stage).
+  window.deskRunShowing = () =>
+    stopActions().length > 0 || !!document.querySelector("#desk-stages .desk-stage-running");
 
   // -- the pass ----------------------------------------------------------------------------
 

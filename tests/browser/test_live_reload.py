@@ -86,7 +86,8 @@ def test_a_second_tab_follows_the_run_as_the_first_does(browser: Browser, paced_
 def test_a_connection_that_drops_mid_run_comes_back_to_the_whole_run(browser: Browser, paced_desk: Site):
     """The network between page and server goes down for a few seconds mid-run (both ends see
     the connection close) while the desk goes on speaking: once it is back, the page shows every
-    turn said meanwhile and the rest of the run, and keeps what was being typed."""
+    turn said meanwhile and the rest of the run, and keeps what was being typed. A drop with no
+    run going on leaves the page as it is (nothing was missed)."""
     relay = Relay(paced_desk.server.port)
     context = browser.new_context(viewport=VIEWPORT, storage_state=str(paced_desk.state))
     try:
@@ -103,7 +104,34 @@ def test_a_connection_that_drops_mid_run_comes_back_to_the_whole_run(browser: Br
             expect(persona_messages(page, persona)).to_have_count(1)
         expect(page.locator("#chat-input")).to_have_value("and the options market?")
         expect(page.locator("#desk-stop")).to_be_hidden()
-        assert relay.cuts == 1
+        # The run is over: another drop is not worth a reload.
+        page.evaluate("window.deskTestMark = 1")
+        before = relay.accepted
+        relay.cut(down_s=1)
+        deadline = 30_000
+        while relay.accepted == before and deadline > 0:  # until socket.io has reconnected
+            page.wait_for_timeout(250)
+            deadline -= 250
+        assert relay.accepted > before, "the page did not reconnect"
+        page.wait_for_timeout(1_000)
+        assert page.evaluate("window.deskTestMark") == 1, "the page reloaded with no run to catch up on"
     finally:
         context.close()
         relay.stop()
+
+
+def test_a_page_that_goes_offline_mid_run_catches_up_when_back_online(paced_page: Page):
+    """The browser itself goes offline (Wi-Fi off): socket.io closes the socket on its own, with
+    no goodbye to the server. Back online, the page reloads onto the thread and has the whole run."""
+    page = paced_page
+    ask(page, "Should I buy NVDA today?")
+    expect(persona_messages(page, "Bull Researcher").first).to_be_visible(timeout=120_000)
+    expect(page).to_have_url(THREAD_URL)
+    page.evaluate("window.deskTestMark = 1")
+    page.context.set_offline(True)
+    page.wait_for_timeout(4_000)
+    page.context.set_offline(False)
+    page.wait_for_function("() => window.deskTestMark === undefined", timeout=60_000)  # reloaded
+    wait_for_decision(page, 180_000)
+    for persona in PERSONA_ORDER:
+        expect(persona_messages(page, persona)).to_have_count(1)

@@ -18,6 +18,7 @@ class Relay:
         self.target = target
         self.port = free_port()
         self.cuts = 0
+        self.accepted = 0  # connections relayed so far
         self._open: set[socket.socket] = set()
         self._lock = threading.Lock()
         self._listener = socket.create_server(("127.0.0.1", self.port))
@@ -35,6 +36,7 @@ class Relay:
                 client, _ = self._listener.accept()
             except OSError:  # closed by stop()
                 return
+            cuts = self.cuts
             if time.monotonic() < self._down_until:  # the network is still down
                 client.close()
                 continue
@@ -45,6 +47,11 @@ class Relay:
                 continue
             with self._lock:
                 self._open |= {client, upstream}
+            if self.cuts != cuts:  # cut while this one was being connected: it goes too
+                self._close(client)
+                self._close(upstream)
+                continue
+            self.accepted += 1
             for src, dst in ((client, upstream), (upstream, client)):
                 threading.Thread(target=self._pipe, args=(src, dst), daemon=True).start()
 
@@ -77,5 +84,7 @@ class Relay:
 
     def stop(self) -> None:
         self._stopped.set()
+        with contextlib.suppress(OSError):  # wakes the accepting thread (close alone does not)
+            self._listener.shutdown(socket.SHUT_RDWR)
         self._listener.close()
         self.cut()
