@@ -287,6 +287,27 @@ def hottest(profile: dict, n: int = 15) -> list[tuple[str, float]]:
     return [(k, round(v, 3)) for k, v in per.most_common(n)]
 
 
+def bench_server(folder: Path, trace: Path, app: Path | None = None, delay_ms: float | None = None) -> Server:
+    """A demo server logging its sends to `trace`, at the default demo speed; with `app`,
+    another checkout's: its chat, its Chainlit config and its page assets."""
+    delay = Settings().demo_delay_ms if delay_ms is None else delay_ms
+    server = Server(folder, DESK_DEMO_DELAY_MS=f"{delay:g}", DESK_TRACE_STREAM=str(trace))
+    if app is not None:
+        server.app = app.resolve() / "chat" / "app.py"
+        (folder / "app").mkdir()
+        for name in (".chainlit", "public", "chainlit.md"):
+            (folder / "app" / name).symlink_to(app.resolve() / name)
+    return server
+
+
+async def log_in(page: Any, server: Server) -> None:
+    await page.goto(server.base + "/login")
+    await page.fill("#email", "bench")
+    await page.fill("#password", "desk")
+    await page.keyboard.press("Enter")
+    await page.wait_for_selector("#chat-input", timeout=60_000)
+
+
 async def measure(runs: int, busy: int, profile: bool, keep: str | None = None, app: Path | None = None,
                   lag: bool = True) -> dict:
     from playwright.async_api import async_playwright
@@ -301,12 +322,7 @@ async def measure(runs: int, busy: int, profile: bool, keep: str | None = None, 
             tmp = (tempfile.mkdtemp(prefix="run-", dir=keep) if keep
                    else stack.enter_context(tempfile.TemporaryDirectory(prefix="desk-browser-bench-")))
             trace = Path(tmp) / "sends.jsonl"
-            server = Server(Path(tmp), DESK_DEMO_DELAY_MS=f"{delay:g}", DESK_TRACE_STREAM=str(trace))
-            if app is not None:  # another checkout: its chat, its Chainlit config and page assets
-                server.app = app / "chat" / "app.py"
-                (Path(tmp) / "app").mkdir()
-                for name in (".chainlit", "public", "chainlit.md"):
-                    (Path(tmp) / "app" / name).symlink_to(app / name)
+            server = bench_server(Path(tmp), trace, app, delay)
             server.start()
             tag = uuid.uuid4().hex
             try:
@@ -317,11 +333,7 @@ async def measure(runs: int, busy: int, profile: bool, keep: str | None = None, 
                         page = await browser.new_page(viewport={"width": 1440, "height": 900})
                         # The observer costs the page ~0.3 s of CPU per analysis: --no-lag leaves it out.
                         await page.add_init_script(OBSERVER_JS if lag else "window.__deskPaints = [];")
-                        await page.goto(server.base + "/login")
-                        await page.fill("#email", "bench")
-                        await page.fill("#password", "desk")
-                        await page.keyboard.press("Enter")
-                        await page.wait_for_selector("#chat-input", timeout=60_000)
+                        await log_in(page, server)
                         cdp = await page.context.new_cdp_session(page)
                         await cdp.send("Performance.enable")
                         pid = browser_pid(tag)

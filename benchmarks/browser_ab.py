@@ -25,20 +25,18 @@ from . import browser as bench
 async def compare(checkouts: list[Path], rounds: int, lag: bool) -> dict[str, list[dict]]:
     from playwright.async_api import async_playwright
 
-    results: dict[str, list[dict]] = {str(c): [] for c in checkouts}
-    servers: list[tuple[Path, Server, Path]] = []
+    labels = [f"{'AB'[i]} ({c})" for i, c in enumerate(checkouts)]  # the same checkout twice is fine
+    results: dict[str, list[dict]] = {label: [] for label in labels}
+    servers: list[tuple[str, Server, Path]] = []
     with tempfile.TemporaryDirectory(prefix="desk-browser-ab-") as tmp:
         try:
             for i, checkout in enumerate(checkouts):
                 folder = Path(tmp) / str(i)
-                (folder / "app").mkdir(parents=True)
-                for name in (".chainlit", "public", "chainlit.md"):
-                    (folder / "app" / name).symlink_to(checkout.resolve() / name)
+                folder.mkdir()
                 trace = folder / "sends.jsonl"
-                server = Server(folder, DESK_DEMO_DELAY_MS="8", DESK_TRACE_STREAM=str(trace))
-                server.app = checkout.resolve() / "chat" / "app.py"
+                server = bench.bench_server(folder, trace, checkout)
                 server.start()
-                servers.append((checkout, server, trace))
+                servers.append((labels[i], server, trace))
             async with async_playwright() as pw:
                 tag = uuid.uuid4().hex
                 browser = await pw.chromium.launch(executable_path=bench.CHROMIUM,
@@ -49,11 +47,7 @@ async def compare(checkouts: list[Path], rounds: int, lag: bool) -> dict[str, li
                     context = await browser.new_context(viewport={"width": 1440, "height": 900})
                     await context.add_init_script(bench.OBSERVER_JS if lag else "window.__deskPaints = [];")
                     page = await context.new_page()
-                    await page.goto(server.base + "/login")
-                    await page.fill("#email", "bench")
-                    await page.fill("#password", "desk")
-                    await page.keyboard.press("Enter")
-                    await page.wait_for_selector("#chat-input", timeout=60_000)
+                    await bench.log_in(page, server)
                     await page.close()
                     contexts.append(context)
                 try:
@@ -66,18 +60,18 @@ async def compare(checkouts: list[Path], rounds: int, lag: bool) -> dict[str, li
     return results
 
 
-async def _rounds(rounds: int, servers: list[tuple[Path, Server, Path]], contexts: list,
+async def _rounds(rounds: int, servers: list[tuple[str, Server, Path]], contexts: list,
                   results: dict[str, list[dict]], pid: int) -> None:
     for r in range(rounds):
         order = list(range(len(servers)))
         if r % 2:
             order.reverse()
         for i in order:
-            checkout, server, trace = servers[i]
+            label, server, trace = servers[i]
             page = await contexts[i].new_page()
             cdp = await page.context.new_cdp_session(page)
             await cdp.send("Performance.enable")
-            results[str(checkout)].append(await bench.one_analysis(page, cdp, server, trace, pid, False))
+            results[label].append(await bench.one_analysis(page, cdp, server, trace, pid, False))
             await page.close()
 
 
