@@ -16,9 +16,9 @@
 // server. Messages that arrive within a window of the last delivery are handed over together, in
 // order, in one task: React renders them once. The window follows the page's own render time
 // (twice the last batch's, 170-250 ms; at 40 ms the page rendered twice as often for the same
-// words), so a busy page takes bigger batches instead of falling behind. A new chat's first message also puts the thread in the address bar at once (Chainlit
-// does it only after reloading the thread list, ~1 s later on a busy page), so a reload finds the
-// run instead of a new chat.
+// words), so a busy page takes bigger batches instead of falling behind. A new chat's first
+// message also puts the thread in the address bar at once (Chainlit does it only after reloading
+// the thread list, ~1 s later on a busy page), so a reload finds the run instead of a new chat.
 (function () {
   "use strict";
   const MIN_MS = 170, MAX_MS = 250;
@@ -274,7 +274,7 @@
 
   // -- the stage list (drawn by drawStages above) ------------------------------------------
 
-  // In the row that holds the chat (where Chainlit put its task list), last; hidden on another
+  // In the row that holds the chat (where Chainlit put its task list), last; gone from another
   // thread's page (the sidebar or "new chat" moved the page on without reloading it).
   function placeStages(aside) {
     aside = aside || document.getElementById("desk-stages");
