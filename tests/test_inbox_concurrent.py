@@ -14,7 +14,7 @@ from graph.events import Event, NotePickedUp
 from graph.runtime import DeskRuntime
 from graph.settings import Settings
 from tests.support.desk import TODAY
-from tests.support.models import ScriptedChatModel, scripted_models
+from tests.support.models import HeldTurn
 
 NOTES = 20
 
@@ -22,23 +22,16 @@ NOTES = 20
 async def twenty_notes_during_a_run(settings: Settings) -> tuple[list[Event], dict[str, Any], int]:
     """A run held in its Market Analyst while two runtimes post 10 notes each, all at once."""
     thread = str(uuid.uuid4())
-    started, posted = asyncio.Event(), asyncio.Event()
-
-    async def hold_the_market_analyst(persona: str | None, messages: Any, tools: Any) -> None:
-        if persona == "Market Analyst" and not started.is_set():
-            started.set()
-            await asyncio.wait_for(posted.wait(), 60)
-
-    models = scripted_models(ScriptedChatModel(script=hold_the_market_analyst))
-    async with (DeskRuntime.open(settings, models=models) as running, DeskRuntime.open(settings) as a,
+    held = HeldTurn("Market Analyst")
+    async with (DeskRuntime.open(settings, models=held.models) as running, DeskRuntime.open(settings) as a,
                 DeskRuntime.open(settings) as b):
         graph_input = await running.new_input(thread, "should I buy NVDA today?")
         run = asyncio.ensure_future(_collect(running, graph_input, thread))
-        await asyncio.wait_for(started.wait(), 60)
+        await held.reached()
         # Both processes' sockets at once; each post goes through `runtime.inbox`, as the chat's does.
         await asyncio.gather(*((a if i % 2 else b).inbox.post(thread, f"note {i}") for i in range(NOTES)))
         stored = len(await running.inbox.all(thread))
-        posted.set()
+        held.release()
         events = await asyncio.wait_for(run, 180)
         state = await running.state(thread)
     return events, state, stored

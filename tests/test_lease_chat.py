@@ -10,7 +10,6 @@ import sys
 import uuid
 from functools import partial
 from pathlib import Path
-from typing import Any
 
 from chat.runs import DeskService
 from graph.lease import live_holder
@@ -19,7 +18,7 @@ from graph.settings import Settings
 from tests.chat.conftest import emitter  # noqa: F401 (fixture)
 from tests.support.emitter import RecordedEmitter
 from tests.support.env import demo_env
-from tests.support.models import ScriptedChatModel, scripted_models
+from tests.support.models import HeldTurn
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTE = "Bear, what about the China export ban?"
@@ -28,14 +27,8 @@ NOTE = "Bear, what about the China export ban?"
 async def test_a_window_on_another_process_is_refused_while_the_thread_runs(
         tmp_path: Path, emitter: RecordedEmitter, no_model_env: None) -> None:  # noqa: F811
     settings = Settings(DESK_DATA_DIR=tmp_path / "data", DESK_DEMO_DELAY_MS=0)
-    started, release = asyncio.Event(), asyncio.Event()
-
-    async def hold_the_bull(persona: str | None, messages: Any, tools: Any) -> None:
-        if persona == "Bull Researcher" and not started.is_set():
-            started.set()
-            await asyncio.wait_for(release.wait(), 60)
-
-    first = DeskService(settings, models=scripted_models(ScriptedChatModel(script=hold_the_bull)))
+    held = HeldTurn("Bull Researcher")
+    first = DeskService(settings, models=held.models)
     second = DeskService(settings)  # another chat process on the same data folder
     thread = emitter.session.thread_id
     try:
@@ -43,7 +36,7 @@ async def test_a_window_on_another_process_is_refused_while_the_thread_runs(
         leases = (await second.runtime()).leases
         leases.hold = partial(type(leases).hold, leases, owner="another-process")  # type: ignore[method-assign]
         task = (await first.chat(thread)).start("Should I buy NVDA today?")
-        await asyncio.wait_for(started.wait(), 60)
+        await held.reached()
         other = await second.chat(thread)
         assert await other.interrupted() is None, "no Resume offered for a run going on elsewhere"
 
@@ -54,7 +47,7 @@ async def test_a_window_on_another_process_is_refused_while_the_thread_runs(
         await other.start(None)  # a resume from the second window
         assert "already going on in another window" in emitter.by_author("Desk")[-1]["output"]
 
-        release.set()
+        held.release()
         await asyncio.wait_for(task, 120)
         desk = await second.runtime()
         assert await desk.leases.holder(thread) is None, "free after the run"
@@ -63,7 +56,7 @@ async def test_a_window_on_another_process_is_refused_while_the_thread_runs(
         [note] = state["interventions"]
         assert note.text == NOTE and note.answered_by == ["Bear Researcher"], "the first process's run answered it"
     finally:
-        release.set()
+        held.release()
         await first.close()
         await second.close()
 

@@ -15,7 +15,7 @@ from graph.plan import RunPlan
 from graph.runtime import DeskRuntime
 from graph.settings import Settings
 from tests.support.desk import TODAY
-from tests.support.models import ScriptedChatModel, scripted_models
+from tests.support.models import HeldTurn
 
 BEAR, BULL, TRADER = "Bear Researcher", "Bull Researcher", "Trader"
 
@@ -26,21 +26,15 @@ async def note_while(tmp_path: Path, speaking: str, text: str, to: str | None = 
     view, or raw with `to`); who picked it up."""
     settings = Settings(DESK_DATA_DIR=tmp_path / "data", DESK_DEMO_DELAY_MS=0)
     thread = str(uuid.uuid4())
-    started, posted = asyncio.Event(), asyncio.Event()
-
-    async def hold(persona: str | None, messages: Any, tools: Any) -> None:
-        if persona == speaking and not started.is_set():
-            started.set()
-            await asyncio.wait_for(posted.wait(), 60)
-
-    async with DeskRuntime.open(settings, models=scripted_models(ScriptedChatModel(script=hold))) as desk:
+    held = HeldTurn(speaking)
+    async with DeskRuntime.open(settings, models=held.models) as desk:
         graph_input = await desk.new_input(thread, "should I buy NVDA today?")
         run = asyncio.ensure_future(_collect(desk, graph_input, thread))
-        await asyncio.wait_for(started.wait(), 60)
+        await held.reached()
         sent = await post(desk, thread, text) if addressed else None
         if not addressed:
             await desk.inbox.post(thread, text, to)
-        posted.set()
+        held.release()
         events = await asyncio.wait_for(run, 120)
     return sent, [ev for ev in events if isinstance(ev, NotePickedUp)]
 

@@ -24,7 +24,7 @@ from graph.runtime import DeskRuntime
 from graph.settings import Settings
 from tests.support.desk import TODAY, spoken
 from tests.support.env import demo_env
-from tests.support.models import ScriptedChatModel, scripted_models
+from tests.support.models import HeldTurn, ScriptedChatModel, scripted_models
 
 pytestmark = pytest.mark.postgres
 
@@ -166,19 +166,12 @@ async def test_another_process_resumes_a_cut_off_run_and_answers_a_follow_up(pg_
 
 async def test_a_note_posted_by_another_runtime_reaches_the_run(pg_settings: Settings):
     thread = str(uuid.uuid4())
-    started, posted = asyncio.Event(), asyncio.Event()
-
-    async def hold_the_market_analyst(persona: str | None, messages: Any, tools: Any) -> None:
-        if persona == "Market Analyst" and not started.is_set():
-            started.set()
-            await asyncio.wait_for(posted.wait(), 60)
-
-    models = scripted_models(ScriptedChatModel(script=hold_the_market_analyst))
-    async with DeskRuntime.open(pg_settings, models=models) as running, DeskRuntime.open(pg_settings) as other:
+    held = HeldTurn("Market Analyst")
+    async with DeskRuntime.open(pg_settings, models=held.models) as running, DeskRuntime.open(pg_settings) as other:
         run = asyncio.ensure_future(ask(running, thread, "should I buy NVDA today?"))
-        await asyncio.wait_for(started.wait(), 60)
+        await held.reached()
         note = await other.inbox.post(thread, "Bear, what about the China export ban?")  # the other process's socket
-        posted.set()
+        held.release()
         events = await asyncio.wait_for(run, 120)
         state = await running.state(thread)
     assert {(ev.seq, ev.text) for ev in events if isinstance(ev, NotePickedUp)} == {(note.seq, note.text)}

@@ -56,3 +56,27 @@ def system_text(messages: Iterable[BaseMessage]) -> str:
 
 def human_text(messages: Iterable[BaseMessage]) -> str:
     return "\n".join(str(m.content) for m in messages if isinstance(m, HumanMessage))
+
+
+class HeldTurn:
+    """A script that holds `persona`'s first model call until `release()`, so a test can act
+    mid-run (post a note, open another window): `await held.reached()` waits for the hold."""
+
+    def __init__(self, persona: str, timeout_s: float = 60) -> None:
+        self.persona, self.timeout_s = persona, timeout_s
+        self.started, self.released = asyncio.Event(), asyncio.Event()
+
+    async def __call__(self, persona: str | None, messages: Any, tools: Any) -> None:
+        if persona == self.persona and not self.started.is_set():
+            self.started.set()
+            await asyncio.wait_for(self.released.wait(), self.timeout_s)
+
+    @property
+    def models(self) -> ModelRegistry:
+        return scripted_models(ScriptedChatModel(script=self))
+
+    async def reached(self) -> None:
+        await asyncio.wait_for(self.started.wait(), self.timeout_s)
+
+    def release(self) -> None:
+        self.released.set()
