@@ -47,8 +47,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from graph.personas import ANALYST_PERSONAS
-from graph.settings import Settings
+from graph.core.personas import ANALYST_PERSONAS
+from graph.core.settings import Settings
 from tests.support.chat_server import Server
 
 CHROMIUM = "/usr/bin/chromium"

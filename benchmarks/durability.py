@@ -37,7 +37,7 @@ from typing import Any
 
 import httpx
 
-from graph.personas import PERSONAS
+from graph.core.personas import PERSONAS
 from tests.support.chat_server import Server
 from tests.support.socket_client import DeskClient, runs_finished
 

@@ -12,11 +12,11 @@ from pathlib import Path
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graph.checkpoint import SERDE
+from graph.core.settings import Settings
 from graph.data.synthetic import SyntheticVendor
 from graph.models.registry import ModelRegistry
-from graph.runtime import DeskRuntime
-from graph.settings import Settings
+from graph.persistence.checkpoint import SERDE
+from graph.runtime.desk import DeskRuntime
 
 from .ideal import ANALYST_PERSONAS, analyst_phase_ms, ideal_ms, persona_ms
 from .latency import Latency, LatencyModel, latency_toolkit

@@ -49,7 +49,7 @@ from typing import Any
 
 import httpx
 
-from graph.personas import ANALYSTS
+from graph.core.personas import ANALYSTS
 from tests.support.env import demo_env
 from tests.support.llama_server import MODEL_NAME, LlamaServer, PromptStats, missing
 

@@ -51,12 +51,12 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from graph.checkpoint import SERDE
+from graph.core.settings import Settings
 from graph.data.synthetic import SyntheticVendor
 from graph.models.demo import DemoChatModel
 from graph.models.registry import ModelRegistry
-from graph.runtime import DeskRuntime
-from graph.settings import Settings
+from graph.persistence.checkpoint import SERDE
+from graph.runtime.desk import DeskRuntime
 
 REQUEST = "should I buy NVDA today?"
 TODAY = date(2024, 5, 6)

@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graph.personas import PERSONAS
+from graph.core.personas import PERSONAS
 from tests.support.chat_server import Server
 from tests.support.ports import free_port
 from tests.support.postgres import UNPRIVILEGED, PostgresServer, postgres_bin

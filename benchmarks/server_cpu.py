@@ -41,8 +41,8 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage
 
-from graph.runtime import DeskRuntime
-from graph.settings import Settings
+from graph.core.settings import Settings
+from graph.runtime.desk import DeskRuntime
 from tests.support.chat_server import Server
 from tests.support.socket_client import DeskClient, runs_finished
 
@@ -222,7 +222,7 @@ OWNERS = (
 )
 AREAS = (
     ("market data (synthetic vendor, indicators)", ("graph/data/", "pandas/", "numpy/", "stockstats")),
-    ("figure checks (graph/figures.py)", ("graph/figures.py",)),
+    ("figure checks (graph/record/figures.py)", ("graph/record/figures.py",)),
     ("langgraph (pregel, channels, reducers)", ("pregel/", "channels/", "graph/_branch.py", "graph/message.py")),
     ("langchain (messages, callbacks) and pydantic", ("langchain_core/", "pydantic/", "_internal/")),
     ("model, prompts and nodes (graph/)", ("graph/", "prompts/")),

@@ -13,7 +13,7 @@ import statistics
 import time
 from pathlib import Path
 
-from graph.personas import PERSONAS
+from graph.core.personas import PERSONAS
 from tests.support.chat_server import Server
 from tests.support.socket_client import DeskClient, runs_finished
 

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from graph.settings import Settings
+from graph.core.settings import Settings
 
 from .accounts import DEFAULT_PASSWORD, Accounts, is_loopback
 

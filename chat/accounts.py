@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
-from graph.private import private_file
+from graph.core.private import private_file
 
 if TYPE_CHECKING:  # Chainlit takes seconds to import: `python -m chat.users` does without it
     from chainlit.user import User

@@ -4,7 +4,7 @@ Handlers stay thin: a message either starts a run (a background task, see runs.p
 the running desk as an interjection, or stops it. Threads and the history sidebar come from
 storage.py and history.py (the data layer, its owner checks), logins and tokens from accounts.py;
 rendering from render.py; the decision card and chart from card.py
-(the report is graph/record.py's).
+(the report is graph/record/case.py's).
 """
 from __future__ import annotations
 
@@ -35,9 +35,9 @@ from starlette.routing import Route  # noqa: E402
 from chat import accounts, edits, history, storage  # noqa: E402  (edits: the Edit and Switch actions)
 from chat.runs import RESUME_ACTION, RESUME_WORDS, STOP_ACTION, ChatRun, DeskService, next_analysis  # noqa: E402
 from chat.speakers import speaker_persona  # noqa: E402
-from graph.personas import ANALYSTS, DESK  # noqa: E402
+from graph.core.personas import ANALYSTS, DESK  # noqa: E402
+from graph.core.settings import Settings  # noqa: E402
 from graph.request import clean_message  # noqa: E402
-from graph.settings import Settings  # noqa: E402
 
 SETTINGS = Settings()
 storage.create_schema(storage.chat_database(SETTINGS))  # chat.sqlite, or DESK_DATABASE_URL's Postgres

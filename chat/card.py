@@ -1,5 +1,5 @@
 """What the user takes away from a run: the decision card, a price chart and the thread's name
-in the sidebar (the report is graph/record.py's, shared with the CLI and the follow-up Desk).
+in the sidebar (the report is graph/record/case.py's, shared with the CLI and the follow-up Desk).
 
 The chart is Chainlit's Plotly element: hover and zoom in the page, a transparent background and
 grey text that read on the light and the dark theme (public/desk.css gives the text the theme's
@@ -20,9 +20,9 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 from chainlit.data import get_data_layer
 from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 
+from graph.core.state import FinalDecision
 from graph.data.indicators import indicator_series
 from graph.data.vendor import Vendor
-from graph.state import FinalDecision
 
 SIGNAL_MARK = {"BUY": "🟢", "SELL": "🔴", "HOLD": "🟡"}
 HISTORY_DAYS = 420  # enough rows for a 200-day average at the start of the window

@@ -2,7 +2,7 @@
 
 Pressing Edit asks for the new words (the current ones are shown in a code block, whose copy
 button makes small corrections easy); the desk then forks right after that turn
-(graph/branches.py, LangGraph time travel) and the thread's ChatRun continues the fork like a
+(graph/runtime/branches.py, LangGraph time travel) and the thread's ChatRun continues the fork like a
 resumed run: only the speakers after the edited turn speak again, streaming as usual.
 
 - An edit during a run is refused; stop first. Pressing Edit (or answering its question) while
@@ -44,9 +44,9 @@ from chainlit.data import get_data_layer
 from chainlit.logger import logger
 from chainlit.step import StepDict
 
-from graph.branches import EditRefused, Step, edit_change
-from graph.errors import explain
-from graph.personas import DESK
+from graph.core.errors import explain
+from graph.core.personas import DESK
+from graph.runtime.branches import EditRefused, Step, edit_change
 
 if TYPE_CHECKING:
     from .runs import ChatRun

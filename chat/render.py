@@ -25,10 +25,10 @@ from chainlit.emitter import BaseChainlitEmitter
 from chainlit.step import StepDict, check_add_step_in_cot, stub_step
 from chainlit.utils import utc_now
 
-from graph.events import Event, NodeDone, NotePickedUp, Said, Token, ToolFinished, ToolStarted
-from graph.figures import unverified_note
-from graph.personas import DESK
-from graph.plan import RISK_JUDGE_NODE, RunPlan
+from graph.core.events import Event, NodeDone, NotePickedUp, Said, Token, ToolFinished, ToolStarted
+from graph.core.personas import DESK
+from graph.core.plan import RISK_JUDGE_NODE, RunPlan
+from graph.record.figures import unverified_note
 
 from .speakers import speaker_metadata
 from .stages import StageList
@@ -305,7 +305,7 @@ class Renderer:
         shown, folded = split_tables(said)
         msg = stream.msg if stream is not None else cl.Message(content="", author=persona)
         msg.content = shown
-        if ev.unverified:  # graph/figures.py: numbers this turn cites that the run's data lacks
+        if ev.unverified:  # graph/record/figures.py: numbers this turn cites that the run's data lacks
             msg.content += "\n\n⚠ " + unverified_note(ev.unverified)
         if stream is not None and stream.shown:
             await msg.update()     # its last words with its final text

@@ -17,20 +17,20 @@ import chainlit as cl
 from chainlit.context import ChainlitContext, context_var, local_steps
 from chainlit.emitter import BaseChainlitEmitter
 
+from graph.core.errors import explain
+from graph.core.events import NodeDone
+from graph.core.personas import ANALYST_KINDS, DESK, PERSONAS
+from graph.core.plan import RunPlan
+from graph.core.settings import Settings
+from graph.core.usage import usage_summary
 from graph.data import make_vendor
 from graph.data.vendor import Vendor
-from graph.errors import explain
-from graph.events import NodeDone
-from graph.inbox import Note, unread_in
-from graph.interject import post as post_note
-from graph.lease import Held, LeaseHeld, live_holder
 from graph.models.registry import ModelRegistry
-from graph.personas import ANALYST_KINDS, DESK, PERSONAS
-from graph.plan import RunPlan
-from graph.record import report_markdown
-from graph.runtime import DeskRuntime, Interrupted
-from graph.settings import Settings
-from graph.usage import usage_summary
+from graph.notes.address import post as post_note
+from graph.notes.inbox import Note, unread_in
+from graph.persistence.lease import Held, LeaseHeld, live_holder
+from graph.record.case import report_markdown
+from graph.runtime.desk import DeskRuntime, Interrupted
 
 from .card import card_markdown, name_thread, price_chart
 from .edits import card_actions, card_change, offer_edits
@@ -56,7 +56,7 @@ def resume_action(thread_id: str) -> cl.Action:
 
 
 def spend(state: dict[str, Any]) -> tuple[str, str]:
-    """The run's tokens (graph/usage.py) as the chat shows them when it ends: the total line, and
+    """The run's tokens (graph/core/usage.py) as the chat shows them when it ends: the total line, and
     one line per persona to fold under it."""
     total, _, per_persona = usage_summary(state.get("usage")).partition("\n")
     return total, per_persona

@@ -16,8 +16,8 @@ from typing import Any
 
 import chainlit as cl
 
-from graph.personas import ANALYST_PERSONAS, RISK_JUDGE
-from graph.plan import RunPlan
+from graph.core.personas import ANALYST_PERSONAS, RISK_JUDGE
+from graph.core.plan import RunPlan
 
 EVENT = "desk_stages"
 READY, RUNNING, DONE, FAILED = "ready", "running", "done", "failed"

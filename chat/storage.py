@@ -7,7 +7,7 @@ Chainlit does not create its tables, and its SQLite path has quirks: every key i
 schema ourselves and keep element files under DESK_DATA_DIR.
 
 The history lives in DESK_DATA_DIR/chat.sqlite, or in the PostgreSQL database of
-DESK_DATABASE_URL (graph/database.py) when one is set: the same tables there, JSON kept as text
+DESK_DATABASE_URL (graph/persistence/database.py) when one is set: the same tables there, JSON kept as text
 as in SQLite, so the data layer reads both alike. Element files stay under DESK_DATA_DIR/files:
 processes on several machines need that folder shared (or a cloud storage client instead).
 """
@@ -23,9 +23,9 @@ from urllib.parse import quote
 
 from chainlit.data.storage_clients.base import BaseStorageClient
 
-from graph.database import SCHEMA_LOCK, libpq_url, sqlalchemy_url
-from graph.private import private_dir, private_file, write_private
-from graph.settings import Settings
+from graph.core.private import private_dir, private_file, write_private
+from graph.core.settings import Settings
+from graph.persistence.database import SCHEMA_LOCK, libpq_url, sqlalchemy_url
 
 if TYPE_CHECKING:
     from chat.history import DeskDataLayer

@@ -15,7 +15,7 @@ import os
 import sys
 from pathlib import Path
 
-from graph.settings import Settings
+from graph.core.settings import Settings
 
 from .accounts import AccountError, Accounts
 

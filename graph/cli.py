@@ -10,15 +10,15 @@ from datetime import date
 
 from langchain_core.callbacks import UsageMetadataCallbackHandler
 
-from .branches import EditRefused, edit_change
-from .errors import explain
-from .events import NodeDone, Said, Token, ToolStarted
-from .lease import LeaseHeld, hold_run
-from .personas import ANALYST_KINDS
+from .core.errors import explain
+from .core.events import NodeDone, Said, Token, ToolStarted
+from .core.personas import ANALYST_KINDS
+from .core.settings import Settings
+from .core.usage import usage_summary
+from .persistence.lease import LeaseHeld, hold_run
 from .request import clean_message
-from .runtime import DeskRuntime
-from .settings import Settings
-from .usage import usage_summary
+from .runtime.branches import EditRefused, edit_change
+from .runtime.desk import DeskRuntime
 
 
 class Printer:
@@ -61,7 +61,7 @@ class Printer:
 async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
     usage = UsageMetadataCallbackHandler()
     printer = Printer()
-    # The thread's lease for the run: one run per thread across processes (graph/lease.py).
+    # The thread's lease for the run: one run per thread across processes (graph/persistence/lease.py).
     async with DeskRuntime.open(settings) as desk, hold_run(desk.leases, thread):
         print(f"{desk.models.notice}\nMarket data: {desk.vendor.label}.")
         graph_input: dict[str, object] | None
@@ -107,7 +107,7 @@ async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
             print(f"  {label:<14}{value}")
         if args.edit and (change := edit_change(state)):
             print(f"\nAgainst the branch before the edit: {change}")
-    if spent := usage_summary(state.get("usage")):  # the run's tokens per persona (graph/usage.py)
+    if spent := usage_summary(state.get("usage")):  # the run's tokens per persona (graph/core/usage.py)
         print(f"\n{spent}")
     tokens = sum(u.get("total_tokens", 0) for u in usage.usage_metadata.values())
     print(f"\nthread {thread} · {tokens} tokens · continue with: python -m graph --thread {thread} \"your question\"")

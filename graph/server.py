@@ -5,7 +5,7 @@ every run, and refuses (in `langgraph dev`) a graph compiled with either. So the
 here without them, from the same Settings, model registry and vendor as the chat and the CLI;
 with no key it is the demo model on synthetic data.
 
-Interjections reach a run through the server's store API: graph/interject.py's `note_item` is
+Interjections reach a run through the server's store API: graph/notes/address.py's `note_item` is
 the item to `client.store.put_item` into the thread's inbox, which the next speaker reads.
 """
 from __future__ import annotations
@@ -15,11 +15,11 @@ from typing import Any
 
 from langgraph.graph.state import CompiledStateGraph
 
-from graph.builder import build_graph
+from graph.core.settings import Settings
 from graph.data import make_vendor
 from graph.models.registry import ModelRegistry
+from graph.nodes.builder import build_graph
 from graph.request import parse_request
-from graph.settings import Settings
 
 
 def make_graph(settings: Settings | None = None) -> CompiledStateGraph[Any, Any, Any, Any]:

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from graph.settings import Settings
+from graph.core.settings import Settings
 from tests.support.desk import Desk
 from tests.support.env import MODEL_ENV_VARS
 from tests.support.postgres import fresh_postgres_url, postgres_server, postgres_url  # noqa: F401 (fixtures)

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from graph.personas import PERSONAS
+from graph.core.personas import PERSONAS
 
 
 def run(args, tmp_path):

@@ -8,10 +8,10 @@ from collections import Counter
 import pytest
 from langchain_core.messages import AIMessage
 
-from graph.checkpoint import open_checkpointer
-from graph.errors import DeskError
-from graph.personas import PERSONAS
-from graph.store import open_store
+from graph.core.errors import DeskError
+from graph.core.personas import PERSONAS
+from graph.persistence.checkpoint import open_checkpointer
+from graph.persistence.store import open_store
 from tests.support.desk import spoken
 from tests.support.models import ScriptedChatModel
 

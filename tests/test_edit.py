@@ -8,13 +8,13 @@ from collections import Counter
 import pytest
 from langchain_core.messages import AIMessage
 
-from graph import branches
-from graph.branches import EditRefused
-from graph.checkpoint import open_checkpointer
-from graph.personas import RISK_JUDGE
-from graph.record import desk_notes, entries
-from graph.runtime import DeskRuntime
-from graph.store import open_store
+from graph.core.personas import RISK_JUDGE
+from graph.persistence.checkpoint import open_checkpointer
+from graph.persistence.store import open_store
+from graph.record.case import desk_notes, entries
+from graph.runtime import branches
+from graph.runtime.branches import EditRefused
+from graph.runtime.desk import DeskRuntime
 from tests.support.desk import TODAY, spoken
 from tests.support.models import ScriptedChatModel, scripted_models, system_text
 

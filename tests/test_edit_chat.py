@@ -26,9 +26,9 @@ from chat.edits import (
     match_messages,
     superseded_after,
 )
-from graph.branches import ORIGINAL, Step
-from graph.personas import ANALYSTS
-from graph.state import FinalDecision
+from graph.core.personas import ANALYSTS
+from graph.core.state import FinalDecision
+from graph.runtime.branches import ORIGINAL, Step
 from tests.support.chat_server import Server
 from tests.support.socket_client import DeskClient
 

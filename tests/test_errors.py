@@ -19,7 +19,7 @@ from langchain_openai import ChatOpenAI
 from langchain_openai.chat_models import base as lc_openai
 from langchain_openai.chat_models._client_utils import StreamChunkTimeoutError
 
-from graph.errors import DeskError, explain
+from graph.core.errors import DeskError, explain
 from tests.support.ports import free_port
 
 TIMEOUT = "The model did not answer in time."
@@ -140,7 +140,7 @@ def test_raise_from_none_hides_the_context_and_unknown_failures_name_themselves(
 
 def test_explaining_needs_no_openai_and_imports_none():
     code = ("import sys; sys.modules['openai'] = sys.modules['httpx'] = sys.modules['httpx2'] = None\n"
-            "from graph.errors import explain\n"
+            "from graph.core.errors import explain\n"
             "assert explain(TimeoutError()).startswith('The model did not answer in time'), explain(TimeoutError())\n"
             "assert explain(ValueError('x')) == 'Something went wrong: ValueError: x'\n")
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)

@@ -1,7 +1,7 @@
 """Node events cross the stream as plain dicts (LangGraph Server can carry them) and come back typed."""
 import json
 
-from graph.events import NotePickedUp, Said, ToolFinished, ToolStarted, decode, emit
+from graph.core.events import NotePickedUp, Said, ToolFinished, ToolStarted, decode, emit
 
 
 def test_every_node_event_round_trips_through_json():

@@ -1,12 +1,12 @@
-"""The figure check: every number a persona cites is looked for in the run's data (graph/figures.py)."""
+"""The figure check: every number a persona cites is looked for in the run's data (graph/record/figures.py)."""
 from __future__ import annotations
 
 import pytest
 from langchain_core.messages import AIMessage, SystemMessage, ToolMessage
 
-from graph.events import NodeDone
-from graph.figures import cited, unverified, unverified_note
-from graph.record import report_markdown
+from graph.core.events import NodeDone
+from graph.record.case import report_markdown
+from graph.record.figures import cited, unverified, unverified_note
 from tests.support.models import ScriptedChatModel
 
 

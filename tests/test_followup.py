@@ -7,7 +7,7 @@ from datetime import date
 
 import pytest
 
-from graph.personas import ANALYST_PERSONAS, DESK
+from graph.core.personas import ANALYST_PERSONAS, DESK
 from graph.request.intent import parse_request
 from tests.support.desk import spoken
 from tests.support.models import ScriptedChatModel

@@ -7,11 +7,11 @@ import re
 import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 
+from graph.core.events import NotePickedUp, Token, ToolStarted
+from graph.core.personas import ANALYSTS, PERSONAS
+from graph.core.state import FinalDecision
 from graph.data.synthetic import SyntheticVendor
 from graph.data.vendor import VendorError
-from graph.events import NotePickedUp, Token, ToolStarted
-from graph.personas import ANALYSTS, PERSONAS
-from graph.state import FinalDecision
 from tests.support.desk import spoken
 from tests.support.models import ScriptedChatModel, human_text
 

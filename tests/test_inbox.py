@@ -2,10 +2,10 @@ import asyncio
 
 from langgraph.store.memory import InMemoryStore
 
-from graph.inbox import Inbox
-from graph.settings import Settings
-from graph.state import Intervention, merge_interventions
-from graph.store import open_store
+from graph.core.settings import Settings
+from graph.core.state import Intervention, merge_interventions
+from graph.notes.inbox import Inbox
+from graph.persistence.store import open_store
 
 
 async def test_notes_are_kept_per_thread_in_order_and_reading_is_idempotent():

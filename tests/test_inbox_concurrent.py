@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from graph.events import Event, NotePickedUp
-from graph.runtime import DeskRuntime
-from graph.settings import Settings
+from graph.core.events import Event, NotePickedUp
+from graph.core.settings import Settings
+from graph.runtime.desk import DeskRuntime
 from tests.support.desk import TODAY
 from tests.support.models import HeldTurn
 

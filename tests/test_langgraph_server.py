@@ -22,9 +22,9 @@ from langgraph.store.memory import InMemoryStore
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 
-from graph.inbox import Inbox, Note
-from graph.interject import note_item
-from graph.personas import ANALYSTS
+from graph.core.personas import ANALYSTS
+from graph.notes.address import note_item
+from graph.notes.inbox import Inbox, Note
 from tests.support.env import demo_env
 from tests.support.ports import free_port
 from tests.support.processes import end_group
@@ -162,7 +162,7 @@ def followup(client: SyncLangGraphClient, analysis: Analysis) -> Analysis:
 
 
 def test_a_note_item_is_what_the_inbox_reads() -> None:
-    """The store item the SDK puts is the one graph/inbox.py reads, after the notes posted before it."""
+    """The store item the SDK puts is the one graph/notes/inbox.py reads, after the notes posted before it."""
     store = InMemoryStore()
 
     async def post_and_read() -> tuple[Note, list[Note]]:

@@ -1,4 +1,4 @@
-"""Run leases (graph/lease.py): one run per thread across processes, and a crashed holder's lease
+"""Run leases (graph/persistence/lease.py): one run per thread across processes, and a crashed holder's lease
 expires. Each store the desk can use: Postgres (a real server), SQLite (two connections to one
 file, as two processes on one machine have), and the in-memory one of a single process."""
 from __future__ import annotations
@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from graph.database import open_leases
-from graph.lease import Held, LeaseHeld, Leases, MemoryLeases, SqliteLeases
-from graph.settings import Settings
+from graph.core.settings import Settings
+from graph.persistence.database import open_leases
+from graph.persistence.lease import Held, LeaseHeld, Leases, MemoryLeases, SqliteLeases
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,4 +1,4 @@
-"""One run per thread across processes (graph/lease.py) as the chat and the CLI use it: a second
+"""One run per thread across processes (graph/persistence/lease.py) as the chat and the CLI use it: a second
 process's window is refused while the first runs (its message passed on to the running desk, a
 resume declined), and the lease is free once the run ends."""
 from __future__ import annotations
@@ -12,9 +12,9 @@ from functools import partial
 from pathlib import Path
 
 from chat.runs import DeskService
-from graph.lease import live_holder
-from graph.runtime import DeskRuntime
-from graph.settings import Settings
+from graph.core.settings import Settings
+from graph.persistence.lease import live_holder
+from graph.runtime.desk import DeskRuntime
 from tests.chat.conftest import emitter  # noqa: F401 (fixture)
 from tests.support.emitter import RecordedEmitter
 from tests.support.env import demo_env

@@ -1,8 +1,8 @@
 """The live model path (ChatOpenAI) against an OpenAI-compatible server on loopback."""
 from __future__ import annotations
 
-from graph.events import Token, ToolStarted
-from graph.personas import PERSONAS
+from graph.core.events import Token, ToolStarted
+from graph.core.personas import PERSONAS
 from tests.support.desk import LiveDesk, live_settings, spoken
 from tests.support.fake_openai import FakeOpenAI
 

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from graph.events import Event, NotePickedUp
-from graph.interject import Posted, address, named, post
-from graph.plan import RunPlan
-from graph.runtime import DeskRuntime
-from graph.settings import Settings
+from graph.core.events import Event, NotePickedUp
+from graph.core.plan import RunPlan
+from graph.core.settings import Settings
+from graph.notes.address import Posted, address, named, post
+from graph.runtime.desk import DeskRuntime
 from tests.support.desk import TODAY
 from tests.support.models import HeldTurn
 

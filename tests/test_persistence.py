@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import logging
 
-from graph.checkpoint import open_checkpointer
-from graph.state import FinalDecision
+from graph.core.state import FinalDecision
+from graph.persistence.checkpoint import open_checkpointer
 from tests.support.desk import spoken
 from tests.support.models import ScriptedChatModel
 
@@ -28,3 +28,24 @@ async def test_a_thread_resumes_from_sqlite_after_a_restart(desk_factory, settin
         assert [c["persona"] for c in model.calls] == ["Desk"]
         assert "Bear Researcher" in (await again.state())["messages"][-1].content
     assert not [r for r in caplog.records if "unregistered type" in r.getMessage()]
+
+
+def test_checkpoints_written_before_the_move_to_graph_core_still_load(caplog):
+    """Threads stored before the state types moved to graph/core/ name them as graph.state.X."""
+    from graph.core.state import Debate, Turn
+    from graph.persistence.checkpoint import SERDE
+
+    caplog.set_level(logging.WARNING)
+    debate = Debate(turns=[Turn(side="bull", persona="Bull Researcher", text="Margins.")])
+    moved = {t: t.__module__ for t in (Debate, Turn)}
+    try:
+        for t in moved:
+            t.__module__ = "graph.state"      # as the old code wrote them
+        blob = SERDE.dumps_typed({"investment_debate": debate})
+    finally:
+        for t, module in moved.items():
+            t.__module__ = module
+    assert b"graph.state" in blob[1] and b"graph.core.state" not in blob[1]
+    loaded = SERDE.loads_typed(blob)["investment_debate"]
+    assert isinstance(loaded, Debate) and loaded == debate
+    assert not [r for r in caplog.records if "Blocked" in r.getMessage() or "unregistered" in r.getMessage()]

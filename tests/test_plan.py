@@ -1,9 +1,9 @@
 """The run plan: one speaking order for routing, the progress list and interjection prediction."""
 import pytest
 
-from graph.personas import DEBATERS, PERSONAS
-from graph.plan import RunPlan
-from graph.state import Debate, FinalDecision, Turn
+from graph.core.personas import DEBATERS, PERSONAS
+from graph.core.plan import RunPlan
+from graph.core.state import Debate, FinalDecision, Turn
 
 
 def walk(plan: RunPlan) -> list[str]:
@@ -77,7 +77,7 @@ def test_the_next_reader_of_a_note():
 
 
 def test_a_plan_of_the_settings_keeps_the_persona_order(tmp_path):
-    from graph.settings import Settings
+    from graph.core.settings import Settings
 
     settings = Settings(DESK_DATA_DIR=tmp_path, DESK_DEBATE_ROUNDS=2, DESK_PARALLEL_ANALYSTS=False)
     assert RunPlan.of(settings) == RunPlan(debate_rounds=2, parallel_analysts=False)

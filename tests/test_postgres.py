@@ -18,10 +18,10 @@ from typing import Any
 import psycopg
 import pytest
 
-from graph.events import Event, NotePickedUp
-from graph.personas import ANALYSTS, PERSONAS
-from graph.runtime import DeskRuntime
-from graph.settings import Settings
+from graph.core.events import Event, NotePickedUp
+from graph.core.personas import ANALYSTS, PERSONAS
+from graph.core.settings import Settings
+from graph.runtime.desk import DeskRuntime
 from tests.support.desk import TODAY, spoken
 from tests.support.env import demo_env
 from tests.support.models import HeldTurn, ScriptedChatModel, scripted_models

@@ -9,7 +9,7 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from benchmarks.prompts import GOAL, Prompt, common_prefix, record_run, shared_prefixes
-from graph.personas import ANALYSTS
+from graph.core.personas import ANALYSTS
 from tests.support.models import ScriptedChatModel
 
 ROLE = "\n\n## Your role\n"

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import itertools
 
-from graph.record import case_record, desk_notes, entries, report_markdown
-from graph.state import Debate, FinalDecision, Intervention, Turn
+from graph.core.state import Debate, FinalDecision, Intervention, Turn
+from graph.record.case import case_record, desk_notes, entries, report_markdown
 
 DECISION = FinalDecision(signal="SELL", position_size="1.8% of portfolio", entry="42.93", stop="49.49",
                          horizon="2-6 weeks", confidence=0.8, rationale="Trend is down.", ticker="NVDA",

@@ -12,10 +12,10 @@ from collections.abc import Callable
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 
-from graph.errors import DeskError
-from graph.events import ToolStarted
+from graph.core.errors import DeskError
+from graph.core.events import ToolStarted
+from graph.core.settings import Settings
 from graph.models.registry import ModelRegistry
-from graph.settings import Settings
 from tests.support.desk import LiveDesk, live_settings
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.models import ScriptedChatModel, human_text, system_text

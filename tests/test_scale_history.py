@@ -14,7 +14,7 @@ from sqlalchemy import Engine, create_engine, event, text
 
 from chat import storage
 from chat.history import HistoryWriter
-from graph.settings import Settings
+from graph.core.settings import Settings
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -12,11 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from graph.core.trading_days import is_trading_day, nyse_holidays
 from graph.data import synthetic
 from graph.data.synthetic import SyntheticVendor
 from graph.data.tone import headline_tone
 from graph.data.vendor import FILED_ATTR, NewsItem, Post, Vendor, VendorError
-from graph.trading_days import is_trading_day, nyse_holidays
 
 TRADE = date(2024, 5, 1)
 REPO = Path(__file__).resolve().parents[1]

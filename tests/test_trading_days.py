@@ -2,7 +2,7 @@ from datetime import date
 
 import pytest
 
-from graph.trading_days import (
+from graph.core.trading_days import (
     is_trading_day,
     last_trading_day,
     next_trading_day,

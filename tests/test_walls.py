@@ -7,8 +7,8 @@ import re
 import pytest
 from langchain_core.messages import AIMessage
 
-from graph.personas import RISK_JUDGE, SIDE_OF
-from graph.state import DECISION_FIELDS
+from graph.core.personas import RISK_JUDGE, SIDE_OF
+from graph.core.state import DECISION_FIELDS
 
 TICKERS = ["NVDA", "AAPL", "TSLA", "MSFT"]
 

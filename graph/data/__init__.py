@@ -1,8 +1,8 @@
 """Market data: the vendor interface, the synthetic demo vendor, Yahoo Finance, and a cache."""
 from __future__ import annotations
 
-from ..private import private_file
-from ..settings import Settings
+from ..core.private import private_file
+from ..core.settings import Settings
 from .vendor import Vendor
 
 

@@ -27,6 +27,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from graph.core.trading_days import is_trading_day, nyse_holidays
 from graph.data.vendor import (
     FILED_ATTR,
     NewsItem,
@@ -35,7 +36,6 @@ from graph.data.vendor import (
     StatementKind,
     VendorError,
 )
-from graph.trading_days import is_trading_day, nyse_holidays
 
 SOURCE = "synthetic"
 SERIES_START = date(1990, 1, 1)

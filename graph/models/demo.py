@@ -16,7 +16,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage, ToolMessage
 
-from ..personas import (
+from ..core.personas import (
     ANALYST_PERSONAS,
     DESK,
     INVESTMENT_SIDES,
@@ -26,7 +26,7 @@ from ..personas import (
     SIDE_OF,
     TRADER,
 )
-from ..record import ANALYST_REPORTS, EARLIER_ANALYSES, INVESTMENT_DEBATE, RISK_DEBATE, STOPPED, gist
+from ..record.case import ANALYST_REPORTS, EARLIER_ANALYSES, INVESTMENT_DEBATE, RISK_DEBATE, STOPPED, gist
 from .policy import PolicyChatModel
 from .ruling import parse_ruling
 

@@ -12,11 +12,11 @@ from urllib.parse import urlparse
 
 from langchain_core.language_models import BaseChatModel
 
-from ..prompts import render
-from ..settings import Settings
+from ..core.prompts import render
+from ..core.settings import Settings
 
 if TYPE_CHECKING:
-    from ..context import DeskContext
+    from ..core.context import DeskContext
 
 
 # What a call is for decides its output cap: an analyst's report, a debate turn (debaters, the

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import re
 
-from ..state import DECISION_FIELDS, FinalDecision
+from ..core.state import DECISION_FIELDS, FinalDecision
 
 
 def parse_ruling(text: str) -> dict[str, object]:

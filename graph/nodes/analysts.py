@@ -17,15 +17,15 @@ from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
 from langgraph.runtime import Runtime
 
-from ..context import DeskContext
-from ..events import ToolFinished, ToolStarted, emit
-from ..figures import tool_evidence
+from ..core.context import DeskContext
+from ..core.events import ToolFinished, ToolStarted, emit
+from ..core.personas import AnalystSpec, prompt_name
+from ..core.prompts import render
+from ..core.state import DeskState
+from ..core.usage import Meter
 from ..models.registry import ModelRegistry
 from ..models.tool_text import calls_in_text
-from ..personas import AnalystSpec, prompt_name
-from ..prompts import render
-from ..state import DeskState
-from ..usage import Meter
+from ..record.figures import tool_evidence
 from .speaking import NO_ANSWER_START, NoTools, ask, blank, spoken, subject, take_notes, text_of
 
 Toolkit = Callable[[str, date], dict[str, list[BaseTool]]]
@@ -66,7 +66,7 @@ def make_analyst(spec: AnalystSpec, models: ModelRegistry, toolkit: Toolkit, max
             HumanMessage(render("analyst_task", **subject(state), notes=notes)),
         ]
         write = runtime.stream_writer
-        fetched: list[ToolMessage] = []  # every tool result, for the figure check (graph/figures.py)
+        fetched: list[ToolMessage] = []  # every tool result, for the figure check (graph/record/figures.py)
 
         async def run(calls: list[Any]) -> list[ToolMessage]:
             results = await asyncio.gather(*(_run_tool(by_name, call, spec.persona, write) for call in calls))

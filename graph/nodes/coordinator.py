@@ -11,18 +11,18 @@ from langchain_core.messages import HumanMessage
 from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
-from ..context import DeskContext
+from ..core.context import DeskContext
+from ..core.events import Said, emit
+from ..core.personas import DESK, REPORT_KEYS
+from ..core.prompts import render
+from ..core.settings import Settings
+from ..core.state import Debate, DeskState
 from ..data.vendor import UnknownSymbol, Vendor, VendorError
-from ..events import Said, emit
 from ..models.registry import ModelRegistry
-from ..personas import DESK, REPORT_KEYS
-from ..prompts import render
-from ..record import entries, past_analysis
+from ..record.case import entries, past_analysis
 from ..request.companies import all_companies, company_name, is_known_ticker
 from ..request.intent import ParsedRequest, parse_request
 from ..request.resolve import resolve
-from ..settings import Settings
-from ..state import Debate, DeskState
 from ..tools.cutoff import cut_prices
 from ..tools.guarded import call_vendor
 from ..tools.market import INDICATOR_HISTORY_DAYS

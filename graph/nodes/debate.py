@@ -8,14 +8,14 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from ..context import DeskContext
-from ..errors import DeskError
+from ..core.context import DeskContext
+from ..core.errors import DeskError
+from ..core.personas import RESEARCH_MANAGER, RISK_JUDGE, TRADER, DebaterSpec, prompt_name
+from ..core.prompts import render
+from ..core.state import Debate, DeskState, FinalDecision, Turn
+from ..core.usage import Meter
 from ..models.registry import ModelRegistry, Role
 from ..models.ruling import decision_from_text
-from ..personas import RESEARCH_MANAGER, RISK_JUDGE, TRADER, DebaterSpec, prompt_name
-from ..prompts import render
-from ..state import Debate, DeskState, FinalDecision, Turn
-from ..usage import Meter
 from .analysts import max_words
 from .speaking import ask, case_file, spoken, subject, take_notes, text_of
 

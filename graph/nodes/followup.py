@@ -7,13 +7,13 @@ from typing import Any
 from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.runtime import Runtime
 
-from ..context import DeskContext
+from ..core.context import DeskContext
+from ..core.personas import DESK
+from ..core.prompts import render
+from ..core.state import DeskState
+from ..core.usage import Meter
 from ..models.registry import ModelRegistry
-from ..personas import DESK
-from ..prompts import render
-from ..record import desk_notes
-from ..state import DeskState
-from ..usage import Meter
+from ..record.case import desk_notes
 from .speaking import ask, case_file, spoken, subject, text_of
 
 

@@ -15,23 +15,23 @@ from langchain_core.runnables import Runnable
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
-from ..context import DeskContext
-from ..errors import NO_TOOLS, DeskError, explain
-from ..events import NotePickedUp, emit
-from ..inbox import Inbox
-from ..interject import started_at_read, waiting
+from ..core.context import DeskContext
+from ..core.errors import NO_TOOLS, DeskError, explain
+from ..core.events import NotePickedUp, emit
+from ..core.plan import RunPlan
+from ..core.prompts import render
+from ..core.state import DeskState, Intervention
+from ..core.usage import Meter
 from ..models.registry import CallLimits
-from ..plan import RunPlan
-from ..prompts import render
-from ..record import case_record
-from ..state import DeskState, Intervention
-from ..usage import Meter
+from ..notes.address import started_at_read, waiting
+from ..notes.inbox import Inbox
+from ..record.case import case_record
 
 
 async def take_notes(state: DeskState, runtime: Runtime[DeskContext], persona: str) -> tuple[str, dict[str, Any]]:
     """Read the thread's new notes for this speaker: the prompt text answering them, and the
     state update that records them (so they are checkpointed with this turn). A note addressed to
-    another persona with a turn still to start is left for that persona (graph/interject.py)."""
+    another persona with a turn still to start is left for that persona (graph/notes/address.py)."""
     if runtime.store is None:
         return "", {}
     thread_id = str(get_config()["configurable"]["thread_id"])

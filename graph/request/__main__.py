@@ -7,8 +7,8 @@ import asyncio
 import json
 from datetime import date
 
+from ..core.settings import Settings
 from ..models.registry import ModelRegistry
-from ..settings import Settings
 from .resolve import resolve
 
 

@@ -58,7 +58,7 @@ from dataclasses import dataclass, replace
 from datetime import date, timedelta
 from typing import Literal
 
-from ..trading_days import last_trading_day, previous_trading_day
+from ..core.trading_days import last_trading_day, previous_trading_day
 from .text import blank, lower, prev_word
 from .wordlists import load_words
 

@@ -27,7 +27,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
-from ..trading_days import last_trading_day
+from ..core.trading_days import last_trading_day
 from .companies import company_name, normalize_ticker
 from .dates import DateScan, scan_dates
 from .guard import clean_message

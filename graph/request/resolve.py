@@ -10,8 +10,8 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import HumanMessage
 from pydantic import BaseModel, Field
 
-from ..personas import DESK
-from ..prompts import render
+from ..core.personas import DESK
+from ..core.prompts import render
 from .guard import clean_message
 from .intent import ParsedRequest, parse_request
 from .tickers import ENGLISH_WORDS, HARD_STOP

@@ -34,8 +34,8 @@ from datetime import date
 
 from langchain_core.tools import BaseTool
 
+from ..core.personas import ANALYST_KINDS
 from ..data.vendor import Vendor
-from ..personas import ANALYST_KINDS
 from .cutoff import day_of
 from .fundamentals import fundamental_tools
 from .market import market_tools

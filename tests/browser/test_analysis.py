@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from graph.personas import DEBATERS, DESK, PERSONAS
+from graph.core.personas import DEBATERS, DESK, PERSONAS
 
 from .person import (
     FAILURES,

@@ -11,7 +11,7 @@ from chainlit.context import ChainlitContext, context_var, local_steps
 from chainlit.session import HTTPSession
 
 from chat.runs import DeskService
-from graph.settings import Settings
+from graph.core.settings import Settings
 from tests.support.emitter import RecordedEmitter
 
 

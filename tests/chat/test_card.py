@@ -4,8 +4,8 @@ from __future__ import annotations
 import json
 
 from chat.card import card_markdown, price_chart, thread_title
+from graph.core.state import FinalDecision
 from graph.data.synthetic import SyntheticVendor
-from graph.state import FinalDecision
 
 DECISION = FinalDecision(signal="SELL", position_size="1.8% of portfolio", entry="42.93", stop="49.49",
                          horizon="2-6 weeks", confidence=0.8, rationale="Trend is down.", ticker="NVDA",

@@ -6,7 +6,7 @@ import itertools
 import httpx
 import pytest
 
-from graph.personas import ANALYSTS, PERSONAS
+from graph.core.personas import ANALYSTS, PERSONAS
 from tests.support.chat_server import Server
 from tests.support.socket_client import DeskClient, runs_finished
 

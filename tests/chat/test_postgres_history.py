@@ -17,8 +17,8 @@ from chainlit.utils import utc_now
 
 from chat import history, storage
 from chat.accounts import REQUESTER
-from graph.database import libpq_url
-from graph.settings import Settings
+from graph.core.settings import Settings
+from graph.persistence.database import libpq_url
 
 pytestmark = pytest.mark.postgres
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage
 
 from chat.render import Renderer
-from graph.events import NodeDone, Said, Token, ToolFinished, ToolStarted
-from graph.plan import RunPlan as Plan
+from graph.core.events import NodeDone, Said, Token, ToolFinished, ToolStarted
+from graph.core.plan import RunPlan as Plan
 
 
 def done(node: str, persona: str, text: str) -> NodeDone:

@@ -6,7 +6,7 @@ import contextlib
 
 import pytest
 
-from graph.personas import ANALYSTS, PERSONAS
+from graph.core.personas import ANALYSTS, PERSONAS
 from tests.support.attacks import list_threads
 from tests.support.chat_server import Server
 from tests.support.socket_client import DeskClient, runs_finished

@@ -4,8 +4,8 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage
 
 from chat.render import Renderer
-from graph.events import NodeDone
-from graph.plan import RunPlan
+from graph.core.events import NodeDone
+from graph.core.plan import RunPlan
 from tests.support.waiting import wait_until
 
 

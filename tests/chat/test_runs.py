@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 from chat.runs import ChatRun, NextAnalysis
-from graph.personas import ANALYSTS, PERSONAS
-from graph.plan import RunPlan
+from graph.core.personas import ANALYSTS, PERSONAS
+from graph.core.plan import RunPlan
 from tests.support.waiting import wait_until
 
 
@@ -79,7 +79,7 @@ async def test_failures_are_shown_as_sentences(service, emitter, monkeypatch):
         raise ConnectionError("vendor unreachable")
         yield  # pragma: no cover
 
-    monkeypatch.setattr("graph.runtime.desk_events", broken)
+    monkeypatch.setattr("graph.runtime.desk.desk_events", broken)
     chat = await new_chat(service, emitter)
     await chat.start("Should I buy NVDA today?")
     last = emitter.by_author("Desk")[-1]["output"]
@@ -121,7 +121,7 @@ async def test_a_note_outlives_the_chat_that_took_it(service, emitter):
 
 async def test_live_chats_can_pick_their_model_names(tmp_path, monkeypatch):
     from chat.runs import DeskService, next_analysis
-    from graph.settings import Settings
+    from graph.core.settings import Settings
 
     monkeypatch.delenv("DESK_MODE", raising=False)
     live = Settings(DESK_DATA_DIR=tmp_path, OPENAI_BASE_URL="http://127.0.0.1:9/v1", DESK_DATA_VENDOR="synthetic")

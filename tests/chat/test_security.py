@@ -24,7 +24,7 @@ from chainlit.types import Feedback, Pagination, ThreadFilter
 
 from chat import history, storage
 from chat.accounts import REQUESTER
-from graph.private import private_dir, private_file, write_private
+from graph.core.private import private_dir, private_file, write_private
 from tests.support.attacks import injection, list_threads, login_cookie, outputs, request
 from tests.support.chat_server import Server
 from tests.support.socket_client import DeskClient, runs_finished
@@ -454,9 +454,9 @@ def open_umask() -> Iterator[None]:
 
 
 async def test_files_are_created_private_whatever_the_umask(tmp_path, open_umask, no_model_env):
-    from graph.checkpoint import open_checkpointer
+    from graph.core.settings import Settings
     from graph.data import make_vendor
-    from graph.settings import Settings
+    from graph.persistence.checkpoint import open_checkpointer
 
     data = tmp_path / "data"
     storage.create_schema(storage.chat_db_path(data))

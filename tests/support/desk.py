@@ -11,14 +11,14 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.base import BaseStore
 
-from graph.checkpoint import SERDE
+from graph.core.events import Event, NodeDone
+from graph.core.settings import Settings
 from graph.data.vendor import Vendor
-from graph.events import Event, NodeDone
 from graph.models.demo import DemoChatModel
 from graph.models.policy import PolicyChatModel
 from graph.models.registry import ModelRegistry
-from graph.runtime import DeskRuntime
-from graph.settings import Settings
+from graph.persistence.checkpoint import SERDE
+from graph.runtime.desk import DeskRuntime
 
 if TYPE_CHECKING:  # the fake server's imports (uvicorn) only where it runs
     from .fake_openai import FakeOpenAI

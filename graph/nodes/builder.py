@@ -5,7 +5,7 @@ coordinator ─┬─> analysts (selected, in parallel) ─> bull ⇄ bear ─> 
              ├─> followup (Desk answers from the record) ─> END
              └─> END (chat or a clarifying question)
 
-Every edge after a speaker asks the run plan (graph/plan.py) who is next. The models are
+Every edge after a speaker asks the run plan (graph/core/plan.py) who is next. The models are
 chosen per run through the runtime context, so the graph does not depend on them.
 """
 from __future__ import annotations
@@ -19,19 +19,19 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 
-from .context import DeskContext
-from .data.vendor import Vendor
-from .figures import checked
-from .models.registry import ModelRegistry
-from .nodes.analysts import Toolkit, make_analyst
-from .nodes.coordinator import make_coordinator
-from .nodes.debate import make_debater, make_research_manager, make_risk_judge, make_trader
-from .nodes.followup import make_followup
-from .personas import ANALYSTS, DEBATERS
-from .plan import RESEARCH_MANAGER_NODE, RISK_JUDGE_NODE, TRADER_NODE, RunPlan
-from .settings import Settings
-from .state import DeskState
-from .tools import make_toolkit
+from ..core.context import DeskContext
+from ..core.personas import ANALYSTS, DEBATERS
+from ..core.plan import RESEARCH_MANAGER_NODE, RISK_JUDGE_NODE, TRADER_NODE, RunPlan
+from ..core.settings import Settings
+from ..core.state import DeskState
+from ..data.vendor import Vendor
+from ..models.registry import ModelRegistry
+from ..record.figures import checked
+from ..tools import make_toolkit
+from .analysts import Toolkit, make_analyst
+from .coordinator import make_coordinator
+from .debate import make_debater, make_research_manager, make_risk_judge, make_trader
+from .followup import make_followup
 
 FOLLOWUP = "followup"
 
@@ -61,7 +61,7 @@ def build_graph(settings: Settings, *, models: ModelRegistry, vendor: Vendor, to
 
     g = StateGraph(DeskState, context_schema=DeskContext)
     g.add_node("coordinator", make_coordinator(settings, models, vendor))
-    # Every persona turn is followed by the check of the figures it cites (graph/figures.py).
+    # Every persona turn is followed by the check of the figures it cites (graph/record/figures.py).
     g.add_node(FOLLOWUP, checked(make_followup(models)))
     toolkit = toolkit or partial(make_toolkit, vendor)
     for spec in ANALYSTS:

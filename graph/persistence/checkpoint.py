@@ -1,5 +1,5 @@
 """The thread store's serializer, and its SQLite form (one file under DESK_DATA_DIR). Which store
-a process opens, SQLite or Postgres, is decided in graph/database.py."""
+a process opens, SQLite or Postgres, is decided in graph/persistence/database.py."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
@@ -12,13 +12,14 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-from .private import private_file
-from .settings import Settings
-from .state import Debate, FinalDecision, Intervention, Turn
+from ..core.private import private_file
+from ..core.settings import Settings
+from ..core.state import Debate, FinalDecision, Intervention, Turn
 
 # Our pydantic types in state must be allow-listed, or loading a checkpoint warns (and strict mode refuses).
+# Checkpoints from before the move to graph/core/ name them under graph.state (kept for those).
 SERDE = JsonPlusSerializer(allowed_msgpack_modules=[
-    (t.__module__, t.__name__) for t in (Debate, Turn, FinalDecision, Intervention)
+    (module, t.__name__) for t in (Debate, Turn, FinalDecision, Intervention) for module in (t.__module__, "graph.state")
 ])
 
 
@@ -36,7 +37,7 @@ async def open_sqlite_checkpointer(path: Path) -> AsyncIterator[AsyncSqliteSaver
 
 @asynccontextmanager
 async def open_checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointSaver[Any]]:
-    """The checkpointer the settings configure (SQLite or Postgres): graph/database.py's."""
+    """The checkpointer the settings configure (SQLite or Postgres): graph/persistence/database.py's."""
     from .database import open_checkpointer as open_configured  # database.py imports this module
 
     async with open_configured(settings) as saver:

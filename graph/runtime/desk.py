@@ -22,21 +22,21 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
+from ..core.context import DeskContext
+from ..core.events import Event, desk_events
+from ..core.personas import PERSONA_OF_NODE
+from ..core.plan import RunPlan
+from ..core.settings import Settings
+from ..data import make_vendor
+from ..data.vendor import Vendor
+from ..models.registry import ModelRegistry
+from ..nodes.analysts import Toolkit
+from ..nodes.builder import build_graph
+from ..notes.inbox import Inbox
+from ..persistence.database import open_checkpointer, open_leases, open_store
+from ..persistence.lease import Leases, MemoryLeases
+from ..request import parse_request
 from . import branches as past
-from .builder import build_graph
-from .context import DeskContext
-from .data import make_vendor
-from .data.vendor import Vendor
-from .database import open_checkpointer, open_leases, open_store
-from .events import Event, desk_events
-from .inbox import Inbox
-from .lease import Leases, MemoryLeases
-from .models.registry import ModelRegistry
-from .nodes.analysts import Toolkit
-from .personas import PERSONA_OF_NODE
-from .plan import RunPlan
-from .request import parse_request
-from .settings import Settings
 
 # A full analysis is ~20 steps per debate round; the default 25 would stop a 3-round desk.
 RECURSION_LIMIT = 200
@@ -57,7 +57,7 @@ class DeskRuntime:
     checkpointer: BaseCheckpointSaver[Any]
     store: BaseStore
     graph: CompiledStateGraph[Any, Any, Any, Any]
-    # One run per thread across the processes sharing the checkpointer (graph/lease.py).
+    # One run per thread across the processes sharing the checkpointer (graph/persistence/lease.py).
     leases: Leases = field(default_factory=MemoryLeases)
 
     @property
@@ -157,7 +157,7 @@ class DeskRuntime:
         await self.checkpointer.adelete_thread(thread_id)
         await self.inbox.delete(thread_id)
 
-    # -- editing the past (graph/branches.py: LangGraph time travel) ------------
+    # -- editing the past (graph/runtime/branches.py: LangGraph time travel) ------------
 
     async def history(self, thread_id: str) -> list[past.Step]:
         """The finished contributions on the thread's current branch, in speaking order."""

@@ -11,7 +11,7 @@ the thread lives, so reading is idempotent: the state records the keys it has re
 same notes again when it resumes. Notes are read in (posted time, key) order.
 
 A note may be addressed (`to`): "Bear, what about the export ban?" waits for the Bear's next turn;
-the other speakers leave it alone unless the Bear has no turn left in the run (graph/interject.py
+the other speakers leave it alone unless the Bear has no turn left in the run (graph/notes/address.py
 decides the address when the note is posted).
 """
 from __future__ import annotations

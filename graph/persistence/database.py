@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Any
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.store.base import BaseStore
 
+from ..core.settings import Settings
 from .checkpoint import SERDE, open_sqlite_checkpointer
 from .lease import Leases, PostgresLeases, SqliteLeases
-from .settings import Settings
 from .store import open_sqlite_store
 
 if TYPE_CHECKING:  # psycopg loads only when a Postgres URL is configured
@@ -132,7 +132,7 @@ async def open_store(settings: Settings) -> AsyncIterator[BaseStore]:
 
 @asynccontextmanager
 async def open_leases(settings: Settings) -> AsyncIterator[Leases]:
-    """Run leases (one run per thread across processes, graph/lease.py): a table in the Postgres
+    """Run leases (one run per thread across processes, graph/persistence/lease.py): a table in the Postgres
     database, else DESK_DATA_DIR/leases.sqlite (shared by the processes of one machine)."""
     url = postgres_url(settings)
     if url is None:

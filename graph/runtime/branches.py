@@ -30,14 +30,14 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.errors import InvalidUpdateError
 from langgraph.types import StateSnapshot
 
-from .errors import DeskError
-from .personas import ANALYSTS, DEBATERS, PERSONA_OF_NODE
-from .plan import RESEARCH_MANAGER_NODE, RISK_JUDGE_NODE, TRADER_NODE, RunPlan, Slot
-from .request import clean_message
-from .state import Debate, FinalDecision
+from ..core.errors import DeskError
+from ..core.personas import ANALYSTS, DEBATERS, PERSONA_OF_NODE
+from ..core.plan import RESEARCH_MANAGER_NODE, RISK_JUDGE_NODE, TRADER_NODE, RunPlan, Slot
+from ..core.state import Debate, FinalDecision
+from ..request import clean_message
 
 if TYPE_CHECKING:
-    from .runtime import DeskRuntime
+    from .desk import DeskRuntime
 
 _ANALYST_OF_NODE = {a.node: a for a in ANALYSTS}
 _STEP_OF_NODE = {RESEARCH_MANAGER_NODE: "manager", TRADER_NODE: "trader"}
@@ -251,7 +251,7 @@ def edited_values(step: Step, state: Mapping[str, Any], text: str) -> dict[str, 
 def _check_key(step: Step, state: Mapping[str, Any]) -> str:
     """The step's key in state["unverified"]: right after it, it is its persona's latest entry."""
     # record.py reads this module (edit_notes) at import: imported here, when both are loaded.
-    from .record import checked_entries, turn_key
+    from ..record.case import checked_entries, turn_key
     keys = [key for entry, key in checked_entries(state) if entry.persona == step.persona]
     return keys[-1] if keys else turn_key(step.persona, 0)
 

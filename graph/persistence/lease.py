@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import aiosqlite
 
-from .private import private_file
+from ..core.private import private_file
 
 if TYPE_CHECKING:
     from .database import Pool

@@ -42,10 +42,10 @@ from typing import Any
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
 from langgraph.runtime import Runtime
 
-from .context import DeskContext
-from .personas import DESK
-from .record import checked_entries, desk_notes, turn_key
-from .state import DeskState
+from ..core.context import DeskContext
+from ..core.personas import DESK
+from ..core.state import DeskState
+from .case import checked_entries, desk_notes, turn_key
 
 # ------------------------------------------------------------------ reading numbers
 

@@ -70,7 +70,7 @@ class NodeDone:
     @property
     def unverified(self) -> list[str]:
         """Figures this turn cited that no tool result, report or earlier turn of the run holds
-        (graph/figures.py; `figures.unverified_note` words them for a message)."""
+        (graph/record/figures.py; `figures.unverified_note` words them for a message)."""
         checks = self.update.get("unverified")
         return [f for figures in checks.values() for f in figures] if isinstance(checks, dict) else []
 

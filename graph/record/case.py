@@ -7,9 +7,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .branches import edit_notes
-from .personas import ANALYSTS, RESEARCH_MANAGER, RISK_JUDGE, TRADER
-from .state import Debate, FinalDecision
+from ..core.personas import ANALYSTS, RESEARCH_MANAGER, RISK_JUDGE, TRADER
+from ..core.state import Debate, FinalDecision
+from ..runtime.branches import edit_notes
 
 
 @dataclass(frozen=True)
@@ -40,7 +40,7 @@ def entries(state: Mapping[str, Any]) -> list[Entry]:
 
 
 def turn_key(persona: str, earlier: int) -> str:
-    """A contribution's key in the figure checks (graph/figures.py): its persona and how many
+    """A contribution's key in the figure checks (graph/record/figures.py): its persona and how many
     contributions that persona made before it in this run ("Bull Researcher#1" is the second)."""
     return f"{persona}#{earlier}"
 
@@ -156,7 +156,7 @@ def desk_notes(state: Mapping[str, Any]) -> str:
     covered = {(a["ticker"], a["trade_date"]) for a in analyses}
     if past := [p for p in state.get("past_decisions") or [] if (p.ticker, p.trade_date) not in covered]:
         parts.append("## Earlier decisions in this chat\n" + "\n".join(f"- {decision_line(p)}" for p in past))
-    if edit := edit_notes(state):  # this branch was forked by an edit: what changed (graph/branches.py)
+    if edit := edit_notes(state):  # this branch was forked by an edit: what changed (graph/runtime/branches.py)
         parts.append(edit)
     return "\n\n".join(parts)
 

@@ -20,12 +20,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from ..core.personas import ANALYST_PERSONAS, ANALYSTS, DEBATERS, PERSONA_OF_NODE, RESEARCH_MANAGER, RISK_JUDGE, TRADER
+from ..core.plan import RunPlan
 from .inbox import MAX_NOTES, Note, new_note
-from .personas import ANALYST_PERSONAS, ANALYSTS, DEBATERS, PERSONA_OF_NODE, RESEARCH_MANAGER, RISK_JUDGE, TRADER
-from .plan import RunPlan
 
 if TYPE_CHECKING:
-    from .runtime import DeskRuntime
+    from ..runtime.desk import DeskRuntime
 
 __all__ = ["MAX_NOTES", "NoteItem", "Posted", "address", "named", "note_item", "post", "waiting"]
 

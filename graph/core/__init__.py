@@ -1,0 +1,2 @@
+"""The desk's vocabulary: settings, personas, state, the run plan, context, events, errors,
+usage and prompts. No I/O beyond reading prompt files; imports nothing else of graph/."""

@@ -1,0 +1,160 @@
+"""The desk's state: the request, the four reports, two debates, the plans and the decision.
+
+Pydantic types here are registered with the checkpoint serializer (see checkpoint.py).
+"""
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, Literal
+
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
+from pydantic import BaseModel, Field
+from typing_extensions import TypedDict
+
+from ..request.intent import Intent
+from .usage import RunUsage, merge_usage
+
+Signal = Literal["BUY", "SELL", "HOLD"]
+
+
+class Turn(BaseModel):
+    side: str
+    persona: str
+    text: str
+
+
+class Debate(BaseModel):
+    """A debate's transcript; histories and counts are read from the turns, not kept twice."""
+
+    turns: list[Turn] = Field(default_factory=list)
+    judge_decision: str = ""
+
+    @property
+    def count(self) -> int:
+        return len(self.turns)
+
+    @property
+    def history(self) -> str:
+        return "\n\n".join(f"{t.persona}: {t.text}" for t in self.turns)
+
+    def history_of(self, side: str) -> str:
+        return "\n\n".join(t.text for t in self.turns if t.side == side)
+
+    @property
+    def latest(self) -> Turn | None:
+        return self.turns[-1] if self.turns else None
+
+    def said(self, turn: Turn) -> Debate:
+        return self.model_copy(update={"turns": [*self.turns, turn]})
+
+
+class FinalDecision(BaseModel):
+    """The Risk Judge's ruling, as a trader would enter it."""
+
+    signal: Signal = Field(description="BUY, SELL or HOLD")
+    position_size: str = Field(description="e.g. '2% of portfolio' or '0% (stay flat)'")
+    entry: str = Field(description="entry price or rule, e.g. 'limit 912.50' or 'n/a'")
+    stop: str = Field(description="stop-loss price or rule, e.g. '865.00' or 'n/a'")
+    horizon: str = Field(description="holding period, e.g. '2-6 weeks'")
+    confidence: float = Field(ge=0, le=1, description="0..1")
+    rationale: str = Field(description="one paragraph: why")
+    ticker: str = ""
+    trade_date: str = ""
+
+    def rows(self) -> list[tuple[str, str]]:
+        """The ruling as (label, value) rows, in DECISION_FIELDS order, confidence as 0.00."""
+        return [(label, f"{self.confidence:.2f}" if key == "confidence" else str(getattr(self, key)))
+                for key, label in DECISION_FIELDS]
+
+
+# The ruling's fields and the labels the judge writes them under ("Position size: 2%"): the one
+# list for the judge's prompt reader, the card, the report, the record and the CLI.
+DECISION_FIELDS: tuple[tuple[str, str], ...] = (
+    ("signal", "Signal"), ("position_size", "Position size"), ("entry", "Entry"), ("stop", "Stop"),
+    ("horizon", "Horizon"), ("confidence", "Confidence"), ("rationale", "Rationale"),
+)
+
+
+class Intervention(BaseModel):
+    seq: int
+    text: str
+    answered_by: list[str] = Field(default_factory=list)
+
+
+def merge_keys(old: dict | None, new: dict | None) -> dict:
+    """Keyed records written by parallel nodes: each key is replaced whole (Overwrite resets)."""
+    return {**(old or {}), **(new or {})}
+
+
+def latest_seen(old: int, new: int) -> int:
+    return max(old or 0, new or 0)
+
+
+def merge_read(old: list[str] | None, new: list[str] | None) -> list[str]:
+    """Inbox note keys read: a union in first-read order (parallel speakers and retried steps repeat keys)."""
+    return list(dict.fromkeys([*(old or []), *(new or [])]))
+
+
+def merge_interventions(old: list[Intervention], new: list[Intervention]) -> list[Intervention]:
+    """Keyed by note number: a note read twice (parallel speakers, a retried step) is kept once."""
+    by_seq = {i.seq: i for i in old or []}
+    for item in new or []:
+        if item.seq in by_seq:
+            known = by_seq[item.seq]
+            names = known.answered_by + [n for n in item.answered_by if n not in known.answered_by]
+            by_seq[item.seq] = known.model_copy(update={"answered_by": names})
+        else:
+            by_seq[item.seq] = item
+    return [by_seq[k] for k in sorted(by_seq)]
+
+
+class DeskState(TypedDict, total=False):
+    # The user-visible conversation: the user's messages and what each persona said.
+    messages: Annotated[list[AnyMessage], add_messages]
+
+    # The request, set by the coordinator.
+    intent: Intent
+    ticker: str | None
+    company: str | None
+    trade_date: str | None  # ISO date: the last NYSE trading day on or before the date asked
+    asked_date: str | None
+    analysts: list[str]
+    debate_rounds: int
+    risk_rounds: int
+
+    market_report: str
+    sentiment_report: str
+    news_report: str
+    fundamentals_report: str
+
+    investment_debate: Debate
+    investment_plan: str
+    trader_plan: str
+    risk_debate: Debate
+    final_decision: FinalDecision | None
+
+    interventions: Annotated[list[Intervention], merge_interventions]
+    # The highest inbox note number already recorded; max() because parallel analysts may all write it.
+    inbox_seen: Annotated[int, latest_seen]
+    # The inbox note keys already recorded (graph/notes/inbox.py): a union, so notes posted at once from
+    # several processes are each read once; inbox_seen stays for threads checkpointed before keys.
+    inbox_read: Annotated[list[str], merge_read]
+    past_decisions: Annotated[list[FinalDecision], operator.add]
+    # The thread's earlier analyses, oldest first (graph/record/case.py past_analysis): subject, decision
+    # and each speaker's gist, so a follow-up can ask about any of them and compare them.
+    past_analyses: Annotated[list[dict[str, Any]], operator.add]
+    # Calendar days of prices the market analyst read: the chart shows the same window.
+    chart_window_days: int
+    # Tokens this run spent, per persona (graph/core/usage.py); every speaker adds what it spent.
+    usage: Annotated[RunUsage, merge_usage]
+    # The figure check (graph/record/figures.py), reset by each new analysis: the numbers each analyst's
+    # tools returned, and per turn ("Bull Researcher#1") the figures it cited that the data lacks.
+    tool_figures: Annotated[dict[str, list[float]], merge_keys]
+    unverified: Annotated[dict[str, list[str]], merge_keys]
+    # A demo request for a ticker the desk does not know, waiting for the user to confirm it
+    # (ticker, asked_date); cleared by the next message either way.
+    pending_ticker: dict[str, str] | None
+    # The edit this branch was forked by (graph/runtime/branches.py): the step, its words before and
+    # after, and the decision of the branch it forked from. A new analysis clears it.
+    forked: dict[str, Any] | None
