@@ -1,0 +1,37 @@
+# graph/'s public face: what the chat, the benchmarks and LangGraph Server use. Loaded lazily
+# (graph/__init__.py), so importing one room of graph/ does not import them all.
+from .core.errors import explain
+from .core.events import Event, NodeDone, NotePickedUp, Said, Token, ToolFinished, ToolStarted
+from .core.personas import ANALYST_KINDS, ANALYST_PERSONAS, ANALYSTS, DESK, PERSONAS, RISK_JUDGE
+from .core.plan import RISK_JUDGE_NODE, RunPlan
+from .core.private import private_dir, private_file, write_private
+from .core.settings import Settings
+from .core.state import FinalDecision
+from .core.usage import usage_summary
+from .data import make_vendor
+from .data.indicators import indicator_series
+from .data.synthetic import SyntheticVendor
+from .data.vendor import Vendor
+from .models.demo import DemoChatModel
+from .models.registry import ModelRegistry
+from .notes.inbox import Note, unread_in
+from .persistence.checkpoint import SERDE
+from .persistence.database import SCHEMA_LOCK, libpq_url, sqlalchemy_url
+from .persistence.lease import Held, LeaseHeld, live_holder
+from .record.case import report_markdown
+from .record.figures import unverified_note
+from .request import clean_message
+from .runtime.branches import EditRefused, Step, edit_change
+from .runtime.desk import DeskRuntime, Interrupted
+from .runtime.notes import Posted, post_note
+from .tools import make_toolkit
+
+__all__ = [
+    "ANALYSTS", "ANALYST_KINDS", "ANALYST_PERSONAS", "DESK", "PERSONAS", "RISK_JUDGE", "RISK_JUDGE_NODE", "SCHEMA_LOCK",
+    "SERDE", "DemoChatModel", "DeskRuntime", "EditRefused", "Event", "FinalDecision", "Held", "Interrupted",
+    "LeaseHeld", "ModelRegistry", "NodeDone", "Note", "NotePickedUp", "Posted", "RunPlan", "Said", "Settings", "Step",
+    "SyntheticVendor", "Token", "ToolFinished", "ToolStarted", "Vendor", "clean_message", "edit_change", "explain",
+    "indicator_series", "libpq_url", "live_holder", "make_toolkit", "make_vendor", "post_note", "private_dir",
+    "private_file", "report_markdown", "sqlalchemy_url", "unread_in", "unverified_note", "usage_summary",
+    "write_private",
+]
