@@ -68,23 +68,32 @@ def explain(exc: BaseException) -> str:
     for e in chain:
         if isinstance(e, DeskError):
             return str(e)
-        kind = _kind(e)
-        if kind == "timeout":
-            return TIMEOUT
-        if kind == "authentication":
-            return AUTHENTICATION
-        if kind == "rate_limit":
-            return RATE_LIMIT
-        if kind == "connection":
-            return CONNECTION
-        if kind == "not_found":
-            return _not_found(str(e) or type(e).__name__)
+        if (known := _by_type(e)) is not None:
+            return known
     for e in chain:
-        text = str(e) or type(e).__name__
-        lower = text.lower()
-        if "model" in lower and "not found" in lower:
-            return _not_found(text)
-        if "tool" in lower and any(w in lower for w in ("support", "not allowed", "unsupported", "does not")):
-            return NO_TOOLS
+        if (known := _by_words(e)) is not None:
+            return known
     name = type(exc).__name__
     return f"Something went wrong: {name}: {str(exc) or name}"
+
+
+def _by_type(e: BaseException) -> str | None:
+    """The explanation of a failure its exception class names (a timeout, a refused key, ...)."""
+    kind = _kind(e)
+    if kind == "not_found":
+        return _not_found(str(e) or type(e).__name__)
+    return _BY_KIND.get(kind) if kind else None
+
+
+_BY_KIND = {"timeout": TIMEOUT, "authentication": AUTHENTICATION, "rate_limit": RATE_LIMIT, "connection": CONNECTION}
+
+
+def _by_words(e: BaseException) -> str | None:
+    """The explanation of a failure only its message names: servers that raise a plain error."""
+    text = str(e) or type(e).__name__
+    lower = text.lower()
+    if "model" in lower and "not found" in lower:
+        return _not_found(text)
+    if "tool" in lower and any(w in lower for w in ("support", "not allowed", "unsupported", "does not")):
+        return NO_TOOLS
+    return None
