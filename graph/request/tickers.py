@@ -321,16 +321,8 @@ def _classify_upper(
     upper: str, token: str, start: int, end: int, text: str, low: str, shouted: bool
 ) -> TickerHit | None:
     known = is_known_ticker(upper)
-    if upper in SOFT_WORDS and known:
-        if not shouted:
-            return TickerHit(upper, start, end, token, TIER_WEAK, "upper-case word")
-        if _cue(low, start, end, text):
-            return TickerHit(upper, start, end, token, TIER_WEAK, "word in context")
-        return TickerHit(upper, start, end, token, TIER_LISTED_ONLY, "upper-case word")
     if upper in HARD_STOP or upper in SOFT_WORDS:
-        if known and not shouted and len(upper) > 1:  # "V or MA?" still names two
-            return TickerHit(upper, start, end, token, TIER_LISTED_ONLY, "upper-case word")
-        return None
+        return _upper_word(upper, known, token, start, end, text, low, shouted)
     if len(upper) == 1:
         if not known or prev_word(low, start) in _LABEL_WORDS:
             return None
@@ -341,6 +333,22 @@ def _classify_upper(
         if upper in ENGLISH_WORDS:  # "DROP TABLE threads": a word, unless listed with a ticker
             return TickerHit(upper, start, end, token, TIER_LISTED_ONLY, ORDINARY_WORD)
         return TickerHit(upper, start, end, token, TIER_UNKNOWN, "unlisted symbol")
+    return None
+
+
+def _upper_word(
+    upper: str, known: bool, token: str, start: int, end: int, text: str, low: str, shouted: bool
+) -> TickerHit | None:
+    """An upper-case word that is usually not a ticker: a soft word that is a listed symbol
+    ("NOW") counts by its context; a hard stop only when listed with other tickers."""
+    if upper in SOFT_WORDS and known:
+        if not shouted:
+            return TickerHit(upper, start, end, token, TIER_WEAK, "upper-case word")
+        if _cue(low, start, end, text):
+            return TickerHit(upper, start, end, token, TIER_WEAK, "word in context")
+        return TickerHit(upper, start, end, token, TIER_LISTED_ONLY, "upper-case word")
+    if known and not shouted and len(upper) > 1:  # "V or MA?" still names two
+        return TickerHit(upper, start, end, token, TIER_LISTED_ONLY, "upper-case word")
     return None
 
 
