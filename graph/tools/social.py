@@ -38,51 +38,54 @@ def _post_line(post: Post) -> str:
     return f"{day_of(post.created):%Y-%m-%d} {post.source} [{mood}]: {post.text}"
 
 
+def _from_posts(ticker: str, as_of: date, posts: list[Post], start: date) -> tuple[str, Figures, list[str]]:
+    """The tool's answer from posts: the figures, a table of posts per day and the latest posts."""
+    figures = social_figures(posts)
+    by_day: dict[date, list[int]] = {}
+    for post in posts:
+        counts = by_day.setdefault(day_of(post.created), [0, 0, 0])
+        counts[0] += 1
+        counts[1] += post.sentiment == "bullish"
+        counts[2] += post.sentiment == "bearish"
+    daily = [[f"{day:%Y-%m-%d}", *counts] for day, counts in sorted(by_day.items())]
+    items = [_post_line(post) for post in posts[:MAX_POSTS_SHOWN]]
+    summary = "; ".join(f"{k} {v}" for k, v in figures.items())
+    text = "\n".join(
+        [
+            f"{ticker} social posts {start} to {as_of}: {summary}",
+            table(["date", "posts", "bullish", "bearish"], daily),
+            f"Latest {len(items)} posts:",
+            *items,
+        ]
+    )
+    return text, figures, items
+
+
+def _from_headlines(
+    ticker: str, as_of: date, news: list[NewsItem], start: date, social_reason: str
+) -> tuple[str, Figures, list[str]]:
+    """The proxy: no post was found, so read the tone of the company's headlines."""
+    tone = news_tone(n.title for n in news)
+    figures: Figures = {
+        "Posts": 0,
+        "Bullish %": None,
+        "Bearish %": None,
+        "Social Score": tone,
+        "Proxy": SOCIAL_PROXY,
+    }
+    items = [news_line(n) for n in news[:MAX_HEADLINES]]
+    text = "\n".join(
+        [
+            f"no social feed answered ({social_reason}); using news-headline tone as a proxy.",
+            f"{ticker} headlines {start} to {as_of}: {len(news)} found, headline tone {tone}"
+            f" (-1..1, keyword score; reported as Social Score); latest {len(items)}:",
+            *items,
+        ]
+    )
+    return text, figures, items
+
+
 def social_tools(vendor: Vendor, ticker: str, as_of: date) -> list[BaseTool]:
-    def from_posts(posts: list[Post], start: date) -> tuple[str, Figures, list[str]]:
-        figures = social_figures(posts)
-        by_day: dict[date, list[int]] = {}
-        for post in posts:
-            counts = by_day.setdefault(day_of(post.created), [0, 0, 0])
-            counts[0] += 1
-            counts[1] += post.sentiment == "bullish"
-            counts[2] += post.sentiment == "bearish"
-        daily = [[f"{day:%Y-%m-%d}", *counts] for day, counts in sorted(by_day.items())]
-        items = [_post_line(post) for post in posts[:MAX_POSTS_SHOWN]]
-        summary = "; ".join(f"{k} {v}" for k, v in figures.items())
-        text = "\n".join(
-            [
-                f"{ticker} social posts {start} to {as_of}: {summary}",
-                table(["date", "posts", "bullish", "bearish"], daily),
-                f"Latest {len(items)} posts:",
-                *items,
-            ]
-        )
-        return text, figures, items
-
-    def from_headlines(
-        news: list[NewsItem], start: date, social_reason: str
-    ) -> tuple[str, Figures, list[str]]:
-        """The proxy: no post was found, so read the tone of the company's headlines."""
-        tone = news_tone(n.title for n in news)
-        figures: Figures = {
-            "Posts": 0,
-            "Bullish %": None,
-            "Bearish %": None,
-            "Social Score": tone,
-            "Proxy": SOCIAL_PROXY,
-        }
-        items = [news_line(n) for n in news[:MAX_HEADLINES]]
-        text = "\n".join(
-            [
-                f"no social feed answered ({social_reason}); using news-headline tone as a proxy.",
-                f"{ticker} headlines {start} to {as_of}: {len(news)} found, headline tone {tone}"
-                f" (-1..1, keyword score; reported as Social Score); latest {len(items)}:",
-                *items,
-            ]
-        )
-        return text, figures, items
-
     async def social_sentiment(lookback_days: int = 7) -> tuple[str, Figures, list[str]]:
         lookback = clamp(lookback_days, 1, 90)
         start = as_of - timedelta(days=lookback - 1)
@@ -94,7 +97,7 @@ def social_tools(vendor: Vendor, ticker: str, as_of: date) -> list[BaseTool]:
             posts = cut_posts(answered, start, as_of)
             social_reason = f"no social posts about {ticker} from {start} to {as_of}"
         if posts:
-            return from_posts(posts, start)
+            return _from_posts(ticker, as_of, posts, start)
 
         try:
             news = cut_news(await call_vendor(vendor.news, ticker, start, as_of), start, as_of)
@@ -102,7 +105,7 @@ def social_tools(vendor: Vendor, ticker: str, as_of: date) -> list[BaseTool]:
             news_reason = reason(exc)
         else:
             if news:
-                return from_headlines(news, start, social_reason)
+                return _from_headlines(ticker, as_of, news, start, social_reason)
             news_reason = f"no {ticker} headlines from {start} to {as_of}"
         raise NoData(
             f"no social feed answered ({social_reason}) and no news headlines to fall back on"
