@@ -60,18 +60,7 @@ def build_graph(settings: Settings, *, models: ModelRegistry, vendor: Vendor, to
         return route
 
     g = StateGraph(DeskState, context_schema=DeskContext)
-    g.add_node("coordinator", make_coordinator(settings, models, vendor))
-    # Every persona turn is followed by the check of the figures it cites (graph/record/figures.py).
-    g.add_node(FOLLOWUP, checked(make_followup(models)))
-    toolkit = toolkit or partial(make_toolkit, vendor)
-    for spec in ANALYSTS:
-        g.add_node(spec.node, checked(make_analyst(spec, models, toolkit, settings.max_tool_rounds, vendor.label)))
-    for side, debater in DEBATERS.items():
-        g.add_node(side, checked(make_debater(debater, models)))
-    g.add_node(RESEARCH_MANAGER_NODE, checked(make_research_manager(models)))
-    g.add_node(TRADER_NODE, checked(make_trader(models)))
-    g.add_node(RISK_JUDGE_NODE, checked(make_risk_judge(models)))
-
+    _add_nodes(g, settings, models, vendor, toolkit or partial(make_toolkit, vendor))
     analyst_nodes = [a.node for a in ANALYSTS]
     turn_nodes = [*DEBATERS, RESEARCH_MANAGER_NODE, TRADER_NODE, RISK_JUDGE_NODE]
     g.add_edge(START, "coordinator")
@@ -83,3 +72,18 @@ def build_graph(settings: Settings, *, models: ModelRegistry, vendor: Vendor, to
     g.add_edge(RISK_JUDGE_NODE, END)
     g.add_edge(FOLLOWUP, END)
     return g.compile(checkpointer=checkpointer, store=store, name="trading-desk")
+
+
+def _add_nodes(g: StateGraph[Any, Any, Any, Any], settings: Settings, models: ModelRegistry, vendor: Vendor,
+               toolkit: Toolkit) -> None:
+    """Every node of the desk: the coordinator, the follow-up, the analysts and the speakers after them."""
+    g.add_node("coordinator", make_coordinator(settings, models, vendor))
+    # Every persona turn is followed by the check of the figures it cites (graph/record/figures.py).
+    g.add_node(FOLLOWUP, checked(make_followup(models)))
+    for spec in ANALYSTS:
+        g.add_node(spec.node, checked(make_analyst(spec, models, toolkit, settings.max_tool_rounds, vendor.label)))
+    for side, debater in DEBATERS.items():
+        g.add_node(side, checked(make_debater(debater, models)))
+    g.add_node(RESEARCH_MANAGER_NODE, checked(make_research_manager(models)))
+    g.add_node(TRADER_NODE, checked(make_trader(models)))
+    g.add_node(RISK_JUDGE_NODE, checked(make_risk_judge(models)))
