@@ -6,6 +6,7 @@ import re
 import sys
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
+from dataclasses import dataclass
 from typing import Any, cast
 
 from langchain_core.language_models import BaseChatModel
@@ -117,43 +118,60 @@ async def ask(model: BaseChatModel | Runnable[Any, Any], messages: list[BaseMess
     limits = limits or CallLimits()
     bound = model.bind(**limits.fields) if limits.fields else model
     tagged = bound.with_config(metadata={"persona": persona})
-    empties = cuts = stalls = 0
+    tries = _Tries()
     while True:
         if meter is not None:
             meter.check(messages, limits.max_tokens)
-        try:
-            reply = await _streamed(tagged, messages, limits.stall_timeout_s)
-        except _Stall:
-            stalls += 1
-            if stalls > STALL_RETRIES:
-                raise Stalled(f"{persona}: the model sent nothing for {limits.stall_timeout_s:g} s, "
-                              f"{stalls} times, so the desk stopped waiting. Check the model server "
-                              "(a slow one needs a larger DESK_STALL_TIMEOUT_S), then type “resume” "
-                              "to continue from this step.") from None
+        reply = await _call(tagged, messages, persona, limits, tries)
+        if reply is None:
             continue
-        except _Cut as cut:
-            cuts += 1
-            if cuts > CUT_RETRIES:
-                raise DeskError(f"{persona}: the model server cut its answer off {cuts} times "
-                                f"({explain(cut.error)}). Check the server, then type “resume” "
-                                "to continue from this step.") from cut.error
-            continue
-        except DeskError:
-            raise
-        except Exception as exc:  # the run stops with a sentence the user can act on
-            why = explain(exc)
-            raise (NoTools if why == NO_TOOLS else DeskError)(f"{persona}: {why}") from exc
         if meter is not None:
             meter.add(reply, messages)
         if reply.tool_calls or reply.invalid_tool_calls or not blank(text_of(reply)):
             return reply
-        empties += 1
-        if empties > EMPTY_RETRIES:
+        tries.empties += 1
+        if tries.empties > EMPTY_RETRIES:
             break
     if required:
-        raise EmptyAnswer(f"{persona}: the model returned an empty answer {empties} times, so no decision was "
-                          "made. Check the model server, then type “resume” to continue from this step.")
-    return AIMessage(content=NO_ANSWER.format(tries=empties), name=persona)
+        raise EmptyAnswer(f"{persona}: the model returned an empty answer {tries.empties} times, so no decision "
+                          "was made. Check the model server, then type “resume” to continue from this step.")
+    return AIMessage(content=NO_ANSWER.format(tries=tries.empties), name=persona)
+
+
+@dataclass
+class _Tries:
+    """How many times one `ask` got an empty answer, a cut stream, a stalled call."""
+    empties: int = 0
+    cuts: int = 0
+    stalls: int = 0
+
+
+async def _call(model: Runnable[Any, Any], messages: list[BaseMessage], persona: str, limits: CallLimits,
+                tries: _Tries) -> AIMessage | None:
+    """One try of `ask`: the reply, or None when the call stalled or was cut off and may be asked
+    again. A failure that may not (its retries spent, or any other) stops the run with a sentence
+    the user can act on."""
+    try:
+        return await _streamed(model, messages, limits.stall_timeout_s)
+    except _Stall:
+        tries.stalls += 1
+        if tries.stalls > STALL_RETRIES:
+            raise Stalled(f"{persona}: the model sent nothing for {limits.stall_timeout_s:g} s, "
+                          f"{tries.stalls} times, so the desk stopped waiting. Check the model server "
+                          "(a slow one needs a larger DESK_STALL_TIMEOUT_S), then type “resume” "
+                          "to continue from this step.") from None
+    except _Cut as cut:
+        tries.cuts += 1
+        if tries.cuts > CUT_RETRIES:
+            raise DeskError(f"{persona}: the model server cut its answer off {tries.cuts} times "
+                            f"({explain(cut.error)}). Check the server, then type “resume” "
+                            "to continue from this step.") from cut.error
+    except DeskError:
+        raise
+    except Exception as exc:  # the run stops with a sentence the user can act on
+        why = explain(exc)
+        raise (NoTools if why == NO_TOOLS else DeskError)(f"{persona}: {why}") from exc
+    return None
 
 
 class _Stall(Exception):
@@ -191,29 +209,52 @@ async def _streamed(model: Runnable[Any, Any], messages: list[BaseMessage], stal
     cancels the call. The pieces reach the chat through LangGraph's "messages" stream (callbacks),
     as with any model call in a node."""
     loop = asyncio.get_running_loop()
-    pieces: list[AIMessageChunk] = []  # merged once at the end: a merge per piece made a new message per word
-    whole: AIMessage | None = None
+    reply = _Pieces()
     try:
         stream = cast(AsyncGenerator[Any, None], model.astream(messages))
         async with aclosing(stream), asyncio.timeout(stall_s) as watch:
             async for chunk in stream:
                 if stall_s is not None:
                     watch.reschedule(loop.time() + stall_s)
-                if isinstance(chunk, AIMessageChunk):
-                    pieces.append(chunk)
-                elif isinstance(chunk, AIMessage):  # a model that cannot stream answers whole
-                    whole = chunk
+                reply.take(chunk)
     except TimeoutError:
         if watch.expired():
             raise _Stall() from None
         raise
     except Exception as exc:
-        if not pieces and isinstance(exc, ValueError) and "generation" in str(exc).lower():
-            return AIMessage(content="")  # an empty stream ("No generation chunks were returned")
-        if pieces or _is_cut(exc):
-            raise _Cut(exc) from exc
+        if (empty := _empty_or_cut(exc, bool(reply.pieces))) is not None:
+            return empty
         raise
-    if not pieces:
-        return whole or AIMessage(content="")
-    merged = pieces[0] if len(pieces) == 1 else add_ai_message_chunks(pieces[0], *pieces[1:])
-    return cast(AIMessage, message_chunk_to_message(merged))
+    return reply.message()
+
+
+class _Pieces:
+    """A streamed reply's pieces, merged once at the end: a merge per piece made a new message per word."""
+
+    def __init__(self) -> None:
+        self.pieces: list[AIMessageChunk] = []
+        self.whole: AIMessage | None = None
+
+    def take(self, chunk: Any) -> None:
+        if isinstance(chunk, AIMessageChunk):
+            self.pieces.append(chunk)
+        elif isinstance(chunk, AIMessage):  # a model that cannot stream answers whole
+            self.whole = chunk
+
+    def message(self) -> AIMessage:
+        if not self.pieces:
+            return self.whole or AIMessage(content="")
+        pieces = self.pieces
+        merged = pieces[0] if len(pieces) == 1 else add_ai_message_chunks(pieces[0], *pieces[1:])
+        return cast(AIMessage, message_chunk_to_message(merged))
+
+
+def _empty_or_cut(exc: Exception, got_pieces: bool) -> AIMessage | None:
+    """What a stream that failed gave: an empty reply when the failure only says there was nothing
+    ("No generation chunks were returned"); `_Cut` raised when the answer was cut off (it may be
+    asked again); None for any other failure, which the caller re-raises."""
+    if not got_pieces and isinstance(exc, ValueError) and "generation" in str(exc).lower():
+        return AIMessage(content="")
+    if got_pieces or _is_cut(exc):
+        raise _Cut(exc) from exc
+    return None
