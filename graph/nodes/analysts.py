@@ -8,10 +8,12 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
 from typing import Any
 
+from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, InvalidToolCall, SystemMessage, ToolMessage
 from langchain_core.runnables import Runnable
 from langchain_core.tools import BaseTool
@@ -23,7 +25,7 @@ from ..core.personas import AnalystSpec, prompt_name
 from ..core.prompts import render
 from ..core.state import DeskState
 from ..core.usage import Meter
-from ..models.registry import ModelRegistry
+from ..models.registry import CallLimits, ModelRegistry
 from ..models.tool_text import calls_in_text
 from ..record.figures import tool_evidence
 from .speaking import NO_ANSWER_START, NoTools, ask, blank, spoken, subject, take_notes, text_of
@@ -56,77 +58,98 @@ def make_analyst(spec: AnalystSpec, models: ModelRegistry, toolkit: Toolkit, max
         limits = models.limits("report")
         meter = Meter.of(state, spec.persona, models.settings.token_budget)
         notes, update = await take_notes(state, runtime, spec.persona)
-        # The rules every analyst shares first, then this analyst's role: the four prompts open alike,
-        # so a server that puts the tool schemas after the system text caches the common part once.
-        system = (render("analyst", **subject(state), max_tool_rounds=max_tool_rounds, data_label=data_label,
-                         max_words=max_words(limits.max_tokens))
-                  + "\n\n" + render(prompt_name(spec.persona), **subject(state)))
-        messages: list[BaseMessage] = [
-            SystemMessage(system),
-            HumanMessage(render("analyst_task", **subject(state), notes=notes)),
-        ]
-        write = runtime.stream_writer
-        fetched: list[ToolMessage] = []  # every tool result, for the figure check (graph/record/figures.py)
-
-        async def run(calls: list[Any]) -> list[ToolMessage]:
-            results = await asyncio.gather(*(_run_tool(by_name, call, spec.persona, write) for call in calls))
-            fetched.extend(results)
-            for result in results:  # a tool that says which window it showed sets the chart's
-                if isinstance(result.artifact, dict) and "window_days" in result.artifact:
-                    update["chart_window_days"] = int(result.artifact["window_days"])
-            return list(results)
-
-        async def from_fetched_data(why: str) -> str:
-            """The report from every tool's default answer, fetched by the desk: for a model that
-            cannot call tools, or wrote a report without calling any (its figures would be made up)."""
-            results = await run([{"name": n, "args": {}, "id": f"call_desk_{i}"} for i, n in enumerate(by_name)])
-            prompt = HumanMessage(render("tool_data", why=why, results=_as_text(results)))
-            reply = await ask(model, [*messages, prompt], spec.persona, limits=limits, meter=meter)
-            return _report(reply, by_name, spec.persona)
-
-        report: str | None = None
-        ran_tools = False
-        for round_no in range(max_tool_rounds + 1):
-            if round_no == max_tool_rounds:
-                # The budget is spent: one last call without tools forces the report.
-                messages.append(HumanMessage(render("tool_budget_spent", max_tool_rounds=max_tool_rounds)))
-                report = _report(await ask(model, messages, spec.persona, limits=limits, meter=meter), by_name,
-                                 spec.persona)
-                break
-            if name in no_tools:
-                report = await from_fetched_data(render("tool_data_no_tools"))
-                break
-            try:
-                reply = await ask(with_tools, messages, spec.persona, limits=limits, meter=meter)
-            except NoTools:
-                no_tools.add(name)
-                report = await from_fetched_data(render("tool_data_no_tools"))
-                break
-            for call in [*reply.tool_calls, *reply.invalid_tool_calls]:  # some servers send no ids, but
-                call["id"] = call.get("id") or f"call_{uuid.uuid4().hex[:12]}"  # an answer must name its call
-            messages.append(reply)
-            if reply.tool_calls or reply.invalid_tool_calls:
-                messages.extend(await run(reply.tool_calls))
-                messages.extend(_refuse(call, spec.persona, write) for call in reply.invalid_tool_calls)
-                ran_tools = ran_tools or bool(reply.tool_calls)  # refused calls brought no data
-                continue
-            calls, _ = calls_in_text(text_of(reply), by_name)
-            if calls:  # the model wrote its calls as text: run them, and answer in text too
-                messages.append(HumanMessage(render("tool_results", results=_as_text(await run(calls)))))
-                ran_tools = True
-                continue
-            if not ran_tools and not text_of(reply).startswith(NO_ANSWER_START):
-                messages.pop()  # a report from no data is not kept: its figures can only be made up
-                report = await from_fetched_data(render("tool_data_not_called"))
-            else:
-                report = text_of(reply)
-            break
-        report = report or ""
+        turn = _Turn(spec.persona, by_name, model, limits, meter, runtime.stream_writer, update,
+                     _opening(spec, state, notes, max_tool_rounds, data_label, limits.max_tokens))
+        report = await turn.report(with_tools, name, no_tools, max_tool_rounds) or ""
         return {spec.report_key: report, "messages": [spoken(spec.persona, report)], **update, **meter.update(),
-                **tool_evidence(spec.persona, fetched)}
+                **tool_evidence(spec.persona, turn.fetched)}
 
     analyst.__name__ = spec.node
     return analyst
+
+
+def _opening(spec: AnalystSpec, state: DeskState, notes: str, max_tool_rounds: int, data_label: str,
+             max_tokens: int | None) -> list[BaseMessage]:
+    """An analyst's first messages: the rules every analyst shares first, then this analyst's role
+    (the four prompts open alike, so a server that puts the tool schemas after the system text
+    caches the common part once), then the task with the user's notes."""
+    system = (render("analyst", **subject(state), max_tool_rounds=max_tool_rounds, data_label=data_label,
+                     max_words=max_words(max_tokens))
+              + "\n\n" + render(prompt_name(spec.persona), **subject(state)))
+    return [SystemMessage(system), HumanMessage(render("analyst_task", **subject(state), notes=notes))]
+
+
+@dataclass
+class _Turn:
+    """One analyst's turn: its ReAct loop's messages and the tool results it fetched."""
+    persona: str
+    by_name: dict[str, BaseTool]
+    model: BaseChatModel
+    limits: CallLimits
+    meter: Meter
+    write: Writer
+    update: dict[str, Any]  # the state update (notes read, the chart's window)
+    messages: list[BaseMessage]
+    fetched: list[ToolMessage] = field(default_factory=list)  # every result, for graph/record/figures.py
+    ran_tools: bool = False
+
+    async def report(self, with_tools: Runnable[Any, Any], model_name: str, no_tools: set[str],
+                     max_tool_rounds: int) -> str | None:
+        """Rounds of tool calls until the model writes its report, within `max_tool_rounds`."""
+        for round_no in range(max_tool_rounds + 1):
+            if round_no == max_tool_rounds:
+                # The budget is spent: one last call without tools forces the report.
+                self.messages.append(HumanMessage(render("tool_budget_spent", max_tool_rounds=max_tool_rounds)))
+                return _report(await self.ask(self.model, self.messages), self.by_name, self.persona)
+            if model_name in no_tools:
+                return await self.from_fetched_data(render("tool_data_no_tools"))
+            try:
+                reply = await self.ask(with_tools, self.messages)
+            except NoTools:
+                no_tools.add(model_name)
+                return await self.from_fetched_data(render("tool_data_no_tools"))
+            report = await self.answer(reply)
+            if report is not None:
+                return report
+        return None
+
+    async def ask(self, model: BaseChatModel | Runnable[Any, Any], messages: list[BaseMessage]) -> AIMessage:
+        return await ask(model, messages, self.persona, limits=self.limits, meter=self.meter)
+
+    async def answer(self, reply: AIMessage) -> str | None:
+        """Run the tools a reply calls (None: the loop goes on), or take it as the report."""
+        for call in [*reply.tool_calls, *reply.invalid_tool_calls]:  # some servers send no ids, but
+            call["id"] = call.get("id") or f"call_{uuid.uuid4().hex[:12]}"  # an answer must name its call
+        self.messages.append(reply)
+        if reply.tool_calls or reply.invalid_tool_calls:
+            self.messages.extend(await self.run(reply.tool_calls))
+            self.messages.extend(_refuse(call, self.persona, self.write) for call in reply.invalid_tool_calls)
+            self.ran_tools = self.ran_tools or bool(reply.tool_calls)  # refused calls brought no data
+            return None
+        calls, _ = calls_in_text(text_of(reply), self.by_name)
+        if calls:  # the model wrote its calls as text: run them, and answer in text too
+            self.messages.append(HumanMessage(render("tool_results", results=_as_text(await self.run(calls)))))
+            self.ran_tools = True
+            return None
+        if not self.ran_tools and not text_of(reply).startswith(NO_ANSWER_START):
+            self.messages.pop()  # a report from no data is not kept: its figures can only be made up
+            return await self.from_fetched_data(render("tool_data_not_called"))
+        return text_of(reply)
+
+    async def run(self, calls: list[Any]) -> list[ToolMessage]:
+        results = await asyncio.gather(*(_run_tool(self.by_name, call, self.persona, self.write) for call in calls))
+        self.fetched.extend(results)
+        for result in results:  # a tool that says which window it showed sets the chart's
+            if isinstance(result.artifact, dict) and "window_days" in result.artifact:
+                self.update["chart_window_days"] = int(result.artifact["window_days"])
+        return list(results)
+
+    async def from_fetched_data(self, why: str) -> str:
+        """The report from every tool's default answer, fetched by the desk: for a model that
+        cannot call tools, or wrote a report without calling any (its figures would be made up)."""
+        results = await self.run([{"name": n, "args": {}, "id": f"call_desk_{i}"} for i, n in enumerate(self.by_name)])
+        prompt = HumanMessage(render("tool_data", why=why, results=_as_text(results)))
+        return _report(await self.ask(self.model, [*self.messages, prompt]), self.by_name, self.persona)
 
 
 def max_words(max_tokens: int | None) -> int:
