@@ -1,0 +1,263 @@
+"""Finders of dates written out: ISO and numeric dates, month names, a month of a year, a year or a
+decade alone. Each yields :class:`_DateHit` s in the lower-cased message (:mod:`graph.request.dates`
+runs them in order)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import date, timedelta
+
+from .date_hits import MIN_DATE, RANK_ABSOLUTE, RANK_NOW, _DateHit
+from .date_words import (
+    _DATE_END,
+    _DATE_PREPS,
+    _MONTH,
+    _MONTHS,
+    _NOT_QUANTITY,
+    _ORD,
+    _ORD_WORDS,
+    _PERIOD_LABEL,
+    _SPAN_WORDS,
+    _YEAR_PREPS,
+)
+from .text import blank, prev_word
+
+
+def _make_date(year: int, month: int, day: int, m: re.Match[str], how: str, rank: int = RANK_ABSOLUTE) -> _DateHit:
+    """A date hit, or an 'impossible date' hit when the calendar disagrees."""
+    text = m.group(0).strip()
+    try:
+        return _DateHit(m.start(), m.end(), text, date(year, month, day), rank, how)
+    except ValueError:
+        return _DateHit(m.start(), m.end(), text, None, rank, how, error=_impossible(year, month, day))
+
+
+def _impossible(year: int, month: int, day: int) -> str:
+    """Why a year/month/day triple is not on the calendar (shown to the user)."""
+    if 1 <= month <= 12 and day >= 1:
+        first_next = date(year + (month == 12), month % 12 + 1, 1) if 1 <= year < 9999 else None
+        if first_next:
+            last = (first_next - timedelta(days=1)).day
+            detail = f"{date(year, month, 1):%B %Y} only has {last} days"
+        else:
+            detail = "that year is out of range"
+    elif not 1 <= month <= 12:
+        detail = f"there is no month {month}"
+    else:
+        detail = "there is no day 0"
+    return detail
+
+
+def _year(text: str, today: date) -> int:
+    """Four-digit years as written; two-digit years in the most recent century."""
+    year = int(text)
+    if len(text) == 2:
+        year += 2000 if 2000 + year <= today.year else 1900
+    return year
+
+
+def _month(text: str) -> int:
+    return _MONTHS[text[:3].lower()]
+
+
+def _month_end(year: int, month: int, today: date) -> date:
+    """The last day of a month (today while it is the current month)."""
+    if (year, month) == (today.year, today.month):
+        return today
+    return date(year + (month == 12), month % 12 + 1, 1) - timedelta(days=1)
+
+
+def _month_hit(year: int, month: int, start: int, end: int, text: str, today: date, how: str) -> _DateHit:
+    """A month of a year: its last day, or out of range."""
+    if year < 1:
+        return _DateHit(start, end, text, None, RANK_ABSOLUTE, how, beyond="past")
+    if year > 9998:
+        return _DateHit(start, end, text, None, RANK_ABSOLUTE, how, beyond="future")
+    return _DateHit(start, end, text, _month_end(year, month, today), RANK_ABSOLUTE, how)
+
+
+def _find_iso(low: str, today: date) -> Iterable[_DateHit]:
+    """2024-05-01, 2024/05/01, 2024.05.01 and compact 20240501."""
+    for m in re.finditer(rf"(?<![\w.$/+-])(\d{{4}})([-/.])(\d{{1,2}})\2(\d{{1,2}}){_DATE_END}", low):
+        yield _make_date(int(m.group(1)), int(m.group(3)), int(m.group(4)), m, "ISO date")
+    for m in re.finditer(rf"(?<![\w$.,+-])((?:19|20)\d{{2}})(\d{{2}})(\d{{2}})(?![\w]|[.,]\d){_NOT_QUANTITY}", low):
+        month, day = int(m.group(2)), int(m.group(3))
+        if 1 <= month <= 12 or 1 <= day <= 31:  # "20241301" is a date typed wrong; "20000000" a number
+            yield _make_date(int(m.group(1)), month, day, m, "compact date")
+
+
+def _find_numeric(low: str, today: date) -> Iterable[_DateHit]:
+    """05/01/2024 (US order), 15/03/2024 (day first when unambiguous), 5-1-24."""
+    pattern = rf"(?<![\w.$/+-])(\d{{1,2}})([-/.])(\d{{1,2}})\2(\d{{4}}|\d{{2}}){_DATE_END}"
+    for m in re.finditer(pattern, low):
+        first, second, third = int(m.group(1)), int(m.group(3)), int(m.group(4))
+        if len(m.group(4)) == 2 and first > 12:
+            yield _two_digit_year(m, first, second, third, today)
+            continue
+        month, day = (second, first) if first > 12 and second <= 12 else (first, second)
+        how = "day-first date" if first > 12 and second <= 12 else "US date"
+        yield _make_date(_year(m.group(4), today), month, day, m, how)
+
+
+def _two_digit_year(m: re.Match[str], first: int, second: int, third: int, today: date) -> _DateHit:
+    """'24-05-01': day-month-year (2001-05-24) or year-month-day (2024-05-01)?"""
+    day_first = _make_date(_year(f"{third:02d}", today), second, first, m, "day-first date")
+    year_first = _make_date(_year(f"{first:02d}", today), second, third, m, "year-first date")
+    if first > 31 or day_first.value is None:
+        return year_first if year_first.value is not None or first > 31 else day_first
+    if year_first.value is None or year_first.value == day_first.value:
+        return day_first
+    return _DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "ambiguous date", ask="ambiguous",
+                    options=(day_first.value, year_first.value))
+
+
+def _find_year_month(low: str, today: date) -> Iterable[_DateHit]:
+    """2024-05, 2024/05 and 05/2024: a month of a year, like 'May 2024' ('2024-25' is a season)."""
+    patterns = (
+        (rf"(?<![\w.$/+-])(\d{{4}})[-/](\d{{1,2}}){_DATE_END}", 1, 2),
+        (rf"(?<![\w.$/+-])(\d{{1,2}})/(\d{{4}}){_DATE_END}", 2, 1),
+    )
+    for pattern, year_group, month_group in patterns:
+        for m in re.finditer(pattern, low):
+            year, month = int(m.group(year_group)), int(m.group(month_group))
+            if 1 <= month <= 12:
+                yield _month_hit(year, month, m.start(), m.end(), m.group(0), today, "month and year")
+                low = blank(low, m.start(), m.end())
+            elif month != (year + 1) % 100:  # "2024-13" is no month; "2024-25" is a season
+                yield _DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "month and year",
+                               error=f"there is no month {month}")
+
+
+def _find_named(low: str, today: date) -> Iterable[_DateHit]:
+    """Month names with a year: 'March 15, 2024', '15 March 2024', 'Dec 2023'."""
+    patterns = (
+        (rf"\b{_MONTH}\s*(\d{{1,2}}){_ORD}(?:\s*,\s*|\s+|-)(?:(?:in|of)\s+)?(\d{{4}})\b", "md"),
+        (rf"\b(\d{{1,2}}){_ORD}(?:\s+of)?[\s-]+{_MONTH},?[\s-]+(?:(?:in|of)\s+)?(\d{{4}})\b", "dm"),
+    )
+    for pattern, order in patterns:
+        for m in re.finditer(pattern, low):
+            if order == "md":
+                month, day, year = _month(m.group(1)), int(m.group(2)), int(m.group(3))
+            else:
+                day, month, year = int(m.group(1)), _month(m.group(2)), int(m.group(3))
+            yield _make_date(year, month, day, m, "date")
+            low = blank(low, m.start(), m.end())
+    # "May 5 2024xyz", "1st May 20244": a year with something stuck to it is not "May 5" of this year.
+    glued = (
+        rf"\b\d{{1,2}}{_ORD}(?:\s+of)?[\s-]+{_MONTH},?[\s-]+(\d{{4}}[a-z0-9]+)\b",
+        rf"\b{_MONTH}\s*(?:\d{{1,2}}{_ORD}(?:\s*,\s*|\s+|-))?(\d{{4}}[a-z0-9]+)\b",
+    )
+    for pattern in glued:
+        for m in re.finditer(pattern, low):
+            yield _DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "date", ask="unreadable",
+                           unclear="there is something stuck to the year")
+            low = blank(low, m.start(), m.end())
+    # "end of 2023", "year-end 2023", "2023 year end": December 31st.
+    for m in re.finditer(r"\b(?:(?:the\s+)?end\s+of|year[\s-]?end)\s+(\d{4})\b|\b(\d{4})\s+year[\s-]?end\b", low):
+        yield _make_date(int(m.group(1) or m.group(2)), 12, 31, m, "year end")
+        low = blank(low, m.start(), m.end())
+    # Month and year only: the last day of that month (or today if current).
+    for m in re.finditer(rf"\b{_MONTH},?\s+(?:of\s+|in\s+)?(\d{{4}})\b", low):
+        year, month = int(m.group(2)), _month(m.group(1))
+        yield _month_hit(year, month, m.start(), m.end(), m.group(0).strip(), today, "month and year")
+
+
+def _find_named_no_year(low: str, today: date) -> Iterable[_DateHit]:
+    """'July 4th', 'the 4th of July', 'on 15 March': the most recent such day.
+
+    Without a year these collide with option-speak ("10 march calls") and
+    "may" the verb, so the day-first form needs an ordinal, "of" or a
+    preposition, and "may 5" needs a preposition or a very short message.
+    """
+    short = len(re.findall(r"\S+", low)) <= 3
+    month_day = rf"\b{_MONTH}\s*(\d{{1,2}})({_ORD_WORDS})?\b(?![.,:/]\d){_NOT_QUANTITY}"
+    for m in re.finditer(month_day, low):
+        if m.group(1) == "may" and not (m.group(3) or short or prev_word(low, m.start()) in _DATE_PREPS):
+            continue  # "I may 2x my position"
+        hit = _recent_occurrence(m, _month(m.group(1)), int(m.group(2)), today)
+        if hit:
+            yield hit
+            low = blank(low, m.start(), m.end())
+    day_month = rf"\b(\d{{1,2}})({_ORD_WORDS})?(\s+of)?\s+{_MONTH}(?![a-z]){_NOT_QUANTITY}"
+    for m in re.finditer(day_month, low):
+        marked = m.group(2) or m.group(3) or prev_word(low, m.start()) in _DATE_PREPS
+        if not marked:
+            continue
+        hit = _recent_occurrence(m, _month(m.group(4)), int(m.group(1)), today)
+        if hit:
+            yield hit
+
+
+def _find_numeric_no_year(low: str, today: date) -> Iterable[_DateHit]:
+    """'on 5/1': only after a preposition, or in very short messages ('NVDA 5/1')."""
+    short = len(re.findall(r"\S+", low)) <= 3
+    for m in re.finditer(r"(?<![\w.$/+-])(\d{1,2})/(\d{1,2})(?![\d/%]|\.\d)", low):
+        if not (short or prev_word(low, m.start()) in _DATE_PREPS):
+            continue
+        month, day = int(m.group(1)), int(m.group(2))
+        if 1 <= month <= 12 and 1 <= day <= 31:
+            hit = _recent_occurrence(m, month, day, today)
+            if hit:
+                yield hit
+
+
+def _recent_occurrence(m: re.Match[str], month: int, day: int, today: date) -> _DateHit | None:
+    """Most recent month/day on or before today (looks back far enough for Feb 29)."""
+    text = m.group(0).strip()
+    if not 1 <= month <= 12 or day < 1:
+        return None
+    for year in range(today.year, today.year - 9, -1):
+        try:
+            candidate = date(year, month, day)
+        except ValueError:
+            continue
+        if candidate <= today:
+            return _DateHit(m.start(), m.end(), text, candidate, RANK_ABSOLUTE, "date without year")
+    return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, "date", error=_impossible(2024, month, day))
+
+
+def _find_year(low: str, today: date) -> Iterable[_DateHit]:
+    """A year alone: 'in 2022', 'during 2008', 'year 3000', 'NVDA 2099'.
+
+    Only after a preposition, or as the first or last word of a message of up
+    to three words; "the 2008 crash", "Q3 2024", "FY 2025" are not dates.
+    """
+    words = [w.strip(".,!?;:()\"'") for w in re.findall(r"\S+", low)]
+    edge_words = {words[0], words[-1]} if 0 < len(words) <= 3 else set()
+    for m in re.finditer(rf"(?<![\w.$/:,'-])(\d{{4}})(?![\w%]|[.,/:-]\w){_NOT_QUANTITY}", low):
+        year = int(m.group(1))
+        before = re.search(r"(\S+)\s{1,3}$", low[max(0, m.start() - 40) : m.start()])
+        previous = before.group(1).strip("(\"'") if before else ""
+        if _PERIOD_LABEL.fullmatch(previous):
+            continue
+        preposition = previous in _YEAR_PREPS
+        edge = m.group(1) in edge_words and 1000 <= year <= 2999 and previous not in _SPAN_WORDS
+        if not (preposition or edge):
+            continue
+        if previous == "for" and year > today.year:
+            continue  # "buy NVDA for 2030": a horizon, not the day to analyze
+        start = m.start() - (len(before.group(0)) if before and preposition else 0)
+        text = low[start : m.end()]
+        if year == today.year:
+            yield _DateHit(start, m.end(), text, today, RANK_NOW, "this year", year_only=year)
+        elif year > today.year:
+            yield _DateHit(start, m.end(), text, date(year, 1, 1), RANK_ABSOLUTE, "year", year_only=year)
+        elif year < MIN_DATE.year:
+            yield _DateHit(start, m.end(), text, None, RANK_ABSOLUTE, "year", beyond="past", year_only=year)
+        else:
+            yield _DateHit(start, m.end(), text, None, RANK_ABSOLUTE, "year", ask="year", year_only=year)
+
+
+def _find_decade(low: str, today: date) -> Iterable[_DateHit]:
+    """'in the 1990s', 'during the 2010s': a whole decade, so which day is asked back.
+
+    Only four-digit decades after a preposition ("NVDA in the 140s" is a price)."""
+    for m in re.finditer(r"\b(in|during|of)\s+(?:the\s+)?((?:19|20)\d0)'?s\b", low):
+        first = int(m.group(2))
+        if first + 9 < MIN_DATE.year:
+            yield _DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "decade", beyond="past")
+        elif first > today.year:
+            yield _DateHit(m.start(), m.end(), m.group(0), date(first, 1, 1), RANK_ABSOLUTE, "decade")
+        else:
+            yield _DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "decade", ask="vague", vague=True)

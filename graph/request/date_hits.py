@@ -1,0 +1,44 @@
+"""A date phrase found in a message (:class:`_DateHit`), how specific it is (its rank), and the
+earliest date the desk analyses; shared by the finders and by :mod:`graph.request.dates`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Literal
+
+# Market data before this is patchy for most symbols; refuse rather than
+# produce an analysis on nothing.
+MIN_DATE = date(1990, 1, 1)
+
+# How specific a date phrase is. Only the highest-ranked hits are used, so
+# "now" never argues with "last Friday", and "today" counts as explicit.
+RANK_NOW, RANK_TODAY, RANK_RELATIVE, RANK_ABSOLUTE = 0, 1, 2, 3
+
+Beyond = Literal["future", "past"]
+# What a hit that is not one usable day asks back.
+Ask = Literal["unreadable", "vague", "year", "ambiguous"]
+
+
+@dataclass
+class _DateHit:
+    start: int
+    end: int
+    text: str
+    value: date | None
+    rank: int
+    how: str
+    error: str | None = None  # why the date is impossible, e.g. "there is no month 13"
+    ask: Ask | None = None  # not one day: the user is asked which one
+    unclear: str | None = None  # for "unreadable": why, e.g. "the number can't be negative"
+    suggest: str | None = None  # for "unreadable": a date the user may have meant
+    options: tuple[date, ...] = ()  # for "ambiguous": the readings
+    beyond: Beyond | None = None  # out of range, too far to even name a calendar day
+    vague: bool = False  # "years ago": asked back only if nothing more specific was said
+    year_only: int | None = None  # "in 2022": a whole year (consistent with a day in it)
+
+
+def _quote(text: str, limit: int = 40) -> str:
+    """User text to quote back: bounded, and no backticks to break the Markdown."""
+    text = " ".join(text.replace("`", "'").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
