@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import json
-import os
-import platform
 import sys
 import tempfile
 import time
@@ -20,6 +17,7 @@ from pathlib import Path
 
 from .headless import Bench, analyst_speedup, critical_path, step_overhead
 from .latency import Latency
+from .support.host import machine
 
 RESULTS = Path(__file__).with_name("RESULTS.md")
 MARKER = "<!-- findings: everything below this line is kept when the figures are rewritten -->"
@@ -40,18 +38,6 @@ PROFILES = {
     "full": Profile(Latency(first_token_ms=200, per_token_ms=8, tool_ms=250), reps=5, pickup_runs=3, per_run=4,
                     chats=20),
 }
-
-
-def machine() -> dict:
-    cpu = "unknown"
-    with contextlib.suppress(OSError, StopIteration):
-        cpu = next(line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
-                   if line.startswith("model name"))
-    mem = None
-    with contextlib.suppress(OSError, ValueError, IndexError):
-        mem = round(int(Path("/proc/meminfo").read_text().split()[1]) / 1024 / 1024, 1)
-    return {"cpus": os.cpu_count(), "cpu": cpu, "memory_gib": mem, "python": platform.python_version(),
-            "platform": platform.platform()}
 
 
 async def run(profile: str, skip_socket: bool) -> dict:

@@ -47,9 +47,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from graph.core.personas import ANALYST_PERSONAS
-from graph.core.settings import Settings
-from tests.support.chat_server import Server
+from graph import ANALYST_PERSONAS, Settings
+
+from .support.chat_server import Server
+from .support.host import spent, tree_cpu
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -61,7 +62,6 @@ SIGNAL = re.compile(r"^Signal$")
 CONNECTED_JS = ("() => { const b = document.querySelector('#starters button');"
                 " return b ? !b.disabled : !!document.querySelector('#chat-input'); }")
 GOALS = {"lag_p95_ms": 250, "browser_cpu_s": 2.0}
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 # Counts the words of every changed message once per frame; times them after the frame is painted.
 OBSERVER_JS = r"""
@@ -113,50 +113,7 @@ OBSERVER_JS = r"""
 """
 
 
-# -- processes ------------------------------------------------------------------------------
-
-def _stat(pid: int) -> tuple[int, float] | None:
-    """(parent pid, CPU seconds of the process and its reaped children)."""
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = raw[raw.rindex(")") + 2:].split()  # after "pid (comm) "
-    ticks = sum(int(x) for x in fields[11:15])  # utime stime cutime cstime
-    return int(fields[1]), ticks / CLOCK_TICKS
-
-
-def _kind(pid: int) -> str:
-    """Chromium's process type (browser, renderer, gpu-process, utility, zygote) or the command."""
-    try:  # Chromium's children rewrite their command line into one space-separated string
-        cmd = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
-    except OSError:
-        return "gone"
-    kind = re.search(r"--type=(\S+)", cmd)
-    return kind[1] if kind else Path(cmd.split(" ", 1)[0]).name
-
-
-def tree_cpu(root: int) -> dict[str, float]:
-    """CPU seconds of a process and all its live descendants (the dead ones' are in their
-    parents' cutime/cstime once reaped), by process kind."""
-    stats = {int(p): s for p in os.listdir("/proc") if p.isdigit() and (s := _stat(int(p))) is not None}
-    children: dict[int, list[int]] = {}
-    for pid, (ppid, _) in stats.items():
-        children.setdefault(ppid, []).append(pid)
-    out: dict[str, float] = {}
-    todo = [root]
-    while todo:
-        pid = todo.pop()
-        if pid in stats:
-            kind = "browser" if pid == root else _kind(pid)
-            out[kind] = out.get(kind, 0.0) + stats[pid][1]
-        todo += children.get(pid, [])
-    return out
-
-
-def spent(before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
-    return {k: round(after.get(k, 0.0) - before.get(k, 0.0), 2) for k in after if after[k] != before.get(k, 0.0)}
-
+# -- the browser's processes (their CPU: support/host.py) --------------------------------------
 
 def browser_pid(tag: str) -> int:
     """The Chromium browser process started with our tag on its command line."""

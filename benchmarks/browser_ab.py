@@ -17,9 +17,8 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from tests.support.chat_server import Server
-
 from . import browser as bench
+from .support.chat_server import Server
 
 
 async def compare(checkouts: list[Path], rounds: int, lag: bool) -> dict[str, list[dict]]:

@@ -26,26 +26,19 @@ import contextlib
 import json
 import re
 import shutil
-import sqlite3
 import sys
 import tempfile
 import time
 from collections import Counter
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
+from .losses import Chat, compare, ownerless, read_db
+from .support.chat_server import Server
+from .support.host import machine
+from .support.load import LOGINS_AT_ONCE, TICKERS, LoadClient, percentile
+from .support.socket_client import runs_finished
 
-from graph.core.personas import PERSONAS
-from tests.support.chat_server import Server
-from tests.support.socket_client import DeskClient, runs_finished
-
-from .__main__ import machine
-from .socket_bench import TICKERS
-
-CARD = "**Signal**"
-LOGINS_AT_ONCE = 8  # a login throttle may refuse many attempts in flight from one address
 SIZES = (2, 5, 10, 20, 50)
 
 # name -> pattern, counted per server log line
@@ -63,141 +56,6 @@ LOG_PATTERNS: dict[str, re.Pattern[str]] = {
 def log_counts(text: str) -> dict[str, int]:
     lines = text.splitlines()
     return {name: sum(1 for line in lines if pat.search(line)) for name, pat in LOG_PATTERNS.items()}
-
-
-@dataclass
-class Chat:
-    """One user's chat: what the client saw, and what the store kept of it."""
-    user: str
-    ticker: str
-    client: DeskClient
-    sent_at: float = 0.0
-    thread_id: str | None = None
-    thread_latency_s: float | None = None   # send -> first_interaction; a lower bound when it never came
-    thread_id_arrived: bool = False
-    finished: bool = False
-    stored: dict[str, dict] | None = None   # step id -> stored step, from resume_thread after the restart
-    reopen_error: str | None = None         # why the owner could not reopen the thread
-
-    @property
-    def question(self) -> str:
-        return f"should I buy {self.ticker} today?"
-
-    def seen(self) -> list[dict]:
-        """Every step the client was shown, in order, with its final state."""
-        return [self.client.messages[i] for i in self.client.order]
-
-    def personas(self) -> list[dict]:
-        return [m for m in self.seen() if m.get("type") == "assistant_message" and m.get("name") in PERSONAS]
-
-    def cards(self) -> list[dict]:
-        return [m for m in self.seen()
-                if m.get("type") == "assistant_message" and m.get("name") == "Desk" and CARD in (m.get("output") or "")]
-
-
-def compare(chat: Chat, stored: dict[str, Any] | None, examples: list[dict] | None = None) -> Counter:
-    """What the store lost of one chat. `stored` maps step id -> output (or a step dict); each
-    loss is appended to `examples` when given."""
-    c: Counter = Counter()
-    stored = stored or {}
-
-    def out(step_id: str) -> str | None:
-        s = stored.get(step_id)
-        return s.get("output") if isinstance(s, dict) else s
-
-    def lost(kind: str, m: dict) -> None:
-        if examples is not None:
-            examples.append({"kind": kind, "thread": chat.thread_id, "id": m["id"], "type": m.get("type"),
-                             "name": m.get("name"), "streamed": (m.get("output") or "")[:60],
-                             "stored": (out(m["id"]) or "")[:60]})
-
-    for m in chat.personas():
-        c["persona_streamed"] += 1
-        shown = m.get("output") or ""
-        if m["id"] not in stored:
-            kind = "persona_missing"
-        elif not (out(m["id"]) or "").strip():
-            kind = "persona_blank"
-        elif out(m["id"]) != shown:
-            kind = "persona_mismatch"
-        else:
-            continue
-        c[kind] += 1
-        c[f"lost:{m['name']}"] += 1
-        lost(kind, m)
-    for m in chat.cards():
-        c["cards_streamed"] += 1
-        if CARD not in (out(m["id"]) or ""):
-            c["cards_missing"] += 1
-            lost("card_missing", m)
-    persona_ids = {m["id"] for m in chat.personas()}
-    for m in chat.seen():
-        if m["id"] in persona_ids:
-            continue
-        c["other_steps_streamed"] += 1
-        if m["id"] not in stored:
-            c["other_steps_missing"] += 1
-            c[f"missing:{m.get('type')}"] += 1
-            lost("step_missing", m)
-        elif m.get("type") == "tool" and (m.get("output") or "").strip() and not (out(m["id"]) or "").strip():
-            c["tool_output_blank"] += 1
-            lost("tool_output_blank", m)
-    if isinstance(next(iter(stored.values()), None), dict):
-        questions = [s for s in stored.values() if s.get("type") == "user_message" and s.get("output") == chat.question]
-        if not questions:
-            c["user_message_missing"] += 1
-    return c
-
-
-def ownerless(db: Path, thread_ids: list[str]) -> int:
-    """Threads stored without an owner: Chainlit refuses to reopen them for anyone."""
-    if not db.exists() or not thread_ids:
-        return 0
-    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)) as conn:
-        rows = conn.execute('SELECT "id" FROM threads WHERE "userIdentifier" IS NULL').fetchall()
-    return len({r[0] for r in rows} & set(thread_ids))
-
-
-def read_db(db: Path, thread_ids: list[str]) -> dict[str, dict[str, str | None]]:
-    """thread id -> {step id -> output}, straight from the chat history file (read-only)."""
-    out: dict[str, dict[str, str | None]] = {t: {} for t in thread_ids}
-    if not db.exists():
-        return out
-    with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30)) as conn:
-        for step_id, thread_id, output in conn.execute('SELECT "id", "threadId", "output" FROM steps'):
-            if thread_id in out:
-                out[thread_id][step_id] = output
-    return out
-
-
-def percentile(values: list[float], q: float) -> float | None:
-    if not values:
-        return None
-    s = sorted(values)
-    k = (len(s) - 1) * q
-    lo, hi = int(k), min(int(k) + 1, len(s) - 1)
-    return round(s[lo] + (s[hi] - s[lo]) * (k - lo), 2)
-
-
-class LoadClient(DeskClient):
-    """A DeskClient whose login waits out the server's throttle (429 with Retry-After): many
-    users logging in from one address at once is this benchmark's setup, not an attack."""
-
-    def __init__(self, base: str, username: str, logins: asyncio.Semaphore) -> None:
-        super().__init__(base, username=username)
-        self.logins = logins  # logins in flight at once; the sockets themselves all open at once
-
-    async def login(self) -> str:
-        for _ in range(20):
-            async with self.logins:
-                try:
-                    return await super().login()
-                except httpx.HTTPStatusError as exc:
-                    if exc.response.status_code != 429:
-                        raise
-                    wait = float(exc.response.headers.get("retry-after") or 1)
-            await asyncio.sleep(min(wait, 10))
-        raise RuntimeError(f"login of {self.username} throttled 20 times")
 
 
 async def open_chat(server: Server, user: str, ticker: str, timeout: float, logins: asyncio.Semaphore) -> Chat:

@@ -12,11 +12,7 @@ from pathlib import Path
 from langchain_core.messages import HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from graph.core.settings import Settings
-from graph.data.synthetic import SyntheticVendor
-from graph.models.registry import ModelRegistry
-from graph.persistence.checkpoint import SERDE
-from graph.runtime.desk import DeskRuntime
+from graph import SERDE, DeskRuntime, ModelRegistry, Settings, SyntheticVendor
 
 from .ideal import ANALYST_PERSONAS, analyst_phase_ms, ideal_ms, persona_ms
 from .latency import Latency, LatencyModel, latency_toolkit

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 
-from graph.core.personas import ANALYST_PERSONAS
+from graph import ANALYST_PERSONAS
 
 from .latency import Call, Latency
 

@@ -9,16 +9,25 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
+from contextvars import ContextVar
 from dataclasses import dataclass
+from typing import Any
 
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import Field
 
-from graph.data.vendor import Vendor
-from graph.models.demo import DemoChatModel
-from graph.models.policy import _WORDS, _persona
-from graph.tools import make_toolkit
+from graph import DemoChatModel, Vendor, make_toolkit
+
+# The pieces a policy model streams a text as, one per paced step, so that a non-streamed call is
+# paced as if streamed: a copy of graph/models/policy.py's split, until graph's public face offers
+# it (`from graph import streamed_words`, asked for).
+_STREAMED = re.compile(r"\s*\S+|\s+")
+# The persona the policy was told it answers as in this call: `reply` is given it inside the
+# call's own stream (the same task), before the first piece, and the stream reads it back.
+_SPEAKER: ContextVar[str | None] = ContextVar("latency_model_speaker", default=None)
 
 
 @dataclass(frozen=True)
@@ -45,25 +54,34 @@ class LatencyModel(DemoChatModel):
     def __init__(self, latency: Latency, **kw):
         super().__init__(first_token_ms=latency.first_token_ms, delay_ms=latency.per_token_ms, calls=[], **kw)
 
+    async def reply(self, messages: list[BaseMessage], *, persona: str | None, tools: list[dict],
+                    tool_choice: Any) -> AIMessage:
+        _SPEAKER.set(persona)
+        return await super().reply(messages, persona=persona, tools=tools, tool_choice=tool_choice)
+
     async def _astream(self, messages, stop=None, run_manager=None, **kwargs):
-        start, words, tool_calls = time.perf_counter(), 0, 0
+        start, words, tool_calls, speaker = time.perf_counter(), 0, 0, None
+        _SPEAKER.set(None)
         async for chunk in super()._astream(messages, stop, run_manager, **kwargs):
+            if speaker is None:  # the policy was told before its first piece
+                speaker = _SPEAKER.get() or "?"
             if chunk.message.content:
                 words += 1
             tool_calls += len(getattr(chunk.message, "tool_call_chunks", []))
             yield chunk
-        self.calls.append(Call(_persona(run_manager, messages) or "?", words, tool_calls, start, time.perf_counter()))
+        self.calls.append(Call(speaker or "?", words, tool_calls, start, time.perf_counter()))
 
     async def _agenerate(self, messages, stop=None, run_manager=None, **kwargs):
         # Structured-output calls are not streamed; they still cost a model call.
         start = time.perf_counter()
+        _SPEAKER.set(None)
         result = await super()._agenerate(messages, stop, run_manager, **kwargs)
         msg = result.generations[0].message
         text = msg.content if isinstance(msg.content, str) else ""
-        n = len(_WORDS.findall(text))
+        n = len(_STREAMED.findall(text))
         due = self.first_token_ms + max(0, n - 1) * self.delay_ms
         await asyncio.sleep(max(0.0, start + due / 1000 - time.perf_counter()))
-        self.calls.append(Call(_persona(run_manager, messages) or "?", n, len(getattr(msg, "tool_calls", [])), start,
+        self.calls.append(Call(_SPEAKER.get() or "?", n, len(getattr(msg, "tool_calls", [])), start,
                                time.perf_counter()))
         return result
 

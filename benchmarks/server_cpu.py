@@ -6,7 +6,7 @@
 Server: the real `chainlit run chat/app.py` (demo mode; SQLite files, or Postgres with --postgres
 or --database-url). K users log in and open a chat each, one chat per analysis, before the clock
 starts; then the server process's CPU time (user + system of all its threads, from
-/proc/<pid>/stat) is read, the K questions are sent over the socket (tests/support/socket_client),
+/proc/<pid>/stat) is read, the K questions are sent over the socket (benchmarks/support/socket_client),
 and once every run has ended and the server has gone quiet (Edit buttons offered, the history
 writer drained) it is read again; so for N analyses, K at a time.
 
@@ -41,25 +41,15 @@ from typing import Any
 
 from langchain_core.messages import HumanMessage
 
-from graph.core.settings import Settings
-from graph.runtime.desk import DeskRuntime
-from tests.support.chat_server import Server
-from tests.support.socket_client import DeskClient, runs_finished
+from graph import DeskRuntime, Settings
 
-from .__main__ import machine
-from .durability import LOGINS_AT_ONCE, LoadClient
-from .socket_bench import TICKERS
+from .support.chat_server import Server
+from .support.host import machine, process_cpu_s, quiet
+from .support.load import LOGINS_AT_ONCE, TICKERS, LoadClient
+from .support.postgres import throwaway_postgres
+from .support.socket_client import DeskClient, runs_finished
 
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 WARM_UP = "should I buy NVDA today?"
-
-
-def process_cpu_s(pid: int) -> float:
-    """User + system CPU seconds of a process (all its threads) and its waited-for children."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat.rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
-    utime, stime, cutime, cstime = (int(v) for v in fields[11:15])
-    return (utime + stime + cutime + cstime) / CLOCK_TICKS
 
 
 def questions(n: int) -> list[str]:
@@ -68,18 +58,6 @@ def questions(n: int) -> list[str]:
 
 def batches(items: list[str], size: int) -> list[list[str]]:
     return [items[i:i + size] for i in range(0, len(items), size)]
-
-
-async def quiet(pid: int, window_s: float = 0.5, idle_cpu_s: float = 0.02, limit_s: float = 30.0) -> None:
-    """Until the process spends less than `idle_cpu_s` of CPU in a `window_s` (writes drained)."""
-    deadline = time.monotonic() + limit_s
-    before = process_cpu_s(pid)
-    while time.monotonic() < deadline:
-        await asyncio.sleep(window_s)
-        now = process_cpu_s(pid)
-        if now - before < idle_cpu_s:
-            return
-        before = now
 
 
 # -- the server ----------------------------------------------------------------------------------
@@ -355,7 +333,6 @@ def main(argv: list[str] | None = None) -> int:
     with contextlib.ExitStack() as stack:
         url = args.database_url
         if args.postgres:
-            from .scale import throwaway_postgres
             url = stack.enter_context(throwaway_postgres()).create_database()
         result = asyncio.run(run(args.analyses, args.at_once, args.delay_ms, database_url=url, py_spy=args.py_spy,
                                  spy_rate=args.spy_rate, spy_gil=args.spy_gil, skip_headless=args.skip_headless,

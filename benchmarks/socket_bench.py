@@ -13,17 +13,17 @@ import statistics
 import time
 from pathlib import Path
 
-from graph.core.personas import PERSONAS
-from tests.support.chat_server import Server
-from tests.support.socket_client import DeskClient, runs_finished
+from graph import PERSONAS
 
 from .headless import Bench, summary
 from .latency import Latency
+from .support.chat_server import Server
+from .support.host import peak_rss_mb
+from .support.load import TICKERS
+from .support.socket_client import DeskClient, runs_finished
 
 DEBATERS_WITH_A_SUCCESSOR = ("Bull Researcher", "Bear Researcher", "Research Manager", "Trader",
                              "Risky Analyst", "Safe Analyst")
-TICKERS = ("NVDA", "AAPL", "MSFT", "TSLA", "AMZN", "META", "GOOGL", "JPM", "XOM", "KO",
-           "PFE", "AMD", "NFLX", "DIS", "WMT", "BA", "INTC", "CSCO", "ORCL", "NKE")
 
 
 def first_token_after(client: DeskClient, index: int, authors) -> float | None:
@@ -34,6 +34,10 @@ def first_token_after(client: DeskClient, index: int, authors) -> float | None:
         if name == "stream_start" and data.get("output") and data.get("name") in authors:
             return t  # Chainlit sends a message's first token inside its stream_start
     return None
+
+
+def bull_starts(name: str, data: object) -> bool:
+    return name == "stream_start" and isinstance(data, dict) and data.get("name") == "Bull Researcher"
 
 
 def current_speaker(client: DeskClient) -> str | None:
@@ -91,8 +95,11 @@ async def intervention_pickup(server: Server, runs: int, per_run: int, seed: int
     for r in range(runs):
         client = await connected(server)
         try:
+            mark = len(client.events)
             await client.send(f"should I buy {TICKERS[(r + 3) % len(TICKERS)]} today?")
-            await client.wait_for(lambda: current_speaker(client) == "Bull Researcher", 120, "the debate")
+            # The Bull's turn as it starts, from every event the client records: on a busy machine
+            # the whole turn can pass between two looks at who speaks now.
+            await client.next_event(bull_starts, mark, 120, "the debate (the Bull Researcher's turn)")
             notes = []
             for i in range(per_run):
                 await asyncio.sleep(rng.uniform(0.05, 0.6))
@@ -110,16 +117,6 @@ async def intervention_pickup(server: Server, runs: int, per_run: int, seed: int
             await client.close()
     return {"intervention_pickup": round(answered / sent, 4) if sent else None, "sent": sent,
             "answered": answered, "goal": "1.0"}
-
-
-def peak_rss_mb(pid: int) -> float | None:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return round(int(line.split()[1]) / 1024, 1)
-    except OSError:
-        return None
-    return None
 
 
 async def concurrent_chats(server: Server, lat: Latency, n: int) -> dict:

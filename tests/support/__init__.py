@@ -1,2 +1,4 @@
-"""What the tests and the benchmarks share: fakes, a scripted model, a recorded emitter, the chat
-server and a socket client. Not shipped: the wheel holds only graph, chat and prompts."""
+"""The tests' own helpers: fakes, a scripted model, a recorded emitter. What the benchmarks use too
+(the chat server, the socket client, child processes, Postgres and llama.cpp servers) lives in
+benchmarks/support and is re-exported here under its old module names. Not shipped: the wheel
+holds only graph, chat and prompts."""

@@ -1,11 +1,4 @@
-"""Loopback ports for the servers the tests start."""
-from __future__ import annotations
+"""Moved to benchmarks/support/ports.py (the benchmarks start servers too); re-exported here."""
+from benchmarks.support.ports import free_port
 
-import socket
-
-
-def free_port() -> int:
-    """A port nobody listens on right now (the OS picks it; another process may take it later)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+__all__ = ["free_port"]
