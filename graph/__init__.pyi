@@ -16,19 +16,20 @@ from .models.demo import DemoChatModel
 from .models.registry import ModelRegistry
 from .notes.inbox import Note, unread_in
 from .persistence.checkpoint import SERDE
-from .persistence.database import SCHEMA_LOCK, libpq_url, sqlalchemy_url
 from .persistence.lease import Held, LeaseHeld, live_holder
+from .persistence.postgres import SCHEMA_LOCK, libpq_url, sqlalchemy_url
 from .record.case import report_markdown
+from .record.edits import edit_change
 from .record.figures import unverified_note
 from .request import clean_message
-from .runtime.branches import EditRefused, Step, edit_change
-from .runtime.desk import DeskRuntime, Interrupted
+from .runtime.branches import EditRefused, Step
+from .runtime.desk import DeskRuntime, DeskTurn, Interrupted
 from .runtime.notes import Posted, post_note
 from .tools import make_toolkit
 
 __all__ = [
     "ANALYSTS", "ANALYST_KINDS", "ANALYST_PERSONAS", "DESK", "PERSONAS", "RISK_JUDGE", "RISK_JUDGE_NODE", "SCHEMA_LOCK",
-    "SERDE", "DemoChatModel", "DeskRuntime", "EditRefused", "Event", "FinalDecision", "Held", "Interrupted",
+    "SERDE", "DemoChatModel", "DeskRuntime", "DeskTurn", "EditRefused", "Event", "FinalDecision", "Held", "Interrupted",
     "LeaseHeld", "ModelRegistry", "NodeDone", "Note", "NotePickedUp", "Posted", "RunPlan", "Said", "Settings", "Step",
     "SyntheticVendor", "Token", "ToolFinished", "ToolStarted", "Vendor", "clean_message", "edit_change", "explain",
     "indicator_series", "libpq_url", "live_holder", "make_toolkit", "make_vendor", "post_note", "private_dir",

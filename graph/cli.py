@@ -6,18 +6,23 @@ import asyncio
 import json
 import sys
 import uuid
+from collections.abc import AsyncIterator
 from datetime import date
+from typing import Any
 
 from langchain_core.callbacks import UsageMetadataCallbackHandler
 
 from .core.errors import explain
-from .core.events import NodeDone, Said, Token, ToolStarted
+from .core.events import Event, NodeDone, Said, Token, ToolStarted
 from .core.personas import ANALYST_KINDS
 from .core.settings import Settings
 from .core.usage import usage_summary
-from .persistence.lease import LeaseHeld, hold_run
+from .models.registry import ModelRegistry
+from .persistence.lease import LeaseHeld
+from .record.edits import edit_change
 from .request import clean_message
-from .runtime.branches import EditRefused, edit_change
+from .request.resolve import resolve
+from .runtime.branches import EditRefused
 from .runtime.desk import DeskRuntime
 
 
@@ -60,46 +65,62 @@ class Printer:
 
 async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
     usage = UsageMetadataCallbackHandler()
-    printer = Printer()
-    # The thread's lease for the run: one run per thread across processes (graph/persistence/lease.py).
-    async with DeskRuntime.open(settings) as desk, hold_run(desk.leases, thread):
+    async with DeskRuntime.open(settings) as desk:
         print(f"{desk.models.notice}\nMarket data: {desk.vendor.label}.")
-        graph_input: dict[str, object] | None
-        if args.edit:
-            try:
-                fork = await desk.fork(thread, args.edit, args.edit_text)
-            except EditRefused as exc:
-                print(exc, file=sys.stderr)
-                return 2
-            print(f"edited the {fork.step.label} (step {fork.step.id}); the desk goes on from the "
-                  f"{', '.join(fork.next_personas) or 'end'}, everything before is kept")
-            graph_input = None  # the fork's pending node runs, and only what follows it
-        elif args.resume:
-            stopped = await desk.interrupted(thread)
-            if stopped is None:
-                print(f"thread {thread} has no interrupted run to resume", file=sys.stderr)
-                return 2
-            print(f"resuming thread {thread} at the {', '.join(dict.fromkeys(stopped.personas))}")
-            graph_input = None  # LangGraph re-runs only the pending tasks of the last checkpoint
-        else:
+        text, plan = None, None   # None: an edit or a resume continues the thread
+        if not (args.edit or args.resume):
             cleaned = clean_message(args.text)  # before anything stores it
             if cleaned.problem:
                 print(cleaned.problem, file=sys.stderr)
             if not cleaned.usable:
                 return 2
+            text = cleaned.text
             plan = desk.plan(analysts=args.analysts, debate_rounds=args.debate_rounds, risk_rounds=args.risk_rounds)
-            graph_input = await desk.new_input(thread, cleaned.text, plan)
-        async for ev in desk.events(graph_input, thread, desk.context(today=args.today), callbacks=[usage]):
-            if isinstance(ev, Token):
-                printer.write(ev.persona, ev.text)
-            elif isinstance(ev, Said):
-                printer.write(ev.persona, ev.text)
-                printer.done(ev.persona)
-            elif isinstance(ev, ToolStarted) and not args.quiet_tools:
-                printer.write(ev.persona, f"\n  ⚙ {ev.tool}({json.dumps(ev.args)})\n")
-            elif isinstance(ev, NodeDone) and (said := ev.spoken) is not None and ev.node != "coordinator":
-                printer.done(str(said.name))
-        state = await desk.state(thread)
+        # The thread's lease for the run: one run per thread across processes (graph/persistence/lease.py).
+        async with desk.turn(thread, text, plan) as turn:
+            if (refused := await _continue(args, desk, thread)) is not None:
+                return refused
+            await _show(turn.events(desk.context(today=args.today), callbacks=[usage]), args.quiet_tools)
+            state = await desk.state(thread)
+    _print_outcome(args, state, thread, usage)
+    return 2 if state.get("intent") == "clarify" else 0
+
+
+async def _continue(args: argparse.Namespace, desk: DeskRuntime, thread: str) -> int | None:
+    """An edit forks the thread, a resume checks there is a run to resume; 2 when neither can be."""
+    if args.edit:
+        try:
+            fork = await desk.fork(thread, args.edit, args.edit_text)
+        except EditRefused as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        print(f"edited the {fork.step.label} (step {fork.step.id}); the desk goes on from the "
+              f"{', '.join(fork.next_personas) or 'end'}, everything before is kept")
+    elif args.resume:
+        stopped = await desk.interrupted(thread)
+        if stopped is None:
+            print(f"thread {thread} has no interrupted run to resume", file=sys.stderr)
+            return 2
+        print(f"resuming thread {thread} at the {', '.join(dict.fromkeys(stopped.personas))}")
+    return None
+
+
+async def _show(events: AsyncIterator[Event], quiet_tools: bool) -> None:
+    printer = Printer()
+    async for ev in events:
+        if isinstance(ev, Token):
+            printer.write(ev.persona, ev.text)
+        elif isinstance(ev, Said):
+            printer.write(ev.persona, ev.text)
+            printer.done(ev.persona)
+        elif isinstance(ev, ToolStarted) and not quiet_tools:
+            printer.write(ev.persona, f"\n  ⚙ {ev.tool}({json.dumps(ev.args)})\n")
+        elif isinstance(ev, NodeDone) and (said := ev.spoken) is not None and ev.node != "coordinator":
+            printer.done(str(said.name))
+
+
+def _print_outcome(args: argparse.Namespace, state: dict[str, Any], thread: str,
+                   usage: UsageMetadataCallbackHandler) -> None:
     decision = state.get("final_decision")
     if state.get("intent") == "analyze" and decision is not None:
         print(f"\n══ Final decision for {decision.ticker} on {decision.trade_date}: {decision.signal} ══")
@@ -111,7 +132,6 @@ async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
         print(f"\n{spent}")
     tokens = sum(u.get("total_tokens", 0) for u in usage.usage_metadata.values())
     print(f"\nthread {thread} · {tokens} tokens · continue with: python -m graph --thread {thread} \"your question\"")
-    return 2 if state.get("intent") == "clarify" else 0
 
 
 async def show_past(args: argparse.Namespace, settings: Settings, thread: str) -> int:
@@ -135,7 +155,17 @@ async def show_past(args: argparse.Namespace, settings: Settings, thread: str) -
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
+def parse(text: str, today: date | None, has_decision: bool) -> int:
+    """--parse: how one sentence is understood, as JSON on the last line (the reason on the line before)."""
+    settings = Settings()
+    model = ModelRegistry(settings).quick(None) if settings.live else None
+    parsed = asyncio.run(resolve(text, today or date.today(), has_decision=has_decision, model=model))
+    print(parsed.reason)
+    print(json.dumps(parsed.model_dump(mode="json")))
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="python -m graph", description="Run the trading desk headless.")
     ap.add_argument("text", nargs="?", help='what you would type in the chat, e.g. "should I buy NVDA today?"')
     ap.add_argument("--thread", help="continue a stored thread (ask a follow-up)")
@@ -155,30 +185,50 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--text-file", metavar="FILE", help="the edited words for --edit ('-' reads stdin)")
     ap.add_argument("--branches", action="store_true", help="with --thread: list the thread's branches (* = current)")
     ap.add_argument("--switch", metavar="HEAD", help="with --thread: make the branch HEAD (from --branches) current")
-    args = ap.parse_args(argv)
+    ap.add_argument("--parse", action="store_true",
+                    help="only show how TEXT is understood: one JSON object (intent, ticker, trade_date, ...) "
+                         "on the last line; runs nothing")
+    ap.add_argument("--has-decision", action="store_true", help="with --parse: as if the thread holds a decision")
+    return ap
+
+
+def _check(ap: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse (exit 2, with the reason) options that do not go together."""
     if args.analysts and (bad := set(args.analysts) - set(ANALYST_KINDS)):
         ap.error(f"unknown analysts {sorted(bad)}; choose from {', '.join(ANALYST_KINDS)}")
     if args.resume and not args.thread:
         ap.error("--resume needs --thread ID")
-    past = args.history or args.branches or args.switch
-    if (past or args.edit) and not args.thread:
+    if (args.history or args.branches or args.switch or args.edit) and not args.thread:
         ap.error("--history, --branches, --switch and --edit need --thread ID")
     if args.edit and not args.text_file:
         ap.error("--edit needs --text-file FILE with the persona's new words")
-    if past:
+    if (args.parse or not (args.resume or args.edit or args.history or args.branches or args.switch)) \
+            and not args.text:
+        ap.error("say what to ask, e.g. \"should I buy NVDA today?\"")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = _parser()
+    args = ap.parse_args(argv)
+    _check(ap, args)
+    if args.parse:
+        return parse(args.text, args.today, args.has_decision)
+    if args.history or args.branches or args.switch:
         return asyncio.run(show_past(args, Settings(), args.thread))
     if args.edit:
         with (sys.stdin if args.text_file == "-" else open(args.text_file, encoding="utf-8")) as f:
             args.edit_text = f.read()
-    if not args.resume and not args.edit and not args.text:
-        ap.error("say what to ask, e.g. \"should I buy NVDA today?\"")
-    settings = Settings()
     thread = args.thread or uuid.uuid4().hex[:12]
     # The thread id comes first, so a run killed half-way can still be resumed.
     print(f"thread {thread}", flush=True)
+    return _run_reporting(args, thread)
+
+
+def _run_reporting(args: argparse.Namespace, thread: str) -> int:
+    """Run, and say how to go on when the run does not end well."""
     resume = f"python -m graph --thread {thread} --resume"
     try:
-        return asyncio.run(run(args, settings, thread))
+        return asyncio.run(run(args, Settings(), thread))
     except KeyboardInterrupt:
         print(f"\nstopped; the thread keeps everything up to the last finished step. Continue with: {resume}",
               file=sys.stderr)

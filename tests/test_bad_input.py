@@ -17,8 +17,8 @@ from datetime import date, timedelta
 
 import pytest
 
+from graph.cli import main as cli_main
 from graph.request import MAX_MESSAGE_CHARS, MIN_DATE, Cleaned, ParsedRequest, clean_message, parse_request
-from graph.request.__main__ import main as request_cli
 from graph.request.guard import strip_invisible
 
 SUNDAY = date(2026, 11, 22)  # "today" throughout
@@ -507,7 +507,7 @@ def test_random_input_never_breaks_the_parser():
 
 
 # --------------------------------------------------------------------------
-# `python -m graph.request`
+# `python -m graph --parse`
 # --------------------------------------------------------------------------
 
 
@@ -523,7 +523,7 @@ def test_random_input_never_breaks_the_parser():
 def test_request_cli_prints_a_clarify_intent_with_a_question(text, says, capsys, monkeypatch, tmp_path,
                                                               no_model_env):
     monkeypatch.chdir(tmp_path)
-    assert request_cli(["--today", "2026-11-22", text]) == 0
+    assert cli_main(["--parse", "--today", "2026-11-22", text]) == 0
     parsed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert parsed["intent"] == "clarify" and says in parsed["question"]
 

@@ -56,7 +56,7 @@ def test_cli_rejects_unknown_analysts(tmp_path):
     ("AI is overhyped", None, "2026-11-20", "clarify"),
 ])
 def test_coordinator_cli_prints_json_last(tmp_path, text, ticker, trade_date, intent):
-    out = run(["graph.request", "--today", "2026-11-22", text], tmp_path)
+    out = run(["graph", "--parse", "--today", "2026-11-22", text], tmp_path)
     assert out.returncode == 0, out.stderr
     parsed = json.loads(out.stdout.strip().splitlines()[-1])
     assert (parsed["intent"], parsed["ticker"], parsed["trade_date"]) == (intent, ticker, trade_date)

@@ -10,8 +10,7 @@ from langchain_core.messages import AIMessage
 
 from graph.core.errors import DeskError
 from graph.core.personas import PERSONAS
-from graph.persistence.checkpoint import open_checkpointer
-from graph.persistence.store import open_store
+from graph.persistence.database import open_checkpointer, open_store
 from tests.support.desk import spoken
 from tests.support.models import ScriptedChatModel
 

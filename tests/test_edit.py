@@ -9,9 +9,10 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from graph.core.personas import RISK_JUDGE
-from graph.persistence.checkpoint import open_checkpointer
-from graph.persistence.store import open_store
+from graph.core.state import FinalDecision
+from graph.persistence.database import open_checkpointer, open_store
 from graph.record.case import desk_notes, entries
+from graph.record.edits import decision_change, edit_notes
 from graph.runtime import branches
 from graph.runtime.branches import EditRefused
 from graph.runtime.desk import DeskRuntime
@@ -140,9 +141,9 @@ def test_decision_change_line(before, after, line):
         if fields is None:
             return None
         signal, size, conf = fields
-        return branches.FinalDecision(signal=signal, position_size=size, entry="n/a", stop="n/a", horizon="2w",
+        return FinalDecision(signal=signal, position_size=size, entry="n/a", stop="n/a", horizon="2w",
                                       confidence=conf, rationale="r")
-    assert branches.decision_change(decision(before), decision(after)) == line
+    assert decision_change(decision(before), decision(after)) == line
 
 
 async def test_switching_back_makes_the_original_branch_current_and_follow_ups_read_it(decided):
@@ -276,7 +277,7 @@ async def test_past_decisions_survive_and_a_new_analysis_forgets_the_edit(desk_f
     assert state["past_decisions"] == [first] and state["forked"]["step"] == "bull-1"
     await desk.ask("should I buy AAPL today?")
     state = await desk.state()
-    assert state.get("forked") is None and branches.edit_notes(state) == ""
+    assert state.get("forked") is None and edit_notes(state) == ""
     assert [d.ticker for d in state["past_decisions"]] == ["NVDA", "NVDA"]
     # Steps are those of the analysis at the head: AAPL's.
     assert all("AAPL" in s.text or s.id != "market" for s in await desk.runtime.history(desk.thread))

@@ -5,7 +5,7 @@ from langgraph.store.memory import InMemoryStore
 from graph.core.settings import Settings
 from graph.core.state import Intervention, merge_interventions
 from graph.notes.inbox import Inbox
-from graph.persistence.store import open_store
+from graph.persistence.database import open_store
 
 
 async def test_notes_are_kept_per_thread_in_order_and_reading_is_idempotent():

@@ -9,11 +9,13 @@ from typing import Any
 
 import pytest
 
+from chat.runs import acknowledgement
 from graph.core.events import Event, NotePickedUp
 from graph.core.plan import RunPlan
 from graph.core.settings import Settings
-from graph.notes.address import Posted, address, named, post
+from graph.notes.address import address, named
 from graph.runtime.desk import DeskRuntime
+from graph.runtime.notes import Posted, post_note
 from tests.support.desk import TODAY
 from tests.support.models import HeldTurn
 
@@ -31,7 +33,7 @@ async def note_while(tmp_path: Path, speaking: str, text: str, to: str | None = 
         graph_input = await desk.new_input(thread, "should I buy NVDA today?")
         run = asyncio.ensure_future(_collect(desk, graph_input, thread))
         await held.reached()
-        sent = await post(desk, thread, text) if addressed else None
+        sent = await post_note(desk, thread, text) if addressed else None
         if not addressed:
             await desk.inbox.post(thread, text, to)
         held.release()
@@ -47,7 +49,7 @@ async def test_a_note_naming_the_bear_waits_for_the_bear_when_the_bull_speaks_ne
     text = "Bear, what about the China export ban?"
     sent, picked = await note_while(tmp_path, "Market Analyst", text)  # the Bull is about to speak
     assert sent is not None and sent.note.to == BEAR
-    assert sent.acknowledgement == f"Noted — the **{BEAR}** will answer this."
+    assert acknowledgement(sent) == f"Noted — the **{BEAR}** will answer this."
     assert [(ev.persona, ev.text) for ev in picked] == [(BEAR, text)], "the Bear, not the Bull"
 
 
@@ -55,7 +57,7 @@ async def test_a_note_naming_nobody_goes_to_the_next_speaker(tmp_path: Path, no_
     text = "what about the China export ban?"
     sent, picked = await note_while(tmp_path, "Market Analyst", text)
     assert sent is not None and sent.note.to is None
-    assert sent.acknowledgement == f"Noted — the **{BULL}** will answer this next."
+    assert acknowledgement(sent) == f"Noted — the **{BULL}** will answer this next."
     assert [(ev.persona, ev.text) for ev in picked] == [(BULL, text)]
 
 
@@ -64,7 +66,7 @@ async def test_a_note_naming_a_persona_whose_turns_are_over_goes_to_the_next_spe
     text = "Bear, was the export ban priced in?"
     sent, picked = await note_while(tmp_path, "Research Manager", text)  # one round: the Bear is done
     assert sent is not None and sent.note.to is None
-    assert sent.acknowledgement == f"Noted — the **{TRADER}** will answer this next."
+    assert acknowledgement(sent) == f"Noted — the **{TRADER}** will answer this next."
     assert [(ev.persona, ev.text) for ev in picked] == [(TRADER, text)]
 
 

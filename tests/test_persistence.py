@@ -4,7 +4,7 @@ from __future__ import annotations
 import logging
 
 from graph.core.state import FinalDecision
-from graph.persistence.checkpoint import open_checkpointer
+from graph.persistence.database import open_checkpointer
 from tests.support.desk import spoken
 from tests.support.models import ScriptedChatModel
 

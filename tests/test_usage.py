@@ -10,7 +10,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 from graph.core.personas import PERSONAS
 from graph.core.usage import BudgetReached, RunUsage, Usage, merge_usage, run_total, tokens, usage_of, usage_summary
-from graph.persistence.checkpoint import open_checkpointer
+from graph.persistence.database import open_checkpointer
 from tests.support.desk import LiveDesk, live_settings
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.models import ScriptedChatModel

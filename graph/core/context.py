@@ -8,6 +8,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.runnables import RunnableConfig
+
+# A full analysis is ~20 steps per debate round; the default 25 would stop a 3-round desk.
+RECURSION_LIMIT = 200
+
+
+def thread_config(thread_id: str, callbacks: list[BaseCallbackHandler] | None = None) -> RunnableConfig:
+    """How LangGraph is told which thread a call is about (and how long a run may be)."""
+    config: RunnableConfig = {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT}
+    if callbacks:
+        config["callbacks"] = callbacks
+    return config
+
 
 @dataclass
 class DeskContext:

@@ -12,10 +12,11 @@ from langgraph.graph.message import add_messages
 from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
-from ..request.intent import Intent
 from .usage import RunUsage, merge_usage
 
 Signal = Literal["BUY", "SELL", "HOLD"]
+# What the coordinator made of a message (graph/request/intent.py decides it).
+Intent = Literal["analyze", "followup", "chat", "clarify"]
 
 
 class Turn(BaseModel):

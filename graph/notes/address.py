@@ -12,22 +12,17 @@ typed in the chat. Keys are unique, so posters never overwrite each other.
 """
 from __future__ import annotations
 
-import asyncio
 import re
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from ..core.personas import ANALYST_PERSONAS, ANALYSTS, DEBATERS, PERSONA_OF_NODE, RESEARCH_MANAGER, RISK_JUDGE, TRADER
 from ..core.plan import RunPlan
-from .inbox import MAX_NOTES, Note, new_note
+from .inbox import MAX_NOTES, new_note
 
-if TYPE_CHECKING:
-    from ..runtime.desk import DeskRuntime
-
-__all__ = ["MAX_NOTES", "NoteItem", "Posted", "address", "named", "note_item", "post", "waiting"]
+__all__ = ["MAX_NOTES", "NoteItem", "address", "named", "note_item", "started_at_read", "waiting"]
 
 
 class NoteItem(NamedTuple):
@@ -112,61 +107,3 @@ def started_at_read(plan: RunPlan, state: Mapping[str, Any], reader: str) -> lis
     if reader in ANALYST_PERSONAS:
         started += [s.persona for s in plan.analyst_slots() if s.persona not in started]
     return started
-
-
-# -- posting ---------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Posted:
-    note: Note
-    reader: str | None   # who will answer: the addressee, or the predicted next speaker (None: not known)
-
-    @property
-    def acknowledgement(self) -> str:
-        if self.note.to:
-            return f"Noted — the **{self.note.to}** will answer this."
-        if self.reader:
-            return f"Noted — the **{self.reader}** will answer this next."
-        return "Noted — the desk will take this up as soon as the current step finishes."
-
-
-# A run's checkpoints are written in the background (LangGraph's default durability), so a snapshot
-# read mid-run may show a finished turn without the next one scheduled yet: read again shortly.
-SNAPSHOT_TRIES, SNAPSHOT_WAIT_S = 10, 0.05
-
-
-async def _started_now(desk: DeskRuntime, thread_id: str) -> tuple[RunPlan, list[str] | None]:
-    """The plan and whose turns have started, from the thread's checkpoint: the turns spoken plus the
-    nodes running now. None: no analysis is in flight."""
-    for _ in range(SNAPSHOT_TRIES):
-        snapshot = await desk.graph.aget_state(desk.config(thread_id))
-        values: Mapping[str, Any] = snapshot.values or {}
-        plan = RunPlan.from_state(values, desk.settings.parallel_analysts)
-        if "coordinator" in snapshot.next:
-            return plan, []                 # a new analysis is about to start: every turn is ahead
-        spoken = plan.spoken(values)
-        if snapshot.next:
-            running = [PERSONA_OF_NODE.get(n, n) for n in snapshot.next]
-            # An analyst whose report is in is not running any more (parallel analysts finish apart).
-            return plan, spoken + [p for p in running if p != "Desk" and not (p in ANALYST_PERSONAS and p in spoken)]
-        if values.get("intent") != "analyze" or values.get("final_decision") is not None:
-            return plan, None               # no analysis in flight
-        await asyncio.sleep(SNAPSHOT_WAIT_S)
-    return plan, spoken
-
-
-async def post(desk: DeskRuntime, thread_id: str, text: str, started: Iterable[str] | None = None) -> Posted:
-    """Post a note during a run, addressed from the server's view of it: the plan and who spoke in
-    the checkpoint, plus the nodes running now (their turns started). `started`: the turns a run in
-    this process has seen start (its event stream can be ahead of its checkpoints); the further
-    along of the two views counts."""
-    plan, seen = await _started_now(desk, thread_id)
-    hint = list(started or [])
-    if hint and len(hint) > len(seen or []):
-        seen = hint
-    to = address(text, plan, seen) if seen is not None else None
-    note = await desk.inbox.post(thread_id, text, to)
-    if to or seen is None:
-        return Posted(note, to)
-    slot = plan.next_reader(seen)
-    return Posted(note, slot.persona if slot else None)

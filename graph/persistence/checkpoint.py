@@ -5,21 +5,19 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 import aiosqlite
-from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
 from ..core.private import private_file
-from ..core.settings import Settings
 from ..core.state import Debate, FinalDecision, Intervention, Turn
 
 # Our pydantic types in state must be allow-listed, or loading a checkpoint warns (and strict mode refuses).
 # Checkpoints from before the move to graph/core/ name them under graph.state (kept for those).
 SERDE = JsonPlusSerializer(allowed_msgpack_modules=[
-    (module, t.__name__) for t in (Debate, Turn, FinalDecision, Intervention) for module in (t.__module__, "graph.state")
+    (module, t.__name__)
+    for t in (Debate, Turn, FinalDecision, Intervention) for module in (t.__module__, "graph.state")
 ])
 
 
@@ -32,13 +30,4 @@ async def open_sqlite_checkpointer(path: Path) -> AsyncIterator[AsyncSqliteSaver
         # In WAL mode NORMAL skips the fsync on every commit; a power cut may lose the last
         # step or two, never corrupt the file, and a resumed thread redoes those steps.
         await conn.execute("PRAGMA synchronous=NORMAL")
-        yield saver
-
-
-@asynccontextmanager
-async def open_checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointSaver[Any]]:
-    """The checkpointer the settings configure (SQLite or Postgres): graph/persistence/database.py's."""
-    from .database import open_checkpointer as open_configured  # database.py imports this module
-
-    async with open_configured(settings) as saver:
         yield saver

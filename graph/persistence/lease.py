@@ -36,7 +36,7 @@ import aiosqlite
 from ..core.private import private_file
 
 if TYPE_CHECKING:
-    from .database import Pool
+    from .postgres import Pool
 
 log = logging.getLogger(__name__)
 
@@ -335,8 +335,8 @@ async def live_holder(leases: Leases, thread_id: str) -> Lease | None:
 
 
 @asynccontextmanager
-async def hold_run(leases: Leases, thread_id: str) -> AsyncIterator[Held]:
+async def hold_run(leases: Leases, thread_id: str, wait_s: float = 0.0) -> AsyncIterator[Held]:
     """`leases.hold(thread_id)` for a run, a dead local holder's lease let go first."""
     await live_holder(leases, thread_id)
-    async with leases.hold(thread_id) as held:
+    async with leases.hold(thread_id, wait_s=wait_s) as held:
         yield held

@@ -9,7 +9,7 @@ from typing import Any
 
 from ..core.personas import ANALYSTS, RESEARCH_MANAGER, RISK_JUDGE, TRADER
 from ..core.state import Debate, FinalDecision
-from ..runtime.branches import edit_notes
+from .edits import edit_notes
 
 
 @dataclass(frozen=True)

@@ -23,10 +23,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import date
-from typing import Literal
 
 from pydantic import BaseModel
 
+from ..core.state import Intent
 from ..core.trading_days import last_trading_day
 from .companies import company_name, normalize_ticker
 from .dates import DateScan, scan_dates
@@ -36,8 +36,6 @@ from .tickers import TickerHit, scan_tickers
 from .wordlists import load_words, read_entries
 
 __all__ = ["Intent", "ParsedRequest", "parse_request"]
-
-Intent = Literal["analyze", "followup", "chat", "clarify"]
 
 
 class ParsedRequest(BaseModel):

@@ -18,26 +18,28 @@ re-run after the edit reads them again (the inbox keeps every note; state only c
 """
 from __future__ import annotations
 
-import re
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.errors import InvalidUpdateError
+from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import StateSnapshot
 
+from ..core.context import thread_config
 from ..core.errors import DeskError
 from ..core.personas import ANALYSTS, DEBATERS, PERSONA_OF_NODE
 from ..core.plan import RESEARCH_MANAGER_NODE, RISK_JUDGE_NODE, TRADER_NODE, RunPlan, Slot
 from ..core.state import Debate, FinalDecision
+from ..record.case import checked_entries, turn_key
+from ..record.edits import short_decision
 from ..request import clean_message
 
-if TYPE_CHECKING:
-    from .desk import DeskRuntime
+Graph = CompiledStateGraph[Any, Any, Any, Any]
 
 _ANALYST_OF_NODE = {a.node: a for a in ANALYSTS}
 _STEP_OF_NODE = {RESEARCH_MANAGER_NODE: "manager", TRADER_NODE: "trader"}
@@ -178,8 +180,8 @@ class Tree:
         return sorted(i for i in self.by_id if i not in parents)
 
 
-async def tree(runtime: DeskRuntime, thread_id: str) -> Tree:
-    return Tree([s async for s in runtime.graph.aget_state_history(runtime.config(thread_id))])
+async def tree(graph: Graph, thread_id: str) -> Tree:
+    return Tree([s async for s in graph.aget_state_history(thread_config(thread_id))])
 
 
 # -- steps -----------------------------------------------------------------------------------
@@ -205,10 +207,10 @@ def steps_on(line: Sequence[StateSnapshot], parallel_analysts: bool) -> list[Ste
     return out
 
 
-async def steps(runtime: DeskRuntime, thread_id: str) -> list[Step]:
+async def steps(graph: Graph, thread_id: str, parallel_analysts: bool) -> list[Step]:
     """The steps of the thread's current branch, in speaking order."""
-    t = await tree(runtime, thread_id)
-    return steps_on(t.line(t.newest), runtime.settings.parallel_analysts)
+    t = await tree(graph, thread_id)
+    return steps_on(t.line(t.newest), parallel_analysts)
 
 
 def _step(found: Sequence[Step], step_id: str) -> Step:
@@ -250,21 +252,19 @@ def edited_values(step: Step, state: Mapping[str, Any], text: str) -> dict[str, 
 
 def _check_key(step: Step, state: Mapping[str, Any]) -> str:
     """The step's key in state["unverified"]: right after it, it is its persona's latest entry."""
-    # record.py reads this module (edit_notes) at import: imported here, when both are loaded.
-    from ..record.case import checked_entries, turn_key
     keys = [key for entry, key in checked_entries(state) if entry.persona == step.persona]
     return keys[-1] if keys else turn_key(step.persona, 0)
 
 
-async def fork(runtime: DeskRuntime, thread_id: str, step_id: str, new_text: str) -> Fork:
+async def fork(graph: Graph, thread_id: str, step_id: str, new_text: str, parallel_analysts: bool) -> Fork:
     """Fork the current branch right after `step_id`, with `new_text` as that persona's words.
-    Continue the thread with input None (`runtime.events(None, ...)`) to re-run what follows."""
+    Continue the thread with input None (`DeskRuntime.events(None, ...)`) to re-run what follows."""
     cleaned = clean_message(new_text)
     if not cleaned.usable:
         raise EditRefused("the edited text is empty; write what the persona should have said")
-    t = await tree(runtime, thread_id)
+    t = await tree(graph, thread_id)
     line = t.line(t.newest)
-    step = _step(steps_on(line, runtime.settings.parallel_analysts), step_id)
+    step = _step(steps_on(line, parallel_analysts), step_id)
     base = t.by_id[step.checkpoint_id]
     head = line[0].values or {}
     values = edited_values(step, base.values or {}, cleaned.text)
@@ -277,8 +277,8 @@ async def fork(runtime: DeskRuntime, thread_id: str, step_id: str, new_text: str
     # The edited words are the user's own: the figure check's flags of the persona's words are
     # dropped (what later speakers cite from them counts as checked, like the user's messages).
     values["unverified"] = {_check_key(step, base.values or {}): []}
-    config = await runtime.graph.aupdate_state(base.config, values, as_node=step.node)
-    after = await runtime.graph.aget_state(config)
+    config = await graph.aupdate_state(base.config, values, as_node=step.node)
+    after = await graph.aget_state(config)
     return Fork(step, _id(config), tuple(PERSONA_OF_NODE.get(n, n) for n in after.next))
 
 
@@ -290,10 +290,10 @@ def _fork_on(line: Sequence[StateSnapshot]) -> Mapping[str, Any] | None:
     return next((f for s in line if (f := (s.values or {}).get("forked"))), None)
 
 
-async def branches(runtime: DeskRuntime, thread_id: str) -> list[Branch]:
+async def branches(graph: Graph, thread_id: str) -> list[Branch]:
     """Every branch of the thread, the original first, then by when their edit was made; the
     current one is marked."""
-    t = await tree(runtime, thread_id)
+    t = await tree(graph, thread_id)
     out = []
     for leaf in t.leaves():
         line = t.line(leaf)
@@ -303,25 +303,25 @@ async def branches(runtime: DeskRuntime, thread_id: str) -> list[Branch]:
     return sorted(out, key=lambda b: str(b.forked["at"]) if b.forked else "")
 
 
-async def branch_of(runtime: DeskRuntime, thread_id: str, checkpoint_id: str) -> Branch | None:
+async def branch_of(graph: Graph, thread_id: str, checkpoint_id: str) -> Branch | None:
     """The branch a checkpoint was on: a leaf whose line holds it and whose edit is the one in
     effect there (a fork right at the checkpoint holds it too, under its own edit)."""
-    t = await tree(runtime, thread_id)
+    t = await tree(graph, thread_id)
     if checkpoint_id not in t.by_id:
         return None
     at = (t.by_id[checkpoint_id].values or {}).get("forked")
     heads = [leaf for leaf in t.leaves() if checkpoint_id in {_id(s.config) for s in t.line(leaf)}
              and ((_fork_on(t.line(leaf)) or {}).get("id") == (at or {}).get("id"))]
-    found = {b.head: b for b in await branches(runtime, thread_id)}
+    found = {b.head: b for b in await branches(graph, thread_id)}
     return found[max(heads)] if heads else None
 
 
-async def switch(runtime: DeskRuntime, thread_id: str, head: str) -> Branch:
+async def switch(graph: Graph, thread_id: str, head: str) -> Branch:
     """Make the branch whose newest checkpoint is `head` (or starts with it) the current one.
 
     A checkpoint is written on top of it, with nothing changed: being the newest, it is where
     runs and follow-ups continue; its old head gains a child, so the branch is still one leaf."""
-    t = await tree(runtime, thread_id)
+    t = await tree(graph, thread_id)
     found = [leaf for leaf in t.leaves() if leaf.startswith(head)] if head else []
     if len(found) != 1:
         raise EditRefused(f"no single branch {head!r} on this thread (branches: {', '.join(t.leaves())})")
@@ -329,52 +329,11 @@ async def switch(runtime: DeskRuntime, thread_id: str, head: str) -> Branch:
     if leaf != t.newest:
         snapshot = t.by_id[leaf]
         try:  # as the node that wrote it last (LangGraph infers it): its route leads where it led
-            await runtime.graph.aupdate_state(snapshot.config, {})
+            await graph.aupdate_state(snapshot.config, {})
         except InvalidUpdateError:  # parallel analysts wrote it together: any of them routes the same
             first = RunPlan.from_state(snapshot.values or {}).analyst_slots()[0].node
-            await runtime.graph.aupdate_state(snapshot.config, {}, as_node=first)
-    return next(b for b in await branches(runtime, thread_id) if b.current)
+            await graph.aupdate_state(snapshot.config, {}, as_node=first)
+    return next(b for b in await branches(graph, thread_id) if b.current)
 
 
 # -- what changed ----------------------------------------------------------------------------------
-
-_PERCENT = re.compile(r"-?\d+(?:\.\d+)?\s*%")
-
-
-def short_decision(d: FinalDecision | None) -> str:
-    """"SELL 1.8% at 0.80"; "HOLD at 0.55" (a hold has no size); "no decision"."""
-    if d is None:
-        return "no decision"
-    size = _PERCENT.search(d.position_size or "")
-    sized = d.signal != "HOLD" and size is not None and float(size.group().rstrip("% ")) != 0
-    return f"{d.signal}{' ' + size.group().replace(' ', '') if sized and size else ''} at {d.confidence:.2f}"
-
-
-def decision_change(before: FinalDecision | None, after: FinalDecision | None) -> str:
-    """"was SELL 1.8% at 0.80 → now HOLD at 0.55", or "unchanged: …" when the ruling is the same."""
-    was, now = short_decision(before), short_decision(after)
-    return f"unchanged: {now}" if was == now else f"was {was} → now {now}"
-
-
-def edit_change(state: Mapping[str, Any]) -> str | None:
-    """The decision change of a forked branch once its run has a decision; None otherwise."""
-    forked = state.get("forked")
-    if not forked or state.get("final_decision") is None:
-        return None
-    return decision_change(forked.get("parent_decision"), state["final_decision"])
-
-
-def edit_notes(state: Mapping[str, Any], quote: int = 600) -> str:
-    """What the follow-up Desk reads about the edit this branch was forked by ("" when none)."""
-    forked = state.get("forked")
-    if not forked:
-        return ""
-    def cut(text: str) -> str:
-        return text if len(text) <= quote else text[:quote].rstrip() + " …"
-    # The change first: it is what "what changed after my edit?" asks for.
-    said = f"The user rewrote the {forked['label']}'s words and the desk re-ran everything after them."
-    if (change := edit_change(state)) is not None:
-        said = f"Decision against the branch before the edit: {change}. {said}"
-    lines = ["## The user's edit", said,
-             f"Before: “{cut(str(forked.get('was') or ''))}”", f"After: “{cut(str(forked.get('now') or ''))}”"]
-    return "\n".join(lines)

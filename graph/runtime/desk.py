@@ -16,13 +16,12 @@ from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
 from langchain_core.messages import HumanMessage
-from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.base import BaseCheckpointSaver
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
-from ..core.context import DeskContext
+from ..core.context import DeskContext, thread_config
 from ..core.events import Event, desk_events
 from ..core.personas import PERSONA_OF_NODE
 from ..core.plan import RunPlan
@@ -34,12 +33,10 @@ from ..nodes.analysts import Toolkit
 from ..nodes.builder import build_graph
 from ..notes.inbox import Inbox
 from ..persistence.database import open_checkpointer, open_leases, open_store
-from ..persistence.lease import Leases, MemoryLeases
+from ..persistence.lease import Held, Leases, MemoryLeases, hold_run
+from ..record.edits import edit_change
 from ..request import parse_request
 from . import branches as past
-
-# A full analysis is ~20 steps per debate round; the default 25 would stop a 3-round desk.
-RECURSION_LIMIT = 200
 
 
 @dataclass(frozen=True)
@@ -47,6 +44,20 @@ class Interrupted:
     """A thread whose last run stopped before the end (a crash, a kill, a stop, a failure)."""
     next_nodes: tuple[str, ...]
     personas: tuple[str, ...]   # who speaks when it resumes
+
+
+@dataclass(frozen=True)
+class DeskTurn:
+    """A run of one thread whose lease is held (`DeskRuntime.turn`)."""
+    desk: DeskRuntime
+    thread_id: str
+    held: Held                          # `held.lost` is set if another process takes the thread over
+    plan: RunPlan
+    graph_input: dict[str, Any] | None  # None: the interrupted run continues
+    resumed: dict[str, Any] | None      # the thread's state when continuing (who spoke, the request)
+
+    def events(self, context: DeskContext, callbacks: list[BaseCallbackHandler] | None = None) -> AsyncIterator[Event]:
+        return self.desk.events(self.graph_input, self.thread_id, context, callbacks)
 
 
 @dataclass
@@ -107,12 +118,7 @@ class DeskRuntime:
 
     # -- one run -------------------------------------------------------------
 
-    @staticmethod
-    def config(thread_id: str, callbacks: list[BaseCallbackHandler] | None = None) -> RunnableConfig:
-        config: RunnableConfig = {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT}
-        if callbacks:
-            config["callbacks"] = callbacks
-        return config
+    config = staticmethod(thread_config)
 
     def plan(self, *, analysts: list[str] | None = None, debate_rounds: int | None = None,
              risk_rounds: int | None = None) -> RunPlan:
@@ -122,6 +128,23 @@ class DeskRuntime:
     def context(*, today: date | None = None, quick_model: str | None = None,
                 deep_model: str | None = None) -> DeskContext:
         return DeskContext(today=today, quick_model=quick_model, deep_model=deep_model)
+
+    @asynccontextmanager
+    async def turn(self, thread_id: str, text: str | None, plan: RunPlan | None = None, *,
+                   wait_s: float = 0.0) -> AsyncIterator[DeskTurn]:
+        """The one way a run begins, in the chat and the CLI: the thread's lease is taken (a crashed
+        process's let go first; LeaseHeld when another process runs the thread, after trying for
+        `wait_s`) and held until the block ends; then the run's input: `text`, a new message (with
+        the plan of its analysis, if one is asked for), or None, the thread's interrupted run
+        continued from its last checkpoint with the plan it had."""
+        async with hold_run(self.leases, thread_id, wait_s) as held:
+            if text is None:
+                values = await self.state(thread_id)
+                plan = RunPlan.from_state(values, self.settings.parallel_analysts)
+                yield DeskTurn(self, thread_id, held, plan, None, values)
+            else:
+                graph_input = await self.new_input(thread_id, text, plan)
+                yield DeskTurn(self, thread_id, held, plan or self.plan(), graph_input, None)
 
     def events(self, graph_input: Any, thread_id: str, context: DeskContext,
                callbacks: list[BaseCallbackHandler] | None = None) -> AsyncIterator[Event]:
@@ -161,24 +184,24 @@ class DeskRuntime:
 
     async def history(self, thread_id: str) -> list[past.Step]:
         """The finished contributions on the thread's current branch, in speaking order."""
-        return await past.steps(self, thread_id)
+        return await past.steps(self.graph, thread_id, self.settings.parallel_analysts)
 
     async def fork(self, thread_id: str, step_id: str, text: str) -> past.Fork:
         """Fork the current branch after `step_id`, with `text` as its words; `events(None, ...)`
         then re-runs only what follows it."""
-        return await past.fork(self, thread_id, step_id, text)
+        return await past.fork(self.graph, thread_id, step_id, text, self.settings.parallel_analysts)
 
     async def branches(self, thread_id: str) -> list[past.Branch]:
-        return await past.branches(self, thread_id)
+        return await past.branches(self.graph, thread_id)
 
     async def switch_branch(self, thread_id: str, head: str) -> past.Branch:
         """Make the branch whose newest checkpoint id is (or starts with) `head` the current one."""
-        return await past.switch(self, thread_id, head)
+        return await past.switch(self.graph, thread_id, head)
 
     async def branch_of(self, thread_id: str, checkpoint_id: str) -> past.Branch | None:
         """The branch a checkpoint was on (e.g. the one an edit forked from)."""
-        return await past.branch_of(self, thread_id, checkpoint_id)
+        return await past.branch_of(self.graph, thread_id, checkpoint_id)
 
     async def edit_change(self, thread_id: str) -> str | None:
         """'was SELL 1.8% at 0.80 → now HOLD at 0.55' once a forked run has its decision."""
-        return past.edit_change(await self.state(thread_id))
+        return edit_change(await self.state(thread_id))

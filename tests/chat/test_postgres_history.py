@@ -18,7 +18,7 @@ from chainlit.utils import utc_now
 from chat import history, storage
 from chat.accounts import REQUESTER
 from graph.core.settings import Settings
-from graph.persistence.database import libpq_url
+from graph.persistence.postgres import libpq_url
 
 pytestmark = pytest.mark.postgres
 

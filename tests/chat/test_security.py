@@ -456,7 +456,7 @@ def open_umask() -> Iterator[None]:
 async def test_files_are_created_private_whatever_the_umask(tmp_path, open_umask, no_model_env):
     from graph.core.settings import Settings
     from graph.data import make_vendor
-    from graph.persistence.checkpoint import open_checkpointer
+    from graph.persistence.database import open_checkpointer
 
     data = tmp_path / "data"
     storage.create_schema(storage.chat_db_path(data))
