@@ -123,6 +123,18 @@ class FakeOpenAI:
             return {k: v for k, v in parse_ruling(text).items()} | {"ticker": "", "trade_date": ""}
         return {"ticker": None, "date": None}
 
+    def _usage(self, prompt: str, content: str) -> dict:
+        """Token counts as OpenAI reports them: a token per 4 characters of prompt, cached as far
+        as an earlier prompt shares its start."""
+        cached = max((_shared(prompt, p) for p in self.prompts), default=0) // 4
+        self.prompts.append(prompt)
+        prompt_tokens = len(prompt) // 4
+        completion = max(1, len(content.split()))
+        usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion,
+                 "total_tokens": prompt_tokens + completion, "prompt_tokens_details": {"cached_tokens": cached}}
+        self.usages.append(usage)
+        return usage
+
     async def chat(self, request: Request) -> Response:
         body = await request.json()
         self.requests.append(body)
@@ -130,17 +142,7 @@ class FakeOpenAI:
             error = f"registry.ollama.ai/library/{body['model']} does not support tools"
             return JSONResponse({"error": {"message": error, "type": "invalid_request_error"}}, status_code=400)
         fault = self.fault(body, _persona(body["messages"])) if self.fault else None
-        content, calls = self.reply(body)
-        if fault in ("empty", "blank"):
-            content, calls = ("" if fault == "empty" else " \n\t "), []
-        elif fault == "text_call" and body.get("tools"):
-            tool = body["tools"][0]["function"]["name"]
-            content, calls = json.dumps({"name": tool, "arguments": {}}), []
-        elif fault == "bad_args" and body.get("tools"):
-            tool = body["tools"][0]["function"]["name"]
-            content, calls = "", [{"name": tool, "arguments": '{"lookback_days": thirty}'}]
-        elif fault == "runaway":
-            content = " ".join(["more"] * 5000)
+        content, calls = _faulty(fault, body, *self.reply(body))
         cap = body.get("max_tokens") or body.get("max_completion_tokens")
         words = re.findall(r"\s*\S+", content)
         if cap:  # one word a token: the cap cuts the answer
@@ -149,14 +151,7 @@ class FakeOpenAI:
         tool_calls = [{"index": i, "id": f"call_{uuid.uuid4().hex[:8]}", "type": "function", "function": c}
                       for i, c in enumerate(calls)]
         finish = "tool_calls" if calls else "length" if cap and len(words) > cap else "stop"
-        prompt = json.dumps(body["messages"])
-        cached = max((_shared(prompt, p) for p in self.prompts), default=0) // 4
-        self.prompts.append(prompt)
-        prompt_tokens = len(prompt) // 4
-        completion = max(1, len(content.split()))
-        usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion,
-                 "total_tokens": prompt_tokens + completion, "prompt_tokens_details": {"cached_tokens": cached}}
-        self.usages.append(usage)
+        usage = self._usage(json.dumps(body["messages"]), content)
         if not body.get("stream"):
             message: dict[str, object] = {"role": "assistant", "content": content or None}
             if tool_calls:
@@ -165,30 +160,47 @@ class FakeOpenAI:
                                  "choices": [{"index": 0, "message": message, "finish_reason": finish}],
                                  "usage": usage})
 
-        def chunk(delta: dict, finish_reason: str | None = None, **extra: object) -> str:
-            choice = {"index": 0, "delta": delta, "finish_reason": finish_reason}
-            return "data: " + json.dumps({"id": rid, "object": "chat.completion.chunk", "created": created,
-                                          "model": model, "choices": [choice], **extra}) + "\n\n"
+        head = {"id": rid, "object": "chat.completion.chunk", "created": created, "model": model}
+        include_usage = (body.get("stream_options") or {}).get("include_usage")
+        events = self._events(fault, head, content, tool_calls, finish, usage if include_usage else None)
+        return StreamingResponse(events, media_type="text/event-stream")
 
-        async def events() -> AsyncIterator[str]:
-            if fault == "stall":
-                await asyncio.sleep(self.stall_s)
-            if fault == "no_chunks":
-                yield "data: [DONE]\n\n"
-                return
-            yield chunk({"role": "assistant", "content": ""})
-            for i, word in enumerate(re.findall(r"\s*\S+", content)):
-                if fault == "cut" and i == 3:
-                    raise ConnectionResetError("the fake server cut the stream")  # uvicorn drops the connection
-                yield chunk({"content": word})
-            if fault == "cut":
-                raise ConnectionResetError("the fake server cut the stream")
-            if tool_calls:
-                yield chunk({"tool_calls": tool_calls})
-            yield chunk({}, finish)
-            if (body.get("stream_options") or {}).get("include_usage"):
-                yield "data: " + json.dumps({"id": rid, "object": "chat.completion.chunk", "created": created,
-                                             "model": model, "choices": [], "usage": usage}) + "\n\n"
+    async def _events(self, fault: str | None, head: dict, content: str, tool_calls: list, finish: str,
+                      usage: dict | None) -> AsyncIterator[str]:
+        """The reply as server-sent chunks, with the stream faults (a stall, no chunks, a cut)."""
+        def chunk(delta: dict, finish_reason: str | None = None) -> str:
+            return "data: " + json.dumps({**head, "choices": [{"index": 0, "delta": delta,
+                                                                "finish_reason": finish_reason}]}) + "\n\n"
+
+        if fault == "stall":
+            await asyncio.sleep(self.stall_s)
+        if fault == "no_chunks":
             yield "data: [DONE]\n\n"
+            return
+        yield chunk({"role": "assistant", "content": ""})
+        for i, word in enumerate(re.findall(r"\s*\S+", content)):
+            if fault == "cut" and i == 3:
+                raise ConnectionResetError("the fake server cut the stream")  # uvicorn drops the connection
+            yield chunk({"content": word})
+        if fault == "cut":
+            raise ConnectionResetError("the fake server cut the stream")
+        if tool_calls:
+            yield chunk({"tool_calls": tool_calls})
+        yield chunk({}, finish)
+        if usage is not None:
+            yield "data: " + json.dumps({**head, "choices": [], "usage": usage}) + "\n\n"
+        yield "data: [DONE]\n\n"
 
-        return StreamingResponse(events(), media_type="text/event-stream")
+
+def _faulty(fault: str | None, body: dict, content: str, calls: list) -> tuple[str, list]:
+    """The reply as a faulty server would give it (None: as it is)."""
+    tool = body["tools"][0]["function"]["name"] if body.get("tools") else None
+    if fault in ("empty", "blank"):
+        return ("" if fault == "empty" else " \n\t "), []
+    if fault == "text_call" and tool:
+        return json.dumps({"name": tool, "arguments": {}}), []
+    if fault == "bad_args" and tool:
+        return "", [{"name": tool, "arguments": '{"lookback_days": thirty}'}]
+    if fault == "runaway":
+        return " ".join(["more"] * 5000), calls
+    return content, calls
