@@ -2,9 +2,10 @@
 
 A note that names a persona with a turn still to come ("Bear, what about the China export ban?")
 waits for that persona's next turn; any other note goes to the next speaker. The address is
-decided when the note is posted, from the server's run plan and checkpoint (not from what a page
-has shown), and stored with the note (`to`). Readers check it again when they read: a persona
-whose turns are over by then (the prediction raced its last turn) no longer holds its notes back.
+decided when the note is posted (graph/runtime/notes.py), from the server's run plan and
+checkpoint (not from what a page has shown), and stored with the note (`to`). Readers check it
+again when they read: a persona whose turns are over by then (the prediction raced its last
+turn) no longer holds its notes back.
 
 LangGraph Server clients post with `client.store.put_item(*note_item(thread_id, text))`: the same
 namespace, key and value as `Inbox.post`, so the next speaker's `take_notes` reads it like a note
