@@ -11,6 +11,7 @@ the quoted interjection.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -97,52 +98,88 @@ class Point:
 def read_points(fig: dict[str, Any]) -> list[Point]:
     """What the figures say for the trade; one rule per figure, in a fixed order."""
     n = {k: number(v) for k, v in fig.items()}
-    pts: list[Point] = []
+    return [point for rule in _RULES for point in rule(n, fig)]
 
-    def add(stance: int, label: str, text: str) -> None:
-        pts.append(Point(stance, label, text))
 
+Numbers = dict[str, float | None]
+
+
+def _trend(n: Numbers, fig: dict[str, Any]) -> Iterator[Point]:
     close = n.get("Close")
     for avg in ("SMA 50", "SMA 200"):
         if close is not None and (level := n.get(avg)):
             up = close > level
             where = "above" if up else "below"
-            add(1 if up else -1, avg, f"the close of {fmt(close)} is {where} the {avg} of {fmt(level)}")
+            yield Point(1 if up else -1, avg, f"the close of {fmt(close)} is {where} the {avg} of {fmt(level)}")
+
+
+def _macd(n: Numbers, fig: dict[str, Any]) -> Iterator[Point]:
     if (h := n.get("MACD Hist")) is not None:
-        add(1 if h > 0 else -1, "MACD Hist", f"the MACD histogram is {'positive' if h > 0 else 'negative'} at {fmt(h)}")
-    if (r := n.get("RSI 14")) is not None:
-        if r >= 70:
-            add(-1, "RSI 14", f"RSI 14 at {fmt(r)} is overbought")
-        elif r <= 30:
-            add(1, "RSI 14", f"RSI 14 at {fmt(r)} is oversold, a rebound setup")
-        else:
-            tone = "positive" if r >= 50 else "fading"
-            add(1 if r >= 50 else -1, "RSI 14", f"RSI 14 at {fmt(r)} shows {tone} momentum")
+        yield Point(1 if h > 0 else -1, "MACD Hist",
+                    f"the MACD histogram is {'positive' if h > 0 else 'negative'} at {fmt(h)}")
+
+
+def _rsi(n: Numbers, fig: dict[str, Any]) -> Iterator[Point]:
+    if (r := n.get("RSI 14")) is None:
+        return
+    if r >= 70:
+        yield Point(-1, "RSI 14", f"RSI 14 at {fmt(r)} is overbought")
+    elif r <= 30:
+        yield Point(1, "RSI 14", f"RSI 14 at {fmt(r)} is oversold, a rebound setup")
+    else:
+        tone = "positive" if r >= 50 else "fading"
+        yield Point(1 if r >= 50 else -1, "RSI 14", f"RSI 14 at {fmt(r)} shows {tone} momentum")
+
+
+def _month_move(n: Numbers, fig: dict[str, Any]) -> Iterator[Point]:
     if (c := n.get("Change 1M %")) is not None and abs(c) >= 3:
-        add(1 if c > 0 else -1, "Change 1M %", f"the stock moved {c:+.2f}% over the last month")
+        yield Point(1 if c > 0 else -1, "Change 1M %", f"the stock moved {c:+.2f}% over the last month")
+
+
+def _social(n: Numbers, fig: dict[str, Any]) -> Iterator[Point]:
     if (s := n.get("Social Score")) is not None and abs(s) >= 0.1:
         bullish = n.get("Bullish %")
         basis = f"{fmt(bullish)}% bullish posts" if bullish is not None else f"proxy: {fig.get('Proxy', 'no posts')}"
-        add(1 if s > 0 else -1, "Social Score", f"social sentiment scores {s:+.2f} ({basis})")
+        yield Point(1 if s > 0 else -1, "Social Score", f"social sentiment scores {s:+.2f} ({basis})")
+
+
+def _news(n: Numbers, fig: dict[str, Any]) -> Iterator[Point]:
     for tone, what in (("News Tone", "company news"), ("Macro Tone", "macro news")):
         if (t := n.get(tone)) is not None and abs(t) >= 0.1:
-            add(1 if t > 0 else -1, tone, f"{what} tone is {'positive' if t > 0 else 'negative'} ({t:+.2f})")
+            yield Point(1 if t > 0 else -1, tone, f"{what} tone is {'positive' if t > 0 else 'negative'} ({t:+.2f})")
+
+
+def _valuation(n: Numbers, fig: dict[str, Any]) -> Iterator[Point]:
     if (pe := n.get("P/E")) is not None and pe > 0:
         if pe >= 40:
-            add(-1, "P/E", f"a P/E of {fmt(pe)} prices in a lot of growth")
+            yield Point(-1, "P/E", f"a P/E of {fmt(pe)} prices in a lot of growth")
         elif pe <= 15:
-            add(1, "P/E", f"a P/E of {fmt(pe)} is undemanding")
+            yield Point(1, "P/E", f"a P/E of {fmt(pe)} is undemanding")
+
+
+def _growth(n: Numbers, fig: dict[str, Any]) -> Iterator[Point]:
     if (g := n.get("Revenue Growth YoY %")) is not None:
-        add(1 if g > 5 else -1 if g < 0 else 0, "Revenue Growth YoY %", f"revenue grew {g:+.2f}% year on year")
+        yield Point(1 if g > 5 else -1 if g < 0 else 0, "Revenue Growth YoY %", f"revenue grew {g:+.2f}% year on year")
+
+
+def _margin(n: Numbers, fig: dict[str, Any]) -> Iterator[Point]:
     if (m := n.get("Profit Margin %")) is not None:
-        add(1 if m >= 15 else -1 if m < 5 else 0, "Profit Margin %", f"the profit margin is {fmt(m)}%")
+        yield Point(1 if m >= 15 else -1 if m < 5 else 0, "Profit Margin %", f"the profit margin is {fmt(m)}%")
+
+
+def _leverage(n: Numbers, fig: dict[str, Any]) -> Iterator[Point]:
     if (ratio := n.get("Debt/Equity")) is not None:
         # Vendors deliver a plain multiple (1.5 = debt is 1.5x equity; see graph/data/vendor.py).
         if ratio >= 2:
-            add(-1, "Debt/Equity", f"leverage is high at {fmt(ratio)}x debt to equity")
+            yield Point(-1, "Debt/Equity", f"leverage is high at {fmt(ratio)}x debt to equity")
         elif ratio <= 0.5:
-            add(1, "Debt/Equity", f"the balance sheet is light at {fmt(ratio)}x debt to equity")
-    return pts
+            yield Point(1, "Debt/Equity", f"the balance sheet is light at {fmt(ratio)}x debt to equity")
+
+
+# The rules of read_points, in the order their points are listed.
+_RULES: tuple[Callable[[Numbers, dict[str, Any]], Iterator[Point]], ...] = (
+    _trend, _macd, _rsi, _month_move, _social, _news, _valuation, _growth, _margin, _leverage,
+)
 
 
 def score(points: list[Point]) -> int:
@@ -371,66 +408,89 @@ def _debater(persona: str, side: str, system: str, notes: list[str]) -> str:
     said = _said(system, side)
     rnd = 1 + sum(1 for who, _ in said if who == persona)
     who, words = _previous(said, persona)
-    lines: list[str] = []
     if side in ("bull", "bear"):
         stance = 1 if side == "bull" else -1
-        mine = [p for p in points if p.stance == stance]
-        theirs = [p for p in points if p.stance == -stance]
-        count = f"{len(mine)} signal(s) for it, {len(theirs)} against"
-        if rnd == 1:
-            verdict = "holds" if len(mine) > len(theirs) else "is the weaker one, argued for balance"
-            lines.append(f"The {side} case for {ticker} {verdict}: {count}.")
-        else:
-            lines.append(f"Round {rnd}, still the {side} case for {ticker}: nothing new changes the count ({count}).")
-        if who:
-            counter = mine[(rnd - 1) % len(mine)].text if mine else "that is one signal among several"
-            lines.append(f"The {who}'s “{_phrase(words, points, -stance)}”: but {counter}.")
-        fresh = mine[3 * (rnd - 1):3 * rnd]
-        if fresh:
-            lines.append(("My evidence: " if rnd == 1 else "Not said yet: ") + "; ".join(p.text for p in fresh) + ".")
-        elif rnd == 1:
-            lines.append("Very little in the data supports my side, and I will not pretend otherwise.")
-        else:
-            lines.append(f"I have no new figure to add; my round {rnd - 1} case stands.")
-        if len(theirs) >= rnd:
-            lines.append(f"I grant that {theirs[rnd - 1].text}.")
+        lines = _case(side, stance, ticker, points, rnd, who, words)
         return "\n\n".join([*_notes_block(notes, fig, points, system, stance), *lines])
     # risk committee: argue about size and stop from the trader's plan, the close and the ATR
-    p = _plan(system, "Trader's plan")
-    mult, size = {"risky": (3.0, "4%"), "safe": (1.5, "1%"), "neutral": (2.0, "2%")}[side]
+    lines = _risk(side, ticker, _plan(system, "Trader's plan"), rnd, who, words)
+    return "\n\n".join([*_notes_block(notes, fig, points, system), *lines])
+
+
+def _case(side: str, stance: int, ticker: str, points: list[Point], rnd: int, who: str, words: str) -> list[str]:
+    """A bull's or a bear's turn: its count of the signals, its answer to the other side, the
+    evidence not said yet, and what it grants."""
+    lines: list[str] = []
+    mine = [p for p in points if p.stance == stance]
+    theirs = [p for p in points if p.stance == -stance]
+    count = f"{len(mine)} signal(s) for it, {len(theirs)} against"
+    if rnd == 1:
+        verdict = "holds" if len(mine) > len(theirs) else "is the weaker one, argued for balance"
+        lines.append(f"The {side} case for {ticker} {verdict}: {count}.")
+    else:
+        lines.append(f"Round {rnd}, still the {side} case for {ticker}: nothing new changes the count ({count}).")
+    if who:
+        counter = mine[(rnd - 1) % len(mine)].text if mine else "that is one signal among several"
+        lines.append(f"The {who}'s “{_phrase(words, points, -stance)}”: but {counter}.")
+    fresh = mine[3 * (rnd - 1):3 * rnd]
+    if fresh:
+        lines.append(("My evidence: " if rnd == 1 else "Not said yet: ") + "; ".join(p.text for p in fresh) + ".")
+    elif rnd == 1:
+        lines.append("Very little in the data supports my side, and I will not pretend otherwise.")
+    else:
+        lines.append(f"I have no new figure to add; my round {rnd - 1} case stands.")
+    if len(theirs) >= rnd:
+        lines.append(f"I grant that {theirs[rnd - 1].text}.")
+    return lines
+
+
+def _risk(side: str, ticker: str, p: _Plan, rnd: int, who: str, words: str) -> list[str]:
+    """A risk debater's turn on the trader's plan: for a HOLD, standing aside; else its size and stop."""
     backing = [x for x in p.points if x.stance == (-1 if p.signal == "SELL" else 1)]
     against = [x for x in p.points if x.stance == (1 if p.signal == "SELL" else -1)]
     if p.signal == "HOLD":
-        hold = {"risky": "Standing aside has a cost too: if the data turns, we should be ready to act.",
-                  "safe": "Staying flat is the right call; there is no edge worth paying for.",
-                  "neutral": "Holding is reasonable; I would set alerts rather than a position."}[side]
-        lines.append(f"HOLD on {ticker}: {hold}" if rnd == 1 else f"Round {rnd}, still HOLD on {ticker}.")
-        watch = (backing or against or p.points)[(rnd - 1) % max(1, len(p.points)):][:1]
-        if watch and rnd > 1:
-            lines.append(f"The signal to watch: {watch[0].text}.")
+        return _risk_on_hold(side, ticker, p, rnd, backing, against)
+    return _risk_on_trade(side, ticker, p, rnd, who, words, backing, against)
+
+
+def _risk_on_hold(side: str, ticker: str, p: _Plan, rnd: int, backing: list[Point], against: list[Point]) -> list[str]:
+    lines: list[str] = []
+    hold = {"risky": "Standing aside has a cost too: if the data turns, we should be ready to act.",
+            "safe": "Staying flat is the right call; there is no edge worth paying for.",
+            "neutral": "Holding is reasonable; I would set alerts rather than a position."}[side]
+    lines.append(f"HOLD on {ticker}: {hold}" if rnd == 1 else f"Round {rnd}, still HOLD on {ticker}.")
+    watch = (backing or against or p.points)[(rnd - 1) % max(1, len(p.points)):][:1]
+    if watch and rnd > 1:
+        lines.append(f"The signal to watch: {watch[0].text}.")
+    return lines
+
+
+def _risk_on_trade(side: str, ticker: str, p: _Plan, rnd: int, who: str, words: str, backing: list[Point],
+                   against: list[Point]) -> list[str]:
+    lines: list[str] = []
+    mult, size = {"risky": (3.0, "4%"), "safe": (1.5, "1%"), "neutral": (2.0, "2%")}[side]
+    stop = p.stop(mult)
+    level = f"stop at {fmt(stop)} ({mult:g} ATR from the {fmt(p.close)} close)" if stop else "no stop I can size"
+    why = {"risky": "so normal swings do not shake us out",
+           "safe": "losing less matters more than catching every move",
+           "neutral": "between the other two sizes"}[side]
+    if rnd == 1:
+        lines.append(f"{size} of the portfolio on the {p.signal} of {ticker}, {level}: {why}.")
     else:
-        stop = p.stop(mult)
-        level = f"stop at {fmt(stop)} ({mult:g} ATR from the {fmt(p.close)} close)" if stop else "no stop I can size"
-        why = {"risky": "so normal swings do not shake us out",
-               "safe": "losing less matters more than catching every move",
-               "neutral": "between the other two sizes"}[side]
-        if rnd == 1:
-            lines.append(f"{size} of the portfolio on the {p.signal} of {ticker}, {level}: {why}.")
-        else:
-            lines.append(f"Round {rnd}, still {size} of the portfolio on {ticker}, {level}.")
-        if who:
-            proposed = _SIZE.search(words)
-            quoted = proposed[0] if proposed else _phrase(words, p.points, 0)
-            reply = {"risky": "that leaves the trade too small to matter",
-                     "safe": "one bad week would cost more than the signal is worth",
-                     "neutral": "each side has a point; the middle keeps us in at a cost we can carry"}[side]
-            lines.append(f"The {who}'s “{quoted}”: {reply}.")
-        if rnd > 1:
-            extra = (against if side == "safe" else backing)[(rnd - 2):(rnd - 1)]
-            if extra:
-                lines.append(("The risk I would not ignore: " if side == "safe" else "What backs the trade: ")
-                             + f"{extra[0].text}.")
-    return "\n\n".join([*_notes_block(notes, fig, points, system), *lines])
+        lines.append(f"Round {rnd}, still {size} of the portfolio on {ticker}, {level}.")
+    if who:
+        proposed = _SIZE.search(words)
+        quoted = proposed[0] if proposed else _phrase(words, p.points, 0)
+        reply = {"risky": "that leaves the trade too small to matter",
+                 "safe": "one bad week would cost more than the signal is worth",
+                 "neutral": "each side has a point; the middle keeps us in at a cost we can carry"}[side]
+        lines.append(f"The {who}'s “{quoted}”: {reply}.")
+    if rnd > 1:
+        extra = (against if side == "safe" else backing)[(rnd - 2):(rnd - 1)]
+        if extra:
+            lines.append(("The risk I would not ignore: " if side == "safe" else "What backs the trade: ")
+                         + f"{extra[0].text}.")
+    return lines
 
 
 def _manager(system: str, notes) -> str:
