@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from graph.models.demo import figures_in, read_points
+from graph.models.demo_figures import figures_in, read_points
 
 
 def leverage(value) -> list[tuple[int, str]]:

@@ -3,7 +3,8 @@ it quotes the note, quotes what our data has on its words, says what that means 
 speaker's side, and says so when the data has nothing on it instead of one boilerplate line."""
 from __future__ import annotations
 
-from graph.models.demo import answer_note, note_words, read_points
+from graph.models.demo_figures import read_points
+from graph.models.demo_notes import answer_note, note_words
 
 FIGURES = {"Close": "42.93", "SMA 50": "60.1", "Macro Tone": "0.17", "News Tone": "-1.0", "RSI 14": "21.32"}
 REPORTS = ("Notable: 2026-11-20 Simulated Street Journal: NVDA Holdings shares slide as demand concerns weigh · "

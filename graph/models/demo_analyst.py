@@ -1,0 +1,51 @@
+"""The demo analysts: call every tool offered in one round, then write the report from the
+tool results (the read, notable headlines and posts, and the key figures table)."""
+from __future__ import annotations
+
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+
+from .demo_figures import _subject, read_points, score
+from .demo_notes import _notes_block
+
+_STORY_TOOLS = {"get_company_news", "get_macro_news", "get_social_sentiment"}
+
+
+def _analyst(persona: str, messages: list[BaseMessage], system: str, tools: list[dict], notes) -> AIMessage:
+    results = [m for m in messages if isinstance(m, ToolMessage)]
+    if tools and not results:
+        # First round: gather everything this analyst's tools offer, in one parallel round. No
+        # words with the calls: the message the user reads opens with the analyst's conclusion.
+        calls = [{"name": t["function"]["name"], "args": {}, "id": None, "type": "tool_call"} for t in tools]
+        return AIMessage(content="", tool_calls=calls)
+    ticker, _, date = _subject(system)
+    figures: dict[str, Any] = {}
+    missing, items, sources = [], [], set()
+    for r in results:
+        art = r.artifact if isinstance(r.artifact, dict) else {}
+        if art.get("error") or not art:
+            missing.append(f"{art.get('tool', r.name)}: no data ({art.get('error', r.content)})")
+            continue
+        figures.update({k: v for k, v in art.get("figures", {}).items() if v is not None})
+        if art.get("tool") in _STORY_TOOLS:  # headlines and posts are worth quoting; price rows are not
+            items.extend(art.get("items", [])[:2])
+        sources.add(art.get("source", "unknown"))
+    points = read_points(figures)
+    s = score(points)
+    lean = "bullish" if s > 0 else "bearish" if s < 0 else "mixed"
+    lines = _notes_block(notes, {k: str(v) for k, v in figures.items()}, points, "\n".join(map(str, items)))
+    if points:
+        lines.append(f"My read on {ticker} as of {date} is **{lean}**: " + "; ".join(p.text for p in points) + ".")
+    elif figures:
+        lines.append(f"The data on {ticker} as of {date} gives no clear lean.")
+    if items:
+        lines.append("Notable: " + " · ".join(items[:3]))
+    if missing:
+        lines.append("Unavailable, so not used: " + "; ".join(missing) + ".")
+    if not figures:
+        lines.append(f"I have no data to report on {ticker}; I will not estimate figures.")
+    else:
+        lines.append(f"Key figures (source: {', '.join(sorted(sources))}):\n\n| Key figure | Value |\n|---|---|")
+        lines[-1] += "".join(f"\n| {k} | {v} |" for k, v in figures.items())
+    return AIMessage(content="\n\n".join(lines))

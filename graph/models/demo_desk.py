@@ -1,0 +1,133 @@
+"""The demo Desk's follow-up answers, from the stored record: what a persona said, a figure
+asked about, the sentences nearest the question, or the thread's earlier analyses compared."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..record.case import EARLIER_ANALYSES, STOPPED, gist
+from .demo_debate import _REBUTTAL
+from .demo_figures import _subject, figures_in, sections, turns
+from .demo_notes import _TOPICS
+
+_STOP = frozenset(
+    """
+    the a an and or of to in on for is was were what why how did does do about it its this that
+    with me you your our we i be at by as from so
+    """.split()
+)
+
+
+def _record(system: str) -> dict[str, str]:
+    """The Desk's prompt by who said it: each persona's contributions to the case file, merged,
+    and the notes after it (the final decision, interjections, earlier decisions)."""
+    out: dict[str, str] = {}
+    for name, text in sections(system).items():
+        if name in ("Your role", EARLIER_ANALYSES):  # the Desk's own instructions; other analyses
+            continue
+        said = turns(text)
+        if not said:
+            out[name] = text
+        for persona, words in said:
+            out[persona] = f"{out[persona]}\n\n{words}" if persona in out else words
+    return out
+
+
+def _persona_hits(names, q: str) -> list[str]:
+    return [name for name in names if any(w in q for w in name.lower().split() if w not in ("analyst", "researcher"))]
+
+
+@dataclass(frozen=True)
+class _Earlier:
+    """One of the thread's earlier analyses as the Desk's notes list it."""
+    decision: str            # "AAPL 2024-05-06: BUY (confidence 0.66)"
+    said: dict[str, str]     # persona (and "Rationale") -> its gist
+
+    @property
+    def ticker(self) -> str:
+        return self.decision.split()[0]
+
+
+def _earlier(system: str) -> list[_Earlier]:
+    out = []
+    for heading, body in turns(sections(system).get(EARLIER_ANALYSES, "")):
+        said = {m[1]: m[2] for m in re.finditer(r"^- ([^:\n]+): (.+)$", body, re.M)}
+        out.append(_Earlier(heading, said))
+    return out
+
+
+_COMPARE = re.compile(r"\b(?:compar\w*|versus|vs|differ\w*|previous|earlier|last\s+decision)\b")
+
+
+def _current_line(secs: dict[str, str], ticker: str, date: str) -> str:
+    decision = dict(re.findall(r"^(Signal|Confidence|Rationale): (.+)$", secs.get("Final decision", ""), re.M))
+    if not decision:
+        return f"{ticker} {date}: {STOPPED}"
+    line = f"{ticker} {date}: {decision['Signal']} (confidence {decision.get('Confidence', 'n/a')})"
+    return line + (f". {gist(decision['Rationale'])}" if decision.get("Rationale") else "")
+
+
+def _about_earlier(secs: dict[str, str], earlier: list[_Earlier], question: str, ticker: str, date: str) -> str:
+    """A follow-up about the thread's earlier analyses: one named by its ticker, or a comparison."""
+    q = question.lower()
+    named = [e for e in earlier if e.ticker != ticker and re.search(rf"(?<![\w.]){re.escape(e.ticker)}\b", question,
+                                                                     re.I)]
+    if _COMPARE.search(q):
+        other = named[-1] if named else earlier[-1]
+        now = _current_line(secs, ticker, date)
+        out = ["Comparing with the earlier analysis in this chat:", f"- Now: {now}",
+               f"- Before: {other.decision}" + (f". {other.said['Rationale']}" if "Rationale" in other.said else "")]
+        sig_now = re.search(r": (BUY|SELL|HOLD)\b", now)
+        sig_then = re.search(r": (BUY|SELL|HOLD)\b", other.decision)
+        if sig_now and sig_then:
+            out.append("Same call both times." if sig_now[1] == sig_then[1] else
+                       f"The call changed from {sig_then[1]} ({other.ticker}) to {sig_now[1]} ({ticker}).")
+        if len(earlier) > 1:
+            out.append("The chat's earlier analyses: " + "; ".join(e.decision for e in earlier) + ".")
+        return "\n".join(out)
+    target = named[-1]
+    out = [f"From the earlier analysis in this chat, {target.decision}:"]
+    hits = _persona_hits([name for name in target.said if name != "Rationale"], q)
+    out += [f"- {name}: “{target.said[name]}”" for name in hits[:2]]
+    if not hits:
+        out.append(f"- Rationale: {target.said.get('Rationale', 'none recorded (the run was stopped)')}")
+    return "\n".join(out)
+
+
+def _desk(system: str, question: str) -> str:
+    secs = _record(system)
+    ticker, _, date = _subject(system)
+    q = question.lower()
+    earlier = _earlier(system)
+    if earlier and (_COMPARE.search(q) or any(
+            e.ticker != ticker and re.search(rf"(?<![\w.]){re.escape(e.ticker)}\b", question, re.I) for e in earlier)):
+        return _about_earlier(secs, earlier, question, ticker, date)
+    fig = figures_in(system)
+    persona_hits = _persona_hits(secs, q)
+    figure_hits = [label for label, words in _TOPICS.items() if label in fig and
+                   (any(w in q for w in words) or label.lower() in q)]
+    out = [f"From the stored deliberation on {ticker} for {date}:"]
+    for name in persona_hits[:2]:
+        paragraphs = [p.strip() for p in secs[name].split("\n\n") if p.strip()]
+        # Its own words (its conclusion, then its evidence), not its quote of someone else.
+        own = " ".join(p for p in paragraphs if not _REBUTTAL.match(p)) or (paragraphs[0] if paragraphs else "")
+        body = re.split(r"(?<=[.!?])\s", own.replace("\n", " "))
+        out.append(f"- {name}: “{' '.join(body[:2]).strip()}”")
+    for label in figure_hits[:4]:
+        out.append(f"- {label} was {fig[label]} (from the analysts' key figures).")
+    if len(out) == 1:
+        words = {w for w in re.findall(r"[a-z/%]+", q) if w not in _STOP and len(w) > 2}
+        best = []
+        for name, section in secs.items():
+            for sentence in re.split(r"(?<=[.!?])\s|\n", section):
+                overlap = len(words & set(re.findall(r"[a-z/%]+", sentence.lower())))
+                if overlap:
+                    best.append((overlap, name, sentence.strip()))
+        best.sort(key=lambda b: -b[0])
+        out += [f"- {name}: “{s}”" for _, name, s in best[:3]]
+    if len(out) == 1:
+        decision = secs.get("Final decision", "no decision is stored")
+        first = decision.splitlines()[0] if decision else "n/a"
+        out.append(f"The record does not cover that. The decision was: {first}. "
+                   "Ask for a new analysis if you need fresh data.")
+    return "\n".join(out)
