@@ -1,5 +1,6 @@
-"""`python -m chat [chainlit run options]`: prepare the data folder and the login secret, then
-start Chainlit on chat/app.py from the repository root.
+"""`python -m chat [chainlit run options]`: prepare the data folder and the login secret, then start
+Chainlit on this package's app.py, in a folder made from the package's config and assets
+(startup.app_root), so that an installed wheel runs from any directory.
 
 Local mode (no account created: any user name, one shared password) listens on loopback only:
 asked for another address (`--host 0.0.0.0`, CHAINLIT_HOST), it refuses with exit code 2 until
@@ -12,10 +13,11 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from graph.core.settings import Settings
+from graph import Settings
 
-from .accounts import DEFAULT_PASSWORD, Accounts, is_loopback
+from .startup import app_root, home, prepare
 
+APP = Path(__file__).resolve().with_name("app.py")
 DEFAULT_HOST = "127.0.0.1"  # Chainlit's
 
 
@@ -31,30 +33,12 @@ def listening_host(argv: Sequence[str], env: Mapping[str, str]) -> str:
     return host or env.get("CHAINLIT_RUN_HOST") or env.get("CHAINLIT_HOST") or DEFAULT_HOST
 
 
-def refusal(host: str, data_dir: Path, env: Mapping[str, str]) -> str | None:
-    """Why the app must not listen on `host`, or None."""
-    if is_loopback(host) or Accounts(data_dir).enabled:
-        return None
-    default = (env.get("DESK_PASSWORD") or DEFAULT_PASSWORD) == DEFAULT_PASSWORD
-    return (f"Refusing to listen on {host}: with no account the chat is in local mode (any user name, "
-            f"one shared password{', the default ' + repr(DEFAULT_PASSWORD) if default else ''}), "
-            "which is for this machine only.\n"
-            "Create the accounts first: python -m chat.users add NAME --password PW")
-
-
 def main() -> None:
-    root = Path(__file__).resolve().parents[1]
-    os.chdir(root)  # Chainlit reads .chainlit/, public/ and chainlit.md from the working directory
+    os.chdir(home())  # a checkout's root: its .data is the default data folder
     settings = Settings()
-    if reason := refusal(listening_host(sys.argv[1:], os.environ), settings.data_dir, os.environ):
-        print(reason, file=sys.stderr)
-        sys.exit(2)
-    from .storage import chat_database, create_schema, ensure_auth_secret  # Chainlit: seconds to import
-
-    create_schema(chat_database(settings))  # the data folder and its files owner-only (or Postgres)
-    ensure_auth_secret(settings.data_dir)
-    args = [sys.executable, "-m", "chainlit", "run", "chat/app.py", *sys.argv[1:]]
-    os.execv(sys.executable, args)
+    prepare(settings, listening_host(sys.argv[1:], os.environ))  # exits (2) on a public address in local mode
+    env = {**os.environ, "CHAINLIT_APP_ROOT": str(app_root(settings.data_dir))}
+    os.execve(sys.executable, [sys.executable, "-m", "chainlit", "run", str(APP), *sys.argv[1:]], env)
 
 
 if __name__ == "__main__":

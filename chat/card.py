@@ -20,9 +20,7 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 from chainlit.data import get_data_layer
 from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 
-from graph.core.state import FinalDecision
-from graph.data.indicators import indicator_series
-from graph.data.vendor import Vendor
+from graph import FinalDecision, Vendor, indicator_series
 
 SIGNAL_MARK = {"BUY": "🟢", "SELL": "🔴", "HOLD": "🟡"}
 HISTORY_DAYS = 420  # enough rows for a 200-day average at the start of the window

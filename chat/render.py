@@ -25,10 +25,19 @@ from chainlit.emitter import BaseChainlitEmitter
 from chainlit.step import StepDict, check_add_step_in_cot, stub_step
 from chainlit.utils import utc_now
 
-from graph.core.events import Event, NodeDone, NotePickedUp, Said, Token, ToolFinished, ToolStarted
-from graph.core.personas import DESK
-from graph.core.plan import RISK_JUDGE_NODE, RunPlan
-from graph.record.figures import unverified_note
+from graph import (
+    DESK,
+    RISK_JUDGE_NODE,
+    Event,
+    NodeDone,
+    NotePickedUp,
+    RunPlan,
+    Said,
+    Token,
+    ToolFinished,
+    ToolStarted,
+    unverified_note,
+)
 
 from .speakers import speaker_metadata
 from .stages import StageList

@@ -10,31 +10,39 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable
-from dataclasses import dataclass, field
 from typing import Any, cast
 
 import chainlit as cl
 from chainlit.context import ChainlitContext, context_var, local_steps
 from chainlit.emitter import BaseChainlitEmitter
 
-from graph.core.errors import explain
-from graph.core.events import NodeDone
-from graph.core.personas import ANALYST_KINDS, DESK, PERSONAS
-from graph.core.plan import RunPlan
-from graph.core.settings import Settings
-from graph.core.usage import usage_summary
-from graph.data import make_vendor
-from graph.data.vendor import Vendor
-from graph.models.registry import ModelRegistry
-from graph.notes.address import post as post_note
-from graph.notes.inbox import Note, unread_in
-from graph.persistence.lease import Held, LeaseHeld, live_holder
-from graph.record.case import report_markdown
-from graph.runtime.desk import DeskRuntime, Interrupted
+from graph import (
+    DESK,
+    PERSONAS,
+    DeskRuntime,
+    Held,
+    Interrupted,
+    LeaseHeld,
+    ModelRegistry,
+    NodeDone,
+    Note,
+    Posted,
+    RunPlan,
+    Settings,
+    Vendor,
+    explain,
+    live_holder,
+    make_vendor,
+    post_note,
+    report_markdown,
+    unread_in,
+    usage_summary,
+)
 
 from .card import card_markdown, name_thread, price_chart
 from .edits import card_actions, card_change, offer_edits
 from .pages import Pages
+from .panel import NextAnalysis
 from .render import Renderer, fold_under
 
 # A message to a thread whose run just ended in another process waits this long for its lease
@@ -48,6 +56,15 @@ RESUME_OFFER = ("Everything before is kept: type “resume” (or press Resume) 
 # A page that opens the thread mid-run joins the run at the latest this long after asking.
 ATTACH_LATEST_S = 10.0
 CUT_OFF = "*(cut off: the desk stopped before this turn was finished; a resumed run says it again below)*"
+
+
+def acknowledgement(posted: Posted) -> str:
+    """What the Desk says when a note is stored: who will answer it."""
+    if posted.note.to:
+        return f"Noted — the **{posted.note.to}** will answer this."
+    if posted.reader:
+        return f"Noted — the **{posted.reader}** will answer this next."
+    return "Noted — the desk will take this up as soon as the current step finishes."
 
 
 def resume_action(thread_id: str) -> cl.Action:
@@ -110,27 +127,6 @@ class DeskService:
     async def chat(self, thread_id: str) -> ChatRun:
         """The chat for a thread: the one in flight, or a fresh one."""
         return self.chats.get(thread_id) or ChatRun(self, thread_id)
-
-
-@dataclass(frozen=True)
-class NextAnalysis:
-    """What the settings panel asks of the next analysis: its plan and, live, the model names."""
-    plan: RunPlan = field(default_factory=RunPlan)
-    models: tuple[str, str] | None = None   # (quick, deep)
-
-
-def next_analysis(values: dict[str, Any] | None, settings: Settings) -> NextAnalysis:
-    """The chat settings panel (switches, sliders, model names) as the next analysis' shape."""
-    values = values or {}
-    models = None
-    if settings.live:  # model names are a live-mode setting; the demo has one model
-        models = ((values.get("quick_model") or settings.quick_model).strip(),
-                  (values.get("deep_model") or settings.deep_model).strip())
-    plan = RunPlan.of(settings,
-                      analysts=[k for k in ANALYST_KINDS if values.get(f"analyst_{k}", k in settings.analysts)],
-                      debate_rounds=int(values.get("debate_rounds") or 0) or None,
-                      risk_rounds=int(values.get("risk_rounds") or 0) or None)
-    return NextAnalysis(plan, models)
 
 
 class ChatRun:
@@ -251,7 +247,7 @@ class ChatRun:
             if renderer.decided:
                 await self._show_decision()
             await renderer.finish("Decision ready" if renderer.decided else "Done")
-            await self._quietly(offer_edits(self))  # Edit buttons on the finished turns
+            await self._quietly(offer_edits(desk, self.thread_id))  # Edit buttons on the finished turns
         except LeaseHeld:
             outcome = "elsewhere"
             await self._quietly(self._run_elsewhere(text))
@@ -359,7 +355,7 @@ class ChatRun:
         else:
             posted = await post_note(await self.service.runtime(), self.thread_id, text)
             body = (f"This thread is running in another window, so your message was passed on to that run. "
-                    f"{posted.acknowledgement}\n\n> {text}")
+                    f"{acknowledgement(posted)}\n\n> {text}")
         await cl.Message(content=body, author=DESK).send()
 
     async def _leftover(self) -> list[Note]:
@@ -421,7 +417,7 @@ class ChatRun:
         naming who will answer."""
         posted = await post_note(await self.service.runtime(), self.thread_id, text,
                                  self.renderer.started if self.renderer else None)
-        msg = cl.Message(content=f"{posted.acknowledgement}\n\n> {text}", author=DESK)
+        msg = cl.Message(content=f"{acknowledgement(posted)}\n\n> {text}", author=DESK)
         self.acks[posted.note.seq] = (msg, [])
         await msg.send()
         return msg

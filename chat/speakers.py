@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from graph.core.plan import RunPlan
+from graph import RunPlan
 
 SEPARATOR = " · "
 

@@ -16,8 +16,7 @@ from typing import Any
 
 import chainlit as cl
 
-from graph.core.personas import ANALYST_PERSONAS, RISK_JUDGE
-from graph.core.plan import RunPlan
+from graph import ANALYST_PERSONAS, RISK_JUDGE, RunPlan
 
 EVENT = "desk_stages"
 READY, RUNNING, DONE, FAILED = "ready", "running", "done", "failed"

@@ -1,36 +1,22 @@
-"""The chat history store: its SQLite schema, the element files, the login secret (the data layer
-itself, with its guards, is chat/history.py; logins are chat/accounts.py).
+"""The chat history's tables: where they are (chat.sqlite, or Postgres) and their schema, created at
+every start (the data layer over them, with its guards, and the element files are chat/history/).
+No Chainlit import: `python -m chat` creates the tables before it starts Chainlit.
 
 Chainlit does not create its tables, and its SQLite path has quirks: every key it writes into
 `steps` needs a column (or the whole step is dropped with a logged warning), and elements
 (charts, reports) are kept only when a storage provider is configured. So we create the
 schema ourselves and keep element files under DESK_DATA_DIR.
 
-The history lives in DESK_DATA_DIR/chat.sqlite, or in the PostgreSQL database of
-DESK_DATABASE_URL (graph/persistence/database.py) when one is set: the same tables there, JSON kept as text
-as in SQLite, so the data layer reads both alike. Element files stay under DESK_DATA_DIR/files:
-processes on several machines need that folder shared (or a cloud storage client instead).
+The history lives in DESK_DATA_DIR/chat.sqlite, or in the PostgreSQL database of DESK_DATABASE_URL
+when one is set: the same tables there, JSON kept as text as in SQLite, so the data layer reads both
+alike.
 """
 from __future__ import annotations
 
-import os
-import secrets
 import sqlite3
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
-from chainlit.data.storage_clients.base import BaseStorageClient
-
-from graph.core.private import private_dir, private_file, write_private
-from graph.core.settings import Settings
-from graph.persistence.database import SCHEMA_LOCK, libpq_url, sqlalchemy_url
-
-if TYPE_CHECKING:
-    from chat.history import DeskDataLayer
-
-FILES_ROUTE = "/desk-files"
+from graph import SCHEMA_LOCK, Settings, libpq_url, private_file, sqlalchemy_url
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (
@@ -115,10 +101,11 @@ def chat_db_path(data_dir: Path) -> Path:
 
 def chat_database(settings: Settings) -> Path | str:
     """Where the history is kept: the SQLite file, or the Postgres URL (SQLAlchemy's spelling)."""
-    return _chat_database(settings.data_dir, settings.database_url)
+    return chat_store(settings.data_dir, settings.database_url)
 
 
-def _chat_database(data_dir: Path, database_url: str | None) -> Path | str:
+def chat_store(data_dir: Path, database_url: str | None) -> Path | str:
+    """chat_database, from the data folder and DESK_DATABASE_URL."""
     url = libpq_url(database_url)
     return sqlalchemy_url(url) if url else chat_db_path(data_dir)
 
@@ -162,78 +149,3 @@ def _create_postgres_schema(url: str) -> None:
                     conn.exec_driver_sql(f'ALTER TABLE steps ADD COLUMN "{column}" TEXT')
     finally:
         engine.dispose()
-
-
-class LocalFileStorage(BaseStorageClient):
-    """Element files on local disk, owner-only, served by the app under FILES_ROUTE to the owner
-    of the thread they belong to (see chat/app.py)."""
-
-    def __init__(self, root: Path):
-        self.root = root.resolve()
-
-    def path_of(self, object_key: str) -> Path | None:
-        path = (self.root / object_key).resolve()
-        return path if path.is_relative_to(self.root) else None
-
-    async def upload_file(self, object_key: str, data: bytes | str, mime: str = "application/octet-stream",
-                          overwrite: bool = True, content_disposition: str | None = None) -> dict[str, Any]:
-        path = self.path_of(object_key)
-        if path is None or path == self.root:
-            return {}
-        private_dir(self.root)
-        for folder in reversed(path.relative_to(self.root).parents[:-1]):  # each level owner-only
-            private_dir(self.root / folder)
-        if overwrite or not path.exists():
-            write_private(path, data.encode() if isinstance(data, str) else data)
-        return {"object_key": object_key, "url": await self.get_read_url(object_key)}
-
-    async def delete_file(self, object_key: str) -> bool:
-        path = self.path_of(object_key)
-        if path is None or not path.is_file():
-            return False
-        path.unlink()
-        for folder in path.parents:  # the element's (and user's) folder, once empty
-            if folder == self.root or not folder.is_relative_to(self.root):
-                break
-            try:
-                folder.rmdir()
-            except OSError:
-                break
-        return True
-
-    async def get_read_url(self, object_key: str) -> str:
-        return f"{FILES_ROUTE}/{quote(object_key)}"
-
-    async def close(self) -> None:
-        return None
-
-
-def make_data_layer(data_dir: Path,
-                    on_delete_thread: Callable[[str], Awaitable[None]] | None = None, *,
-                    database_url: str | None = None) -> DeskDataLayer:
-    """Chainlit's SQLAlchemy data layer with bound parameters and ownership checks (chat/history.py),
-    on chat.sqlite under `data_dir` or on the Postgres database of `database_url` (DESK_DATABASE_URL);
-    `on_delete_thread` forgets the desk's side of a deleted thread (checkpoints, notes)."""
-    from chat.history import DeskDataLayer
-
-    database = _chat_database(data_dir, database_url)
-    conninfo = database if isinstance(database, str) else f"sqlite+aiosqlite:///{database}"
-    return DeskDataLayer(conninfo, storage_provider=LocalFileStorage(data_dir / "files"),
-                         on_delete_thread=on_delete_thread)
-
-
-def ensure_auth_secret(data_dir: Path) -> str:
-    """CHAINLIT_AUTH_SECRET from the environment, or one generated once and kept under DESK_DATA_DIR.
-    Chainlit reads it after loading the app module, so setting it at import time is in time."""
-    if secret := os.environ.get("CHAINLIT_AUTH_SECRET"):
-        return secret
-    path = data_dir / "auth_secret"
-    secret = path.read_text().strip() if path.exists() else ""
-    if not secret:
-        secret = secrets.token_urlsafe(48)
-        try:  # owner-only from its creation; a second process starting at once keeps the first's
-            write_private(path, secret.encode(), exclusive=not path.exists())
-        except FileExistsError:
-            secret = path.read_text().strip()
-    os.environ["CHAINLIT_AUTH_SECRET"] = secret
-    return secret

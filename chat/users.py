@@ -13,11 +13,11 @@ import argparse
 import getpass
 import os
 import sys
-from pathlib import Path
 
-from graph.core.settings import Settings
+from graph import Settings
 
 from .accounts import AccountError, Accounts
+from .startup import home
 
 
 def _password(given: str | None) -> str:
@@ -40,8 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("list", help="list the accounts")
     args = parser.parse_args(argv)
 
-    # The same data folder as `python -m chat`, which runs from the repository root.
-    os.chdir(Path(__file__).resolve().parents[1])
+    os.chdir(home())  # the same data folder as `python -m chat`
     accounts = Accounts(Settings().data_dir)
     try:
         if args.command == "add":

@@ -17,15 +17,9 @@ from chainlit.auth import create_jwt
 from chainlit.user import User
 
 from chat import __main__ as launcher
-from chat.accounts import (
-    AccountError,
-    Accounts,
-    DeskAuth,
-    LoginThrottle,
-    LoginThrottled,
-    is_loopback,
-    normalize_name,
-)
+from chat.accounts import AccountError, Accounts, normalize_name
+from chat.logins import DeskAuth, LoginThrottle, LoginThrottled, is_loopback
+from chat.startup import refusal
 from tests.support.attacks import guess, login_cookie, request, users
 from tests.support.chat_server import ROOT, Server
 from tests.support.env import demo_env
@@ -220,10 +214,10 @@ def test_python_m_chat_refuses_a_public_address_in_local_mode(tmp_path):
                            text=True, timeout=60, env=demo_env(DESK_DATA_DIR=str(data), **env))
         assert r.returncode == 2, r.stderr
         assert "Refusing to listen on 0.0.0.0" in r.stderr and "python -m chat.users add" in r.stderr
-    assert launcher.refusal("0.0.0.0", data, {}) is not None
+    assert refusal("0.0.0.0", data, {}) is not None
     Accounts(data).add("alice", "correct horse")
-    assert launcher.refusal("0.0.0.0", data, {}) is None  # accounts mode may listen on a network
-    assert launcher.refusal("127.0.0.1", tmp_path / "other", {}) is None
+    assert refusal("0.0.0.0", data, {}) is None  # accounts mode may listen on a network
+    assert refusal("127.0.0.1", tmp_path / "other", {}) is None
 
 
 @pytest.mark.e2e

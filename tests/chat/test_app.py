@@ -13,7 +13,7 @@ from chainlit.auth import create_jwt
 from chainlit.data import get_data_layer
 from chainlit.utils import utc_now
 
-from chat import storage
+from chat import history, serving, startup, storage
 from tests.support.waiting import wait_until
 
 
@@ -40,7 +40,7 @@ def test_import_creates_schema_and_a_stored_secret(app):
     assert (data / "chat.sqlite").exists()
     secret = (data / "auth_secret").read_text()
     assert len(secret) > 40 and os.environ["CHAINLIT_AUTH_SECRET"] == secret
-    assert storage.ensure_auth_secret(data) == secret  # stable across restarts
+    assert startup.ensure_auth_secret(data) == secret  # stable across restarts
 
 
 async def test_login_takes_any_name_with_the_desk_password(app, monkeypatch):
@@ -114,15 +114,15 @@ async def test_stored_element_files_are_served_before_the_ui_route(app):
         http.cookies.set("access_token", create_jwt(await app.login("alice", "desk")))
         try:
             assert (await http.get(url)).status_code == 404  # no thread of alice's holds it
-            assert (await http.get(f"{storage.FILES_ROUTE}/%2e%2e/auth_secret")).status_code == 404
-            assert (await http.get(f"{storage.FILES_ROUTE}/nope")).status_code == 404
+            assert (await http.get(f"{history.FILES_ROUTE}/%2e%2e/auth_secret")).status_code == 404
+            assert (await http.get(f"{history.FILES_ROUTE}/nope")).status_code == 404
         finally:
             await get_data_layer().engine.dispose()
 
 
 async def test_sqlite_data_layer_keeps_messages_tool_steps_and_elements(tmp_path, emitter):
     storage.create_schema(storage.chat_db_path(tmp_path))
-    layer = storage.make_data_layer(tmp_path)
+    layer = history.make_data_layer(tmp_path)
     user = await layer.create_user(cl.User(identifier="alice"))
     thread_id = emitter.session.thread_id
     await layer.update_thread(thread_id, name="NVDA", user_id=user.id, metadata={"chat_settings": {"risk_rounds": 2}})
@@ -141,7 +141,7 @@ async def test_sqlite_data_layer_keeps_messages_tool_steps_and_elements(tmp_path
     assert by_name["get_indicators"]["output"] == "RSI 14 at 55"
     assert by_name["get_indicators"]["parentId"] == msg.id
     [element] = thread["elements"]
-    assert element["url"].startswith(storage.FILES_ROUTE) and element["forId"] == msg.id
+    assert element["url"].startswith(history.FILES_ROUTE) and element["forId"] == msg.id
     assert isinstance(thread["metadata"], str)  # the SQLite quirk the resume handler copes with
     assert [t["id"] for t in (await layer.get_all_user_threads(user_id=user.id))] == [thread_id]
     await layer.engine.dispose()
@@ -158,19 +158,19 @@ def _avatar_request(name: str):
     ("Risk Judge", "risk_judge.svg"), ("Desk", "desk.svg"), ("default", "desk.svg"),
     ("get_price_history", "tool.svg"), ("*", "tool.svg"), ("..", "tool.svg")])
 async def test_avatars_are_the_personas_and_a_cog_for_tools(app, name, picture):
-    response = await app._avatar(_avatar_request(name))
+    response = await serving.avatar(_avatar_request(name))
     assert str(response.path).endswith(f"public/avatars/{picture}")
 
 
 async def test_the_page_is_told_the_mode_and_what_to_type_at_the_login(app, monkeypatch):
     monkeypatch.delenv("DESK_PASSWORD", raising=False)
-    facts = json.loads((await app._page_facts(None)).body)
+    facts = json.loads((await app.SERVING.page_facts(None)).body)
     preload = facts.pop("preload")
     assert facts == {"mode": "demo", "login_hint": "Local mode: any user name, password “desk”."}
     # Chainlit's Plotly chunk, for desk.js to load while the page is idle (one file, which exists).
     assert len(preload) == 1 and preload[0].startswith("/assets/react-plotly-")
     assert (Path(cl.__file__).parent / "frontend" / "dist" / preload[0].lstrip("/")).is_file()
     monkeypatch.setenv("DESK_PASSWORD", "s3cret")  # a password someone chose is not shown
-    assert app.login_hint() == "Local mode: any user name, and the password set in DESK_PASSWORD."
+    assert app.SERVING.login_hint() == "Local mode: any user name, and the password set in DESK_PASSWORD."
     monkeypatch.setattr(type(app.AUTH), "local", property(lambda self: False))
-    assert app.login_hint() == "Log in with your account name and password."
+    assert app.SERVING.login_hint() == "Log in with your account name and password."

@@ -16,7 +16,7 @@ from chainlit.types import Feedback, Pagination, ThreadFilter
 from chainlit.utils import utc_now
 
 from chat import history, storage
-from chat.accounts import REQUESTER
+from chat.tokens import REQUESTER
 from graph.core.settings import Settings
 from graph.persistence.postgres import libpq_url
 
@@ -69,7 +69,7 @@ def test_the_schema_is_made_once_by_processes_starting_together(fresh_postgres_u
 
 
 async def test_a_users_threads_are_stored_listed_and_kept_from_other_users(pg: str, tmp_path, emitter):
-    layer = storage.make_data_layer(tmp_path, database_url=pg)
+    layer = history.make_data_layer(tmp_path, database_url=pg)
     try:
         alice, bob = await alice_and_bob(layer)
         first, second, bobs = str(uuid.uuid4()), str(uuid.uuid4()), str(uuid.uuid4())
@@ -136,8 +136,8 @@ async def test_a_users_threads_are_stored_listed_and_kept_from_other_users(pg: s
 
 
 async def test_a_second_process_reads_the_same_history(pg: str, tmp_path, emitter):
-    first = storage.make_data_layer(tmp_path / "one", database_url=pg)
-    second = storage.make_data_layer(tmp_path / "two", database_url=pg)  # another process, another folder
+    first = history.make_data_layer(tmp_path / "one", database_url=pg)
+    second = history.make_data_layer(tmp_path / "two", database_url=pg)  # another process, another folder
     try:
         alice, _ = await alice_and_bob(first)
         thread_id = str(uuid.uuid4())
@@ -158,7 +158,7 @@ async def test_a_second_process_reads_the_same_history(pg: str, tmp_path, emitte
 
 
 async def test_writes_and_reads_survive_the_server_dropping_every_connection(pg: str, tmp_path, emitter, caplog):
-    layer = storage.make_data_layer(tmp_path, database_url=pg)
+    layer = history.make_data_layer(tmp_path, database_url=pg)
     try:
         alice, _ = await alice_and_bob(layer)
         thread_id = str(uuid.uuid4())
@@ -178,7 +178,7 @@ async def test_writes_and_reads_survive_the_server_dropping_every_connection(pg:
 
 
 async def test_element_files_resolve_to_their_owner(pg: str, tmp_path, emitter):
-    layer = storage.make_data_layer(tmp_path, database_url=pg)
+    layer = history.make_data_layer(tmp_path, database_url=pg)
     try:
         alice, _ = await alice_and_bob(layer)
         thread_id = emitter.session.thread_id

@@ -1,7 +1,8 @@
 """ChatRun: a detached run per chat, interjections into its inbox, stop, errors, the decision."""
 from __future__ import annotations
 
-from chat.runs import ChatRun, NextAnalysis
+from chat.panel import NextAnalysis
+from chat.runs import ChatRun
 from graph.core.personas import ANALYSTS, PERSONAS
 from graph.core.plan import RunPlan
 from tests.support.waiting import wait_until
@@ -120,7 +121,8 @@ async def test_a_note_outlives_the_chat_that_took_it(service, emitter):
 
 
 async def test_live_chats_can_pick_their_model_names(tmp_path, monkeypatch):
-    from chat.runs import DeskService, next_analysis
+    from chat.panel import next_analysis
+    from chat.runs import DeskService
     from graph.core.settings import Settings
 
     monkeypatch.delenv("DESK_MODE", raising=False)

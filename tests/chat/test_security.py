@@ -22,8 +22,8 @@ import socketio
 from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
 from chainlit.types import Feedback, Pagination, ThreadFilter
 
-from chat import history, storage
-from chat.accounts import REQUESTER
+from chat import history, startup, storage
+from chat.tokens import REQUESTER
 from graph.core.private import private_dir, private_file, write_private
 from tests.support.attacks import injection, list_threads, login_cookie, outputs, request
 from tests.support.chat_server import Server
@@ -277,7 +277,7 @@ async def test_feedback_on_alice_messages_fails_for_bob(server, alice):
 @pytest.mark.e2e
 async def test_deleting_a_thread_deletes_its_checkpoints_notes_files_and_rows(server, alice):
     gone = await analyse(server, "Is Berkshire B a sell?", interject="what about insurance float?")
-    files = [server.data_dir / "files" / unquote(url.split(f"{storage.FILES_ROUTE}/", 1)[1]) for url in gone.files]
+    files = [server.data_dir / "files" / unquote(url.split(f"{history.FILES_ROUTE}/", 1)[1]) for url in gone.files]
     assert all(f.is_file() for f in files)
     store = server.data_dir / "store.sqlite"
     if store.exists():
@@ -372,7 +372,7 @@ async def test_the_injection_reads_alice_steps_through_chainlit_layer_and_nothin
         assert set(seeded["alice_steps"]) <= await bobs_listing(stock)
     finally:
         await stock.engine.dispose()
-    ours = storage.make_data_layer(tmp_path)
+    ours = history.make_data_layer(tmp_path)
     try:
         assert not await bobs_listing(ours) & set(seeded["alice_steps"])
         with pytest.raises(history.InvalidThreadId):
@@ -384,7 +384,7 @@ async def test_the_injection_reads_alice_steps_through_chainlit_layer_and_nothin
 
 
 async def test_the_data_layer_never_moves_a_step_or_a_thread_to_another_user(tmp_path, seeded):
-    layer = storage.make_data_layer(tmp_path)
+    layer = history.make_data_layer(tmp_path)
     try:
         stolen = {"id": seeded["alice_steps"][0], "threadId": seeded["bob_thread"], "name": "bob",
                   "type": "user_message", "output": "mine now", "createdAt": "2026-01-03T00:00:00Z"}
@@ -431,7 +431,7 @@ async def test_deleting_a_thread_calls_the_desk_first(tmp_path, seeded):
     async def forget(thread_id: str) -> None:
         forgotten.append(thread_id)
 
-    layer = storage.make_data_layer(tmp_path, on_delete_thread=forget)
+    layer = history.make_data_layer(tmp_path, on_delete_thread=forget)
     try:
         await layer.delete_thread(seeded["alice_thread"])
         assert forgotten == [seeded["alice_thread"]]
@@ -461,7 +461,7 @@ async def test_files_are_created_private_whatever_the_umask(tmp_path, open_umask
     data = tmp_path / "data"
     storage.create_schema(storage.chat_db_path(data))
     assert mode(data) == 0o700 and mode(data / "chat.sqlite") == 0o600
-    storage.ensure_auth_secret(data)
+    startup.ensure_auth_secret(data)
     assert mode(data / "auth_secret") == 0o600
     settings = Settings(DESK_DATA_DIR=data, DESK_DATA_VENDOR="yfinance")
     async with open_checkpointer(settings):
@@ -469,7 +469,7 @@ async def test_files_are_created_private_whatever_the_umask(tmp_path, open_umask
     assert mode(data / "checkpoints.sqlite") == 0o600
     make_vendor(settings)
     assert mode(data / "market_cache.sqlite") == 0o600
-    files = storage.LocalFileStorage(data / "files")
+    files = history.LocalFileStorage(data / "files")
     await files.upload_file("u/e/chart.svg", b"<svg/>")
     assert [mode(p) for p in (data / "files", data / "files/u", data / "files/u/e")] == [0o700] * 3
     assert mode(data / "files/u/e/chart.svg") == 0o600
@@ -492,7 +492,7 @@ async def test_files_are_created_private_whatever_the_umask(tmp_path, open_umask
 async def test_chat_element_round_trip_through_our_layer(tmp_path, emitter):
     """Elements still persist (from a fixed column list) and resolve to their owner."""
     storage.create_schema(storage.chat_db_path(tmp_path))
-    layer = storage.make_data_layer(tmp_path)
+    layer = history.make_data_layer(tmp_path)
     try:
         user = await layer.create_user(cl.User(identifier="alice"))
         assert user is not None

@@ -1,0 +1,131 @@
+"""The door: tokens, thread ids and owners, checked before Chainlit sees a request.
+
+Installed on Chainlit's server by chat/app.py (`Door.install`): the TokenGuard middleware (a token
+whose epoch is stale is taken off every request, chat/tokens.py), answers for the data layer's
+refusals (a malformed thread id is a 400; another user's thread is a 404, as if absent), and the
+socket's handshake and messages checked before Chainlit's own handlers run (Chainlit's are
+replaced and called from ours): a thread id is a UUID and the user's own thread, a message names
+no other thread and takes no other thread's message id, and its text is cleaned first.
+"""
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from chainlit.data import get_data_layer
+from chainlit.logger import logger
+from chainlit.session import WebsocketSession
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from socketio import AsyncServer
+
+from graph import DeskRuntime, clean_message
+
+from .history import DeskDataLayer, InvalidThreadId, NotOwner, valid_thread_id
+from .logins import DeskAuth
+from .tokens import TokenGuard, environ_token
+
+# A paste over engine.io's 1 MB default drops the socket with no word to the user: let up to
+# MAX_SOCKET_BYTES arrive, so the guard can cut it and say so.
+MAX_SOCKET_BYTES = 16 * 1024 * 1024
+
+
+def history() -> DeskDataLayer | None:
+    """The desk's data layer, once Chainlit has made it (None without one)."""
+    layer = get_data_layer()
+    return layer if isinstance(layer, DeskDataLayer) else None
+
+
+async def _refused(request: Request, exc: Exception) -> JSONResponse:
+    if isinstance(exc, InvalidThreadId):
+        return JSONResponse({"detail": "Invalid thread id"}, status_code=400)
+    return JSONResponse({"detail": str(exc) or "Not found"}, status_code=404)  # another user's: as if absent
+
+
+class Door:
+    """The checks, for one server: its logins (`auth`) and the desk's runtime (`runtime`, to ask
+    whether a thread nobody owns in the history has checkpoints)."""
+
+    def __init__(self, auth: DeskAuth, runtime: Callable[[], Awaitable[DeskRuntime]]) -> None:
+        self.auth = auth
+        self.runtime = runtime
+        self.input_problems: dict[str, str] = {}  # session id -> what the guard did to the last message
+        self.sio: AsyncServer | None = None
+        self._chainlit_connect: Callable[..., Awaitable[Any]] | None = None
+        self._chainlit_client_message: Callable[..., Awaitable[Any]] | None = None
+
+    def install(self, server: FastAPI, sio: AsyncServer) -> None:
+        server.add_middleware(TokenGuard, auth=self.auth)
+        server.add_exception_handler(InvalidThreadId, _refused)
+        server.add_exception_handler(NotOwner, _refused)
+        sio.eio.max_http_buffer_size = MAX_SOCKET_BYTES
+        self.sio = sio
+        self._chainlit_connect = sio.handlers["/"]["connect"]
+        self._chainlit_client_message = sio.handlers["/"]["client_message"]
+        sio.on("connect", self.connect)
+        sio.on("client_message", self.client_message)
+
+    def input_problem(self, session_id: str) -> str | None:
+        """What the guard did to the session's last message (cut it, dropped characters), once."""
+        return self.input_problems.pop(session_id, None)
+
+    async def may_open(self, identifier: str, thread_id: str) -> bool:
+        """Whether a user may open (resume, write to) a thread: theirs, or one nobody has. A thread
+        whose history row is gone but whose checkpoints remain has an unknown owner: refused."""
+        layer = history()
+        try:
+            owner = await layer.thread_owner(thread_id) if layer is not None else None
+            if owner is not None:
+                return owner == identifier
+            desk = await self.runtime()
+            return not await desk.has_thread(thread_id)
+        except Exception:  # a store that does not answer: refuse, never guess
+            logger.exception("Could not check the owner of thread %s", thread_id)
+            return False
+
+    async def connect(self, sid: str, environ: dict[str, Any], auth: Any = None) -> Any:
+        """The socket's handshake: a thread id is a UUID (or empty) and the user's own thread."""
+        assert self._chainlit_connect is not None, "installed first"
+        thread_id = auth.get("threadId") if isinstance(auth, dict) else None
+        if not valid_thread_id(thread_id):
+            raise ConnectionRefusedError("invalid thread id")
+        token = environ_token(environ)
+        user = self.auth.user_of(token)
+        if thread_id and user is not None and not await self.may_open(user.identifier, thread_id):
+            logger.warning("Refused %s access to thread %s", user.identifier, thread_id)
+            raise ConnectionRefusedError("authorization failed")
+        connected = await self._chainlit_connect(sid, environ, auth)
+        if connected and user is not None and (session := WebsocketSession.get(sid)) is not None:
+            session.token = token  # a restored session keeps its first token: the current one is checked
+        return connected
+
+    async def client_message(self, sid: str, payload: Any) -> Any:
+        """A message from the browser: from a user whose token is still current, naming no other
+        thread, and with an id that is not already a message of another thread."""
+        assert self._chainlit_client_message is not None and self.sio is not None, "installed first"
+        session = WebsocketSession.get(sid)
+        message = payload.get("message") if isinstance(payload, dict) else None
+        if session is None or not isinstance(message, dict) or not isinstance(message.get("id"), str):
+            return None
+        if session.user is not None and self.auth.user_of(session.token) is None:
+            await self.sio.disconnect(sid)  # signed out since the socket opened
+            return None
+        thread_id = message.get("threadId") or ""
+        if not valid_thread_id(thread_id) or thread_id not in ("", session.thread_id):
+            logger.warning("Dropped a message naming another thread")
+            return None
+        if (layer := history()) is not None:
+            try:
+                stored_in = await layer.step_thread(message["id"])
+            except NotOwner:
+                return None
+            if stored_in is not None and stored_in != session.thread_id:
+                message["id"] = str(uuid.uuid4())  # that id is another thread's message: this one gets its own
+        # Cleaned before Chainlit stores it: nothing is kept that cannot be shown back (a lone
+        # surrogate, control characters) and a huge paste is cut; on_message says what happened.
+        cleaned = clean_message(message.get("output"))
+        message["output"] = cleaned.text
+        if cleaned.problem:
+            self.input_problems[session.id] = cleaned.problem
+        return await self._chainlit_client_message(sid, payload)

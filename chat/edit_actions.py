@@ -1,0 +1,214 @@
+"""The Edit and Switch buttons, pressed (chat/edits.py offers them and keeps the branch tags).
+
+Edit asks for the new words (the current ones in a code block), forks the thread right after that
+turn and has the thread's ChatRun continue the fork like a resumed run; the earlier branch's
+messages are collapsed. Switch makes another branch current: its messages come back, the branch
+left is collapsed. Both are refused while the desk runs on the thread, and for another thread than
+the pressing session's own. Chainlit answers a button's HTTP call when its callback returns, so the
+work goes on in a task of its own (`edit_pressed`, `switch_pressed`: chat/app.py registers them).
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Sequence
+from typing import Any, cast
+
+import chainlit as cl
+from chainlit.context import local_steps
+from chainlit.logger import logger
+from chainlit.step import StepDict
+
+from graph import DESK, DeskRuntime, EditRefused, Step, explain
+
+from .edits import (
+    CANCEL_WORDS,
+    EDIT_PROMPT_START,
+    EDIT_TIMEOUT_S,
+    EDITED,
+    FOLDED_WORDS,
+    NOTE,
+    OTHER_BRANCH,
+    RUNNING,
+    RUNNING_SWITCH,
+    SUPERSEDED,
+    WORDS,
+    Change,
+    branch_change,
+    drop_actions,
+    match_messages,
+    offer,
+    offer_way_back,
+    superseded_after,
+    switch_action,
+    thread_messages,
+)
+from .panel import next_analysis
+from .runs import ChatRun
+
+
+def _prompt(step: Step) -> str:
+    fence = "~~~~" if "~~~" in step.text else "~~~"
+    return (f"{EDIT_PROMPT_START} the **{step.label}**. Send the words it should have said: they replace its "
+            f"turn, and the desk re-runs only what comes after it (the earlier branch is kept). "
+            f"Type “cancel” to keep it as it is. Its words now (the block's copy button copies them):\n\n"
+            f"{fence}text\n{step.text}\n{fence}")
+
+
+async def _say(text: str, actions: list[cl.Action] | None = None) -> None:
+    """A Desk note about edits and branches: shown whichever branch is current."""
+    await cl.Message(content=text, author=DESK, metadata={NOTE: True}, actions=actions or []).send()
+
+
+def _session_chat(action: cl.Action) -> ChatRun | None:
+    """The pressing session's own chat, when the action names its thread (never another's)."""
+    chat = cl.user_session.get("chat")
+    thread_id = cl.context.session.thread_id
+    if chat is None or chat.thread_id != thread_id or (action.payload or {}).get("thread_id") != thread_id:
+        return None
+    return chat
+
+
+async def _current_key(desk: DeskRuntime, thread_id: str) -> str:
+    return str(next(b for b in await desk.branches(thread_id) if b.current).key)
+
+
+async def _edit(action: cl.Action) -> None:
+    local_steps.set(None)  # our messages belong to the thread, not under the action's step
+    chat = _session_chat(action)
+    if chat is None:
+        await _say("That Edit belongs to another chat.")
+        return
+    if chat.active:
+        await _say(RUNNING)
+        return
+    desk = await chat.service.runtime()
+    payload = action.payload or {}
+    step = next((s for s in await desk.history(chat.thread_id) if s.id == payload.get("step")), None)
+    if step is None or step.checkpoint_id != payload.get("checkpoint"):
+        await _say("That turn is not on this thread's current branch any more (an edit or a new analysis "
+                   "came after it), so it cannot be edited from here.")
+        return
+    messages = await thread_messages(chat.thread_id)  # before the question: what the earlier branch showed
+    answer = await cl.AskUserMessage(content=_prompt(step), author=DESK, timeout=EDIT_TIMEOUT_S).send()
+    # Chainlit marks a task as running once the answer is in (an ask is meant for a handler that
+    # goes on): this one goes on in a run of its own, so the composer is handed back.
+    await cl.context.emitter.task_end()
+    text = str((answer or {}).get("output") or "")
+    if not text.strip() or text.strip().lower() in CANCEL_WORDS:
+        await _say(f"No edit made: the {step.label}'s words stay as they were.")
+        return
+    if chat.active:
+        await _say(RUNNING)
+        return
+    leaving = await _current_key(desk, chat.thread_id)
+    try:
+        fork = await desk.fork(chat.thread_id, step.id, text)
+    except EditRefused as exc:
+        await _say(str(exc))
+        return
+    entering = await _current_key(desk, chat.thread_id)
+    kept = match_messages([s for s in await _steps_before(desk, chat.thread_id, step)], messages).values()
+    edited = match_messages([step], messages).get(step.id) or (action.forId or "")
+    left = [str(m["id"]) for m in superseded_after(messages, edited, kept)]
+    now = next(s for s in await desk.history(chat.thread_id) if s.id == step.id)
+    await cl.Message(content=f"{now.text}\n\n{EDITED} — the desk goes on from here.*", author=step.persona).send()
+    if chat.active:  # a message sent meanwhile started a run: it continues the fork itself
+        return
+    chat.start(None, next_analysis(cl.user_session.get("chat_settings"), chat.service.settings))
+    # The messages read before the question are the earlier branch's; those said since are the fork's.
+    changes = branch_change(messages, leaving, entering, superseded=left)
+    await _apply(messages, changes, f"{SUPERSEDED} of the {step.label} — on the earlier branch this",
+                 "(*Back to the earlier branch* on the new card shows it in full)")
+    logger.info("thread %s: edit of %s forked at %s (%d messages collapsed, %d tagged)", chat.thread_id, step.id,
+                fork.checkpoint_id, *(sum(1 for c in changes if c.show is show) for show in (False, None)))
+
+
+async def _steps_before(desk: DeskRuntime, thread_id: str, step: Step) -> list[Step]:
+    steps = await desk.history(thread_id)
+    ids = [s.id for s in steps]
+    return steps[:ids.index(step.id)] if step.id in ids else []
+
+
+async def _apply(messages: Sequence[dict[str, Any]], changes: Sequence[Change],
+                 collapsed_as: str, reading: str) -> list[dict[str, Any]]:
+    """Store and show each change: a collapsed message becomes one line ("<collapsed_as> said
+    “<its first words> …” <reading>."), its words kept in its metadata; a restored one gets them
+    back. Returns `messages` as they are now."""
+    for change in changes:
+        m, meta = change.message, change.message["metadata"]
+        msg = cl.Message.from_dict(cast(StepDict, m))  # the stored id, author, time and parent: it stays in its place
+        if change.show is False:
+            # The words wait in the metadata, not in an element: Chainlit 2 opens a side panel
+            # with every "side" element of the thread as soon as there is one (spreading all the
+            # folded words out again), and an element page leaves the chat.
+            words = str(m.get("output") or "")
+            meta[WORDS] = words
+            msg.content = f"{collapsed_as} said “{' '.join(words.split()[:FOLDED_WORDS])} …” {reading}."
+            await drop_actions(str(m["id"]))
+        elif change.show is True:
+            msg.content = str(meta.pop(WORDS, "") or "")
+        msg.metadata = meta
+        await msg.update()
+        m["output"] = msg.content
+    now = {str(c.message["id"]): c.message for c in changes}
+    return [now.get(str(m["id"]), m) for m in messages]
+
+
+async def edit_pressed(action: cl.Action) -> None:
+    # Chainlit answers the button's HTTP call when this returns: the question waits in a task.
+    _detach(_edit(action), "desk-edit")
+
+
+async def switch_pressed(action: cl.Action) -> None:
+    _detach(_switch(action), "desk-switch")
+
+
+_TASKS: set[asyncio.Task[None]] = set()  # held until done, so none is collected half-way
+
+
+def _detach(work: Any, name: str) -> None:
+    task = asyncio.create_task(_guarded(work), name=name)
+    _TASKS.add(task)
+    task.add_done_callback(_TASKS.discard)
+
+
+async def _guarded(work: Any) -> None:
+    try:
+        await work
+    except Exception as exc:  # the user gets a sentence, never a traceback
+        logger.exception("edit failed")
+        with contextlib.suppress(Exception):
+            await _say(f"⚠️ The edit did not go through: {explain(exc)}")
+
+
+async def _switch(action: cl.Action) -> None:
+    local_steps.set(None)
+    chat = _session_chat(action)
+    if chat is None:
+        await _say("That belongs to another chat.")
+        return
+    if chat.active:
+        await _say(RUNNING_SWITCH)
+        return
+    desk = await chat.service.runtime()
+    leaving = next(b for b in await desk.branches(chat.thread_id) if b.current)
+    target = await desk.branch_of(chat.thread_id, str((action.payload or {}).get("to") or ""))
+    if target is None:
+        await _say("That branch is not in this thread.")
+        return
+    if target.current:
+        await _say("That branch is already the current one.")
+        return
+    now = await desk.switch_branch(chat.thread_id, target.head)
+    messages = await thread_messages(chat.thread_id)
+    changes = branch_change(messages, leaving.key, now.key)
+    messages = await _apply(messages, changes, f"{OTHER_BRANCH} — there this", "(switching to it shows it in full)")
+    logger.info("thread %s: switched to branch %s (%d messages restored, %d collapsed, %d tagged)", chat.thread_id,
+                now.key, *(sum(1 for c in changes if c.show is show) for show in (True, False, None)))
+    what = f"the edit of the {now.forked['label']}" if now.forked else "the original deliberation"
+    await _say(f"Now on {what} ({now.title.split(' → ')[-1]}): its messages are back in place and the other "
+               f"branch's are folded away. Follow-ups answer from this branch.",
+               [switch_action(chat.thread_id, leaving.head, "Switch back")])
+    await offer(desk, chat.thread_id, messages)          # the restored turns can be edited again
+    await offer_way_back(desk, chat.thread_id, messages)

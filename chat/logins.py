@@ -1,0 +1,218 @@
+"""Logins: who may log in now (an account, or local mode's shared password on loopback only), throttled
+per user name and client address, and whether a signed login token still stands (its `desk_epoch`,
+chat/accounts.py)."""
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import hashlib
+import hmac
+import ipaddress
+import os
+import socket
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from .accounts import MAX_NAME, MAX_PASSWORD, AccountError, Accounts, local_password, local_password_ok, normalize_name
+
+if TYPE_CHECKING:  # Chainlit takes seconds to import: `python -m chat.users` does without it
+    from chainlit.user import User
+
+PROVIDER = "credentials"
+# Per HTTP request, a note the login callback leaves for TokenGuard (chat/tokens.py): Chainlit answers
+# any refused login with 401 (and logs an exception raised in the callback), so the 429 is set on the way out.
+LOGIN_NOTE: contextvars.ContextVar[dict[str, float] | None] = contextvars.ContextVar("desk_login_note", default=None)
+
+
+class LoginThrottled(Exception):
+    def __init__(self, retry_after: float) -> None:
+        super().__init__(f"too many failed logins; try again in {retry_after:.0f} s")
+        self.retry_after = retry_after
+
+
+# -- throttling ----------------------------------------------------------------------------------
+
+@dataclass
+class _Record:
+    failures: int = 0
+    pending: int = 0
+    locked_until: float = 0.0
+    last: float = 0.0
+
+
+class LoginThrottle:
+    """Failed logins per key (a user name, a client address): `free` failures, then each further
+    failure locks the key for base·2^k seconds (capped). While a key is locked every attempt on it
+    is refused without looking at the password, the right one included, so the refusal tells an
+    attacker nothing. Attempts in flight count against the free budget: a burst of parallel
+    guesses gets no more checks than a sequence. A key is forgotten `forget_after` seconds after
+    its last failure; a success clears a user name's record but not an address's (an attacker's
+    own account must not reset the counter of the address he guesses from)."""
+
+    def __init__(self, *, free_per_name: int = 5, free_per_address: int = 20, base_delay: float = 1.0,
+                 max_delay: float = 900.0, forget_after: float = 3600.0, max_keys: int = 100_000,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.free = {"name": free_per_name, "addr": free_per_address}
+        self.base_delay, self.max_delay, self.forget_after = base_delay, max_delay, forget_after
+        self.max_keys, self.clock = max_keys, clock
+        self.records: OrderedDict[tuple[str, str], _Record] = OrderedDict()
+
+    def _record(self, key: tuple[str, str], now: float) -> _Record:
+        rec = self.records.get(key)
+        if rec is None or (rec.pending == 0 and rec.last and now - rec.last > self.forget_after):
+            rec = self.records[key] = _Record()
+        self.records.move_to_end(key)
+        while len(self.records) > self.max_keys:
+            oldest = next(iter(self.records))
+            if self.records[oldest].pending:
+                break
+            del self.records[oldest]
+        return rec
+
+    def wait(self, key: tuple[str, str], now: float | None = None) -> float:
+        """Seconds before `key` may try again (0: now)."""
+        now = self.clock() if now is None else now
+        rec = self._record(key, now)
+        if now < rec.locked_until:
+            return rec.locked_until - now
+        budget = max(self.free[key[0]] - rec.failures, 1)
+        return 0.0 if rec.pending < budget else self.base_delay
+
+    def begin(self, keys: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+        """Reserve an attempt on every key, or raise LoginThrottled (reserving none)."""
+        keys = list(keys)
+        now = self.clock()
+        if (wait := max((self.wait(k, now) for k in keys), default=0.0)) > 0:
+            raise LoginThrottled(wait)
+        for k in keys:
+            self._record(k, now).pending += 1
+        return keys
+
+    def end(self, keys: list[tuple[str, str]], ok: bool) -> None:
+        now = self.clock()
+        for key in keys:
+            rec = self._record(key, now)
+            rec.pending = max(rec.pending - 1, 0)
+            if ok:
+                if key[0] == "name":
+                    rec.failures, rec.locked_until = 0, 0.0
+                continue
+            rec.failures += 1
+            rec.last = now
+            over = rec.failures - self.free[key[0]]
+            if over >= 0:
+                rec.locked_until = now + min(self.base_delay * 2 ** min(over, 30), self.max_delay)
+
+
+# -- logins ---------------------------------------------------------------------------------------
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (an address or a name) is reachable from this machine only."""
+    host = host.strip().strip("[]")
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except OSError:
+        return False
+    return bool(infos) and all(ipaddress.ip_address(str(info[4][0]).split("%")[0]).is_loopback for info in infos)
+
+
+class DeskAuth:
+    """Logins (accounts or local mode, throttled) and the check of a token's epoch."""
+
+    def __init__(self, data_dir: Path, throttle: LoginThrottle | None = None, *, public: bool = False) -> None:
+        self.accounts = Accounts(data_dir)
+        self.throttle = throttle or LoginThrottle()
+        # Listening beyond loopback: local mode (a shared password) must not let anyone in.
+        self.public = public
+
+    @property
+    def local(self) -> bool:
+        return not self.accounts.enabled
+
+    @staticmethod
+    def local_epoch() -> str:
+        """Local mode's token generation: follows DESK_PASSWORD (and the login secret)."""
+        secret = os.environ.get("CHAINLIT_AUTH_SECRET", "").encode()
+        return hmac.new(secret, b"desk-local\0" + local_password().encode(), hashlib.sha256).hexdigest()[:32]
+
+    def epoch(self, name: str) -> str | None:
+        return self.local_epoch() if self.local else self.accounts.epoch(name)
+
+    def _check(self, name: str, password: str) -> str | None:
+        if len(password) > MAX_PASSWORD:
+            return None
+        if self.local:
+            return self.local_epoch() if local_password_ok(password) and not self.public else None
+        return self.accounts.verify(name, password)
+
+    async def login(self, username: str, password: str, address: str | None = None) -> User | None:
+        """The user, or None: a wrong name or password, or locked out (then the HTTP answer is a
+        429 with Retry-After, see TokenGuard)."""
+        try:
+            return await self.attempt(username, password, address)
+        except LoginThrottled as e:
+            if (note := LOGIN_NOTE.get()) is not None:
+                note["retry_after"] = e.retry_after
+            return None
+
+    async def attempt(self, username: str, password: str, address: str | None = None) -> User | None:
+        """The user, or None for a wrong name or password; LoginThrottled while locked out."""
+        try:
+            name: str | None = normalize_name(username)
+        except AccountError:
+            name = None
+        keys = [("name", name or username.strip().casefold()[:MAX_NAME])]
+        if address:
+            keys.append(("addr", address))
+        reserved = self.throttle.begin(keys)
+        epoch = None
+        try:
+            if name is not None:
+                epoch = await asyncio.to_thread(self._check, name, password)
+        finally:
+            self.throttle.end(reserved, ok=epoch is not None)
+        if name is None or epoch is None:
+            return None
+        from chainlit.user import User
+
+        return User(identifier=name, metadata={"role": "user", "provider": PROVIDER, "desk_epoch": epoch})
+
+    def token_current(self, user: User) -> bool:
+        """Whether a signed token's user still stands: its epoch is the account's current one (or,
+        from an OAuth provider the app is configured for, the provider vouches for it)."""
+        from chainlit.auth import is_oauth_enabled
+        from chainlit.oauth_providers import get_configured_oauth_providers
+
+        metadata = user.metadata if isinstance(user.metadata, dict) else {}
+        provider = metadata.get("provider")
+        if provider != PROVIDER and provider and is_oauth_enabled() and provider in get_configured_oauth_providers():
+            return True
+        got = metadata.get("desk_epoch")
+        if provider != PROVIDER or not isinstance(got, str):
+            return False
+        try:
+            name = normalize_name(user.identifier)
+        except AccountError:
+            return False
+        expected = self.epoch(name) if name == user.identifier else None
+        return expected is not None and hmac.compare_digest(got, expected)
+
+    def user_of(self, token: str | None) -> User | None:
+        """The user of a token that is signed, unexpired and current; None otherwise."""
+        if not token:
+            return None
+        from chainlit.auth import decode_jwt
+
+        try:
+            user = decode_jwt(token)
+        except Exception:
+            return None
+        return user if self.token_current(user) else None

@@ -1,0 +1,126 @@
+"""What the desk's Chainlit server serves besides Chainlit's own, installed by chat/app.py
+(`Serving.install`): the history's element files (charts, reports) to the owner of their thread, the
+facts public/desk.js asks the page for, and the personas' avatars; and where the server keeps a
+session's files (`keep_session_files`).
+
+The routes go in front of Chainlit's, whose catch-all UI route would answer them with the page.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import chainlit as cl
+import chainlit.config
+import chainlit.server
+from chainlit.server import get_avatar
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import FileResponse, JSONResponse
+from starlette.routing import Route
+
+from graph import DESK, private_dir
+
+from .accounts import DEFAULT_PASSWORD, local_password
+from .door import history
+from .history import FILES_ROUTE, LocalFileStorage
+from .logins import DeskAuth
+from .speakers import speaker_persona
+from .startup import UI
+from .tokens import request_token
+
+AVATARS = UI / "public" / "avatars"
+# Chainlit's Plotly chunk (3.8 MB: the chart on every decision card). Chainlit loads it when the
+# first chart arrives, and evaluating it then froze the page for a moment just as the decision
+# card came in; desk.js loads it while the page is idle after opening instead.
+PRELOAD = sorted("/assets/" + p.name for p in (Path(cl.__file__).parent / "frontend" / "dist" / "assets")
+                 .glob("react-plotly-*.js"))
+
+
+class Serving:
+    """The routes, for one server: its logins, its element files and whether it runs live models."""
+
+    def __init__(self, auth: DeskAuth, files: LocalFileStorage, live: Callable[[], bool]) -> None:
+        self.auth = auth
+        self.files = files
+        self.live = live
+
+    def install(self, server: FastAPI) -> None:
+        server.router.routes.insert(0, Route(f"{FILES_ROUTE}/{{key:path}}", self.serve_file, methods=["GET"]))
+        server.router.routes.insert(0, Route("/desk/ui.json", self.page_facts, methods=["GET"]))
+        server.router.routes.insert(0, Route("/avatars/{avatar_id:str}", avatar, methods=["GET"]))
+
+    async def serve_file(self, request: Request) -> FileResponse:
+        """A stored element file: only to the owner of the thread the file belongs to, logged in."""
+        user = self.auth.user_of(request_token(request.headers.get("cookie"), request.headers.get("authorization")))
+        if user is None:
+            raise HTTPException(status_code=401, detail="Not authenticated")
+        key = request.path_params["key"]
+        path = self.files.path_of(key)
+        layer = history()
+        if path is None or not path.is_file() or layer is None or await layer.file_owner(key) != user.identifier:
+            raise HTTPException(status_code=404, detail="File not found")
+        # Same origin as the app: never sniffed into HTML, never run as a page (an SVG's scripts).
+        return FileResponse(path, headers={"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox"})
+
+    def login_hint(self) -> str:
+        """What the login page says to type: local mode's shared password only while it is the
+        documented default (a password someone chose is not shown to whoever opens the page)."""
+        if not self.auth.local:
+            return "Log in with your account name and password."
+        if local_password() == DEFAULT_PASSWORD:
+            return f"Local mode: any user name, password “{DEFAULT_PASSWORD}”."
+        return "Local mode: any user name, and the password set in DESK_PASSWORD."
+
+    async def page_facts(self, request: Request | None) -> JSONResponse:
+        """Asked before login too: the mode (for the demo badge), the login hint and the page's
+        scripts to load ahead, nothing more."""
+        return JSONResponse({"mode": "live" if self.live() else "demo", "login_hint": self.login_hint(),
+                             "preload": PRELOAD})
+
+
+async def avatar(request: Request) -> Any:
+    """A debate turn's avatar name carries its round ("Bull Researcher · round 2", shown by desk.js
+    above the message): the picture is the persona's. A tool step is drawn with the author's
+    avatar too, named after the tool: a cog, where Chainlit would show its own logo."""
+    name = speaker_persona(request.path_params["avatar_id"])
+    if name == "default":
+        name = DESK
+    stem = name.strip().lower().replace(" ", "_").replace(".", "_")  # as Chainlit names the files
+    if not re.fullmatch(r"[a-z0-9_-]+", stem) or not any(AVATARS.glob(stem + ".*")):
+        name = "tool"
+    return await get_avatar(name)
+
+
+def keep_session_files(data_dir: Path) -> Path:
+    """Where Chainlit keeps a session's files (uploads, elements being sent): a folder of this process
+    under the data folder, owner-only, instead of `.files` in Chainlit's app root (the working
+    directory of `chainlit run`), which Chainlit deletes whole when the server stops
+    (chainlit/server.py, its lifespan's end): the folder deleted then is this process's own. Folders
+    left by processes of this machine that are gone (killed) are deleted now."""
+    sessions = data_dir / "sessions"
+    private_dir(sessions)
+    host = socket.gethostname()
+    for old in sessions.glob(f"{host}-*-*"):
+        pid = old.name.removeprefix(f"{host}-").split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(old, ignore_errors=True)
+    folder = Path(tempfile.mkdtemp(prefix=f"{host}-{os.getpid()}-", dir=sessions))  # owner-only
+    chainlit.config.FILES_DIRECTORY = folder   # read by each session (chainlit/session.py) when it writes
+    chainlit.server.FILES_DIRECTORY = folder   # the folder removed at shutdown
+    return folder
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True

@@ -1,0 +1,123 @@
+"""Login tokens on requests: the token Chainlit would read (the auth cookie, else a bearer token), and
+TokenGuard, the ASGI middleware that takes a stale one off every request and socket handshake before
+Chainlit sees it, and records who is asking (the client's address, the user of a current token)."""
+from __future__ import annotations
+
+import contextvars
+import math
+import os
+import re
+from typing import TYPE_CHECKING, Any
+
+from .logins import LOGIN_NOTE, DeskAuth
+
+if TYPE_CHECKING:
+    from chainlit.user import User
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+AUTH_COOKIE = os.environ.get("CHAINLIT_AUTH_COOKIE_NAME", "access_token")  # as chainlit.auth.cookie names it
+
+# Set by TokenGuard for the request being served: the client's address (login throttling) and the
+# identifier of the user whose current token came with it (ownership checks in the data layer).
+CLIENT_ADDRESS: contextvars.ContextVar[str | None] = contextvars.ContextVar("desk_client_address", default=None)
+REQUESTER: contextvars.ContextVar[str | None] = contextvars.ContextVar("desk_requester", default=None)
+
+_CHUNK = re.compile(rf"^{re.escape(AUTH_COOKIE)}(_\d+)?$")
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers") or []:
+        if key.lower() == name:
+            return value.decode("latin-1")
+    return None
+
+
+def cookie_token(cookie_header: str | None) -> str | None:
+    from chainlit.auth import get_token_from_cookies
+    from starlette.requests import cookie_parser
+
+    return get_token_from_cookies(cookie_parser(cookie_header)) if cookie_header else None
+
+
+def bearer_token(authorization: str | None) -> str | None:
+    if not authorization:
+        return None
+    scheme, _, token = authorization.partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def request_token(cookie_header: str | None, authorization: str | None) -> str | None:
+    """The token Chainlit would read: the auth cookie first, then a bearer token."""
+    return cookie_token(cookie_header) or bearer_token(authorization)
+
+
+def _without(scope: Scope, *, cookie: bool, authorization: bool) -> Scope:
+    headers: list[tuple[bytes, bytes]] = []
+    for key, value in scope.get("headers") or []:
+        low = key.lower()
+        if authorization and low == b"authorization":
+            continue
+        if cookie and low == b"cookie":
+            kept = [part for part in value.decode("latin-1").split(";")
+                    if not _CHUNK.match(part.split("=", 1)[0].strip())]
+            if not any(p.strip() for p in kept):
+                continue
+            value = ";".join(kept).strip().encode("latin-1")
+        headers.append((key, value))
+    return {**scope, "headers": headers}
+
+
+class TokenGuard:
+    """ASGI middleware in front of Chainlit's whole app (HTTP and the socket's handshake): a signed
+    token whose epoch is stale (password reset, account removed, local password changed, accounts
+    mode switched on) is taken off the request, so Chainlit sees an anonymous caller and refuses
+    it. Also records the client address and the current requester for the code behind."""
+
+    def __init__(self, app: ASGIApp, auth: DeskAuth) -> None:
+        self.app = app
+        self.auth = auth
+
+    def _check(self, token: str | None) -> tuple[bool, User | None]:
+        """(strip it, its user if current)."""
+        if not token:
+            return False, None
+        from chainlit.auth import decode_jwt
+
+        try:
+            user = decode_jwt(token)
+        except Exception:
+            return False, None  # not ours to judge: Chainlit refuses a bad or expired token itself
+        return (False, user) if self.auth.token_current(user) else (True, None)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        strip_cookie, cookie_user = self._check(cookie_token(_header(scope, b"cookie")))
+        strip_bearer, bearer_user = self._check(bearer_token(_header(scope, b"authorization")))
+        if strip_cookie or strip_bearer:
+            scope = _without(scope, cookie=strip_cookie, authorization=strip_bearer)
+        user = cookie_user or (None if cookie_token(_header(scope, b"cookie")) else bearer_user)
+        client = scope.get("client")
+        note: dict[str, float] = {}
+        address = CLIENT_ADDRESS.set(client[0] if client else None)
+        requester = REQUESTER.set(user.identifier if user else None)
+        noted = LOGIN_NOTE.set(note)
+
+        async def send_noted(message: Message) -> None:
+            if message["type"] == "http.response.start" and message["status"] == 401 and "retry_after" in note:
+                retry = str(math.ceil(note["retry_after"])).encode()
+                message = {**message, "status": 429, "headers": [*message.get("headers", []), (b"retry-after", retry)]}
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_noted if scope["type"] == "http" else send)
+        finally:
+            LOGIN_NOTE.reset(noted)
+            REQUESTER.reset(requester)
+            CLIENT_ADDRESS.reset(address)
+
+
+def environ_token(environ: dict[str, Any]) -> str | None:
+    """The token of a socket's handshake (its WSGI-style environ)."""
+    return cookie_token(environ.get("HTTP_COOKIE"))
