@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from graph.core.trading_days import is_trading_day, nyse_holidays
-from graph.data import synthetic
+from graph.data import synthetic_prices
 from graph.data.synthetic import SyntheticVendor
 from graph.data.tone import headline_tone
 from graph.data.vendor import FILED_ATTR, NewsItem, Post, Vendor, VendorError
@@ -104,8 +104,8 @@ def test_value_at_a_date_does_not_depend_on_window(vendor):
 
 def test_longer_generated_series_keeps_its_prefix():
     """Extending the series (a later year) must not rewrite history."""
-    short = synthetic._daily_path("NVDA", 2025)
-    long = synthetic._daily_path("NVDA", 2031)
+    short = synthetic_prices._daily_path("NVDA", 2025)
+    long = synthetic_prices._daily_path("NVDA", 2031)
     pd.testing.assert_frame_equal(short, long.loc[short.index])
 
 
@@ -136,7 +136,7 @@ def test_sessions_are_nyse_trading_days(vendor):
     assert {date(2024, 7, 3), date(2024, 7, 5), date(2024, 3, 28), date(2024, 4, 1)} <= days
     assert all(is_trading_day(day) for day in days)
     # The whole generated path, not just this window.
-    path = synthetic._path("NVDA")
+    path = synthetic_prices._path("NVDA")
     assert not path.index.isin(pd.to_datetime(sorted(nyse_holidays(2001)))).any()
     assert pd.Timestamp("2001-09-11") not in path.index  # one-off closures too
     # Text is only written on sessions.

@@ -1,0 +1,170 @@
+"""The synthetic price path: one long daily OHLCV series per ticker from ``SERIES_START``,
+generated once (then cached), so a date's bar never depends on the window asked for; NYSE
+sessions only. See :mod:`graph.data.synthetic`."""
+from __future__ import annotations
+
+import math
+import threading
+from datetime import date
+from functools import lru_cache
+
+import numpy as np
+import pandas as pd
+
+from graph.core.trading_days import is_trading_day, nyse_holidays
+from graph.data.synthetic_company import _seed, _traits
+
+SERIES_START = date(1990, 1, 1)
+TRADING_DAYS = 252
+
+
+# --------------------------------------------------------------------------
+# Price path
+# --------------------------------------------------------------------------
+
+
+def _regime_schedule(rng: np.random.Generator, n: int, base_vol: float) -> tuple[np.ndarray, np.ndarray]:
+    """Daily drift and volatility arrays made of random-length regimes.
+
+    Regimes are drawn one after another from their own stream, so the first
+    k days' regimes are the same however long the series is.
+    """
+    mu = np.empty(n)
+    sigma = np.empty(n)
+    i = 0
+    while i < n:
+        length = int(rng.integers(40, 260))
+        annual_mu = rng.normal(0.03, 0.55)
+        annual_sigma = base_vol * rng.uniform(0.6, 1.6)
+        mu[i : i + length] = annual_mu / TRADING_DAYS
+        sigma[i : i + length] = annual_sigma / math.sqrt(TRADING_DAYS)
+        i += length
+    return mu, sigma
+
+
+def _log_deviation(mu: np.ndarray, sigma: np.ndarray, shocks: np.ndarray) -> np.ndarray:
+    """Regime-driven random walk with weak pull back to the long-run anchor.
+
+    The pull (about a three-year half-life) keeps 35 years of compounding in
+    a plausible price range while leaving months-long trends clearly visible.
+    """
+    pull = 1.0 / 1000.0
+    keep = 1.0 - pull
+    step = mu + sigma * shocks
+    x = np.empty(len(step))
+    level = 0.0
+    # level[i] = keep * level[i-1] + step[i], solved a block at a time with numpy (a Python loop
+    # over 9,000+ days cost ~100 ms per new ticker); blocks start at fixed offsets, so a date's
+    # value never depends on how long the series is.
+    for b0 in range(0, len(step), _BLOCK):
+        u = step[b0:b0 + _BLOCK]
+        powers = keep ** np.arange(len(u))
+        x[b0:b0 + len(u)] = keep * powers * level + powers * np.cumsum(u / powers)
+        level = x[b0 + len(u) - 1]
+    return x
+
+
+_BLOCK = 256
+
+
+@lru_cache(maxsize=8)
+def _holiday_index(first_year: int, last_year: int) -> pd.DatetimeIndex:
+    """NYSE full-day closures from ``first_year`` through ``last_year``."""
+    days = sorted(d for year in range(first_year, last_year + 1) for d in nyse_holidays(year))
+    return pd.DatetimeIndex(days, name="date")
+
+
+# Tools call the vendor from worker threads, several at once for a new ticker; lru_cache does
+# not stop them all generating the same series, so generation (and cache lookups) take turns.
+_GENERATING = threading.RLock()
+
+
+@lru_cache(maxsize=128)
+def _daily_path(symbol: str, through_year: int) -> pd.DataFrame:
+    """The whole OHLCV history of ``symbol`` from SERIES_START to year end.
+
+    ``through_year`` is only part of the cache key (so a long-running process
+    eventually extends the series); every stream below is consumed in order,
+    so a date's values do not change when the series is made longer.
+
+    Random draws are made on the plain weekday grid, then exchange holidays
+    are dropped: the price keeps walking through a holiday (the next session
+    shows two days' move, as after a real closure), and a date's values do
+    not depend on how many holidays came before it.
+    """
+    traits = _traits(symbol)
+    weekdays = pd.bdate_range(SERIES_START, date(through_year, 12, 31), name="date")
+    n = len(weekdays)
+    streams = [np.random.default_rng(s) for s in np.random.SeedSequence(_seed(symbol, "path")).spawn(5)]
+    regimes, returns, gaps, ranges, volumes = streams
+
+    mu, sigma = _regime_schedule(regimes, n, traits.base_vol)
+    deviation = _log_deviation(mu, sigma, returns.standard_normal(n))
+    years = np.arange(n) / TRADING_DAYS
+    close = traits.start_price * np.exp(traits.long_run_growth * years + deviation)
+    gap_draws = gaps.standard_normal(n)
+    # Shape (n, 2) so draws are consumed day by day (keeps the prefix stable).
+    range_draws = ranges.standard_normal((n, 2))
+    volume_draws = volumes.standard_normal(n)
+
+    # Keep NYSE sessions only; every bar is built from the previous *session*.
+    session = ~weekdays.isin(_holiday_index(SERIES_START.year, through_year))
+    days = weekdays[session]
+    close, sigma = close[session], sigma[session]
+    gap_draws, range_draws, volume_draws = gap_draws[session], range_draws[session], volume_draws[session]
+
+    prev_close = np.concatenate(([close[0]], close[:-1]))
+    open_ = prev_close * np.exp(gap_draws * sigma * 0.3)
+    spread = (np.abs(range_draws) * sigma[:, None] * 0.6 + 0.002).T
+    high = np.maximum(open_, close) * np.exp(spread[0])
+    low = np.minimum(open_, close) * np.exp(-spread[1])
+
+    # Busier tape on big moves, plus day-to-day noise.
+    move = np.abs(np.log(close / prev_close))
+    volume = traits.base_volume * np.exp(0.3 * volume_draws) * (1.0 + 12.0 * move)
+
+    frame = pd.DataFrame(
+        {
+            "open": np.round(open_, 2),
+            "high": np.round(high, 2),
+            "low": np.round(low, 2),
+            "close": np.round(close, 2),
+            "volume": volume.astype(np.int64),
+        },
+        index=days,
+    ).clip(lower=0.01)
+    # Rounding can nudge open/close past the wick; keep bars self-consistent.
+    frame["high"] = frame[["open", "high", "close"]].max(axis=1)
+    frame["low"] = frame[["open", "low", "close"]].min(axis=1)
+    return frame
+
+
+def _path(symbol: str) -> pd.DataFrame:
+    with _GENERATING:
+        return _daily_path(symbol, date.today().year)
+
+
+def _clip_end(end: date) -> date:
+    # The series is generated past today, but nothing after today "exists".
+    return min(end, date.today())
+
+
+def _close_series(symbol: str) -> pd.Series:
+    return _path(symbol)["close"]
+
+
+def _trailing_return(closes: pd.Series, day: pd.Timestamp, sessions: int) -> float:
+    """Return over ``sessions`` bars ending on ``day`` (0.0 at the very start)."""
+    i = closes.index.get_loc(day)
+    j = max(0, i - sessions)
+    return float(closes.iloc[i] / closes.iloc[j] - 1.0)
+
+
+def _sessions(start: date, end: date) -> pd.DatetimeIndex:
+    """NYSE trading days in [start, end] (the dates that have a bar)."""
+    start = max(start, SERIES_START)
+    end = _clip_end(end)
+    if start > end:
+        return pd.DatetimeIndex([], name="date")
+    days = pd.bdate_range(start, end, name="date")
+    return days[[is_trading_day(day.date()) for day in days]]
