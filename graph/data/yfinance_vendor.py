@@ -41,51 +41,56 @@ Yahoo are:
 Tickers are Yahoo symbols and pass through untouched apart from ``strip`` and
 upper-casing (Yahoo symbols are case-insensitive): ``0700.HK``, ``600519.SS``,
 ``VOD.L``, ``7203.T``, ``^GSPC``, ``BRK-B``, ``EURUSD=X``.
+
+This module fetches (with the retries); reading Yahoo's answers is
+:mod:`graph.data.yahoo_parsing`, the StockTwits and Reddit feeds
+:mod:`graph.data.social_feeds`, the values inside any feed's answer
+:mod:`graph.data.feed_values`.
 """
 
 from __future__ import annotations
 
-import json
-import math
 import re
 import time
 import urllib.parse
-import urllib.request
 from collections.abc import Callable
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, timedelta
 from typing import Any, TypeVar
-from zoneinfo import ZoneInfo
 
 import pandas as pd
 import yfinance as yf
 from yfinance.exceptions import YFRateLimitError
 
-from graph.data.tone import headline_tone
+from graph.data.feed_values import _short
+from graph.data.social_feeds import (
+    REDDIT_SEARCH_URL,
+    STOCKTWITS_TIMEOUT_S,
+    STOCKTWITS_URL,
+    fetch_json,
+    parse_reddit,
+    parse_stocktwits,
+)
 from graph.data.vendor import (
     ANNUAL_FILING_LAG,
-    FILED_ATTR,
-    OHLCV_COLUMNS,
     QUARTER_FILING_LAG,
     NewsItem,
     Post,
-    Sentiment,
     StatementKind,
     UnknownSymbol,
     VendorError,
-    finite,
+)
+from graph.data.yahoo_parsing import (
+    SOURCE,
+    live_ratios,
+    parse_grades,
+    parse_news,
+    price_frame,
+    statement_frame,
+    static_profile,
 )
 
-SOURCE = "yfinance"
-NEWS_TZ = ZoneInfo("America/New_York")  # news/post times are shown in US/Eastern
 LIVE_PROFILE_DAYS = 5  # .info ratios are "now": only trusted this close to today
 MACRO_TICKERS = ("^GSPC", "SPY")
-STOCKTWITS_URL = "https://api.stocktwits.com/api/2/streams/symbol/{symbol}.json"
-STOCKTWITS_TIMEOUT_S = 5.0
-REDDIT_SEARCH_URL = "https://www.reddit.com/search.json?q={query}&sort=new&limit=100&t=month"
-REDDIT_TEXT_CHARS = 280  # a post's title plus the start of its body, enough for tone
-# Reddit asks API clients for a unique, descriptive User-Agent (generic or
-# browser-like ones are throttled hardest); StockTwits accepts it as well.
-USER_AGENT = "trading-desk/0.1 (social sentiment reader; python urllib)"
 
 RATE_LIMITED = "rate limited by Yahoo Finance; try again in a minute"
 
@@ -123,208 +128,11 @@ TRANSIENT_ERRORS = _transient_errors()
 T = TypeVar("T")
 
 
-# --------------------------------------------------------------------------
-# Small parsing helpers
-# --------------------------------------------------------------------------
-
-
 def _symbol(ticker: str) -> str:
     symbol = (ticker or "").strip().upper()
     if not _SYMBOL_RE.match(symbol):
         raise UnknownSymbol(f"unknown ticker {ticker!r}")
     return symbol
-
-
-def _text(value: object) -> str | None:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    text = str(value).strip()
-    return text or None
-
-
-def _local_naive(moment: datetime) -> datetime:
-    """Aware -> US/Eastern naive; naive values are taken as UTC."""
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(NEWS_TZ).replace(tzinfo=None)
-
-
-def _parse_time(value: object) -> datetime | None:
-    """Epoch seconds or an ISO-8601 string ("2024-05-01T12:00:00Z") -> naive US/Eastern."""
-    if value is None:
-        return None
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if not math.isfinite(value):
-            return None
-        return _local_naive(datetime.fromtimestamp(value, tz=UTC))
-    if isinstance(value, str) and value.strip():
-        try:
-            return _local_naive(datetime.fromisoformat(value.strip().replace("Z", "+00:00")))
-        except ValueError:
-            return None
-    return None
-
-
-def _url(value: object) -> str | None:
-    if isinstance(value, dict):
-        return _text(value.get("url"))
-    return _text(value)
-
-
-def parse_news_item(raw: object) -> tuple[str | None, NewsItem] | None:
-    """One Yahoo news item (old flat or new nested shape) -> (id, NewsItem).
-
-    Old: ``{"uuid", "title", "publisher", "link", "providerPublishTime": epoch}``.
-    New: ``{"id", "content": {"title", "summary", "pubDate", "provider":
-    {"displayName"}, "canonicalUrl": {"url"}, "clickThroughUrl": {"url"}}}``.
-    Items without a title or a publication time are skipped (None).
-    """
-    if not isinstance(raw, dict):
-        return None
-    content = raw.get("content")
-    if isinstance(content, dict):
-        title = _text(content.get("title"))
-        published = _parse_time(content.get("pubDate") or content.get("displayTime"))
-        provider = content.get("provider")
-        publisher = _text(provider.get("displayName")) if isinstance(provider, dict) else None
-        summary = _text(content.get("summary")) or _text(content.get("description")) or ""
-        url = _url(content.get("canonicalUrl")) or _url(content.get("clickThroughUrl"))
-        item_id = _text(raw.get("id")) or _text(content.get("id"))
-    else:
-        title = _text(raw.get("title"))
-        published = _parse_time(raw.get("providerPublishTime"))
-        publisher = _text(raw.get("publisher"))
-        summary = _text(raw.get("summary")) or ""
-        url = _text(raw.get("link"))
-        item_id = _text(raw.get("uuid")) or _text(raw.get("id"))
-    if not title or published is None:
-        return None
-    item = NewsItem(published=published, title=title, publisher=publisher or "Yahoo Finance",
-                    summary=summary, url=url)
-    return item_id, item
-
-
-def parse_news(raw_items: object, start: date, end: date) -> list[NewsItem]:
-    """Parse, keep items dated in [start, end], dedupe, newest first."""
-    seen: set[str] = set()
-    items: list[NewsItem] = []
-    for raw in raw_items if isinstance(raw_items, list) else []:
-        parsed = parse_news_item(raw)
-        if parsed is None:
-            continue
-        item_id, item = parsed
-        if not start <= item.published.date() <= end:
-            continue
-        key = item_id or item.url or item.title.lower()
-        if key in seen:
-            continue
-        seen.add(key)
-        items.append(item)
-    return sorted(items, key=lambda n: n.published, reverse=True)
-
-
-def parse_stocktwits(payload: object, start: date, end: date) -> list[Post]:
-    """StockTwits ``streams/symbol`` JSON -> posts in [start, end], newest first.
-
-    Shape: ``{"response": {"status": 200}, "messages": [{"id", "body",
-    "created_at": "2024-05-01T13:45:12Z", "entities": {"sentiment":
-    {"basic": "Bullish"} | null}}, ...]}``.
-    """
-    if not isinstance(payload, dict):
-        raise VendorError("social feed unreachable: unexpected response")
-    status = (payload.get("response") or {}).get("status")
-    if status not in (None, 200):
-        errors = payload.get("errors") or []
-        detail = errors[0].get("message") if errors and isinstance(errors[0], dict) else f"status {status}"
-        raise VendorError(f"social feed unreachable: {detail}")
-    messages = payload.get("messages")
-    if not isinstance(messages, list):
-        raise VendorError("social feed unreachable: no messages in response")
-    posts = []
-    for message in messages:
-        if not isinstance(message, dict):
-            continue
-        text = _text(message.get("body"))
-        created = _parse_time(message.get("created_at"))
-        if not text or created is None or not start <= created.date() <= end:
-            continue
-        sentiment = ((message.get("entities") or {}).get("sentiment") or {}).get("basic")
-        label = str(sentiment).lower()
-        mood: Sentiment | None = "bullish" if label == "bullish" else "bearish" if label == "bearish" else None
-        posts.append(Post(created=created, text=text, sentiment=mood, source="stocktwits"))
-    return sorted(posts, key=lambda p: p.created, reverse=True)
-
-
-_REDDIT_GONE = {"[removed]", "[deleted]"}
-
-
-def _reddit_text(title: str, body: str | None) -> str:
-    text = f"{title} -- {' '.join(body.split())}" if body and body not in _REDDIT_GONE else title
-    return text if len(text) <= REDDIT_TEXT_CHARS else text[: REDDIT_TEXT_CHARS - 3].rstrip() + "..."
-
-
-def parse_reddit(payload: object, start: date, end: date) -> list[Post]:
-    """Reddit ``search.json`` Listing -> posts in [start, end], newest first.
-
-    Shape: ``{"kind": "Listing", "data": {"children": [{"kind": "t3", "data":
-    {"id", "title", "selftext", "created_utc": 1714571112.0, "subreddit",
-    "permalink"}}, ...]}}``. An error answers ``{"message": "Too Many
-    Requests", "error": 429}``. Sentiment comes from the keyword tone of the
-    title and body (None when no tone word matches); the source is
-    ``"reddit r/<subreddit>"``.
-    """
-    if not isinstance(payload, dict):
-        raise VendorError("social feed unreachable: unexpected response")
-    if payload.get("error") is not None:
-        detail = _text(payload.get("message")) or "error"
-        raise VendorError(f"social feed unreachable: {detail} ({payload.get('error')})")
-    listing = payload.get("data")
-    children = listing.get("children") if isinstance(listing, dict) else None
-    if payload.get("kind") != "Listing" or not isinstance(children, list):
-        raise VendorError("social feed unreachable: no listing in response")
-    seen: set[str] = set()
-    posts = []
-    for child in children:
-        data = child.get("data") if isinstance(child, dict) else None
-        if not isinstance(data, dict):
-            continue
-        title = _text(data.get("title"))
-        created = _parse_time(data.get("created_utc"))
-        if not title or created is None or not start <= created.date() <= end:
-            continue
-        key = _text(data.get("id")) or _text(data.get("permalink")) or title
-        if key in seen:
-            continue
-        seen.add(key)
-        body = _text(data.get("selftext"))
-        tone = headline_tone(f"{title} {body or ''}")
-        mood: Sentiment | None = "bullish" if tone > 0 else "bearish" if tone < 0 else None
-        subreddit = _text(data.get("subreddit"))
-        source = f"reddit r/{subreddit}" if subreddit else "reddit"
-        posts.append(Post(created=created, text=_reddit_text(title, body), sentiment=mood, source=source))
-    return sorted(posts, key=lambda p: p.created, reverse=True)
-
-
-def fetch_json(url: str, timeout: float = STOCKTWITS_TIMEOUT_S) -> object:
-    """GET ``url`` and decode JSON (the default, injectable, social fetcher)."""
-    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT, "Accept": "application/json"})
-    with urllib.request.urlopen(request, timeout=timeout) as response:
-        return json.loads(response.read().decode("utf-8"))
-
-
-def _short(exc: BaseException, limit: int = 160) -> str:
-    """``Type: message`` without curl's trailing "See https://..." advice, capped."""
-    message = re.split(r"\.?\s+See https?://", str(exc), maxsplit=1)[0].strip()
-    text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _to_naive_index(index: pd.Index) -> pd.DatetimeIndex:
-    """Any date-like index -> tz-naive (exchange-local wall time) midnight dates."""
-    stamps = pd.DatetimeIndex(pd.to_datetime(index))
-    if stamps.tz is not None:
-        stamps = stamps.tz_localize(None)  # keeps the exchange's local wall time
-    return stamps.normalize()
 
 
 # --------------------------------------------------------------------------
@@ -402,20 +210,7 @@ class YFinanceVendor:
                                               interval="1d", auto_adjust=False, actions=False),
             f"{symbol} prices",
         )
-        if raw is None or len(raw) == 0:
-            raise UnknownSymbol(f"no price data for {symbol} (unknown or delisted ticker?)")
-        frame = raw.rename(columns=lambda c: str(c).strip().lower())
-        missing = [c for c in OHLCV_COLUMNS if c not in frame.columns]
-        if missing:
-            raise VendorError(f"Yahoo Finance price data for {symbol} lacks {', '.join(missing)}")
-        frame = frame[list(OHLCV_COLUMNS)].apply(pd.to_numeric, errors="coerce")
-        frame.index = _to_naive_index(frame.index)
-        frame.index.name = "date"
-        frame = frame[~frame.index.duplicated(keep="last")].sort_index().dropna(subset=["close"])
-        frame = frame[(frame.index >= pd.Timestamp(start)) & (frame.index <= pd.Timestamp(end))].copy()
-        frame["volume"] = frame["volume"].fillna(0).astype("int64")
-        frame.attrs["source"] = SOURCE
-        return frame
+        return price_frame(raw, symbol, start, end)
 
     # ---- profile ----------------------------------------------------------
 
@@ -435,55 +230,10 @@ class YFinanceVendor:
         info = self._get(symbol, "info")
         if not isinstance(info, dict):
             info = {}
-        name = _text(info.get("longName")) or _text(info.get("shortName"))
-        if not name and not info.get("quoteType"):
-            raise VendorError(f"no profile for {symbol} (unknown ticker?)")
-        profile: dict[str, Any] = {
-            "name": name,
-            "sector": _text(info.get("sector")),
-            "industry": _text(info.get("industry")),
-            "currency": _text(info.get("financialCurrency")) or _text(info.get("currency")),
-            "price": None,
-            "market_cap": None,
-            "shares_outstanding": None,
-            "pe": None,
-            "forward_pe": None,
-            "pb": None,
-            "dividend_yield": None,
-            "beta": None,
-            "profit_margin": None,
-            "debt_to_equity": None,
-            "revenue_growth": None,
-            "source": SOURCE,
-            "live_ratios": False,
-        }
+        profile = static_profile(info, symbol)
         if as_of < self._today() - timedelta(days=LIVE_PROFILE_DAYS):
             return profile  # a past analysis: today's ratios would leak the future
-
-        price = finite(info.get("currentPrice")) or finite(info.get("regularMarketPrice"))
-        rate = finite(info.get("dividendRate"))
-        dividend_yield: float | None
-        if rate is not None and price:
-            dividend_yield = rate / price
-        elif (percent := finite(info.get("dividendYield"))) is not None:
-            dividend_yield = percent / 100
-        else:
-            dividend_yield = finite(info.get("trailingAnnualDividendYield"))
-        debt_to_equity = finite(info.get("debtToEquity"))
-        profile.update(
-            price=price,
-            market_cap=finite(info.get("marketCap")),
-            shares_outstanding=finite(info.get("sharesOutstanding")),
-            pe=finite(info.get("trailingPE")),
-            forward_pe=finite(info.get("forwardPE")),
-            pb=finite(info.get("priceToBook")),
-            dividend_yield=dividend_yield,
-            beta=finite(info.get("beta")),
-            profit_margin=finite(info.get("profitMargins")),
-            debt_to_equity=None if debt_to_equity is None else debt_to_equity / 100,
-            revenue_growth=finite(info.get("revenueGrowth")),
-            live_ratios=True,
-        )
+        profile.update(live_ratios(info))
         return profile
 
     # ---- statements -------------------------------------------------------
@@ -503,16 +253,7 @@ class YFinanceVendor:
             raw, lag, period = self._get(symbol, annual), ANNUAL_FILING_LAG, "annual"
         if not isinstance(raw, pd.DataFrame) or raw.empty:
             raise VendorError(f"no {kind} statement for {symbol} on Yahoo Finance")
-
-        frame = raw.apply(pd.to_numeric, errors="coerce")
-        frame.columns = _to_naive_index(frame.columns)
-        cutoff = pd.Timestamp(as_of)
-        keep = [c for c in frame.columns if c <= cutoff and c + lag <= cutoff and frame[c].notna().any()]
-        keep = sorted(set(keep), reverse=True)
-        frame = frame.loc[:, ~frame.columns.duplicated()][keep].astype(float)
-        frame.columns.name = "period"
-        frame.attrs = {FILED_ATTR: {c: c + lag for c in keep}, "source": SOURCE, "period": period}
-        return frame
+        return statement_frame(raw, as_of, lag, period)
 
     # ---- news -------------------------------------------------------------
 
@@ -588,30 +329,4 @@ class YFinanceVendor:
         so a cache never keeps an outage as "no grades".
         """
         symbol = _symbol(ticker)
-        frame = self._get(symbol, "upgrades_downgrades")
-        if not isinstance(frame, pd.DataFrame) or frame.empty:
-            return []
-        try:
-            frame = frame.reset_index()
-            date_column = "GradeDate" if "GradeDate" in frame.columns else frame.columns[0]
-            stamps = pd.to_datetime(frame[date_column], errors="coerce")
-            if getattr(stamps.dt, "tz", None) is not None:
-                stamps = stamps.dt.tz_localize(None)
-            frame = frame.assign(_day=stamps.dt.normalize())
-            frame = frame[frame["_day"].notna() & (frame["_day"] <= pd.Timestamp(as_of))]
-            frame = frame.sort_values("_day", ascending=False, kind="stable")
-            grades = []
-            for _, row in frame.iterrows():
-                grades.append(
-                    {
-                        "date": row["_day"].date(),
-                        "firm": _text(row.get("Firm")),
-                        "to_grade": _text(row.get("ToGrade")),
-                        "from_grade": _text(row.get("FromGrade")),
-                        "action": _text(row.get("Action")),
-                        "source": SOURCE,
-                    }
-                )
-            return grades
-        except (KeyError, TypeError, ValueError, AttributeError):
-            return []
+        return parse_grades(self._get(symbol, "upgrades_downgrades"), as_of)

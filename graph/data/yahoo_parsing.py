@@ -1,0 +1,195 @@
+"""Yahoo Finance's answers read into the vendor contract (:mod:`graph.data.vendor`), one reader
+per kind: news items (old flat and new nested shapes), a price history, a profile from
+``Ticker.info``, a statement with its estimated filing dates, analyst grade changes. Fetching
+them, with retries, is :class:`graph.data.yfinance_vendor.YFinanceVendor`'s part."""
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+import pandas as pd
+
+from graph.data.feed_values import _parse_time, _text, _url
+from graph.data.vendor import FILED_ATTR, OHLCV_COLUMNS, NewsItem, UnknownSymbol, VendorError, finite
+
+SOURCE = "yfinance"
+
+
+def parse_news_item(raw: object) -> tuple[str | None, NewsItem] | None:
+    """One Yahoo news item (old flat or new nested shape) -> (id, NewsItem).
+
+    Old: ``{"uuid", "title", "publisher", "link", "providerPublishTime": epoch}``.
+    New: ``{"id", "content": {"title", "summary", "pubDate", "provider":
+    {"displayName"}, "canonicalUrl": {"url"}, "clickThroughUrl": {"url"}}}``.
+    Items without a title or a publication time are skipped (None).
+    """
+    if not isinstance(raw, dict):
+        return None
+    content = raw.get("content")
+    if isinstance(content, dict):
+        title = _text(content.get("title"))
+        published = _parse_time(content.get("pubDate") or content.get("displayTime"))
+        provider = content.get("provider")
+        publisher = _text(provider.get("displayName")) if isinstance(provider, dict) else None
+        summary = _text(content.get("summary")) or _text(content.get("description")) or ""
+        url = _url(content.get("canonicalUrl")) or _url(content.get("clickThroughUrl"))
+        item_id = _text(raw.get("id")) or _text(content.get("id"))
+    else:
+        title = _text(raw.get("title"))
+        published = _parse_time(raw.get("providerPublishTime"))
+        publisher = _text(raw.get("publisher"))
+        summary = _text(raw.get("summary")) or ""
+        url = _text(raw.get("link"))
+        item_id = _text(raw.get("uuid")) or _text(raw.get("id"))
+    if not title or published is None:
+        return None
+    item = NewsItem(published=published, title=title, publisher=publisher or "Yahoo Finance",
+                    summary=summary, url=url)
+    return item_id, item
+
+
+def parse_news(raw_items: object, start: date, end: date) -> list[NewsItem]:
+    """Parse, keep items dated in [start, end], dedupe, newest first."""
+    seen: set[str] = set()
+    items: list[NewsItem] = []
+    for raw in raw_items if isinstance(raw_items, list) else []:
+        parsed = parse_news_item(raw)
+        if parsed is None:
+            continue
+        item_id, item = parsed
+        if not start <= item.published.date() <= end:
+            continue
+        key = item_id or item.url or item.title.lower()
+        if key in seen:
+            continue
+        seen.add(key)
+        items.append(item)
+    return sorted(items, key=lambda n: n.published, reverse=True)
+
+
+def _to_naive_index(index: pd.Index) -> pd.DatetimeIndex:
+    """Any date-like index -> tz-naive (exchange-local wall time) midnight dates."""
+    stamps = pd.DatetimeIndex(pd.to_datetime(index))
+    if stamps.tz is not None:
+        stamps = stamps.tz_localize(None)  # keeps the exchange's local wall time
+    return stamps.normalize()
+
+
+def price_frame(raw: Any, symbol: str, start: date, end: date) -> pd.DataFrame:
+    """``Ticker.history`` -> the OHLCV frame: lower-case columns, tz-naive dates, [start, end]."""
+    if raw is None or len(raw) == 0:
+        raise UnknownSymbol(f"no price data for {symbol} (unknown or delisted ticker?)")
+    frame = raw.rename(columns=lambda c: str(c).strip().lower())
+    missing = [c for c in OHLCV_COLUMNS if c not in frame.columns]
+    if missing:
+        raise VendorError(f"Yahoo Finance price data for {symbol} lacks {', '.join(missing)}")
+    frame = frame[list(OHLCV_COLUMNS)].apply(pd.to_numeric, errors="coerce")
+    frame.index = _to_naive_index(frame.index)
+    frame.index.name = "date"
+    frame = frame[~frame.index.duplicated(keep="last")].sort_index().dropna(subset=["close"])
+    frame = frame[(frame.index >= pd.Timestamp(start)) & (frame.index <= pd.Timestamp(end))].copy()
+    frame["volume"] = frame["volume"].fillna(0).astype("int64")
+    frame.attrs["source"] = SOURCE
+    return frame
+
+
+def static_profile(info: dict, symbol: str) -> dict[str, Any]:
+    """The fields of ``Ticker.info`` that hold for any date (name, sector, industry, currency),
+    with every ratio ``None`` (:func:`live_ratios` has them)."""
+    name = _text(info.get("longName")) or _text(info.get("shortName"))
+    if not name and not info.get("quoteType"):
+        raise VendorError(f"no profile for {symbol} (unknown ticker?)")
+    profile: dict[str, Any] = {
+        "name": name,
+        "sector": _text(info.get("sector")),
+        "industry": _text(info.get("industry")),
+        "currency": _text(info.get("financialCurrency")) or _text(info.get("currency")),
+        "price": None,
+        "market_cap": None,
+        "shares_outstanding": None,
+        "pe": None,
+        "forward_pe": None,
+        "pb": None,
+        "dividend_yield": None,
+        "beta": None,
+        "profit_margin": None,
+        "debt_to_equity": None,
+        "revenue_growth": None,
+        "source": SOURCE,
+        "live_ratios": False,
+    }
+    return profile
+
+
+def live_ratios(info: dict) -> dict[str, Any]:
+    """Today's ratios from ``Ticker.info``, in the vendor contract's units (see
+    :meth:`graph.data.yfinance_vendor.YFinanceVendor.profile`)."""
+    price = finite(info.get("currentPrice")) or finite(info.get("regularMarketPrice"))
+    rate = finite(info.get("dividendRate"))
+    dividend_yield: float | None
+    if rate is not None and price:
+        dividend_yield = rate / price
+    elif (percent := finite(info.get("dividendYield"))) is not None:
+        dividend_yield = percent / 100
+    else:
+        dividend_yield = finite(info.get("trailingAnnualDividendYield"))
+    debt_to_equity = finite(info.get("debtToEquity"))
+    return dict(
+        price=price,
+        market_cap=finite(info.get("marketCap")),
+        shares_outstanding=finite(info.get("sharesOutstanding")),
+        pe=finite(info.get("trailingPE")),
+        forward_pe=finite(info.get("forwardPE")),
+        pb=finite(info.get("priceToBook")),
+        dividend_yield=dividend_yield,
+        beta=finite(info.get("beta")),
+        profit_margin=finite(info.get("profitMargins")),
+        debt_to_equity=None if debt_to_equity is None else debt_to_equity / 100,
+        revenue_growth=finite(info.get("revenueGrowth")),
+        live_ratios=True,
+    )
+
+
+def statement_frame(raw: pd.DataFrame, as_of: date, lag: timedelta, period: str) -> pd.DataFrame:
+    """A statement's periods (newest first) whose estimated filing (period end + ``lag``) is on
+    or before ``as_of``; the filing dates in ``attrs[FILED_ATTR]``."""
+    frame = raw.apply(pd.to_numeric, errors="coerce")
+    frame.columns = _to_naive_index(frame.columns)
+    cutoff = pd.Timestamp(as_of)
+    keep = [c for c in frame.columns if c <= cutoff and c + lag <= cutoff and frame[c].notna().any()]
+    keep = sorted(set(keep), reverse=True)
+    frame = frame.loc[:, ~frame.columns.duplicated()][keep].astype(float)
+    frame.columns.name = "period"
+    frame.attrs = {FILED_ATTR: {c: c + lag for c in keep}, "source": SOURCE, "period": period}
+    return frame
+
+
+def parse_grades(frame: Any, as_of: date) -> list[dict]:
+    """``Ticker.upgrades_downgrades`` -> grade changes on or before ``as_of``, newest first;
+    ``[]`` when it is missing or malformed."""
+    if not isinstance(frame, pd.DataFrame) or frame.empty:
+        return []
+    try:
+        frame = frame.reset_index()
+        date_column = "GradeDate" if "GradeDate" in frame.columns else frame.columns[0]
+        stamps = pd.to_datetime(frame[date_column], errors="coerce")
+        if getattr(stamps.dt, "tz", None) is not None:
+            stamps = stamps.dt.tz_localize(None)
+        frame = frame.assign(_day=stamps.dt.normalize())
+        frame = frame[frame["_day"].notna() & (frame["_day"] <= pd.Timestamp(as_of))]
+        frame = frame.sort_values("_day", ascending=False, kind="stable")
+        grades = []
+        for _, row in frame.iterrows():
+            grades.append(
+                {
+                    "date": row["_day"].date(),
+                    "firm": _text(row.get("Firm")),
+                    "to_grade": _text(row.get("ToGrade")),
+                    "from_grade": _text(row.get("FromGrade")),
+                    "action": _text(row.get("Action")),
+                    "source": SOURCE,
+                }
+            )
+        return grades
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return []
