@@ -1,11 +1,15 @@
 """The benchmark harness computes the ideal correctly (not: the machine is fast)."""
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from benchmarks.headless import Bench
 from benchmarks.ideal import analyst_phase_ms, call_ms, ideal_ms
 from benchmarks.latency import Call, Latency
+from benchmarks.socket_bench import bull_starts, current_speaker
+from benchmarks.support.socket_client import DeskClient
 
 LAT = Latency(first_token_ms=100, per_token_ms=10, tool_ms=50)
 
@@ -46,3 +50,23 @@ async def test_a_recorded_run_reproduces_its_ideal_from_the_latency_model(tmp_pa
     assert run["wall_ms"] >= run["ideal_ms"] - 1
     assert run["ideal_ms"] <= run["inside_ms"] <= run["wall_ms"], "measured calls take at least their model time"
     assert run["steps"] == 11  # coordinator, analysts, bull, bear, manager, trader, risky, safe, neutral, judge + input
+
+
+async def test_the_pickup_sees_the_bulls_turn_even_when_the_whole_debate_arrived_before_it_looked():
+    # A busy machine: the client gets the Bull's turn and everything after it in one burst, so a
+    # look at who speaks now finds the Risk Judge. Waiting on the events themselves still finds it.
+    client = DeskClient("http://127.0.0.1:9")
+    mark = len(client.events)
+
+    async def burst() -> None:
+        await asyncio.sleep(0.01)
+        for name in ("Market Analyst", "Bull Researcher", "Bear Researcher", "Risk Judge"):
+            await client._recorder("stream_start")({"id": name, "name": name, "output": ""})
+
+    arriving = asyncio.create_task(burst())
+    at = await client.next_event(bull_starts, mark, 5, "the Bull's turn")
+    await arriving
+    assert client.events[at][1]["name"] == "Bull Researcher"
+    assert current_speaker(client) == "Risk Judge", "polling who speaks now would have missed the Bull"
+    with pytest.raises(AssertionError, match="waiting for a second Bull"):
+        await client.next_event(bull_starts, at + 1, 0.05, "a second Bull")
