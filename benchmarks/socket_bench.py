@@ -36,13 +36,19 @@ def first_token_after(client: DeskClient, index: int, authors) -> float | None:
     return None
 
 
+# A persona's message appears streaming (stream_start), or whole (new_message) when its turn ended
+# before its first words went out (chat/render.py): a short turn, or any turn on a busy machine.
+APPEARS = ("stream_start", "new_message")
+
+
 def bull_starts(name: str, data: object) -> bool:
-    return name == "stream_start" and isinstance(data, dict) and data.get("name") == "Bull Researcher"
+    """The Bull Researcher's first message appearing, either way."""
+    return name in APPEARS and isinstance(data, dict) and data.get("name") == "Bull Researcher"
 
 
 def current_speaker(client: DeskClient) -> str | None:
     for name, data in reversed(client.events):
-        if name == "stream_start" and data.get("name") in PERSONAS:
+        if name in APPEARS and isinstance(data, dict) and data.get("name") in PERSONAS:
             return data["name"]
     return None
 
@@ -97,8 +103,8 @@ async def intervention_pickup(server: Server, runs: int, per_run: int, seed: int
         try:
             mark = len(client.events)
             await client.send(f"should I buy {TICKERS[(r + 3) % len(TICKERS)]} today?")
-            # The Bull's turn as it starts, from every event the client records: on a busy machine
-            # the whole turn can pass between two looks at who speaks now.
+            # The Bull's turn as it appears, from every event the client records: on a busy
+            # machine the whole debate can arrive between two looks at who speaks now.
             await client.next_event(bull_starts, mark, 120, "the debate (the Bull Researcher's turn)")
             notes = []
             for i in range(per_run):

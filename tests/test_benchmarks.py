@@ -54,14 +54,16 @@ async def test_a_recorded_run_reproduces_its_ideal_from_the_latency_model(tmp_pa
 
 async def test_the_pickup_sees_the_bulls_turn_even_when_the_whole_debate_arrived_before_it_looked():
     # A busy machine: the client gets the Bull's turn and everything after it in one burst, so a
-    # look at who speaks now finds the Risk Judge. Waiting on the events themselves still finds it.
+    # look at who speaks now finds the Risk Judge; and the Bull's turn ended before its first words
+    # went out, so it came whole (new_message), not streamed. Waiting on the events still finds it.
     client = DeskClient("http://127.0.0.1:9")
     mark = len(client.events)
 
     async def burst() -> None:
         await asyncio.sleep(0.01)
-        for name in ("Market Analyst", "Bull Researcher", "Bear Researcher", "Risk Judge"):
-            await client._recorder("stream_start")({"id": name, "name": name, "output": ""})
+        for event, name in (("stream_start", "Market Analyst"), ("new_message", "Bull Researcher"),
+                            ("stream_start", "Bear Researcher"), ("stream_start", "Risk Judge")):
+            await client._recorder(event)({"id": name, "name": name, "output": "", "type": "assistant_message"})
 
     arriving = asyncio.create_task(burst())
     at = await client.next_event(bull_starts, mark, 5, "the Bull's turn")
