@@ -23,8 +23,10 @@ handshake: a token whose epoch is not the current one is treated as no token at 
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import os
 import secrets
+import socket
 import sqlite3
 import unicodedata
 from collections.abc import Iterator
@@ -195,3 +197,17 @@ class Accounts:
                 db.execute("UPDATE accounts SET hash = ? WHERE name = ? AND hash = ?",
                            (_HASHER.hash(password), name, stored))
         return epoch
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (an address or a name) is reachable from this machine only."""
+    host = host.strip().strip("[]")
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(host, None)
+    except OSError:
+        return False
+    return bool(infos) and all(ipaddress.ip_address(str(info[4][0]).split("%")[0]).is_loopback for info in infos)

@@ -21,10 +21,11 @@ from chainlit.server import sio
 from chainlit.types import ThreadDict
 
 from chat import edit_actions
+from chat.accounts import is_loopback
 from chat.door import Door
 from chat.edits import EDIT_ACTION, SWITCH_ACTION, offer_on_resume
 from chat.history import LocalFileStorage, make_data_layer
-from chat.logins import DeskAuth, is_loopback
+from chat.logins import DeskAuth
 from chat.panel import describe, next_analysis, settings_widgets
 from chat.runs import RESUME_ACTION, RESUME_WORDS, STOP_ACTION, ChatRun, DeskService
 from chat.serving import Serving, keep_session_files

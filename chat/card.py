@@ -1,5 +1,6 @@
-"""What the user takes away from a run: the decision card, a price chart and the thread's name
-in the sidebar (the report is graph/record/case.py's, shared with the CLI and the follow-up Desk).
+"""What the user takes away from a run: the decision card with a price chart, the report and the tokens
+spent, and the thread's name in the sidebar (the report is graph/record/case.py's, shared with the CLI
+and the follow-up Desk).
 
 The chart is Chainlit's Plotly element: hover and zoom in the page, a transparent background and
 grey text that read on the light and the dark theme (public/desk.css gives the text the theme's
@@ -13,6 +14,7 @@ import json
 import math
 import re
 from datetime import date, timedelta
+from typing import Any
 
 import chainlit as cl
 import pandas as pd
@@ -20,7 +22,10 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 from chainlit.data import get_data_layer
 from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 
-from graph import FinalDecision, Vendor, indicator_series
+from graph import DESK, FinalDecision, Vendor, explain, indicator_series, report_markdown, usage_summary
+
+from .edits import card_actions, card_change
+from .render import fold_under
 
 SIGNAL_MARK = {"BUY": "🟢", "SELL": "🔴", "HOLD": "🟡"}
 HISTORY_DAYS = 420  # enough rows for a 200-day average at the start of the window
@@ -179,3 +184,46 @@ async def name_thread(thread_id: str, decision: FinalDecision | None = None, *, 
         return
     await layer.update_thread(thread_id, name=title)
     await cl.context.emitter.emit("first_interaction", {"interaction": title, "thread_id": thread_id})
+
+
+# ---------------------------------------------------------------------------
+# the card
+
+
+def spend(state: dict[str, Any]) -> tuple[str, str]:
+    """The run's tokens (graph/core/usage.py) as the chat shows them when it ends: the total line, and
+    one line per persona to fold under it."""
+    total, _, per_persona = usage_summary(state.get("usage")).partition("\n")
+    return total, per_persona
+
+
+async def show_spend(parent: cl.Message, per_persona: str) -> None:
+    """Tokens per persona, folded under the message that ends the run."""
+    if not per_persona:
+        return
+    await fold_under(parent, "tokens per persona", per_persona)
+
+
+async def show_decision(thread_id: str, state: dict[str, Any], vendor: Vendor) -> None:
+    """The run's decision (if it made one) as the Desk's card: the chart, the report to download, what
+    an edit changed (chat/edits.py) and the tokens spent; the thread is named after it."""
+    decision = state.get("final_decision")
+    if decision is None:
+        return
+    label = vendor.label
+    elements: list[cl.Element] = []
+    note = ""
+    try:
+        elements.append(await price_chart(vendor, decision, state.get("chart_window_days") or 90))
+    except Exception as exc:
+        note = f"\n\n_No chart: {explain(exc)}_"
+    report = report_markdown(state, label)
+    elements.append(cl.File(name=f"{decision.ticker}-{decision.trade_date}-desk-report.md",
+                            content=report.encode(), mime="text/markdown", display="inline"))
+    total, per_persona = spend(state)
+    card = cl.Message(content=card_markdown(decision, label, card_change(state)) + note
+                      + (f"\n\n_{total}_" if total else ""), author=DESK,
+                      elements=elements, actions=card_actions(thread_id, state))
+    await card.send()
+    await show_spend(card, per_persona)
+    await name_thread(thread_id, decision)

@@ -1,26 +1,25 @@
 """Logins: who may log in now (an account, or local mode's shared password on loopback only), throttled
 per user name and client address, and whether a signed login token still stands (its `desk_epoch`,
-chat/accounts.py)."""
+chat/accounts.py). Imports Chainlit: the server's side only (`python -m chat` and `python -m
+chat.users` use chat/accounts.py)."""
 from __future__ import annotations
 
 import asyncio
 import contextvars
 import hashlib
 import hmac
-import ipaddress
 import os
-import socket
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+
+from chainlit.auth import decode_jwt, is_oauth_enabled
+from chainlit.oauth_providers import get_configured_oauth_providers
+from chainlit.user import User
 
 from .accounts import MAX_NAME, MAX_PASSWORD, AccountError, Accounts, local_password, local_password_ok, normalize_name
-
-if TYPE_CHECKING:  # Chainlit takes seconds to import: `python -m chat.users` does without it
-    from chainlit.user import User
 
 PROVIDER = "credentials"
 # Per HTTP request, a note the login callback leaves for TokenGuard (chat/tokens.py): Chainlit answers
@@ -110,20 +109,6 @@ class LoginThrottle:
 
 # -- logins ---------------------------------------------------------------------------------------
 
-def is_loopback(host: str) -> bool:
-    """Whether `host` (an address or a name) is reachable from this machine only."""
-    host = host.strip().strip("[]")
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        pass
-    try:
-        infos = socket.getaddrinfo(host, None)
-    except OSError:
-        return False
-    return bool(infos) and all(ipaddress.ip_address(str(info[4][0]).split("%")[0]).is_loopback for info in infos)
-
-
 class DeskAuth:
     """Logins (accounts or local mode, throttled) and the check of a token's epoch."""
 
@@ -181,16 +166,11 @@ class DeskAuth:
             self.throttle.end(reserved, ok=epoch is not None)
         if name is None or epoch is None:
             return None
-        from chainlit.user import User
-
         return User(identifier=name, metadata={"role": "user", "provider": PROVIDER, "desk_epoch": epoch})
 
     def token_current(self, user: User) -> bool:
         """Whether a signed token's user still stands: its epoch is the account's current one (or,
         from an OAuth provider the app is configured for, the provider vouches for it)."""
-        from chainlit.auth import is_oauth_enabled
-        from chainlit.oauth_providers import get_configured_oauth_providers
-
         metadata = user.metadata if isinstance(user.metadata, dict) else {}
         provider = metadata.get("provider")
         if provider != PROVIDER and provider and is_oauth_enabled() and provider in get_configured_oauth_providers():
@@ -209,8 +189,6 @@ class DeskAuth:
         """The user of a token that is signed, unexpired and current; None otherwise."""
         if not token:
             return None
-        from chainlit.auth import decode_jwt
-
         try:
             user = decode_jwt(token)
         except Exception:

@@ -4,6 +4,11 @@ Chainlit disables the composer while `on_message` runs, so `on_message` only sta
 a background task and returns. While the task runs, new messages are interjections: they go
 to the chat's inbox (the graph reads it through its runtime context) and are acknowledged at
 once. Stop cancels the task; the checkpoint keeps everything up to the last finished node.
+
+A little over 400 lines, as one piece: a chat's run from its start to its end (streaming to every
+page that shows the thread, interjections, stop, a failure, the notes left unread, resuming), all
+of it on the run's own state (its task, renderer and pages); DeskService is here because every
+ChatRun registers itself in it and it makes them.
 """
 from __future__ import annotations
 
@@ -20,30 +25,27 @@ from graph import (
     DESK,
     PERSONAS,
     DeskRuntime,
-    Held,
+    DeskTurn,
     Interrupted,
     LeaseHeld,
     ModelRegistry,
     NodeDone,
     Note,
     Posted,
-    RunPlan,
     Settings,
     Vendor,
     explain,
     live_holder,
     make_vendor,
     post_note,
-    report_markdown,
     unread_in,
-    usage_summary,
 )
 
-from .card import card_markdown, name_thread, price_chart
-from .edits import card_actions, card_change, offer_edits
+from .card import name_thread, show_decision, spend
+from .edits import offer_edits
 from .pages import Pages
 from .panel import NextAnalysis
-from .render import Renderer, fold_under
+from .render import Renderer
 
 # A message to a thread whose run just ended in another process waits this long for its lease
 # (released a moment after that run's last word) before it is passed on as a note.
@@ -56,6 +58,13 @@ RESUME_OFFER = ("Everything before is kept: type “resume” (or press Resume) 
 # A page that opens the thread mid-run joins the run at the latest this long after asking.
 ATTACH_LATEST_S = 10.0
 CUT_OFF = "*(cut off: the desk stopped before this turn was finished; a resumed run says it again below)*"
+STOPPED = ("Stopped. Everything up to the last finished turn is kept: type “resume” to go on from there, ask a "
+           "follow-up, or send a new request.")
+STOPPED_LEASE_LOST = ("Stopped: this server lost the thread's lease (it could not renew it in time), so another "
+                      "window may be running the thread now. Everything up to the last finished turn is kept: when "
+                      "that run is over, type “resume” to go on from there.")
+FAILED = ("Everything up to the last finished turn is kept. When the cause is fixed, press Resume (or type “resume”): "
+          "only what failed is done again.")
 
 
 def acknowledgement(posted: Posted) -> str:
@@ -72,18 +81,9 @@ def resume_action(thread_id: str) -> cl.Action:
                      tooltip="Continue the interrupted run from its last finished step")
 
 
-def spend(state: dict[str, Any]) -> tuple[str, str]:
-    """The run's tokens (graph/core/usage.py) as the chat shows them when it ends: the total line, and
-    one line per persona to fold under it."""
-    total, _, per_persona = usage_summary(state.get("usage")).partition("\n")
-    return total, per_persona
-
-
-async def show_spend(parent: cl.Message, per_persona: str) -> None:
-    """Tokens per persona, folded under the message that ends the run."""
-    if not per_persona:
-        return
-    await fold_under(parent, "tokens per persona", per_persona)
+def _spent_line(spent: str) -> str:
+    """The run's token total under a message that ends it early ("" when there is none)."""
+    return f"\n\n_{spent}_" if spent else ""
 
 
 class DeskService:
@@ -208,6 +208,38 @@ class ChatRun:
                 step["output"] = CUT_OFF  # the UI is shown these steps, read before this update
 
     async def _run(self, text: str | None, nxt: NextAnalysis) -> None:
+        renderer = self.renderer = self._open_run(nxt)
+        outcome = "done"
+        lost: asyncio.Event | None = None   # set if this server loses the thread's lease mid-run
+        try:
+            desk = await self.service.runtime()
+            # One run per thread across processes: another window's process may run this thread.
+            async with desk.turn(self.thread_id, text, nxt.plan, wait_s=LEASE_WAIT_S) as turn:
+                lost = turn.held.lost
+                await self._deliberate(turn, renderer, nxt)
+            if renderer.decided:
+                await self._show_decision()
+            await renderer.finish("Decision ready" if renderer.decided else "Done")
+            await self._quietly(offer_edits(desk, self.thread_id))  # Edit buttons on the finished turns
+        except LeaseHeld:
+            outcome = "elsewhere"
+            await self._quietly(self._run_elsewhere(text))
+        except asyncio.CancelledError:
+            outcome = "stopped"
+            spent = await self._cut_short(renderer, " — *stopped*", "Stopped")
+            said = STOPPED_LEASE_LOST if lost is not None and lost.is_set() else STOPPED
+            await self._quietly(cl.Message(content=said + _spent_line(spent), author=DESK).send())
+        except Exception as exc:  # the user gets a sentence, never a traceback
+            outcome = "failed"
+            spent = await self._cut_short(renderer, " — *interrupted*", "Failed")
+            await self._quietly(cl.Message(content=f"⚠️ {explain(exc)}\n\n{FAILED}" + _spent_line(spent),
+                                           author=DESK, actions=[resume_action(self.thread_id)]).send())
+        finally:
+            leftover = await self._close_run(outcome)
+        await self._answer_leftover(leftover, outcome, nxt)
+
+    def _open_run(self, nxt: NextAnalysis) -> Renderer:
+        """The run's own Chainlit context and its renderer."""
         # The task inherits on_message's step stack; without a reset every persona message
         # would nest under that finished "on_message" run step.
         local_steps.set(None)
@@ -219,72 +251,42 @@ class ChatRun:
         context_var.set(own)
         stop = cl.Action(name=STOP_ACTION, payload={"thread_id": self.thread_id}, label="Stop",
                          icon="square", tooltip="Stop the desk (or type /stop)")
-        renderer = self.renderer = Renderer(nxt.plan, stop_action=stop, on_pickup=self._picked_up)
         self.closing = False
         self.analysing = None
-        outcome = "done"
-        held: Held | None = None
-        try:
-            desk = await self.service.runtime()
-            # One run per thread across processes: another window's process may run this thread.
-            await live_holder(desk.leases, self.thread_id)  # a crashed process's lease is let go at once
-            async with desk.leases.hold(self.thread_id, wait_s=LEASE_WAIT_S) as held:
-                graph_input: dict[str, Any] | None = None
-                if text is None:  # resume: the plan and who already spoke come from the checkpoint
-                    values = await desk.state(self.thread_id)
-                    plan = RunPlan.from_state(values, desk.settings.parallel_analysts)
-                    renderer.plan, renderer.started = plan, plan.spoken(values)
-                    await self._quietly(self._name(values, "deliberating"))
-                else:
-                    graph_input = await desk.new_input(self.thread_id, text, nxt.plan)
-                quick, deep = nxt.models or (None, None)
-                context = desk.context(quick_model=quick, deep_model=deep)
-                async for ev in desk.events(graph_input, self.thread_id, context):
-                    await renderer.handle(ev)
-                    if isinstance(ev, NodeDone) and ev.node == "coordinator":
-                        await self._quietly(self._name(ev.update, "deliberating"))
-                await renderer.close_open()
-            if renderer.decided:
-                await self._show_decision()
-            await renderer.finish("Decision ready" if renderer.decided else "Done")
-            await self._quietly(offer_edits(desk, self.thread_id))  # Edit buttons on the finished turns
-        except LeaseHeld:
-            outcome = "elsewhere"
-            await self._quietly(self._run_elsewhere(text))
-        except asyncio.CancelledError:
-            outcome = "stopped"
-            if not renderer.decided:  # (a decision made just before the stop stands)
-                await self._quietly(self._name(self.analysing, "stopped"))
-            await self._quietly(renderer.close_open(" — *stopped*"))
-            await self._quietly(renderer.finish("Stopped", failed=True))
-            if held is not None and held.lost.is_set():
-                stopped = ("Stopped: this server lost the thread's lease (it could not renew it in time), so "
-                           "another window may be running the thread now. Everything up to the last finished "
-                           "turn is kept: when that run is over, type “resume” to go on from there.")
-            else:
-                stopped = ("Stopped. Everything up to the last finished turn is kept: type “resume” to go on from "
-                           "there, ask a follow-up, or send a new request.")
-            spent = await self._spent()
-            await self._quietly(cl.Message(content=stopped + (f"\n\n_{spent}_" if spent else ""), author=DESK).send())
-        except Exception as exc:  # the user gets a sentence, never a traceback
-            outcome = "failed"
-            if not renderer.decided:  # (a decision made just before the stop stands)
-                await self._quietly(self._name(self.analysing, "stopped"))
-            await self._quietly(renderer.close_open(" — *interrupted*"))
-            await self._quietly(renderer.finish("Failed", failed=True))
-            spent = await self._spent()
-            await self._quietly(cl.Message(
-                content=f"⚠️ {explain(exc)}\n\nEverything up to the last finished turn is kept. When the cause "
-                        "is fixed, press Resume (or type “resume”): only what failed is done again."
-                        + (f"\n\n_{spent}_" if spent else ""),
-                author=DESK, actions=[resume_action(self.thread_id)]).send())
-        finally:
-            self.closing = True
-            self.renderer = None
-            # Notes posted for the run elsewhere are that run's to read.
-            leftover = await self._leftover() if outcome != "elsewhere" else []
-            if self.service.chats.get(self.thread_id) is self and not leftover:
-                self.service.chats.pop(self.thread_id, None)
+        return Renderer(nxt.plan, stop_action=stop, on_pickup=self._picked_up)
+
+    async def _deliberate(self, turn: DeskTurn, renderer: Renderer, nxt: NextAnalysis) -> None:
+        """Stream the run's events to the pages, naming the thread after its analysis."""
+        if turn.resumed is not None:  # resume: the plan and who already spoke come from the checkpoint
+            renderer.plan, renderer.started = turn.plan, turn.plan.spoken(turn.resumed)
+            await self._quietly(self._name(turn.resumed, "deliberating"))
+        quick, deep = nxt.models or (None, None)
+        async for ev in turn.events(turn.desk.context(quick_model=quick, deep_model=deep)):
+            await renderer.handle(ev)
+            if isinstance(ev, NodeDone) and ev.node == "coordinator":
+                await self._quietly(self._name(ev.update, "deliberating"))
+        await renderer.close_open()
+
+    async def _cut_short(self, renderer: Renderer, suffix: str, status: str) -> str:
+        """A run stopped or failed: its open turns and stage list closed, the thread named "· stopped"
+        (unless a decision was made just before: it stands). Returns its token total."""
+        if not renderer.decided:
+            await self._quietly(self._name(self.analysing, "stopped"))
+        await self._quietly(renderer.close_open(suffix))
+        await self._quietly(renderer.finish(status, failed=True))
+        return await self._spent()
+
+    async def _close_run(self, outcome: str) -> list[Note]:
+        """The run is over: the notes nobody read (none when the run was another process's: notes
+        posted for it are that run's to read); the chat leaves the registry unless they are answered."""
+        self.closing = True
+        self.renderer = None
+        leftover = await self._leftover() if outcome != "elsewhere" else []
+        if self.service.chats.get(self.thread_id) is self and not leftover:
+            self.service.chats.pop(self.thread_id, None)
+        return leftover
+
+    async def _answer_leftover(self, leftover: list[Note], outcome: str, nxt: NextAnalysis) -> None:
         if leftover and outcome == "done":
             # Interjections nobody could answer (they came as the run ended): answer them now.
             self.task = asyncio.create_task(self._run("\n".join(n.text for n in leftover), nxt))
@@ -373,27 +375,7 @@ class ChatRun:
             await aw
 
     async def _show_decision(self) -> None:
-        state = await self.service.state(self.thread_id)
-        decision = state.get("final_decision")
-        if decision is None:
-            return
-        label = self.service.vendor.label
-        elements: list[cl.Element] = []
-        note = ""
-        try:
-            elements.append(await price_chart(self.service.vendor, decision, state.get("chart_window_days") or 90))
-        except Exception as exc:
-            note = f"\n\n_No chart: {explain(exc)}_"
-        report = report_markdown(state, label)
-        elements.append(cl.File(name=f"{decision.ticker}-{decision.trade_date}-desk-report.md",
-                                content=report.encode(), mime="text/markdown", display="inline"))
-        total, per_persona = spend(state)
-        card = cl.Message(content=card_markdown(decision, label, card_change(state)) + note
-                          + (f"\n\n_{total}_" if total else ""), author=DESK,
-                          elements=elements, actions=card_actions(self.thread_id, state))
-        await card.send()
-        await show_spend(card, per_persona)
-        await name_thread(self.thread_id, decision)
+        await show_decision(self.thread_id, await self.service.state(self.thread_id), self.service.vendor)
 
     async def _name(self, values: dict[str, Any] | None, status: str) -> None:
         """Name the thread after the analysis under way (the coordinator's update, or a resumed

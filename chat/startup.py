@@ -19,8 +19,7 @@ from pathlib import Path
 
 from graph import Settings, private_dir, write_private
 
-from .accounts import DEFAULT_PASSWORD, Accounts
-from .logins import is_loopback
+from .accounts import DEFAULT_PASSWORD, Accounts, is_loopback
 from .storage import chat_database, create_schema
 
 UI = Path(__file__).resolve().parent / "ui"

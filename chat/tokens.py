@@ -7,13 +7,14 @@ import contextvars
 import math
 import os
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from chainlit.auth import decode_jwt, get_token_from_cookies
+from chainlit.user import User
+from starlette.requests import cookie_parser
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .logins import LOGIN_NOTE, DeskAuth
-
-if TYPE_CHECKING:
-    from chainlit.user import User
-    from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 AUTH_COOKIE = os.environ.get("CHAINLIT_AUTH_COOKIE_NAME", "access_token")  # as chainlit.auth.cookie names it
 
@@ -33,9 +34,6 @@ def _header(scope: Scope, name: bytes) -> str | None:
 
 
 def cookie_token(cookie_header: str | None) -> str | None:
-    from chainlit.auth import get_token_from_cookies
-    from starlette.requests import cookie_parser
-
     return get_token_from_cookies(cookie_parser(cookie_header)) if cookie_header else None
 
 
@@ -81,8 +79,6 @@ class TokenGuard:
         """(strip it, its user if current)."""
         if not token:
             return False, None
-        from chainlit.auth import decode_jwt
-
         try:
             user = decode_jwt(token)
         except Exception:

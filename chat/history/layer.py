@@ -41,7 +41,7 @@ from chainlit.data.utils import queue_until_user_message
 from chainlit.element import Element, ElementDict
 from chainlit.logger import logger
 from chainlit.step import StepDict
-from chainlit.types import Feedback, FeedbackDict, ThreadDict
+from chainlit.types import Feedback, ThreadDict
 from sqlalchemy import bindparam, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import SQLAlchemyError
@@ -50,7 +50,9 @@ from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
 from ..storage import STEP_COLUMNS, chat_store
 from ..tokens import REQUESTER
 from .files import LocalFileStorage
-from .writer import HistoryWriter, sql_value
+from .rows import ELEMENTS, STEPS, THREADS, element_dict, step_dict, thread_dict, thread_element_dict
+from .sql import sql_value
+from .writer import HistoryWriter
 
 THREAD_COLUMNS = ("id", "createdAt", "name", "userId", "userIdentifier", "tags", "metadata")
 ELEMENT_COLUMNS = ("id", "threadId", "type", "url", "chainlitKey", "name", "display", "objectKey", "size",
@@ -186,7 +188,7 @@ class DeskDataLayer(SQLAlchemyDataLayer):
     async def update_thread(self, thread_id: str, name: str | None = None, user_id: str | None = None,
                             metadata: dict | None = None, tags: list[str] | None = None) -> None:
         """Queued in order with the step writes, applied by the writer (the row ensured, the
-        metadata merged, the owner set once: see HistoryWriter._apply_thread); returns at once."""
+        metadata merged, the owner set once: see chat/history/sql.py, _update_thread); returns at once."""
         require_thread_id(thread_id)
         self._writer.put("thread", thread_id, name=name, user_id=user_id,
                          metadata=dict(metadata) if metadata is not None else None,
@@ -210,89 +212,35 @@ class DeskDataLayer(SQLAlchemyDataLayer):
                                    thread_id: str | None = None) -> list[ThreadDict] | None:
         """Chainlit's query of a user's threads (or one thread), with the thread ids of the second
         and third query bound as an expanding parameter instead of pasted into the SQL."""
-        threads = await self._rows("""
-            SELECT t."id" AS thread_id, t."createdAt" AS thread_createdat, t."name" AS thread_name,
-                   t."userId" AS user_id, t."userIdentifier" AS user_identifier, t."tags" AS thread_tags,
-                   t."metadata" AS thread_metadata, MAX(s."createdAt") AS updatedAt
-            FROM threads t LEFT JOIN steps s ON t."id" = s."threadId"
-            WHERE t."userId" = :user_id OR t."id" = :thread_id
-            GROUP BY t."id", t."createdAt", t."name", t."userId", t."userIdentifier", t."tags", t."metadata"
-            ORDER BY updatedAt DESC NULLS LAST
-            LIMIT :limit
-        """, user_id=user_id, thread_id=thread_id, limit=self.user_thread_limit)
+        threads = await self._rows(THREADS, user_id=user_id, thread_id=thread_id, limit=self.user_thread_limit)
         if threads is None:
             return None
         if not threads:
             return []
         ids = [t["thread_id"] for t in threads]
-        steps = await self._select_in("""
-            SELECT s."id" AS step_id, s."name" AS step_name, s."type" AS step_type, s."threadId" AS step_threadid,
-                   s."parentId" AS step_parentid, s."streaming" AS step_streaming,
-                   s."waitForAnswer" AS step_waitforanswer, s."isError" AS step_iserror,
-                   s."metadata" AS step_metadata, s."tags" AS step_tags, s."input" AS step_input,
-                   s."output" AS step_output, s."createdAt" AS step_createdat, s."start" AS step_start,
-                   s."end" AS step_end, s."generation" AS step_generation, s."showInput" AS step_showinput,
-                   s."language" AS step_language, f."value" AS feedback_value, f."comment" AS feedback_comment,
-                   f."id" AS feedback_id
-            FROM steps s LEFT JOIN feedbacks f ON s."id" = f."forId"
-            WHERE s."threadId" IN :ids
-            ORDER BY s."createdAt" ASC
-        """, ids)
-        elements = await self._select_in("""
-            SELECT e."id" AS element_id, e."threadId" AS element_threadid, e."type" AS element_type,
-                   e."chainlitKey" AS element_chainlitkey, e."url" AS element_url,
-                   e."objectKey" AS element_objectkey, e."name" AS element_name, e."display" AS element_display,
-                   e."size" AS element_size, e."language" AS element_language, e."page" AS element_page,
-                   e."forId" AS element_forid, e."mime" AS element_mime, e."props" AS props
-            FROM elements e
-            WHERE e."threadId" IN :ids
-        """, ids)
-
-        by_id: dict[str, ThreadDict] = {}
-        for t in threads:
-            if t["thread_id"] is not None:
-                by_id[t["thread_id"]] = ThreadDict(
-                    id=t["thread_id"], createdAt=t["thread_createdat"], name=t["thread_name"], userId=t["user_id"],
-                    userIdentifier=t["user_identifier"], tags=t["thread_tags"], metadata=t["thread_metadata"],
-                    steps=[], elements=[])
+        steps = await self._select_in(STEPS, ids)
+        elements = await self._select_in(ELEMENTS, ids)
+        by_id = {t["thread_id"]: thread_dict(t) for t in threads if t["thread_id"] is not None}
         for s in steps:
-            thread = by_id.get(s["step_threadid"])
-            if thread is None:
-                continue
-            feedback = None
-            if s["feedback_value"] is not None:
-                feedback = FeedbackDict(forId=s["step_id"], id=s.get("feedback_id"), value=s["feedback_value"],
-                                        comment=s.get("feedback_comment"))
-            thread["steps"].append(StepDict(
-                id=s["step_id"], name=s["step_name"], type=s["step_type"], threadId=s["step_threadid"],
-                parentId=s.get("step_parentid"), streaming=s.get("step_streaming", False),
-                waitForAnswer=s.get("step_waitforanswer"), isError=s.get("step_iserror"),
-                metadata=s["step_metadata"] if s.get("step_metadata") is not None else {},
-                tags=s.get("step_tags"),
-                input=s.get("step_input", "") if s.get("step_showinput") not in [None, "false"] else "",
-                output=s.get("step_output", ""), createdAt=s.get("step_createdat"), start=s.get("step_start"),
-                end=s.get("step_end"), generation=s.get("step_generation"), showInput=s.get("step_showinput"),
-                language=s.get("step_language"), feedback=feedback))
+            if (thread := by_id.get(s["step_threadid"])) is not None:
+                thread["steps"].append(step_dict(s))
         for e in elements:
             thread = by_id.get(e["element_threadid"])
             kept = thread.get("elements") if thread is not None else None
-            if kept is None:
-                continue
-            url = e.get("element_url")
-            key = e.get("element_objectkey")
-            if self.storage_provider is not None and isinstance(key, str) and key.strip():
-                try:
-                    url = await self.storage_provider.get_read_url(object_key=key)
-                except Exception as exc:
-                    logger.warning(f"Failed to get read URL for object_key '{key}': {exc}")
-            kept.append(cast(ElementDict, {
-                "id": e["element_id"], "threadId": e["element_threadid"], "type": e["element_type"],
-                "chainlitKey": e.get("element_chainlitkey"), "url": url, "objectKey": key,
-                "name": e["element_name"], "display": e["element_display"], "size": e.get("element_size"),
-                "language": e.get("element_language"), "autoPlay": None, "playerConfig": None,
-                "page": e.get("element_page"), "props": e.get("props", "{}"), "forId": e.get("element_forid"),
-                "mime": e.get("element_mime")}))
+            if kept is not None:
+                kept.append(thread_element_dict(e, await self._read_url(e)))
         return list(by_id.values())
+
+    async def _read_url(self, e: dict[str, Any]) -> str | None:
+        """Where the page fetches an element's file: the storage provider's URL for its key."""
+        url = e.get("element_url")
+        key = e.get("element_objectkey")
+        if self.storage_provider is not None and isinstance(key, str) and key.strip():
+            try:
+                url = await self.storage_provider.get_read_url(object_key=key)
+            except Exception as exc:
+                logger.warning(f"Failed to get read URL for object_key '{key}': {exc}")
+        return url
 
     async def _select_in(self, query: str, ids: list[str]) -> list[dict[str, Any]]:
         await self._writer.flush()
@@ -384,8 +332,9 @@ class DeskDataLayer(SQLAlchemyDataLayer):
     # -- elements --------------------------------------------------------------------------------
 
     async def get_element(self, thread_id: str, element_id: str) -> ElementDict | None:
-        await self._writer.flush()
-        return await super().get_element(require_thread_id(thread_id), element_id)
+        rows = await self._rows('SELECT * FROM elements WHERE "threadId" = :thread_id AND "id" = :element_id',
+                                thread_id=require_thread_id(thread_id), element_id=element_id)
+        return element_dict(rows[0]) if rows else None
 
     @queue_until_user_message()
     async def create_element(self, element: Element) -> None:

@@ -1,60 +1,22 @@
 """The one writer of the chat history (issue #9): every write of the data layer (chat/history/layer.py)
-is queued here in call order and applied by one task, on one connection, in one transaction per round.
-The SQL helpers both use (bound values, column lists from fixed names only) are here too.
-"""
+is queued here in call order and applied by one task, on one connection, in one transaction per round
+(the SQL of each write is chat/history/sql.py)."""
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
 import itertools
-import json
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, cast
 
 from chainlit.logger import logger
-from sqlalchemy import Connection, Engine, TextClause, bindparam, create_engine, event, text
+from sqlalchemy import Connection, Engine, bindparam, create_engine, event, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError, SQLAlchemyError, StatementError
 from sqlalchemy.pool import NullPool
 
-
-def _columns(names: list[str]) -> tuple[str, str]:
-    """The quoted column list and the placeholders, for names taken from a fixed list only."""
-    return ", ".join(f'"{n}"' for n in names), ", ".join(f":{n}" for n in names)
-
-
-def sql_value(value: Any) -> Any:
-    """A value both databases bind into our columns: lists and dicts as JSON text (SQLite has no
-    such type, and the schema keeps JSON as text on Postgres too, so reads are the same)."""
-    if isinstance(value, list | dict):
-        return json.dumps(value)
-    if value is None or isinstance(value, str | int | float | bytes):
-        return value
-    return str(value)
-
-
-def _now() -> str:
-    return datetime.now().isoformat() + "Z"
-
-
-_ENSURE_THREAD = text('INSERT INTO threads ("id", "createdAt") VALUES (:id, :now) ON CONFLICT ("id") DO NOTHING')
-
-
-@functools.lru_cache(maxsize=64)
-def _upsert_step(names: tuple[str, ...]) -> TextClause:
-    """The upsert of a step setting these columns (a handful of sets occur: built once each). An id
-    stored in another thread is left alone: the WHERE makes that atomic."""
-    cols, values = _columns(list(names))
-    updates = ", ".join(f'"{n}" = :{n}' for n in names if n != "id")
-    return text(f"""
-        INSERT INTO steps ({cols}) VALUES ({values})
-        ON CONFLICT ("id") DO UPDATE SET {updates}
-        WHERE steps."threadId" = excluded."threadId"
-    """)
-
+from .sql import ENSURE_THREAD, WRITES, delete_step, timestamp, upsert_step
 
 APPLIED_KEPT = 100_000  # stamps of the steps stored most recently, kept to drop stale writes
 
@@ -84,6 +46,26 @@ class _Op:
 
 class _Permanent(Exception):
     """A write the database refuses for what it is (not for the moment): it can never be stored."""
+
+
+@dataclass
+class _Round:
+    """What became of a round's writes: stored (with each one's result), refused for good, or to
+    be tried again (after `error`)."""
+    done: list[tuple[_Op, Any]] = field(default_factory=list)
+    failed: list[tuple[_Op, BaseException]] = field(default_factory=list)
+    retry: list[_Op] = field(default_factory=list)
+    error: BaseException | None = None
+
+    def settle(self) -> None:
+        """Answer the callers waiting for the stored and the refused writes."""
+        for op, result in self.done:
+            if op.done is not None and not op.done.done():
+                op.done.set_result(result)
+        for op, refused in self.failed:
+            logger.error("History write %s %s cannot be stored and is dropped: %r", op.kind, op.key, refused)
+            if op.done is not None and not op.done.done():
+                op.done.set_exception(refused)
 
 
 def _writer_engine(url: str) -> Engine:
@@ -193,50 +175,52 @@ class HistoryWriter:
 
     async def _write_loop(self) -> None:
         """Runs while writes are pending, then ends (the next write starts it again)."""
-        loop = asyncio.get_running_loop()
         backoff = 0.05
         while self._ops:
-            ops, steps = self._ops, self._steps
-            self._ops, self._steps = [], {}
-            for step_id, (stamp, _) in steps.items():  # in flight counts as stored for older writes
-                self._applied[step_id] = max(self._applied.pop(step_id, 0), stamp)  # to the end: newest
-            if len(self._applied) > APPLIED_KEPT:  # a stale write arrives within moments, not hours
-                for step_id in list(itertools.islice(self._applied, len(self._applied) - APPLIED_KEPT // 2)):
-                    del self._applied[step_id]
-            done: list[tuple[_Op, Any]] = []
-            failed: list[tuple[_Op, BaseException]] = []
-            retry: list[_Op] = []
-            error: BaseException | None = None
-            try:
-                results = await loop.run_in_executor(self._executor, self._apply, ops, steps)
-                done = list(zip(ops, results, strict=True))
-            except _Permanent:
-                # One of them can never be stored: each on its own, so that only that one is lost.
-                for i, op in enumerate(ops):
-                    try:
-                        [result] = await loop.run_in_executor(self._executor, self._apply, [op], steps)
-                        done.append((op, result))
-                    except _Permanent as exc:
-                        failed.append((op, exc.__cause__ or exc))
-                    except Exception as exc:
-                        error, retry = exc, ops[i:]
-                        break
-            except Exception as exc:
-                error, retry = exc, ops
-            for op, result in done:
-                if op.done is not None and not op.done.done():
-                    op.done.set_result(result)
-            for op, refused in failed:
-                logger.error("History write %s %s cannot be stored and is dropped: %r", op.kind, op.key, refused)
-                if op.done is not None and not op.done.done():
-                    op.done.set_exception(refused)
-            if retry:
-                logger.warning("History writer: %r; retrying %d writes in %.2f s", error, len(retry), backoff)
-                self._requeue(retry, steps)
+            ops, steps = self._take_round()
+            stored = await self._store(ops, steps)
+            stored.settle()
+            if stored.retry:
+                logger.warning("History writer: %r; retrying %d writes in %.2f s", stored.error, len(stored.retry),
+                               backoff)
+                self._requeue(stored.retry, steps)
                 await asyncio.sleep(backoff)
                 backoff = min(backoff * 2, 2.0)
             else:
                 backoff = 0.05
+
+    def _take_round(self) -> tuple[list[_Op], dict[str, StepWrite]]:
+        """Everything queued so far, as one round."""
+        ops, steps = self._ops, self._steps
+        self._ops, self._steps = [], {}
+        for step_id, (stamp, _) in steps.items():  # in flight counts as stored for older writes
+            self._applied[step_id] = max(self._applied.pop(step_id, 0), stamp)  # to the end: newest
+        if len(self._applied) > APPLIED_KEPT:  # a stale write arrives within moments, not hours
+            for step_id in list(itertools.islice(self._applied, len(self._applied) - APPLIED_KEPT // 2)):
+                del self._applied[step_id]
+        return ops, steps
+
+    async def _store(self, ops: list[_Op], steps: dict[str, StepWrite]) -> _Round:
+        """A round applied in one transaction; if one of its writes can never be stored, each on
+        its own, so that only that one is lost."""
+        loop = asyncio.get_running_loop()
+        stored = _Round()
+        try:
+            results = await loop.run_in_executor(self._executor, self._apply, ops, steps)
+            stored.done = list(zip(ops, results, strict=True))
+        except _Permanent:
+            for i, op in enumerate(ops):
+                try:
+                    [result] = await loop.run_in_executor(self._executor, self._apply, [op], steps)
+                    stored.done.append((op, result))
+                except _Permanent as exc:
+                    stored.failed.append((op, exc.__cause__ or exc))
+                except Exception as exc:
+                    stored.error, stored.retry = exc, ops[i:]
+                    break
+        except Exception as exc:
+            stored.error, stored.retry = exc, ops
+        return stored
 
     def _requeue(self, ops: list[_Op], steps: dict[str, StepWrite]) -> None:
         """Put a failed round back in front of what was queued since, merging step writes."""
@@ -299,8 +283,8 @@ class HistoryWriter:
                     if op.kind == "step" and (columns := steps[op.key][1]) is not None:
                         threads.add(columns["threadId"])
                 if threads:
-                    now = _now()
-                    conn.execute(_ENSURE_THREAD, [{"id": t, "now": now} for t in sorted(threads)])
+                    now = timestamp()
+                    conn.execute(ENSURE_THREAD, [{"id": t, "now": now} for t in sorted(threads)])
                 results: list[Any] = [None] * len(ops)
                 upserts: dict[tuple[str, ...], list[int]] = {}  # columns -> the step writes that set them
                 for i, op in enumerate(ops):
@@ -325,7 +309,7 @@ class HistoryWriter:
         result, or 0 if its id is another thread's step (left alone: the upsert's WHERE)."""
         for names, indexes in upserts.items():
             rows = [cast(dict[str, Any], steps[ops[i].key][1]) for i in indexes]
-            written = conn.execute(_upsert_step(names), rows if len(rows) > 1 else rows[0]).rowcount
+            written = conn.execute(upsert_step(names), rows if len(rows) > 1 else rows[0]).rowcount
             refused: set[str] = set()
             if written != len(rows):  # rare (a forged id): which ones, for the log and the results
                 stored = conn.execute(text('SELECT "id", "threadId" FROM steps WHERE "id" IN :ids')
@@ -340,7 +324,6 @@ class HistoryWriter:
         upserts.clear()
 
     def _apply_op(self, conn: Connection, op: _Op, steps: dict[str, StepWrite]) -> Any:
-        p = op.params
         if op.kind == "barrier":
             return None
         if op.kind == "step":
@@ -350,76 +333,7 @@ class HistoryWriter:
                 results: list[Any] = [None]
                 self._upsert_steps(conn, upserts, [op], steps, results)
                 return results[0]
-            for query in ('DELETE FROM feedbacks WHERE "forId" = :id', 'DELETE FROM elements WHERE "forId" = :id',
-                          'DELETE FROM steps WHERE "id" = :id'):
-                conn.execute(text(query), {"id": op.key})
-            return None
-        if op.kind == "thread":
-            return self._apply_thread(conn, op.key, p)
-        if op.kind == "element":
-            names = list(p)
-            cols, values = _columns(names)
-            updates = ", ".join(f'"{n}" = :{n}' for n in names if n != "id")
-            return conn.execute(text(f"""
-                INSERT INTO elements ({cols}) VALUES ({values})
-                ON CONFLICT ("id") DO UPDATE SET {updates}
-                WHERE elements."threadId" = excluded."threadId"
-            """), p).rowcount
-        if op.kind == "delete_element":
-            return conn.execute(text('DELETE FROM elements WHERE "id" = :id AND ("threadId" = :threadId OR '
-                                     '("threadId" IS NULL AND CAST(:threadId AS TEXT) IS NULL))'), p).rowcount
-        if op.kind == "feedback":
-            return conn.execute(text("""
-                INSERT INTO feedbacks ("id", "forId", "threadId", "value", "comment")
-                VALUES (:id, :forId, :threadId, :value, :comment)
-                ON CONFLICT ("id") DO UPDATE SET "value" = excluded."value", "comment" = excluded."comment"
-                WHERE feedbacks."forId" = excluded."forId"
-            """), p).rowcount
-        if op.kind == "delete_feedback":
-            return conn.execute(text('DELETE FROM feedbacks WHERE "id" = :id'), {"id": op.key}).rowcount
-        if op.kind == "delete_thread":
-            for query in ('DELETE FROM feedbacks WHERE "threadId" = :id OR "forId" IN '
-                          '(SELECT "id" FROM steps WHERE "threadId" = :id)',
-                          'DELETE FROM elements WHERE "threadId" = :id',
-                          'DELETE FROM steps WHERE "threadId" = :id',
-                          'DELETE FROM threads WHERE "id" = :id'):
-                conn.execute(text(query), {"id": op.key})
-            return None
-        raise ValueError(f"unknown history write {op.kind}")
-
-    @staticmethod
-    def _apply_thread(conn: Connection, thread_id: str, p: dict[str, Any]) -> int:
-        """Chainlit's update_thread inside the round: the row ensured, the metadata merged as
-        Chainlit merges it (a key set to None is deleted), the owner set once and never replaced."""
-        name, user_id, metadata, tags = p["name"], p["user_id"], p["metadata"], p["tags"]
-        conn.execute(text('INSERT INTO threads ("id", "createdAt") VALUES (:id, :now) ON CONFLICT ("id") DO NOTHING'),
-                     {"id": thread_id, "now": _now()})
-        if name is None and user_id is None and metadata is None and tags is None:
-            return 0
-        owner, raw = conn.execute(text('SELECT "userId", "metadata" FROM threads WHERE "id" = :id'),
-                                  {"id": thread_id}).one()
-        if user_id and owner and owner != user_id:
-            logger.warning("Refused to give thread %s to another user", thread_id)
-            return 0
-        try:
-            base = json.loads(raw) if isinstance(raw, str) and raw else {}
-        except json.JSONDecodeError:
-            base = {}
-        base = base if isinstance(base, dict) else {}
-        incoming = metadata or {}
-        merged = {k: v for k, v in base.items() if not (k in incoming and incoming[k] is None)}
-        merged.update({k: v for k, v in incoming.items() if v is not None})
-        identifier = None
-        if user_id:
-            row = conn.execute(text('SELECT "identifier" FROM users WHERE "id" = :id'), {"id": user_id}).first()
-            identifier = row[0] if row else None
-        return conn.execute(text("""
-            UPDATE threads SET
-                "name" = COALESCE(CAST(:name AS TEXT), "name"),
-                "userId" = COALESCE(CAST(:userId AS TEXT), "userId"),
-                "userIdentifier" = COALESCE(CAST(:userIdentifier AS TEXT), "userIdentifier"),
-                "tags" = COALESCE(CAST(:tags AS TEXT), "tags"),
-                "metadata" = :metadata
-            WHERE "id" = :id AND ("userId" IS NULL OR CAST(:userId AS TEXT) IS NULL OR "userId" = :userId)
-        """), {"id": thread_id, "name": name if name is not None else merged.get("name"), "userId": user_id,
-              "userIdentifier": identifier, "tags": sql_value(tags), "metadata": json.dumps(merged)}).rowcount
+            return delete_step(conn, op.key, op.params)
+        if (write := WRITES.get(op.kind)) is None:
+            raise ValueError(f"unknown history write {op.kind}")
+        return write(conn, op.key, op.params)

@@ -17,8 +17,8 @@ from chainlit.auth import create_jwt
 from chainlit.user import User
 
 from chat import __main__ as launcher
-from chat.accounts import AccountError, Accounts, normalize_name
-from chat.logins import DeskAuth, LoginThrottle, LoginThrottled, is_loopback
+from chat.accounts import AccountError, Accounts, is_loopback, normalize_name
+from chat.logins import DeskAuth, LoginThrottle, LoginThrottled
 from chat.startup import refusal
 from tests.support.attacks import guess, login_cookie, request, users
 from tests.support.chat_server import ROOT, Server

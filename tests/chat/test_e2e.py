@@ -139,3 +139,20 @@ async def test_stop_cancels_and_next_message_works(server):
         assert not [t for t in desk_text_after(client, before) if t.startswith("⚠️")]
     finally:
         await client.close()
+
+
+def test_stopping_the_server_keeps_the_working_directory_files(tmp_path):
+    """Chainlit deletes its session files' folder when it stops: that is the server's own folder under
+    the data folder, not `.files` in the directory `chainlit run` was started from."""
+    srv = Server(tmp_path)
+    kept = srv.app_root() / ".files" / "keep.txt"
+    kept.parent.mkdir()
+    kept.write_text("someone else's")
+    srv.start()
+    try:
+        [own] = (tmp_path / "sessions").iterdir()
+        assert own.stat().st_mode & 0o077 == 0  # owner-only
+    finally:
+        srv.stop()
+    assert kept.read_text() == "someone else's"
+    assert list((tmp_path / "sessions").iterdir()) == []

@@ -176,6 +176,29 @@ async def test_a_fragment_stored_by_an_older_version_reads_nothing(server, alice
 
 
 @pytest.mark.e2e
+async def test_an_element_row_with_empty_props_opens_like_any_other(server, alice):
+    """An element whose stored props are empty, NULL or not a JSON object (a row written by another
+    tool, or by hand) is read as having none: the thread and the element open, no 500."""
+    rows = {str(uuid.uuid4()): props for props in ("", None, "not json", "[1, 2]")}
+    with db(server) as conn:
+        for element_id, props in rows.items():
+            conn.execute('INSERT INTO elements (id, "threadId", type, name, display, props) '
+                         "VALUES (?, ?, 'text', 'note.txt', 'inline', ?)", (element_id, alice.thread_id, props))
+    try:
+        thread = await request(server.base, "GET", f"/project/thread/{alice.thread_id}", alice.cookie)
+        assert thread.status_code == 200
+        read = {e["id"]: e["props"] for e in thread.json()["elements"]}
+        assert [read[element_id] for element_id in rows] == ["{}"] * len(rows)
+        for element_id in rows:
+            r = await request(server.base, "GET", f"/project/thread/{alice.thread_id}/element/{element_id}",
+                              alice.cookie)
+            assert r.status_code == 200 and r.json()["props"] == {}, r.text
+    finally:
+        with db(server) as conn:
+            conn.executemany("DELETE FROM elements WHERE id = ?", [(element_id,) for element_id in rows])
+
+
+@pytest.mark.e2e
 async def test_stored_files_are_served_to_their_owner_only(server, alice):
     bob = await login_cookie(server.base, "bob", "desk")
     assert len(alice.files) == 2
