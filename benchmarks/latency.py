@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 import time
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -19,12 +18,8 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.tools import BaseTool, StructuredTool
 from pydantic import Field
 
-from graph import DemoChatModel, Vendor, make_toolkit
+from graph import DemoChatModel, Vendor, make_toolkit, streamed_words
 
-# The pieces a policy model streams a text as, one per paced step, so that a non-streamed call is
-# paced as if streamed: a copy of graph/models/policy.py's split, until graph's public face offers
-# it (`from graph import streamed_words`, asked for).
-_STREAMED = re.compile(r"\s*\S+|\s+")
 # The persona the policy was told it answers as in this call: `reply` is given it inside the
 # call's own stream (the same task), before the first piece, and the stream reads it back.
 _SPEAKER: ContextVar[str | None] = ContextVar("latency_model_speaker", default=None)
@@ -78,7 +73,7 @@ class LatencyModel(DemoChatModel):
         result = await super()._agenerate(messages, stop, run_manager, **kwargs)
         msg = result.generations[0].message
         text = msg.content if isinstance(msg.content, str) else ""
-        n = len(_STREAMED.findall(text))
+        n = len(streamed_words(text))  # a non-streamed call is paced as if streamed
         due = self.first_token_ms + max(0, n - 1) * self.delay_ms
         await asyncio.sleep(max(0.0, start + due / 1000 - time.perf_counter()))
         self.calls.append(Call(_SPEAKER.get() or "?", n, len(getattr(msg, "tool_calls", [])), start,

@@ -13,10 +13,12 @@ from .data.indicators import indicator_series
 from .data.synthetic import SyntheticVendor
 from .data.vendor import Vendor
 from .models.demo import DemoChatModel
+from .models.policy import streamed_words
 from .models.registry import ModelRegistry
+from .notes.address import note_item
 from .notes.inbox import Note, unread_in
 from .persistence.checkpoint import SERDE
-from .persistence.lease import Held, LeaseHeld, live_holder
+from .persistence.lease import LeaseHeld, live_holder
 from .persistence.postgres import SCHEMA_LOCK, libpq_url, sqlalchemy_url
 from .record.case import report_markdown
 from .record.edits import edit_change
@@ -28,11 +30,54 @@ from .runtime.notes import Posted, post_note
 from .tools import make_toolkit
 
 __all__ = [
-    "ANALYSTS", "ANALYST_KINDS", "ANALYST_PERSONAS", "DESK", "PERSONAS", "RISK_JUDGE", "RISK_JUDGE_NODE", "SCHEMA_LOCK",
-    "SERDE", "DemoChatModel", "DeskRuntime", "DeskTurn", "EditRefused", "Event", "FinalDecision", "Held", "Interrupted",
-    "LeaseHeld", "ModelRegistry", "NodeDone", "Note", "NotePickedUp", "Posted", "RunPlan", "Said", "Settings", "Step",
-    "SyntheticVendor", "Token", "ToolFinished", "ToolStarted", "Vendor", "clean_message", "edit_change", "explain",
-    "indicator_series", "libpq_url", "live_holder", "make_toolkit", "make_vendor", "post_note", "private_dir",
-    "private_file", "report_markdown", "sqlalchemy_url", "unread_in", "unverified_note", "usage_summary",
+    "ANALYSTS",
+    "ANALYST_KINDS",
+    "ANALYST_PERSONAS",
+    "DESK",
+    "PERSONAS",
+    "RISK_JUDGE",
+    "RISK_JUDGE_NODE",
+    "SCHEMA_LOCK",
+    "SERDE",
+    "DemoChatModel",
+    "DeskRuntime",
+    "DeskTurn",
+    "EditRefused",
+    "Event",
+    "FinalDecision",
+    "Interrupted",
+    "LeaseHeld",
+    "ModelRegistry",
+    "NodeDone",
+    "Note",
+    "NotePickedUp",
+    "Posted",
+    "RunPlan",
+    "Said",
+    "Settings",
+    "Step",
+    "SyntheticVendor",
+    "Token",
+    "ToolFinished",
+    "ToolStarted",
+    "Vendor",
+    "clean_message",
+    "edit_change",
+    "explain",
+    "indicator_series",
+    "libpq_url",
+    "live_holder",
+    "make_toolkit",
+    "make_vendor",
+    "note_item",
+    "post_note",
+    "private_dir",
+    "private_file",
+    "report_markdown",
+    "sqlalchemy_url",
+    "streamed_words",
+    "unread_in",
+    "unverified_note",
+    "usage_summary",
     "write_private",
 ]

@@ -22,8 +22,8 @@ from langgraph.store.memory import InMemoryStore
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 
+from graph import note_item
 from graph.core.personas import ANALYSTS
-from graph.notes.address import note_item
 from graph.notes.inbox import Inbox, Note
 from tests.support.env import demo_env
 from tests.support.ports import free_port

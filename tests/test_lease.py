@@ -182,8 +182,8 @@ def test_a_ttl_must_be_positive():
 
 HOLDER = textwrap.dedent("""
     import asyncio, sys
-    from graph.database import open_leases
-    from graph.settings import Settings
+    from graph import Settings
+    from graph.persistence.database import open_leases
 
     async def main():
         async with open_leases(Settings()) as leases:

