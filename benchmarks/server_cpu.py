@@ -189,12 +189,12 @@ WAITING = ("EpollSelector.select", "_connection_worker_thread (aiosqlite/core.py
 # callbacks count as langchain, not as the node that called the model).
 OWNERS = (
     ("the decision chart (plotly)", ("chat/card.py", "plotly/")),
-    ("chat history writes (data layer)", ("chat/history.py", "chainlit/data/")),
-    ("Edit buttons after a run (chat/edits.py)", ("chat/edits.py",)),
+    ("chat history writes (data layer)", ("chat/history/", "chainlit/data/")),
+    ("Edit buttons after a run (chat/edits.py)", ("chat/edits.py", "chat/edit_actions.py")),
     ("socket emits (chainlit emitter, socket.io)", ("chainlit/emitter.py", "socketio/", "engineio/",
                                                     "chainlit/message.py", "chainlit/step.py", "chainlit/element.py",
                                                     "chainlit/action.py")),
-    ("rendering to the chat (chat/render.py)", ("chat/render.py",)),
+    ("rendering to the chat (chat/render.py)", ("chat/render.py", "chat/tables.py")),
     ("checkpoints and store", ("checkpoint/", "sqlite/aio.py", "postgres/aio.py", "store/", "serde/",
                                "aiosqlite/", "psycopg")),
 )

@@ -30,8 +30,9 @@ class Server:
         self.port = 0
 
     def app_root(self) -> Path:
-        """The server's working folder: the repo's config and assets, but its own `.files`
-        (Chainlit deletes that folder on shutdown, and the repo's may be in use)."""
+        """The server's working folder: the repo's config and assets, but its own `.files` (a
+        checkout from before the chat kept its session files under DESK_DATA_DIR deletes its working
+        folder's `.files` on shutdown: browser_ab may measure one)."""
         root = self.data_dir / "app"
         if not root.exists():
             root.mkdir()
