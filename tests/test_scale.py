@@ -32,7 +32,8 @@ PROFILE = "\n".join([  # py-spy's raw format: a thread's stack, outermost first,
     f"{MAIN};Renderer.handle (chat/render.py:1);AsyncServer.emit (socketio/async_server.py:1) 3",
     f"{MAIN};ask (graph/nodes/speaking.py:1);ahandle_event (langchain_core/callbacks/manager.py:1) 1",
     f"{MAIN};_run_once (nest_asyncio.py:1);EpollSelector.select (selectors.py:468) 50",
-    "thread (2): history-writer_0;_worker (concurrent/futures/thread.py:83);HistoryWriter._apply (chat/history/writer.py:1) 2",
+    "thread (2): history-writer_0;_worker (concurrent/futures/thread.py:83);"
+    "HistoryWriter._apply (chat/history/writer.py:1) 2",
     "thread (3): asyncio_0;_worker (concurrent/futures/thread.py:81) 40",
 ])
 
