@@ -126,3 +126,19 @@ def test_a_stopped_runs_words_make_a_question_a_follow_up_not_a_request_for_a_ti
     today = date(2024, 5, 6)
     stopped = parse_request("why was the bear worried?", today, has_decision=True, current_ticker="NVDA")
     assert stopped.intent == "followup"
+
+
+@pytest.mark.parametrize("question", ["why not more conservative?", "why such a big stop?"])
+async def test_a_follow_up_about_caution_quotes_the_risk_debate_and_the_ruling(desk_factory, question):
+    """As a live model would: how cautious, how big, where the stop is, is answered from the risk
+    debate and the judge's ruling, not from sentences that share a word with the question."""
+    desk = desk_factory()
+    await desk.ask("should I buy NVDA today?")
+    ruling = (await desk.state())["risk_debate"].judge_decision
+    assert "the size is halved" in ruling  # the demo judge sided with the Safe Analyst here
+    await desk.ask(question)
+    answer = str((await desk.state())["messages"][-1].content)
+    lines = answer.splitlines()[1:]
+    assert lines[0] == "- Risk Judge: “The Safe Analyst's point on volatility wins: the size is halved.”"
+    assert any(line.startswith("- Safe Analyst: “") for line in lines)
+    assert not any(p in answer for p in ("Bear Researcher", "Bull Researcher", "News Analyst"))

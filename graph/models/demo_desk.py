@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..core.personas import DEBATERS, RESEARCH_MANAGER, RISK_JUDGE, TRADER
 from ..record.case import EARLIER_ANALYSES, STOPPED, gist
 from .demo_debate import _REBUTTAL
 from .demo_figures import _subject, figures_in, sections, turns
@@ -16,6 +17,37 @@ _STOP = frozenset(
     with me you your our we i be at by as from so
     """.split()
 )
+
+
+# The words of a question and the turns that answer it, as a live model would read them: how
+# cautious, how big, where the stop is, is the risk debate's and the ruling's; the entry is the
+# Trader's; the plan, the Research Manager's. Speakers in the order they are quoted.
+_PARTS: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = (
+    (frozenset("""
+        conservative conservatively cautious caution careful safe safer risk risks risky riskier aggressive
+        aggressively size sizing sized position halve halved halving smaller bigger larger stop stops
+        volatility volatile drawdown exposure downside loss losses lose
+        """.split()),
+     (RISK_JUDGE, DEBATERS["safe"].persona, DEBATERS["risky"].persona, DEBATERS["neutral"].persona)),
+    (frozenset("entry enter execute execution order target targets".split()), (TRADER,)),
+    (frozenset("plan thesis verdict".split()), (RESEARCH_MANAGER,)),
+)
+
+
+def _answering_turns(secs: dict[str, str], q: str) -> list[str]:
+    """Quotes from the turns that answer a question of one part of the deliberation (the first part
+    its words name): each speaker's sentence sharing the most words with the question and the part."""
+    asked = set(re.findall(r"[a-z]+", q))
+    for words, speakers in _PARTS:
+        if not asked & words:
+            continue
+        out = []
+        for name in (s for s in speakers if secs.get(s)):
+            sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s|\n", secs[name]) if s.strip()]
+            best = max(sentences, key=lambda s: len((asked | words) & set(re.findall(r"[a-z]+", s.lower()))))
+            out.append(f"- {name}: “{best.lstrip('*# ')}”")
+        return out[:3]
+    return []
 
 
 def _record(system: str) -> dict[str, str]:
@@ -115,6 +147,8 @@ def _desk(system: str, question: str) -> str:
         out.append(f"- {name}: “{' '.join(body[:2]).strip()}”")
     for label in figure_hits[:4]:
         out.append(f"- {label} was {fig[label]} (from the analysts' key figures).")
+    if len(out) == 1:
+        out += _answering_turns(secs, q)
     if len(out) == 1:
         words = {w for w in re.findall(r"[a-z/%]+", q) if w not in _STOP and len(w) > 2}
         best = []
