@@ -1,12 +1,14 @@
 """What the desk's Chainlit server serves besides Chainlit's own, installed by chat/app.py
 (`Serving.install`): the history's element files (charts, reports) to the owner of their thread, the
-facts public/desk.js asks the page for, and the personas' avatars; and where the server keeps a
-session's files (`keep_session_files`).
+facts public/desk.js asks the page for, and the personas' avatars; the page itself with its fonts
+and KaTeX's styles from the app instead of the internet (`offline_page`); and where the server keeps
+a session's files (`keep_session_files`).
 
 The routes go in front of Chainlit's, whose catch-all UI route would answer them with the page.
 """
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shutil
@@ -40,6 +42,15 @@ AVATARS = UI / "public" / "avatars"
 # card came in; desk.js loads it while the page is idle after opening instead.
 PRELOAD = sorted("/assets/" + p.name for p in (Path(cl.__file__).parent / "frontend" / "dist" / "assets")
                  .glob("react-plotly-*.js"))
+# What Chainlit's page (frontend/dist/index.html) fetches from the internet, and the copies under
+# chat/ui/public served instead: the desk runs air-gapped beside a local model, where those requests
+# fail (KaTeX's styles from jsDelivr, Inter from Google Fonts, and the connections opened to them
+# ahead). KaTeX's version is the one Chainlit's page bundles.
+OFFLINE = {  # what (a pattern): with what ({root}: the page's root path)
+    r'\s*<link\s+rel="preconnect"\s+href="https://fonts\.(?:googleapis|gstatic)\.com"[^>]*>': "",
+    r'href="https://fonts\.googleapis\.com/css2\?family=Inter[^"]*"': 'href="{root}/public/inter/inter.css"',
+    r'href="https://cdn\.jsdelivr\.net/npm/katex@[^"]*/katex\.min\.css"': 'href="{root}/public/katex/katex.min.css"',
+}
 
 
 class Serving:
@@ -54,6 +65,8 @@ class Serving:
         server.router.routes.insert(0, Route(f"{FILES_ROUTE}/{{key:path}}", self.serve_file, methods=["GET"]))
         server.router.routes.insert(0, Route("/desk/ui.json", self.page_facts, methods=["GET"]))
         server.router.routes.insert(0, Route("/avatars/{avatar_id:str}", avatar, methods=["GET"]))
+        chainlit.server.get_html_template = offline_page  # looked up by Chainlit's page route on each request
+        logging.getLogger("chainlit").addFilter(_no_readme_per_language)
 
     async def serve_file(self, request: Request) -> FileResponse:
         """A stored element file: only to the owner of the thread the file belongs to, logged in."""
@@ -82,6 +95,24 @@ class Serving:
         scripts to load ahead, nothing more."""
         return JSONResponse({"mode": "live" if self.live() else "demo", "login_hint": self.login_hint(),
                              "preload": PRELOAD})
+
+
+_chainlit_page = chainlit.server.get_html_template
+
+
+def offline_page(root_path: str) -> str:
+    """Chainlit's page, its links to the internet made links to the app's own copies (OFFLINE)."""
+    html = _chainlit_page(root_path)
+    root = root_path.rstrip("/")
+    for pattern, local in OFFLINE.items():
+        html = re.sub(pattern, local.format(root=root).replace("\\", r"\\"), html)  # taken literally
+    return html
+
+
+def _no_readme_per_language(record: logging.LogRecord) -> bool:
+    """Chainlit looks for a chainlit_<language>.md for each page load's language and warns when there
+    is none, on every page load; the desk has one readme (chainlit.md) for every language."""
+    return not record.getMessage().startswith("Translated markdown file for ")
 
 
 async def avatar(request: Request) -> Any:
