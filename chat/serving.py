@@ -30,7 +30,7 @@ from graph import DESK, private_dir
 
 from .accounts import DEFAULT_PASSWORD, local_password
 from .door import history
-from .history import FILES_ROUTE, LocalFileStorage
+from .history import FILES_ROUTE, LocalFileStorage, served_type
 from .logins import DeskAuth
 from .speakers import speaker_persona
 from .startup import UI
@@ -76,10 +76,15 @@ class Serving:
         key = request.path_params["key"]
         path = self.files.path_of(key)
         layer = history()
-        if path is None or not path.is_file() or layer is None or await layer.file_owner(key) != user.identifier:
+        if path is None or not path.is_file() or layer is None:
             raise HTTPException(status_code=404, detail="File not found")
-        # Same origin as the app: never sniffed into HTML, never run as a page (an SVG's scripts).
-        return FileResponse(path, headers={"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox"})
+        owner, mime = await layer.stored_file(key)
+        if owner != user.identifier:
+            raise HTTPException(status_code=404, detail="File not found")
+        # Typed as stored (a chart is JSON, see served_type). Same origin as the app: never sniffed
+        # into HTML, never run as a page (an SVG's scripts).
+        return FileResponse(path, media_type=served_type(mime),
+                            headers={"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox"})
 
     def login_hint(self) -> str:
         """What the login page says to type: local mode's shared password only while it is the

@@ -1,9 +1,9 @@
 """The chat history: Chainlit's data layer with every value bound and every read and write checked
 against the thread's owner (layer.py), writing through one queue in call order (writer.py), and its
 element files (files.py). The tables themselves are chat/storage.py's."""
-from .files import FILES_ROUTE, LocalFileStorage
+from .files import FILES_ROUTE, LocalFileStorage, served_type
 from .layer import DeskDataLayer, InvalidThreadId, NotOwner, make_data_layer, require_thread_id, valid_thread_id
 from .writer import HistoryWriter
 
 __all__ = ["FILES_ROUTE", "DeskDataLayer", "HistoryWriter", "InvalidThreadId", "LocalFileStorage", "NotOwner",
-           "make_data_layer", "require_thread_id", "valid_thread_id"]
+           "make_data_layer", "require_thread_id", "served_type", "valid_thread_id"]

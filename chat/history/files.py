@@ -4,6 +4,7 @@ DESK_DATA_DIR/files, owner-only, served under FILES_ROUTE to the owner of the th
 instead)."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -13,6 +14,19 @@ from chainlit.data.storage_clients.base import BaseStorageClient
 from graph import private_dir, write_private
 
 FILES_ROUTE = "/desk-files"
+# A file is served as the type its element was stored with: Chainlit's page draws a chart only from
+# a response typed application/json, and a chart's file has no extension, so it went out as
+# text/plain and a reopened thread showed every chart as an empty plot (issue 21). A type a browser
+# could run as a page (HTML, SVG, XML, scripts) is not taken from the row: the name's guess decides.
+_MIME = re.compile(r"[a-z0-9][a-z0-9.+-]*/[a-z0-9][a-z0-9.+-]*")
+_ACTIVE = re.compile(r"html|xml|svg|script")
+
+
+def served_type(stored: object) -> str | None:
+    """The Content-Type to serve a stored element's file with, from the element's stored mime; None
+    to let the file's name decide."""
+    mime = stored.strip().lower() if isinstance(stored, str) else ""
+    return mime if _MIME.fullmatch(mime) and not _ACTIVE.search(mime) else None
 
 
 class LocalFileStorage(BaseStorageClient):

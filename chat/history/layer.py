@@ -50,7 +50,7 @@ from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
 from ..storage import STEP_COLUMNS, chat_store
 from ..tokens import REQUESTER
 from .files import LocalFileStorage
-from .rows import ELEMENTS, STEPS, THREADS, element_dict, step_dict, thread_dict, thread_element_dict
+from .rows import ELEMENTS, STEPS, THREADS, element_dict, parents_first, step_dict, thread_dict, thread_element_dict
 from .sql import sql_value
 from .writer import HistoryWriter
 
@@ -165,10 +165,18 @@ class DeskDataLayer(SQLAlchemyDataLayer):
 
     async def file_owner(self, object_key: str) -> str | None:
         """The identifier of the user whose thread holds the element stored under `object_key`."""
-        rows = await self._rows('SELECT t."userIdentifier" AS owner FROM elements e '
+        return (await self.stored_file(object_key))[0]
+
+    async def stored_file(self, object_key: str) -> tuple[str | None, str | None]:
+        """The owner (as file_owner) of the element stored under `object_key`, and the mime it was
+        stored with (None when there is none, or no one)."""
+        rows = await self._rows('SELECT t."userIdentifier" AS owner, e."mime" AS mime FROM elements e '
                                 'JOIN threads t ON t."id" = e."threadId" WHERE e."objectKey" = :key', key=object_key)
         owners = {r["owner"] for r in rows or []}
-        return owners.pop() if len(owners) == 1 else None
+        mimes = {r["mime"] for r in rows or []}
+        if len(owners) != 1:
+            return None, None
+        return owners.pop(), mimes.pop() if len(mimes) == 1 else None
 
     async def _step_owner(self, step_id: str) -> tuple[str | None, str | None]:
         rows = await self._rows('SELECT t."userIdentifier" AS owner, s."threadId" AS thread FROM steps s '
@@ -229,6 +237,8 @@ class DeskDataLayer(SQLAlchemyDataLayer):
             kept = thread.get("elements") if thread is not None else None
             if kept is not None:
                 kept.append(thread_element_dict(e, await self._read_url(e)))
+        for thread in by_id.values():
+            thread["steps"] = parents_first(thread["steps"])
         return list(by_id.values())
 
     async def _read_url(self, e: dict[str, Any]) -> str | None:

@@ -5,7 +5,12 @@ ElementDict). The thread ids of the second and third query are bound as an expan
 
 A stored value is not trusted to be what Chainlit wrote: an element's `props` that is empty, NULL,
 not JSON or not an object reads as `{}` (Chainlit's own reader parsed it as JSON whatever it was,
-and an empty one answered the element's request with a 500)."""
+and an empty one answered the element's request with a 500).
+
+A thread's steps are read in time order, but each comes after its parent (`parents_first`): the page
+puts a step under its parent as it reads them, and one read before its parent is dropped. A tool
+call is created before the persona message it goes under is shown (and stamped), so a reopened
+thread lost every analyst's tool calls (issue 21)."""
 from __future__ import annotations
 
 import json
@@ -84,6 +89,31 @@ def step_dict(s: dict[str, Any]) -> StepDict:
         output=s.get("step_output", ""), createdAt=s.get("step_createdat"), start=s.get("step_start"),
         end=s.get("step_end"), generation=s.get("step_generation"), showInput=s.get("step_showinput"),
         language=s.get("step_language"), feedback=feedback)
+
+
+def parents_first(steps: list[StepDict]) -> list[StepDict]:
+    """The steps in their order, but a step whose parent is among them and comes later waits for
+    it (with its own children), right after it. A parent that is not there leaves its step where it is."""
+    ids = {s["id"] for s in steps}
+    waiting: dict[str, list[StepDict]] = {}
+    placed: set[str] = set()
+    out: list[StepDict] = []
+
+    def place(step: StepDict) -> None:
+        out.append(step)
+        placed.add(step["id"])
+        for child in waiting.pop(step["id"], []):
+            place(child)
+
+    for step in steps:
+        parent = step.get("parentId")
+        if parent and parent in ids and parent not in placed and parent != step["id"]:
+            waiting.setdefault(parent, []).append(step)
+        else:
+            place(step)
+    for children in waiting.values():  # a loop of parents (not written by Chainlit): kept, in order
+        out.extend(c for c in children if c["id"] not in placed)
+    return out
 
 
 def thread_element_dict(e: dict[str, Any], url: str | None) -> ElementDict:
