@@ -1,15 +1,23 @@
 """The headless CLIs as a user runs them."""
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
+import select
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from graph.core.personas import PERSONAS
+from graph.core.settings import Settings
+from graph.persistence.database import open_checkpointer
+from graph.runtime.desk import DeskRuntime, Interrupted
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def run(args, tmp_path):
@@ -67,23 +75,62 @@ def cli_env(tmp_path, **extra: str) -> dict[str, str]:
     return env | {"DESK_DATA_DIR": str(tmp_path / "data"), "PYTHONUNBUFFERED": "1", **extra}
 
 
+def wait_for_word(fd: int, timeout: float) -> str:
+    """What the child writes next on the pipe `fd`, read as it comes ("" if the child ended first)."""
+    ready, _, _ = select.select([fd], [], [], timeout)
+    assert ready, f"nothing on the pipe after {timeout}s"
+    return os.read(fd, 64).decode()
+
+
+async def pending_when_stored(data_dir: Path, thread: str, persona: str, timeout: float = 60) -> Interrupted:
+    """Wait until the thread's stored checkpoint (read here, as a resume will read it) shows `persona`
+    among the nodes still to run; its background write may still be under way when the turn starts."""
+    settings = Settings(DESK_DATA_DIR=data_dir, DESK_DATABASE_URL=None, DESK_MODE="demo")
+    async with open_checkpointer(settings) as saver:
+        desk = DeskRuntime.build(settings, saver)
+
+        async def stored() -> Interrupted:
+            while (stopped := await desk.interrupted(thread)) is None or persona not in stopped.personas:
+                await asyncio.sleep(0.05)
+            return stopped
+
+        return await asyncio.wait_for(stored(), timeout)
+
+
 @pytest.mark.e2e
 @pytest.mark.parametrize("kill_at", ["Market Analyst", "Bull Researcher", "Trader", "Risk Judge"])
 def test_a_killed_cli_run_resumes_from_the_pending_step(tmp_path, kill_at):
-    """kill -9 while `kill_at` speaks; `--resume` finishes the run, starting with that speaker."""
-    env = cli_env(tmp_path, DESK_DEMO_DELAY_MS="40")  # slow enough that the kill lands mid-turn
-    proc = subprocess.Popen([sys.executable, "-m", "graph", "--today", "2024-05-06", "should I buy NVDA today?"],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path)
-    first = proc.stdout.readline()
-    thread = re.fullmatch(r"thread (\w+)\n", first)[1]  # printed before anything runs
-    seen = []
-    for line in proc.stdout:
-        seen.append(line)
-        if line.strip() == f"▶ {kill_at}":
-            break
-    proc.kill()  # SIGKILL: no cleanup at all
-    proc.wait(10)
-    assert f"▶ {kill_at}\n" in seen, "".join(seen)
+    """kill -9 while `kill_at` speaks; `--resume` finishes the run, starting with that speaker.
+
+    The first run is the CLI with `kill_at`'s turn held after its first word (tests/support/held_cli.py),
+    so the kill cannot land after the turn, however late the test gets to send it; and it is sent only
+    once the checkpoint a resume starts from is stored, so it cannot land before that either."""
+    env = cli_env(tmp_path, DESK_DEMO_DELAY_MS="0", PYTHONPATH=str(ROOT))
+    signal_r, signal_w = os.pipe()
+    proc = subprocess.Popen([sys.executable, "-m", "tests.support.held_cli", kill_at, str(signal_w),
+                             "--today", "2024-05-06", "should I buy NVDA today?"],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path,
+                            pass_fds=(signal_w,))
+    os.close(signal_w)  # the child's copy is the only one left: its end closes the pipe
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        thread = re.fullmatch(r"thread (\w+)\n", first)[1]  # printed before anything runs
+        seen = []
+        for line in proc.stdout:
+            seen.append(line)
+            if line.strip() == f"▶ {kill_at}":
+                break
+        assert f"▶ {kill_at}\n" in seen, "".join(seen)
+        assert wait_for_word(signal_r, 60) == "held\n", f"{kill_at}'s turn was not held"
+        stopped = asyncio.run(pending_when_stored(tmp_path / "data", thread, kill_at))
+        assert kill_at in stopped.personas
+        proc.kill()  # SIGKILL: no cleanup at all, mid-turn
+    finally:
+        os.close(signal_r)
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(10)
 
     out = subprocess.run([sys.executable, "-m", "graph", "--thread", thread, "--resume"], capture_output=True,
                          text=True, env=cli_env(tmp_path, DESK_DEMO_DELAY_MS="0"), cwd=tmp_path, timeout=180)

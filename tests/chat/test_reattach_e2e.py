@@ -62,13 +62,17 @@ async def test_a_reloaded_page_shows_the_turn_so_far_keeps_streaming_and_can_sto
         assert {s["name"] for s in steps.values()} >= {"Market Analyst", "News Analyst", "Bull Researcher"}
         # The run goes on in this page: later speakers stream here, and the stage list and Stop come back.
         await page.wait_for(lambda: page.tokens_for("Research Manager") >= 1, 90, "the Research Manager streaming")
-        assert events_after_resume(page, "desk_stages"), "the stage list comes back"
-        stop = [a for a in events_after_resume(page, "action") if a["name"] == "stop_run"]
-        assert stop, "Stop is offered again"
+        # The stage list and Stop come as the page joins the run, the Research Manager's words as it
+        # speaks: waited for as events (each comes once), not read at a moment that may be too early.
+        await page.wait_for(lambda: events_after_resume(page, "desk_stages"), 30, "the stage list to come back")
+        stop = await page.wait_for(lambda: [a for a in events_after_resume(page, "action") if a["name"] == "stop_run"],
+                                   30, "Stop to be offered again")
         await page.click(stop[-1])
+        # The run ends by taking Stop away, then the Desk says it stopped (after reading the run's
+        # token total): wait for that message itself, not for the first of the two.
         await page.wait_for(lambda: runs_finished(page) >= 1, 30, "the run to stop")
-        said = " ".join(m.get("output", "") for m in page.by_author("Desk"))
-        assert "Stopped" in said
+        await page.wait_for(lambda: "Stopped" in " ".join(m.get("output", "") for m in page.by_author("Desk")),
+                            30, "the Desk to say it stopped")
     finally:
         await page.close()
 
