@@ -47,9 +47,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from graph import ANALYST_PERSONAS, Settings
+from graph import ANALYST_PERSONAS
 
 from .support.chat_server import Server
+from .support.env import TEST_PACE
 from .support.host import spent, tree_cpu
 
 CHROMIUM = "/usr/bin/chromium"
@@ -245,9 +246,9 @@ def hottest(profile: dict, n: int = 15) -> list[tuple[str, float]]:
 
 
 def bench_server(folder: Path, trace: Path, app: Path | None = None, delay_ms: float | None = None) -> Server:
-    """A demo server logging its sends to `trace`, at the default demo speed; with `app`,
+    """A demo server logging its sends to `trace`, at the benchmarks' demo pace; with `app`,
     another checkout's: its chat, its Chainlit config and its page assets."""
-    delay = Settings().demo_delay_ms if delay_ms is None else delay_ms
+    delay = float(TEST_PACE["DESK_DEMO_DELAY_MS"]) if delay_ms is None else delay_ms
     server = Server(folder, DESK_DEMO_DELAY_MS=f"{delay:g}", DESK_TRACE_STREAM=str(trace))
     if app is not None:
         server.app = app.resolve() / "chat" / "app.py"
@@ -269,7 +270,7 @@ async def measure(runs: int, busy: int, profile: bool, keep: str | None = None, 
                   lag: bool = True) -> dict:
     from playwright.async_api import async_playwright
 
-    delay = Settings().demo_delay_ms  # the default demo speed
+    delay = float(TEST_PACE["DESK_DEMO_DELAY_MS"])  # the benchmarks' demo pace
     spinners = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(busy)]
     for s in spinners:
         s.start()

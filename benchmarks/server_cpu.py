@@ -155,7 +155,7 @@ async def server_cpu(n: int, at_once: int, delay_ms: float, data_dir: Path, *, d
 async def headless_cpu(n: int, at_once: int, delay_ms: float, data_dir: Path,
                        database_url: str | None = None) -> dict[str, Any]:
     settings = Settings(DESK_DATA_DIR=data_dir, DESK_MODE="demo", DESK_DEMO_DELAY_MS=delay_ms,
-                        DESK_DATABASE_URL=database_url)
+                        DESK_DEMO_FIRST_TOKEN_MS=0, DESK_DATABASE_URL=database_url)
     async with DeskRuntime.open(settings) as runtime:
         async def one(question: str) -> bool:
             events = 0

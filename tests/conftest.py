@@ -2,15 +2,21 @@
 tests/support."""
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 
 import pytest
 
 from graph.core.settings import Settings
 from tests.support.desk import Desk
-from tests.support.env import MODEL_ENV_VARS
+from tests.support.env import MODEL_ENV_VARS, TEST_PACE
 from tests.support.postgres import fresh_postgres_url, postgres_server, postgres_url  # noqa: F401 (fixtures)
 from tests.support.yahoo import FakeYahoo, recorded_yahoo
+
+# Every Settings() and child process of the suite runs the demo model at the test pace, not the
+# app's hosted-model pace; a test that wants another pace says so.
+for _name, _value in TEST_PACE.items():
+    os.environ.setdefault(_name, _value)
 
 
 @pytest.fixture

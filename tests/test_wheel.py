@@ -21,6 +21,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.support.env import TEST_PACE
 from tests.support.ports import free_port
 from tests.support.processes import end_group
 
@@ -41,7 +42,7 @@ def _run(cmd: list, **kw) -> subprocess.CompletedProcess:
 def _clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("OPENAI_", "DESK_", "PYTHON")) and k != "VIRTUAL_ENV"}
-    return env | {"PYTHONNOUSERSITE": "1"} | extra
+    return env | {"PYTHONNOUSERSITE": "1"} | TEST_PACE | extra
 
 
 @pytest.fixture(scope="module")
