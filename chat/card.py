@@ -225,5 +225,7 @@ async def show_decision(thread_id: str, state: dict[str, Any], vendor: Vendor) -
                       + (f"\n\n_{total}_" if total else ""), author=DESK,
                       elements=elements, actions=card_actions(thread_id, state))
     await card.send()
+    # The page brings the card's top into view if it was following the run (chat/ui/public/desk.js).
+    await cl.context.emitter.emit("desk_card", {"id": card.id})
     await show_spend(card, per_persona)
     await name_thread(thread_id, decision)

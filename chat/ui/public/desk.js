@@ -6,6 +6,7 @@
 // - writes the speaker's name above every assistant message ("Bull Researcher · round 2"),
 //   read from the avatar Chainlit draws for the message's author;
 // - mirrors the run's Stop action as a button that stays just above the composer;
+// - keeps the newest words in view until the person scrolls up, and the card in view at the end;
 // - shows the mode (demo) in the header, and on the login page what to type.
 // One pass per animation frame at most, whatever the number of DOM changes (tokens stream in
 // at tens per second: the pass must stay cheap).
@@ -115,6 +116,15 @@
     window.deskPlaceStages(aside);
   }
 
+  // The run's decision card (chat/card.py show_decision): the message the view brings into sight
+  // when the run ends (window.deskFollow below).
+  const CARD = '42["desk_card",';
+  function noteCard(frame) {
+    let data = null;
+    try { data = JSON.parse(frame.slice(2))[1]; } catch (error) { return; }
+    if (data && typeof data.id === "string") window.deskCardId = data.id;
+  }
+
   Object.defineProperty(WebSocket.prototype, "onmessage", {
     configurable: true,
     enumerable: property.enumerable,
@@ -145,6 +155,10 @@
       property.set.call(this, (event) => {
         if (typeof event.data === "string" && event.data.startsWith(STAGES)) {
           drawStages(event.data); // the desk's own event: drawn here, Chainlit has no use for it
+          return;
+        }
+        if (typeof event.data === "string" && event.data.startsWith(CARD)) {
+          noteCard(event.data); // the desk's own too: the view brings this message in at the end
           return;
         }
         queue.push(event);
@@ -298,7 +312,69 @@
   window.deskRunShowing = () =>
     stopActions().length > 0 || !!document.querySelector("#desk-stages .desk-stage-running");
 
-  // -- the pass ----------------------------------------------------------------------------
+  // -- the view follows the run -------------------------------------------------------------
+
+  // Chainlit follows new words only while its last scroll event found the view at the bottom;
+  // words, speaker labels and charts drawn between its scroll and that event (every few frames
+  // while four analysts stream) made it stop for good, so the view stayed on an early message.
+  // Here the view follows the newest words until the person scrolls up themselves (a wheel, a
+  // touch, a key or the scrollbar moved the view up), and again once they are back at the bottom
+  // (or send a message); when the run's card comes, its top is brought into view and the view
+  // stays there, the card being taller than the window.
+  const NEAR_BOTTOM_PX = 40, INPUT_MS = 1500;
+  const SCROLL_KEYS = new Set(["ArrowUp", "ArrowDown", "PageUp", "PageDown", "Home", "End", " "]);
+  let following = true, inputAt = -Infinity, scroller = null, userMessages = 0;
+
+  function chatScroller() {
+    if (scroller && scroller.isConnected) return scroller;
+    scroller = null;
+    const step = document.querySelector(".step");
+    for (let box = step && step.parentElement; box && box !== document.body; box = box.parentElement) {
+      const overflow = getComputedStyle(box).overflowY;
+      if ((overflow === "auto" || overflow === "scroll") && box.scrollHeight > box.clientHeight) {
+        scroller = box;
+        return box;
+      }
+    }
+    return null;
+  }
+
+  function gap(box) {
+    return box.scrollHeight - box.clientHeight - box.scrollTop;
+  }
+
+  function personScrolls(event) {
+    if (event.type === "keydown" && (!SCROLL_KEYS.has(event.key) || event.target.closest("textarea, input"))) return;
+    inputAt = performance.now();
+  }
+  for (const type of ["wheel", "touchmove", "keydown", "mousedown"]) {
+    window.addEventListener(type, personScrolls, { capture: true, passive: true });
+  }
+  document.addEventListener("scroll", (event) => {
+    const box = chatScroller();
+    if (!box || event.target !== box) return;
+    if (gap(box) < NEAR_BOTTOM_PX) following = true;
+    else if (performance.now() - inputAt < INPUT_MS) following = false;
+  }, true);
+
+  function follow() {
+    const sent = document.querySelectorAll('[data-step-type="user_message"]').length;
+    if (sent > userMessages) following = true; // the person sent something: show what answers it
+    userMessages = sent;
+    const box = chatScroller();
+    if (!box) return;
+    const card = window.deskCardId && document.getElementById("step-" + window.deskCardId);
+    if (card) {
+      window.deskCardId = null; // a person reading higher up is not moved, now or later
+      if (following) {
+        following = false;
+        box.scrollTop += card.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
+        return;
+      }
+    }
+    if (following && gap(box) > 1) box.scrollTop = box.scrollHeight;
+  }
+  window.deskFollowing = () => following;
 
   // -- scripts loaded ahead ----------------------------------------------------------------
 
@@ -322,6 +398,7 @@
     scheduled = false;
     preload();
     labelSpeakers();
+    follow();
     placeStop();
     placeStages();
     showMode();
