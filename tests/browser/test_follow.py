@@ -17,7 +17,9 @@ THREAD_URL = re.compile(r"/thread/[0-9a-f-]{36}$")
 VIEW = """() => {
   const step = document.querySelector('.step');
   let box = step && step.parentElement;
-  while (box && !(['auto', 'scroll'].includes(getComputedStyle(box).overflowY) && box.scrollHeight > box.clientHeight)) {
+  const scrolls = (el) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowY)
+    && el.scrollHeight > el.clientHeight;
+  while (box && !scrolls(box)) {
     box = box.parentElement;
   }
   if (!box) return null;
