@@ -28,11 +28,11 @@ class Settings(BaseSettings):
     data_vendor: Literal["auto", "synthetic", "yfinance"] = Field("auto", validation_alias="DESK_DATA_VENDOR")
     cache_ttl_s: float = Field(900.0, validation_alias="DESK_CACHE_TTL_S")
     data_dir: Path = Field(Path(".data"), validation_alias="DESK_DATA_DIR")
-    # The demo model streams at a hosted model's pace (about 30 words a second, two seconds to
+    # The demo model streams at a hosted model's pace (about 30 words a second, three seconds to
     # each call's first word), so a person has time to interject before the persona they
     # name has spoken; tests and benchmarks set their own pace (benchmarks/support/env.py).
     demo_delay_ms: float = Field(33.0, ge=0, validation_alias="DESK_DEMO_DELAY_MS")
-    demo_first_token_ms: float = Field(2000.0, ge=0, validation_alias="DESK_DEMO_FIRST_TOKEN_MS")
+    demo_first_token_ms: float = Field(3000.0, ge=0, validation_alias="DESK_DEMO_FIRST_TOKEN_MS")
 
     analysts: tuple[str, ...] = Field(ANALYST_KINDS, validation_alias="DESK_ANALYSTS")
     debate_rounds: int = Field(1, ge=1, le=5, validation_alias="DESK_DEBATE_ROUNDS")
