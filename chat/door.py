@@ -1,6 +1,7 @@
 """The door: tokens, thread ids and owners, checked before Chainlit sees a request.
 
-Installed on Chainlit's server by chat/app.py (`Door.install`): the TokenGuard middleware (a token
+Installed on Chainlit's server by chat/app.py (`Door.install`): the SameOrigin middleware in front
+(a page of another site is refused, chat/origins.py), the TokenGuard middleware (a token
 whose epoch is stale is taken off every request, chat/tokens.py), answers for the data layer's
 refusals (a malformed thread id is a 400; another user's thread is a 404, as if absent), and the
 socket's handshake and messages checked before Chainlit's own handlers run (Chainlit's are
@@ -24,6 +25,7 @@ from graph import DeskRuntime, clean_message
 
 from .history import DeskDataLayer, InvalidThreadId, NotOwner, valid_thread_id
 from .logins import DeskAuth
+from .origins import SameOrigin, allowed_origins
 from .tokens import TokenGuard, environ_token
 
 # A paste over engine.io's 1 MB default drops the socket with no word to the user: let up to
@@ -57,6 +59,7 @@ class Door:
 
     def install(self, server: FastAPI, sio: AsyncServer) -> None:
         server.add_middleware(TokenGuard, auth=self.auth)
+        server.add_middleware(SameOrigin, allowed=allowed_origins())  # added last: runs first
         server.add_exception_handler(InvalidThreadId, _refused)
         server.add_exception_handler(NotOwner, _refused)
         sio.eio.max_http_buffer_size = MAX_SOCKET_BYTES

@@ -41,17 +41,20 @@ class DeskClient:
             r.raise_for_status()
             return "; ".join(f"{k}={v}" for k, v in r.cookies.items())
 
-    async def connect(self, thread_id: str = "", cookie: str | None = None, session_id: str | None = None) -> None:
+    async def connect(self, thread_id: str = "", cookie: str | None = None, session_id: str | None = None,
+                      origin: str | None = None) -> None:
         """Log in (or use `cookie`, a login kept from before) and open the socket on `thread_id`
-        (empty: a new thread), as a new session or, as a reloaded tab does, an earlier `session_id`.
-        Raises socketio's ConnectionError when the server refuses."""
+        (empty: a new thread), as a new session or, as a reloaded tab does, an earlier `session_id`;
+        with `origin`, as a page of that origin does. Raises socketio's ConnectionError when the
+        server refuses."""
         cookie = self.cookie = cookie if cookie is not None else await self.login()
+        headers = {"Cookie": cookie} | ({"Origin": origin} if origin else {})
         self.session_id = session_id or str(uuid.uuid4())
         self.sio = socketio.AsyncClient(reconnection=False)
         for name in RECORDED_EVENTS:
             self.sio.on(name, self._recorder(name))
         await self.sio.connect(
-            self.base, socketio_path="/ws/socket.io", transports=["websocket"], headers={"Cookie": cookie},
+            self.base, socketio_path="/ws/socket.io", transports=["websocket"], headers=headers,
             auth={"sessionId": self.session_id, "clientType": "webapp", "threadId": thread_id,
                   "userEnv": "{}", "chatProfile": ""},
             wait_timeout=10,
