@@ -1,6 +1,6 @@
 """What the user takes away from a run: the decision card with a price chart, the report and the tokens
-spent, and the thread's name in the sidebar (the report is graph/record/case.py's, shared with the CLI
-and the follow-up Desk).
+spent (the report is graph/record/case.py's, shared with the CLI and the follow-up Desk; the thread's
+name in the sidebar is chat/thread_names.py's).
 
 The chart is Chainlit's Plotly element: hover and zoom in the page, a transparent background and
 grey text that read on the light and the dark theme (public/desk.css gives the text the theme's
@@ -19,7 +19,6 @@ from typing import Any
 import chainlit as cl
 import pandas as pd
 import plotly.graph_objects as go  # type: ignore[import-untyped]
-from chainlit.data import get_data_layer
 from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 
 from graph import DESK, FinalDecision, Vendor, explain, indicator_series, report_markdown, usage_summary
@@ -158,35 +157,6 @@ async def price_chart(vendor: Vendor, decision: FinalDecision, lookback_days: in
 
 
 # ---------------------------------------------------------------------------
-# the sidebar
-
-
-def thread_title(decision: FinalDecision | None = None, *, ticker: str = "", trade_date: str = "",
-                 status: str = "") -> str:
-    """What the thread analysed, as the sidebar lists it: "NVDA · 2026-11-20 · SELL", or while the
-    desk deliberates (or after a stop) "NVDA · 2026-11-20 · deliberating" ("· stopped")."""
-    if decision is not None:
-        return f"{decision.ticker} · {decision.trade_date} · {decision.signal}"
-    return " · ".join(part for part in (ticker, trade_date, status) if part)
-
-
-async def name_thread(thread_id: str, decision: FinalDecision | None = None, *, ticker: str = "",
-                      trade_date: str = "", status: str = "") -> None:
-    """Rename the thread after what it analyses (its latest decision once there is one), and have
-    the page's sidebar fetch the list again: it does so when a "first_interaction" event brings a
-    new value (Chainlit sends one when a chat starts, with the first message, which was the
-    thread's name until now)."""
-    layer = get_data_layer()
-    if layer is None:
-        return
-    title = thread_title(decision, ticker=ticker, trade_date=trade_date, status=status)
-    if not title:
-        return
-    await layer.update_thread(thread_id, name=title)
-    await cl.context.emitter.emit("first_interaction", {"interaction": title, "thread_id": thread_id})
-
-
-# ---------------------------------------------------------------------------
 # the card
 
 
@@ -206,7 +176,8 @@ async def show_spend(parent: cl.Message, per_persona: str) -> None:
 
 async def show_decision(thread_id: str, state: dict[str, Any], vendor: Vendor) -> None:
     """The run's decision (if it made one) as the Desk's card: the chart, the report to download, what
-    an edit changed (chat/edits.py) and the tokens spent; the thread is named after it."""
+    an edit changed (chat/edits.py) and the tokens spent (chat/runs.py then names the thread after it:
+    chat/thread_names.py)."""
     decision = state.get("final_decision")
     if decision is None:
         return
@@ -228,4 +199,3 @@ async def show_decision(thread_id: str, state: dict[str, Any], vendor: Vendor) -
     # The page brings the card's top into view if it was following the run (chat/ui/public/desk.js).
     await cl.context.emitter.emit("desk_card", {"id": card.id})
     await show_spend(card, per_persona)
-    await name_thread(thread_id, decision)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable
+from datetime import UTC, datetime
 from typing import Any, cast
 
 import chainlit as cl
@@ -41,11 +42,12 @@ from graph import (
     unread_in,
 )
 
-from .card import name_thread, show_decision, spend
+from .card import show_decision, spend
 from .edits import offer_edits
 from .pages import Pages
 from .panel import NextAnalysis
 from .render import Renderer
+from .thread_names import NAME_RUNNING, NAME_STOPPED, name_thread
 
 # A message to a thread whose run just ended in another process waits this long for its lease
 # (released a moment after that run's last word) before it is passed on as a note.
@@ -65,6 +67,12 @@ STOPPED_LEASE_LOST = ("Stopped: this server lost the thread's lease (it could no
                       "that run is over, type “resume” to go on from there.")
 FAILED = ("Everything up to the last finished turn is kept. When the cause is fixed, press Resume (or type “resume”): "
           "only what failed is done again.")
+
+
+def _asked(turn: DeskTurn) -> str:
+    """The message a run answers ("" when it continues an interrupted run)."""
+    said = (turn.graph_input or {}).get("messages") or []
+    return str(said[0].content) if said else ""
 
 
 def acknowledgement(posted: Posted) -> str:
@@ -140,6 +148,7 @@ class ChatRun:
         self.pages: Pages | None = None   # the pages the run streams to (a reload adds one: reattach)
         self.acks: dict[int, tuple[cl.Message, list[str]]] = {}
         self.analysing: dict[str, Any] | None = None  # the ticker and date of the run's analysis
+        self.began = datetime.now(UTC)  # when it began (thread_names.py: the thread's name says it)
         self.closing = False   # the run is past its last event: a note now would find no reader
 
     @property
@@ -188,7 +197,7 @@ class ChatRun:
         with contextlib.suppress(Exception):
             state = await self.service.state(self.thread_id)
             if not state.get("final_decision"):
-                await self._name(state, "stopped")
+                await self._name(state, NAME_STOPPED)
         who = ", ".join(f"**{p}**" for p in dict.fromkeys(stopped.personas))
         offer = cl.Message(content=f"{reason} before the {who} spoke. {RESUME_OFFER}",
                            author=DESK, actions=[resume_action(self.thread_id)])
@@ -259,19 +268,19 @@ class ChatRun:
         """Stream the run's events to the pages, naming the thread after its analysis."""
         if turn.resumed is not None:  # resume: the plan and who already spoke come from the checkpoint
             renderer.plan, renderer.started = turn.plan, turn.plan.spoken(turn.resumed)
-            await self._quietly(self._name(turn.resumed, "deliberating"))
+            await self._quietly(self._name(turn.resumed, NAME_RUNNING))
         quick, deep = nxt.models or (None, None)
         async for ev in turn.events(turn.desk.context(quick_model=quick, deep_model=deep)):
             await renderer.handle(ev)
             if isinstance(ev, NodeDone) and ev.node == "coordinator":
-                await self._quietly(self._name(ev.update, "deliberating"))
+                await self._quietly(self._name(ev.update, NAME_RUNNING, _asked(turn)))
         await renderer.close_open()
 
     async def _cut_short(self, renderer: Renderer, suffix: str, status: str) -> str:
         """A run stopped or failed: its open turns and stage list closed, the thread named "· stopped"
         (unless a decision was made just before: it stands). Returns its token total."""
         if not renderer.decided:
-            await self._quietly(self._name(self.analysing, "stopped"))
+            await self._quietly(self._name(self.analysing, NAME_STOPPED))
         await self._quietly(renderer.close_open(suffix))
         await self._quietly(renderer.finish(status, failed=True))
         return await self._spent()
@@ -375,15 +384,23 @@ class ChatRun:
             await aw
 
     async def _show_decision(self) -> None:
-        await show_decision(self.thread_id, await self.service.state(self.thread_id), self.service.vendor)
+        """The decision's card, and the thread named after it."""
+        state = await self.service.state(self.thread_id)
+        await show_decision(self.thread_id, state, self.service.vendor)
+        await self._quietly(name_thread(self.thread_id, state, at=self.began if self.analysing else None))
 
-    async def _name(self, values: dict[str, Any] | None, status: str) -> None:
-        """Name the thread after the analysis under way (the coordinator's update, or a resumed
-        run's state) while it runs or once it stopped; a decision names it on the card."""
-        if values and values.get("intent", "analyze") == "analyze" and values.get("ticker"):
+    async def _name(self, values: dict[str, Any] | None, status: str, asked: str = "") -> None:
+        """Name the thread (thread_names.py) after its analyses, the one under way (the coordinator's
+        update, or a resumed run's state) while it runs or once it stopped, or after `asked` when the
+        coordinator read a thread's first message as no analysis; a decision names it after the card."""
+        if not values:
+            return
+        if values.get("intent", "analyze") == "analyze" and values.get("ticker"):
+            if self.analysing is None:
+                self.began = datetime.now(UTC)
             self.analysing = values
-            await name_thread(self.thread_id, ticker=str(values["ticker"]),
-                              trade_date=str(values.get("trade_date") or ""), status=status)
+        await name_thread(self.thread_id, await self.service.state(self.thread_id), values, status=status,
+                          asked=asked, at=self.began if self.analysing else None)
 
     async def _spent(self) -> str:
         """The run's token total, for a run that ended without a decision (a stop, a failure)."""

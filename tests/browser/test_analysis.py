@@ -26,7 +26,7 @@ from .person import (
     wait_for_decision,
 )
 
-TITLE = re.compile(r"^NVDA · \d{4}-\d{2}-\d{2} · (BUY|SELL|HOLD)$")
+TITLE = re.compile(r"^NVDA · (BUY|SELL|HOLD) · \d\d:\d\d UTC$")  # the time the run began
 DEBATER_PERSONAS = {d.persona for d in DEBATERS.values()}
 ROUNDS_IN_RENDER = "speaker_metadata" in (Path(__file__).parents[2] / "chat" / "render.py").read_text()
 
@@ -155,16 +155,22 @@ def test_the_chart_reads_in_both_themes_and_answers_the_pointer(analysed: Page):
     expect(chart.locator(".modebar-btn[data-attr='zoom']").first).to_be_attached()  # and it zooms
 
 
+def _listed(page: Page):
+    """The page's thread in the sidebar, by its link (other tests' threads may have the same name)."""
+    expect(page).to_have_url(re.compile(r"/thread/[0-9a-f-]{36}$"))
+    return page.locator(f"#thread-history a[href='/thread/{page.url.rsplit('/', 1)[1]}']")
+
+
 def test_the_sidebar_names_the_thread_by_its_decision(analysed: Page):
-    expect(analysed.locator("[id^='thread-']").filter(has_text=TITLE)).to_have_count(1)
+    expect(_listed(analysed)).to_have_text(TITLE)
 
 
 def test_a_thread_with_several_analyses_takes_the_latest_name(analysed: Page):
     """Last in the module: it adds a second analysis to the shared thread."""
     page = analysed
-    thread = page.locator("[id^='thread-']").filter(has_text=TITLE)
-    thread_id = thread.get_attribute("id")
+    listed = _listed(page)
+    expect(listed).to_have_text(TITLE)
     ask(page, "$TSLA 2024-05-01")
     expect(decision_card(page)).to_have_count(2, timeout=120_000)
-    renamed = page.locator(f"[id='{thread_id}']")
-    expect(renamed).to_have_text(re.compile(r"TSLA · 2024-05-01 · (BUY|SELL|HOLD)"))  # without a reload
+    # Both tickers, the day asked about beside TSLA (not today's), without a reload.
+    expect(listed).to_have_text(re.compile(r"^NVDA, TSLA 2024-05-01 · (BUY|SELL|HOLD) · \d\d:\d\d UTC$"))

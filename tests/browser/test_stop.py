@@ -2,6 +2,8 @@
 the composer while the desk speaks, and "/stop" typed with one Enter."""
 from __future__ import annotations
 
+import re
+
 from playwright.sync_api import expect
 
 from .person import Page, ask, decision_card, persona_messages
@@ -27,16 +29,19 @@ def test_typing_stop_with_one_enter_stops_the_run(paced_page: Page):
     page = paced_page
     ask(page, "$TSLA 2024-05-01")
     expect(persona_messages(page, "Market Analyst").first).to_be_visible(timeout=60_000)
-    # The sidebar names the thread by what it analyses from the start (issue 10, point 11)...
-    listed = page.locator("#thread-history a").filter(has_text="TSLA · 2024-05-01")
-    expect(listed).to_have_text("TSLA · 2024-05-01 · deliberating", timeout=30_000)
+    # The sidebar names the thread by what it analyses from the start (issue 10, point 11), with
+    # the time the run began (issue 21, point 6)...
+    expect(page).to_have_url(re.compile(r"/thread/[0-9a-f-]{36}$"))
+    listed = page.locator(f"#thread-history a[href='/thread/{page.url.rsplit('/', 1)[1]}']")
+    expect(listed).to_have_text(re.compile(r"^TSLA 2024-05-01 · running · \d\d:\d\d UTC$"), timeout=30_000)
+    began = listed.inner_text()[-9:]
     box = page.locator("#chat-input")
     box.press_sequentially("/stop")  # key by key, as a person types it
     box.press("Enter")
     expect(page.get_by_text(STOPPED)).to_be_visible(timeout=30_000)
     expect(box).to_have_value("")  # sent, not left as a command chip waiting for a second Enter
     expect(page.locator("#desk-stop")).to_be_hidden()
-    expect(listed).to_have_text("TSLA · 2024-05-01 · stopped")  # ...and says when it stopped
+    expect(listed).to_have_text(f"TSLA 2024-05-01 · stopped · {began}")  # ...and says that it stopped
 
 
 def test_stop_with_nothing_running_says_so(page: Page):

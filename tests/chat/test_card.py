@@ -1,9 +1,9 @@
-"""The decision card, the Plotly price chart and the thread's name."""
+"""The decision card and the Plotly price chart (the thread's name: test_thread_names.py)."""
 from __future__ import annotations
 
 import json
 
-from chat.card import card_markdown, price_chart, thread_title
+from chat.card import card_markdown, price_chart
 from graph.core.state import FinalDecision
 from graph.data.synthetic import SyntheticVendor
 
@@ -36,13 +36,3 @@ async def test_chart_draws_what_its_legend_lists_on_a_transparent_background(emi
     assert {"entry 42.93", "stop 49.49"} <= lines
     assert figure["config"]["displaylogo"] is False
 
-
-def test_thread_title_names_what_was_analysed():
-    assert thread_title(DECISION) == "NVDA · 2024-05-03 · SELL"
-
-
-def test_thread_title_while_deliberating_and_after_a_stop():
-    title = thread_title(ticker="NVDA", trade_date="2024-05-03", status="deliberating")
-    assert title == "NVDA · 2024-05-03 · deliberating"
-    assert thread_title(ticker="NVDA", trade_date="2024-05-03", status="stopped") == "NVDA · 2024-05-03 · stopped"
-    assert thread_title() == ""  # nothing analysed: the thread keeps its name
