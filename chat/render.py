@@ -36,6 +36,7 @@ from graph import (
     Token,
     ToolFinished,
     ToolStarted,
+    inert_links,
     unverified_note,
 )
 
@@ -92,12 +93,23 @@ class Stream:
     """One persona's turn being streamed: what it said, and what of it the page has."""
     msg: cl.Message
     raw: str = ""          # every word of the turn so far
-    sent: int = 0          # characters of shown_so_far(raw) the page has
+    page: str = ""         # what the page shows of it
     shown: bool = False    # the message is on the page
     since: float = 0.0     # wall-clock time the oldest unsent word arrived (0: none waiting)
 
+    def view(self) -> str:
+        """What may be shown of the turn so far: its tables held back (chat/tables.py), its links
+        and images inert (graph/core/links.py)."""
+        return inert_links(shown_so_far(self.raw))
+
     def waiting(self) -> str:
-        return shown_so_far(self.raw)[self.sent:]
+        """The words the page does not have yet; all of the view when the page's text is no
+        longer its start (an address completed by the last words is now shown as code)."""
+        view = self.view()
+        return view[len(self.page):] if view.startswith(self.page) else view
+
+    def rewritten(self) -> bool:
+        return not self.view().startswith(self.page)
 
 
 @dataclass
@@ -205,7 +217,7 @@ class Renderer:
 
     async def _node_event(self, ev: Said | ToolStarted | ToolFinished | NotePickedUp) -> None:
         if isinstance(ev, Said):
-            msg = cl.Message(content=ev.text, author=ev.persona or DESK,
+            msg = cl.Message(content=inert_links(ev.text), author=ev.persona or DESK,
                              actions=[self.stop_action] if self.stop_action else [])
             await msg.send()
             self.said.append(msg)
@@ -221,7 +233,7 @@ class Renderer:
             call = self.steps.pop(ev.call_id, None)
             if call is None:
                 return
-            result = ev.result
+            result = inert_links(ev.result)  # fetched text: its links and images too
             call.step.output = result if len(result) <= TOOL_OUTPUT_CHARS else result[:TOOL_OUTPUT_CHARS] + " …"
             call.step.is_error = ev.failed
             call.step.end = utc_now()
@@ -244,7 +256,7 @@ class Renderer:
         # The turn's own text, not what streamed: that may hold words said before its tool calls
         # or the start of an answer that stalled and was asked again (shown twice otherwise).
         said = text if text.strip() or stream is None else stream.raw
-        shown, folded = split_tables(said)
+        shown, folded = split_tables(inert_links(said))
         msg = stream.msg if stream is not None else cl.Message(content="", author=persona)
         msg.content = shown
         if ev.unverified:  # graph/record/figures.py: numbers this turn cites that the run's data lacks
@@ -284,7 +296,7 @@ class Renderer:
             return
         words = stream.waiting()
         msg = stream.msg
-        stream.sent += len(words)
+        stream.page += words
         stream.shown = True
         # Sent once, as Message.send() does (stored, known to the chat's context), but marked as
         # streaming (the page shows it is being written), so its next words are tokens. Stored
@@ -299,6 +311,14 @@ class Renderer:
         await cl.context.emitter.stream_start(msg.to_dict())
         if words:
             TRACE(msg, "token", stream.since)
+        stream.since = 0.0
+
+    async def _rewrite(self, stream: Stream) -> None:
+        """The page's text of a streaming turn, replaced by its view (only the page's: the turn
+        is stored when it ends)."""
+        stream.page = stream.msg.content = stream.view()
+        await cl.context.emitter.update_step(stream.msg.to_dict())
+        TRACE(stream.msg, "token", stream.since)
         stream.since = 0.0
 
     async def _started(self, persona: str) -> None:
@@ -323,9 +343,11 @@ class Renderer:
                 continue
             if not stream.shown:
                 await self._show(stream)
+            elif stream.rewritten():
+                await self._rewrite(stream)
             else:
                 await stream.msg.stream_token(words)
-                stream.sent += len(words)
+                stream.page += words
                 TRACE(stream.msg, "token", stream.since)
                 stream.since = 0.0
             sent += 1

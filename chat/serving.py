@@ -32,6 +32,7 @@ from .accounts import DEFAULT_PASSWORD, local_password
 from .door import history
 from .history import FILES_ROUTE, LocalFileStorage, served_type
 from .logins import DeskAuth
+from .page_policy import PagePolicy
 from .speakers import speaker_persona
 from .startup import UI
 from .tokens import request_token
@@ -65,6 +66,7 @@ class Serving:
         server.router.routes.insert(0, Route(f"{FILES_ROUTE}/{{key:path}}", self.serve_file, methods=["GET"]))
         server.router.routes.insert(0, Route("/desk/ui.json", self.page_facts, methods=["GET"]))
         server.router.routes.insert(0, Route("/avatars/{avatar_id:str}", avatar, methods=["GET"]))
+        server.add_middleware(PagePolicy)  # what the page may load (no image from elsewhere)
         chainlit.server.get_html_template = offline_page  # looked up by Chainlit's page route on each request
         logging.getLogger("chainlit").addFilter(_no_readme_per_language)
 

@@ -2,6 +2,7 @@
 # (graph/__init__.py), so importing one room of graph/ does not import them all.
 from .core.errors import explain
 from .core.events import Event, NodeDone, NotePickedUp, Said, Token, ToolFinished, ToolStarted
+from .core.links import inert_links
 from .core.personas import ANALYST_KINDS, ANALYST_PERSONAS, ANALYSTS, DESK, PERSONAS, RISK_JUDGE
 from .core.plan import RISK_JUDGE_NODE, RunPlan
 from .core.private import private_dir, private_file, write_private
@@ -65,6 +66,7 @@ __all__ = [
     "edit_change",
     "explain",
     "indicator_series",
+    "inert_links",
     "libpq_url",
     "live_holder",
     "make_toolkit",

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..core.links import inert_links
 from ..core.personas import ANALYSTS, RESEARCH_MANAGER, RISK_JUDGE, TRADER
 from ..core.state import Debate, FinalDecision
 from .edits import edit_notes
@@ -183,7 +184,7 @@ def report_markdown(state: Mapping[str, Any], data_label: str = "") -> str:
         rows = d.rows()
         out += ["## Final decision", "", f"- Signal: **{d.signal}**"]
         out += [f"- {label}: {value}" for label, value in rows if label not in ("Signal", "Rationale")]
-        out += ["", d.rationale, ""]
+        out += ["", inert_links(d.rationale), ""]
     part = None
     flagged = state.get("unverified") or {}
     for entry, key in checked_entries(state):
@@ -192,7 +193,7 @@ def report_markdown(state: Mapping[str, Any], data_label: str = "") -> str:
             out += [f"## {part}", ""]
         if entry.persona != part:  # the Trader's part is the Trader
             out += [f"### {entry.persona}", ""]
-        out += [entry.text, ""]
+        out += [inert_links(entry.text), ""]  # a Markdown viewer would load its images
         if figures := flagged.get(key):
             out += [f"> ⚠ {len(figures)} figure{'s' if len(figures) != 1 else ''} not found in the data "
                     f"(no tool result, report or earlier turn holds them): {', '.join(figures)}", ""]

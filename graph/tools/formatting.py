@@ -6,6 +6,7 @@ becomes ``None`` in a figure and ``n/a`` in text.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from ..data.vendor import finite
@@ -50,3 +51,15 @@ def table(header: Sequence[str], rows: Sequence[Sequence[object]]) -> str:
     lines = [" | ".join(header)]
     lines += [" | ".join(show(cell) for cell in row) for row in rows]
     return "\n".join(lines)
+
+
+# Text fetched from the web (headlines, posts) reaches the model between these markers, which the
+# analyst's rules (prompts/analyst.md) call quoted data, never instructions: a post of 280
+# characters is otherwise a way to steer the desk.
+QUOTE_OPEN, QUOTE_CLOSE = "<quoted>", "</quoted>"
+_MARKER = re.compile(r"<\s*/?\s*quoted\s*>", re.I)
+
+
+def quoted(lines: Sequence[str]) -> list[str]:
+    """Fetched lines between the markers, each on one line and with no marker of its own."""
+    return [QUOTE_OPEN, *(" ".join(_MARKER.sub("", line).split()) for line in lines), QUOTE_CLOSE]

@@ -11,6 +11,7 @@ from ..data.tone import news_tone
 from ..data.vendor import NewsItem, Vendor
 from .args import LookbackArgs, clamp
 from .cutoff import cut_news, day_of
+from .formatting import quoted
 from .guarded import Figures, NoData, call_vendor, guarded_tool
 
 MAX_HEADLINES = 10
@@ -43,7 +44,7 @@ def _headline_tool(
             [
                 f"{subject} headlines {start} to {as_of}: {len(news)} found, "
                 f"{tone_label.lower()} {tone} (-1..1, keyword score); latest {len(items)}:",
-                *items,
+                *quoted(items),
             ]
         )
         return text, figures, items

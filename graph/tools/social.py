@@ -10,7 +10,7 @@ from ..data.tone import news_tone
 from ..data.vendor import NewsItem, Post, Vendor
 from .args import LookbackArgs, clamp
 from .cutoff import cut_news, cut_posts, day_of
-from .formatting import r2, table
+from .formatting import quoted, r2, table
 from .guarded import Figures, NoData, call_vendor, guarded_tool, reason
 from .news import MAX_HEADLINES, news_line
 
@@ -55,7 +55,7 @@ def _from_posts(ticker: str, as_of: date, posts: list[Post], start: date) -> tup
             f"{ticker} social posts {start} to {as_of}: {summary}",
             table(["date", "posts", "bullish", "bearish"], daily),
             f"Latest {len(items)} posts:",
-            *items,
+            *quoted(items),
         ]
     )
     return text, figures, items
@@ -79,7 +79,7 @@ def _from_headlines(
             f"no social feed answered ({social_reason}); using news-headline tone as a proxy.",
             f"{ticker} headlines {start} to {as_of}: {len(news)} found, headline tone {tone}"
             f" (-1..1, keyword score; reported as Social Score); latest {len(items)}:",
-            *items,
+            *quoted(items),
         ]
     )
     return text, figures, items
