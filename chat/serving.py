@@ -8,6 +8,7 @@ The routes go in front of Chainlit's, whose catch-all UI route would answer them
 """
 from __future__ import annotations
 
+import fcntl
 import logging
 import os
 import re
@@ -22,6 +23,8 @@ import chainlit as cl
 import chainlit.config
 import chainlit.server
 from chainlit.server import get_avatar
+from chainlit.session import BaseSession
+from chainlit.types import FileReference
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import FileResponse, JSONResponse
 from starlette.routing import Route
@@ -136,22 +139,57 @@ async def avatar(request: Request) -> Any:
 
 
 def keep_session_files(data_dir: Path) -> Path:
-    """Where Chainlit keeps a session's files (uploads, elements being sent): a folder of this process
-    under the data folder, owner-only, instead of `.files` in Chainlit's app root (the working
-    directory of `chainlit run`), which Chainlit deletes whole when the server stops
-    (chainlit/server.py, its lifespan's end): the folder deleted then is this process's own. Folders
-    left by processes of this machine that are gone (killed) are deleted now."""
-    sessions = data_dir / "sessions"
-    private_dir(sessions)
+    """Where Chainlit keeps a session's files (uploads, and the charts and reports being sent): a folder
+    of this process under the data folder, owner-only, instead of `.files` in Chainlit's app root (the
+    working directory of `chainlit run`: a checkout), which Chainlit deletes whole when the server
+    stops (chainlit/server.py, its lifespan's end): the folder deleted then is this process's own.
+    A process killed (kill -9, a crash) deletes nothing: its folder is deleted at the next start of
+    any server on this data folder, found dead by its lock (below). Each file is owner-only (0600 in
+    0700 folders): Chainlit writes them with the process's umask, readable by every local user."""
+    sessions = private_dir(data_dir / "sessions")
+    sessions.chmod(0o700)  # an earlier version's folder may be wider
     host = socket.gethostname()
     for old in sessions.glob(f"{host}-*-*"):
-        pid = old.name.removeprefix(f"{host}-").split("-", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
+        if _left_behind(old):
             shutil.rmtree(old, ignore_errors=True)
     folder = Path(tempfile.mkdtemp(prefix=f"{host}-{os.getpid()}-", dir=sessions))  # owner-only
+    _hold(folder)
     chainlit.config.FILES_DIRECTORY = folder   # read by each session (chainlit/session.py) when it writes
     chainlit.server.FILES_DIRECTORY = folder   # the folder removed at shutdown
+    _private_session_files()
     return folder
+
+
+LOCK = ".alive"
+_held: list[int] = []  # the lock of this process's folder: held open (and locked) until the process ends
+
+
+def _hold(folder: Path) -> None:
+    """Lock `folder` for this process's lifetime. The kernel drops the lock when the process dies,
+    however it dies: a pid alone could be taken by another process since (in a container the
+    server often gets the same pid at every start, so its dead predecessor's folder looked alive)."""
+    fd = os.open(folder / LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    _held.append(fd)
+
+
+def _left_behind(folder: Path) -> bool:
+    """Whether `folder` belongs to a process that is gone: nobody holds its lock. A folder without
+    one is an earlier version's, or one a process is just making: judged by its pid."""
+    try:
+        fd = os.open(folder / LOCK, os.O_RDWR)
+    except FileNotFoundError:
+        pid = folder.name.removeprefix(f"{socket.gethostname()}-").split("-", 1)[0]
+        return pid.isdigit() and (int(pid) == os.getpid() or not _alive(int(pid)))
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        return False  # held: its process is running
+    finally:
+        os.close(fd)  # (releases the lock if we took it)
+    return True
 
 
 def _alive(pid: int) -> bool:
@@ -162,3 +200,21 @@ def _alive(pid: int) -> bool:
     except PermissionError:  # another user's process
         return True
     return True
+
+
+def _private_session_files() -> None:
+    """Chainlit's sessions write their files owner-only: the session's folder 0700, each file 0600."""
+    if getattr(BaseSession.persist_file, "desk_private", False):
+        return
+    chainlit_persist = BaseSession.persist_file
+
+    async def persist_file(self: BaseSession, name: str, mime: str, path: str | None = None,
+                           content: bytes | str | None = None) -> FileReference:
+        self.files_dir.mkdir(mode=0o700, exist_ok=True)
+        self.files_dir.chmod(0o700)  # Chainlit's upload route makes it with the umask first
+        reference = await chainlit_persist(self, name, mime, path=path, content=content)
+        os.chmod(self.files[reference["id"]]["path"], 0o600)
+        return reference
+
+    persist_file.desk_private = True  # type: ignore[attr-defined]
+    BaseSession.persist_file = persist_file  # type: ignore[method-assign]
