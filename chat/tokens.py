@@ -1,6 +1,14 @@
 """Login tokens on requests: the token Chainlit would read (the auth cookie, else a bearer token), and
 TokenGuard, the ASGI middleware that takes a stale one off every request and socket handshake before
-Chainlit sees it, and records who is asking (the client's address, the user of a current token)."""
+Chainlit sees it, and records who is asking (the client's address, the user of a current token).
+
+Which proxies are believed: uvicorn takes the client's address and scheme from X-Forwarded-For and
+X-Forwarded-Proto when the connection comes from an address in FORWARDED_ALLOW_IPS, by default
+loopback. Any local process (a proxy or tunnel that passes the header on instead of overwriting it)
+could then name any client address, and dodge the throttle of failed logins per address. The desk
+believes the headers only from the proxies the operator lists in FORWARDED_ALLOW_IPS; with nothing
+set, from nobody (set here, when the app module is loaded, before `chainlit run` builds uvicorn's
+config; `python -m chat` passes the operator's environment on)."""
 from __future__ import annotations
 
 import contextvars
@@ -17,6 +25,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .logins import LOGIN_NOTE, DeskAuth
 
 AUTH_COOKIE = os.environ.get("CHAINLIT_AUTH_COOKIE_NAME", "access_token")  # as chainlit.auth.cookie names it
+TRUSTED_PROXIES = "FORWARDED_ALLOW_IPS"  # uvicorn's setting, read once its config is built
+os.environ.setdefault(TRUSTED_PROXIES, "")  # nobody's X-Forwarded-* believed unless the operator says whose
 
 # Set by TokenGuard for the request being served: the client's address (login throttling) and the
 # identifier of the user whose current token came with it (ownership checks in the data layer).

@@ -1,18 +1,55 @@
 """Sessions and files (issue 20, point 8), tried as an attacker would against the real server: the
-per-session copies of charts and reports other local users could read and a kill -9 left behind."""
+per-session copies of charts and reports other local users could read and a kill -9 left behind; a
+client address named in X-Forwarded-For by anyone on the machine."""
 from __future__ import annotations
 
+import asyncio
 import os
 import stat
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
 from chat import serving
 from tests.support.chat_server import Server
 from tests.support.socket_client import DeskClient, runs_finished
+
+
+async def login(server: Server, username: str, password: str, source: str = "127.0.0.1",
+                **headers: str) -> httpx.Response:
+    """A login from the loopback address `source` (all of 127/8 is this machine's: each is a client
+    address of its own to the server)."""
+    transport = httpx.AsyncHTTPTransport(local_address=source)
+    async with httpx.AsyncClient(base_url=server.base, transport=transport) as http:
+        return await http.post("/login", data={"username": username, "password": password}, headers=headers)
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory) -> Iterator[Server]:
+    """A server as it starts with nothing set about proxies."""
+    with pytest.MonkeyPatch.context() as env:
+        env.delenv("FORWARDED_ALLOW_IPS", raising=False)  # (importing chat.tokens set it here)
+        srv = Server(tmp_path_factory.mktemp("desk-sessions"), DESK_DEMO_DELAY_MS="1")
+        srv.start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture(scope="module")
+def proxied(tmp_path_factory) -> Iterator[Server]:
+    """A server behind a reverse proxy on this machine, which the operator named."""
+    srv = Server(tmp_path_factory.mktemp("desk-proxied"), DESK_DEMO_DELAY_MS="1", FORWARDED_ALLOW_IPS="127.0.0.1")
+    srv.start()
+    try:
+        yield srv
+    finally:
+        srv.stop()
 
 
 def mode(path: Path) -> int:
@@ -78,3 +115,29 @@ def test_a_folder_is_left_behind_once_its_lock_is_free_whatever_its_pid(tmp_path
     other = tmp_path / f"{host}-{os.getppid()}-abc"
     other.mkdir()
     assert not serving._left_behind(other)  # an earlier version's folder of a live process
+
+
+# -- X-Forwarded-For ------------------------------------------------------------------------------------
+
+async def wrong_passwords(server: Server, n: int, source: str, forwarded: bool) -> list[int]:
+    """`n` wrong passwords, each for another name (no name is throttled) and, when `forwarded`, from
+    another address named in X-Forwarded-For."""
+    codes = []
+    for i in range(n):
+        headers = {"X-Forwarded-For": f"10.{i // 250}.{i % 250}.7"} if forwarded else {}
+        codes.append((await login(server, f"victim{i}", "wrong", source, **headers)).status_code)
+    return codes
+
+
+@pytest.mark.e2e
+async def test_x_forwarded_for_is_believed_only_from_a_named_proxy(server, proxied):
+    # Before: the server believed X-Forwarded-For from loopback, so anything on this machine (a proxy
+    # that passes the header on) named a new address each time and never met the limit per address.
+    codes = await wrong_passwords(server, 21, "127.0.0.1", forwarded=True)
+    assert codes == [401] * 20 + [429], codes  # 20 free per address, then locked
+    await asyncio.sleep(1.1)  # (the lock on this machine's address runs out: the other tests log in from it)
+    # The operator's proxy is believed: each forwarded address is a client of its own.
+    assert await wrong_passwords(proxied, 25, "127.0.0.1", forwarded=True) == [401] * 25
+    # A client that is not the named proxy is not.
+    codes = await wrong_passwords(proxied, 25, "127.0.0.3", forwarded=True)
+    assert set(codes[20:]) == {429}, codes
