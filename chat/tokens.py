@@ -75,6 +75,27 @@ def _without(scope: Scope, *, cookie: bool, authorization: bool) -> Scope:
     return {**scope, "headers": headers}
 
 
+def _answer(message: Message, note: dict[str, float], *, https: bool) -> Message:
+    """An HTTP answer's start as the client gets it: a login refused while locked out is a 429 with
+    Retry-After (the login callback's note); over https every cookie is Secure."""
+    headers = list(message.get("headers", []))
+    status = message["status"]
+    if status == 401 and "retry_after" in note:
+        status = 429
+        headers.append((b"retry-after", str(math.ceil(note["retry_after"])).encode()))
+    if https:
+        headers = [(k, _secure(v) if k.lower() == b"set-cookie" else v) for k, v in headers]
+    return {**message, "status": status, "headers": headers}
+
+
+def _secure(set_cookie: bytes) -> bytes:
+    """The cookie marked Secure (sent over https only). Chainlit marks its login cookie so only with
+    SameSite=None (chainlit/auth/cookie.py): behind https the 15-day token also went out with any
+    plain-http request to the host, to whoever can see the network."""
+    attributes = [a.strip().lower() for a in set_cookie.split(b";")[1:]]
+    return set_cookie if b"secure" in attributes else set_cookie + b"; Secure"
+
+
 class TokenGuard:
     """ASGI middleware in front of Chainlit's whole app (HTTP and the socket's handshake): a signed
     token whose epoch is stale (password reset, account removed, local password changed, accounts
@@ -110,14 +131,13 @@ class TokenGuard:
         requester = REQUESTER.set(user.identifier if user else None)
         noted = LOGIN_NOTE.set(note)
 
-        async def send_noted(message: Message) -> None:
-            if message["type"] == "http.response.start" and message["status"] == 401 and "retry_after" in note:
-                retry = str(math.ceil(note["retry_after"])).encode()
-                message = {**message, "status": 429, "headers": [*message.get("headers", []), (b"retry-after", retry)]}
+        async def send_checked(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = _answer(message, note, https=scope.get("scheme") == "https")
             await send(message)
 
         try:
-            await self.app(scope, receive, send_noted if scope["type"] == "http" else send)
+            await self.app(scope, receive, send_checked if scope["type"] == "http" else send)
         finally:
             LOGIN_NOTE.reset(noted)
             REQUESTER.reset(requester)

@@ -1,6 +1,7 @@
 """Sessions and files (issue 20, point 8), tried as an attacker would against the real server: the
-per-session copies of charts and reports other local users could read and a kill -9 left behind; a
-client address named in X-Forwarded-For by anyone on the machine."""
+per-session copies of charts and reports other local users could read and a kill -9 left behind; the
+login cookie sent over plain http behind https; a client address named in X-Forwarded-For by anyone
+on the machine."""
 from __future__ import annotations
 
 import asyncio
@@ -15,6 +16,7 @@ import httpx
 import pytest
 
 from chat import serving
+from chat.tokens import TokenGuard
 from tests.support.chat_server import Server
 from tests.support.socket_client import DeskClient, runs_finished
 
@@ -115,6 +117,43 @@ def test_a_folder_is_left_behind_once_its_lock_is_free_whatever_its_pid(tmp_path
     other = tmp_path / f"{host}-{os.getppid()}-abc"
     other.mkdir()
     assert not serving._left_behind(other)  # an earlier version's folder of a live process
+
+
+# -- the login cookie over https ------------------------------------------------------------------------
+
+def secure(response: httpx.Response) -> bool:
+    [cookie] = [v for k, v in response.headers.multi_items() if k == "set-cookie" and v.startswith("access_token=")]
+    return "secure" in [a.strip().lower() for a in cookie.split(";")]
+
+
+@pytest.mark.e2e
+async def test_the_login_cookie_is_secure_behind_an_https_proxy(server, proxied):
+    # Before: Chainlit set Secure only with SameSite=None, so the 15-day token also went out over http.
+    assert secure(await login(proxied, "alice", "desk", **{"X-Forwarded-Proto": "https"}))
+    assert not secure(await login(proxied, "alice", "desk"))  # plain http: a Secure cookie would not come back
+    # A server told of no proxy believes no X-Forwarded-Proto: the request came over plain http.
+    assert not secure(await login(server, "alice", "desk", **{"X-Forwarded-Proto": "https"}))
+
+
+async def test_every_cookie_is_secure_over_https():
+    async def app(scope, receive, send):
+        await send({"type": "http.response.start", "status": 200, "headers": [
+            (b"set-cookie", b"access_token=ab.secure.cd; HttpOnly; Path=/; SameSite=lax"),
+            (b"set-cookie", b"other=1; Secure"), (b"content-type", b"text/plain")]})
+        await send({"type": "http.response.body", "body": b""})
+
+    for scheme, expected in (("https", [b"access_token=ab.secure.cd; HttpOnly; Path=/; SameSite=lax; Secure",
+                                         b"other=1; Secure"]),
+                             ("http", [b"access_token=ab.secure.cd; HttpOnly; Path=/; SameSite=lax", b"other=1; Secure"])):
+        sent: list[dict] = []
+
+        async def record(message):
+            sent.append(message)
+
+        guard = TokenGuard(app, auth=None)  # type: ignore[arg-type]  # no token: the auth is not asked
+        await guard({"type": "http", "scheme": scheme, "method": "GET", "path": "/", "headers": [],
+                     "client": ("127.0.0.1", 1)}, None, record)  # type: ignore[arg-type]
+        assert [v for k, v in sent[0]["headers"] if k == b"set-cookie"] == expected
 
 
 # -- X-Forwarded-For ------------------------------------------------------------------------------------
