@@ -18,6 +18,22 @@ from .models.policy import streamed_words
 from .models.registry import ModelRegistry
 from .notes.address import note_item
 from .notes.inbox import Note, unread_in
+from .persistence.accounts import (
+    ACCOUNTS_FILE,
+    DEFAULT_PASSWORD,
+    MAX_NAME,
+    MAX_PASSWORD,
+    MIN_PASSWORD,
+    Account,
+    AccountError,
+    Accounts,
+    LoginThrottle,
+    LoginThrottled,
+    check_password,
+    local_password,
+    local_password_ok,
+    normalize_name,
+)
 from .persistence.checkpoint import SERDE
 from .persistence.lease import LeaseHeld, live_holder
 from .persistence.postgres import SCHEMA_LOCK, libpq_url, sqlalchemy_url
@@ -31,15 +47,23 @@ from .runtime.notes import Posted, post_note
 from .tools import make_toolkit
 
 __all__ = [
+    "ACCOUNTS_FILE",
     "ANALYSTS",
     "ANALYST_KINDS",
     "ANALYST_PERSONAS",
+    "DEFAULT_PASSWORD",
     "DESK",
+    "MAX_NAME",
+    "MAX_PASSWORD",
+    "MIN_PASSWORD",
     "PERSONAS",
     "RISK_JUDGE",
     "RISK_JUDGE_NODE",
     "SCHEMA_LOCK",
     "SERDE",
+    "Account",
+    "AccountError",
+    "Accounts",
     "DemoChatModel",
     "DeskRuntime",
     "DeskTurn",
@@ -48,6 +72,8 @@ __all__ = [
     "FinalDecision",
     "Interrupted",
     "LeaseHeld",
+    "LoginThrottle",
+    "LoginThrottled",
     "ModelRegistry",
     "NodeDone",
     "Note",
@@ -62,6 +88,7 @@ __all__ = [
     "ToolFinished",
     "ToolStarted",
     "Vendor",
+    "check_password",
     "clean_message",
     "edit_change",
     "explain",
@@ -69,8 +96,11 @@ __all__ = [
     "inert_links",
     "libpq_url",
     "live_holder",
+    "local_password",
+    "local_password_ok",
     "make_toolkit",
     "make_vendor",
+    "normalize_name",
     "note_item",
     "post_note",
     "private_dir",

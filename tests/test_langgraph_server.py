@@ -1,12 +1,15 @@
 """The desk on LangGraph Server: `langgraph dev` (langgraph.json, graph id `desk`) on a loopback
-port in demo mode, driven with langgraph-sdk as Studio or Agent Chat UI would drive it.
+port in demo mode, driven with langgraph-sdk as Studio or Agent Chat UI would drive it, as the
+accounts alice and bob (HTTP Basic, graph/server_auth.py).
 
 One analysis is run for the module (the server is slow to start); the tests read what it
-streamed and what the thread kept.
+streamed and what the thread kept. The server's auth is attacked here too (issue 20, point 4):
+bob against alice's thread, and clients without an account.
 """
 from __future__ import annotations
 
 import asyncio
+import base64
 import re
 import subprocess
 import sys
@@ -22,7 +25,7 @@ from langgraph.store.memory import InMemoryStore
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 
-from graph import note_item
+from graph import Accounts, note_item
 from graph.core.personas import ANALYSTS
 from graph.notes.inbox import Inbox, Note
 from tests.support.env import demo_env
@@ -42,6 +45,16 @@ OFFLINE_ENV = {"LANGSMITH_TRACING": "false", "LANGCHAIN_TRACING_V2": "false", "L
                "LANGGRAPH_NO_VERSION_CHECK": "true", "PYTHONUNBUFFERED": "1"}
 DROP_ENV = ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY", "LANGSMITH_ENDPOINT", "LANGCHAIN_ENDPOINT",
             "LANGGRAPH_CLOUD_LICENSE_KEY", "LANGSMITH_TRACING_V2", "LANGCHAIN_TRACING")
+# The server's accounts (the chat's accounts file in its DESK_DATA_DIR). carol is for the throttle.
+ACCOUNTS = {"alice": "alice's passphrase", "bob": "bob's passphrase", "carol": "carol's passphrase"}
+
+
+def basic(name: str, password: str) -> dict[str, str]:
+    return {"Authorization": "Basic " + base64.b64encode(f"{name}:{password}".encode()).decode()}
+
+
+def client_of(url: str, name: str) -> SyncLangGraphClient:
+    return get_sync_client(url=url, headers=basic(name, ACCOUNTS[name]))
 
 
 class LangGraphDev:
@@ -55,7 +68,11 @@ class LangGraphDev:
         self.url = ""
 
     def start(self) -> None:
-        env = demo_env(drop=DROP_ENV, DESK_DATA_DIR=str(self.folder / "data"), **OFFLINE_ENV)
+        data = self.folder / "data"
+        accounts = Accounts(data)
+        for name, password in ACCOUNTS.items():
+            accounts.add(name, password)
+        env = demo_env(drop=DROP_ENV, DESK_DATA_DIR=str(data), **OFFLINE_ENV)
         with open(self.log_path, "wb") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "langgraph_cli", "dev", "--config", str(ROOT / "langgraph.json"),
@@ -96,7 +113,13 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LangGraphDev]:
 
 @pytest.fixture(scope="module")
 def client(server: LangGraphDev) -> SyncLangGraphClient:
-    return get_sync_client(url=server.url)
+    """alice's."""
+    return client_of(server.url, "alice")
+
+
+@pytest.fixture(scope="module")
+def bob(server: LangGraphDev) -> SyncLangGraphClient:
+    return client_of(server.url, "bob")
 
 
 @dataclass
@@ -237,3 +260,129 @@ def test_a_context_sent_as_json_sets_the_date(client: SyncLangGraphClient) -> No
                      context={"today": "2024-05-04"}, interrupt_after=["coordinator"])
     values = client.threads.get_state(thread_id)["values"]
     assert (values["asked_date"], values["trade_date"]) == ("2024-05-04", "2024-05-03")  # a Saturday: Friday
+
+
+# -- auth: the attack of issue 20, point 4 -------------------------------------------------------------
+# Before, `langgraph.json` had no `auth`: any client listed, read, relabelled, posted a note into and
+# deleted any thread. Now every request needs an account, and a user touches only their own threads.
+
+def status_of(call: Any) -> int:
+    """The HTTP status a refused SDK call got."""
+    with pytest.raises(httpx.HTTPStatusError) as refused:
+        call()
+    return refused.value.response.status_code
+
+
+def stopped_run(client: SyncLangGraphClient, thread_id: str) -> dict[str, Any]:
+    """A run on the thread stopped after the coordinator (the request is all these tests need)."""
+    return client.runs.wait(thread_id, "desk", input={"messages": [{"role": "user", "content": QUESTION}]},
+                            interrupt_after=["coordinator"])
+
+
+@pytest.mark.e2e
+def test_without_an_account_nothing_is_served(server: LangGraphDev) -> None:
+    thread = {"metadata": {}}
+    note = {"namespace": ["inbox", "00000000-0000-4000-8000-000000000000"], "key": "k", "value": {"text": "x"}}
+    for headers in ({}, basic("alice", "not her passphrase"), basic("nobody", "any password"),
+                    {"Authorization": "Bearer alice's passphrase"}, {"Authorization": "Basic not-base64!"},
+                    # `langgraph dev` takes this header as LangSmith Studio's, unchecked, unless
+                    # langgraph.json disables Studio's auth
+                    {"x-auth-scheme": "langsmith"}):
+        with httpx.Client(base_url=server.url, headers=headers) as anyone:
+            assert anyone.post("/threads/search", json={}).status_code == 401, headers
+            assert anyone.post("/threads", json=thread).status_code == 401, headers
+            assert anyone.post("/assistants/search", json={}).status_code == 401, headers
+            assert anyone.put("/store/items", json=note).status_code == 401, headers
+    # The desk's account names are case-insensitive, as in the chat.
+    with httpx.Client(base_url=server.url, headers=basic(" ALICE", ACCOUNTS["alice"])) as alice:
+        assert alice.post("/threads/search", json={}).status_code == 200
+
+
+@pytest.mark.e2e
+def test_guessing_a_password_is_throttled(server: LangGraphDev) -> None:
+    """As the chat's logins: 5 wrong passwords for a name, then it is locked (1 s, 2 s, 4 s…), and
+    while it is, the right password is refused too (the answer tells a guesser nothing)."""
+    with httpx.Client(base_url=server.url) as http:
+        def search(password: str) -> httpx.Response:
+            return http.post("/threads/search", json={}, headers=basic("carol", password))
+        assert [search(f"guess {i}").status_code for i in range(5)] == [401] * 5
+        locked = search("guess 5")
+        assert locked.status_code == 429 and int(locked.headers["Retry-After"]) >= 1
+        assert search(ACCOUNTS["carol"]).status_code == 429
+        time.sleep(int(locked.headers["Retry-After"]) + 0.2)
+        assert search(ACCOUNTS["carol"]).status_code == 200
+
+
+@pytest.mark.e2e
+def test_another_user_cannot_touch_a_thread(client: SyncLangGraphClient, bob: SyncLangGraphClient) -> None:
+    alice = client
+    thread_id = alice.threads.create(metadata={"label": "alice's NVDA"})["thread_id"]
+    run = stopped_run(alice, thread_id)
+    run_id = alice.runs.list(thread_id)[0]["run_id"]
+    assert run["ticker"] == "NVDA"
+    post_note(alice, thread_id, "alice's own note")
+    cron_id = alice.crons.create_for_thread(thread_id, "desk", schedule="0 0 1 1 *",
+                                            input={"messages": [{"role": "user", "content": QUESTION}]})["cron_id"]
+
+    # list
+    assert thread_id not in {t["thread_id"] for t in bob.threads.search(limit=100)}
+    assert bob.threads.search(metadata={"owner": "alice"}) == []
+    assert bob.crons.search() == []
+    # read
+    assert status_of(lambda: bob.threads.get(thread_id)) == 404
+    assert status_of(lambda: bob.threads.get_state(thread_id)) == 404
+    assert status_of(lambda: bob.threads.get_history(thread_id)) == 404
+    assert status_of(lambda: bob.runs.list(thread_id)) == 404
+    assert status_of(lambda: bob.runs.get(thread_id, run_id)) == 404
+    # relabel, or take it over by its id
+    assert status_of(lambda: bob.threads.update(thread_id, metadata={"label": "bob's now"})) == 404
+    assert status_of(lambda: bob.threads.update(thread_id, metadata={"owner": "bob"})) == 404
+    assert status_of(lambda: bob.threads.create(thread_id=thread_id, if_exists="do_nothing")) == 409
+    assert status_of(lambda: bob.threads.copy(thread_id)) in {403, 404, 409}
+    # run on it, or schedule runs on it
+    assert status_of(lambda: stopped_run(bob, thread_id)) == 404
+    assert status_of(lambda: bob.runs.cancel(thread_id, run_id)) == 404
+    assert status_of(lambda: bob.crons.create_for_thread(thread_id, "desk", schedule="0 0 1 1 *",
+                                                         input={"messages": []})) == 404
+    # post a note into its inbox (the next speaker would read it), or read or delete its notes
+    assert status_of(lambda: bob.store.put_item(*note_item(thread_id, "bob's note"))) == 403
+    assert status_of(lambda: bob.store.search_items(["inbox", thread_id])) == 403
+    assert status_of(lambda: bob.store.get_item(["inbox", thread_id], "any")) == 403
+    assert status_of(lambda: bob.store.delete_item(["inbox", thread_id], "any")) == 403
+    assert status_of(lambda: bob.store.search_items(["inbox"])) == 403
+    assert status_of(lambda: bob.store.list_namespaces()) == 403
+    # delete it, or its cron
+    assert status_of(lambda: bob.threads.delete(thread_id)) == 404
+    assert status_of(lambda: bob.crons.delete(cron_id)) == 404
+
+    # alice's thread is as she left it: her label, her one run, her note only, her cron
+    metadata = alice.threads.get(thread_id)["metadata"]
+    assert (metadata["label"], metadata["owner"]) == ("alice's NVDA", "alice")
+    assert [r["run_id"] for r in alice.runs.list(thread_id)] == [run_id]
+    notes = alice.store.search_items(["inbox", thread_id])["items"]
+    assert [n["value"]["text"] for n in notes] == ["alice's own note"]
+    assert [c["cron_id"] for c in alice.crons.search()] == [cron_id]
+    alice.crons.delete(cron_id)
+
+
+@pytest.mark.e2e
+def test_a_user_does_all_of_it_on_their_own_thread(bob: SyncLangGraphClient) -> None:
+    """bob on his own thread: everything alice's thread refused him. Claiming another owner does not stick."""
+    thread_id = bob.threads.create(metadata={"owner": "alice", "label": "bob's"})["thread_id"]
+    assert bob.threads.get(thread_id)["metadata"]["owner"] == "bob"
+    assert thread_id in {t["thread_id"] for t in bob.threads.search(limit=100)}
+    relabelled = bob.threads.update(thread_id, metadata={"label": "bob's AAPL", "owner": "alice"})["metadata"]
+    assert (relabelled["label"], relabelled["owner"]) == ("bob's AAPL", "bob")
+    bob.store.put_item(*note_item(thread_id, "bob's note"))
+    notes = bob.store.search_items(["inbox", thread_id])["items"]
+    assert [n["value"]["text"] for n in notes] == ["bob's note"]
+    assert bob.store.get_item(["inbox", thread_id], notes[0]["key"])["value"]["text"] == "bob's note"
+    assert stopped_run(bob, thread_id)["ticker"] == "NVDA"
+    assert bob.threads.get_state(thread_id)["values"]["ticker"] == "NVDA"
+    cron_id = bob.crons.create_for_thread(thread_id, "desk", schedule="0 0 1 1 *", input={"messages": []})["cron_id"]
+    assert [c["cron_id"] for c in bob.crons.search()] == [cron_id]
+    bob.crons.delete(cron_id)
+    bob.store.delete_item(["inbox", thread_id], notes[0]["key"])
+    bob.threads.delete(thread_id)
+    assert status_of(lambda: bob.threads.get(thread_id)) == 404
+    assert thread_id not in {t["thread_id"] for t in bob.threads.search(limit=100)}
