@@ -141,7 +141,7 @@ async def _chat() -> ChatRun:
     chat = cl.user_session.get("chat")
     if chat is None:
         chat = await _open_chat(cl.user_session.get("chat_settings"))
-    return chat
+    return SERVICE.current(chat)  # the thread's run here, if another tab of it started one
 
 
 async def _stop(chat: ChatRun) -> None:
@@ -175,7 +175,7 @@ async def chainlit_stop():
     # Chainlit's own stop button (shown only while a handler runs) stops the desk too.
     chat = cl.user_session.get("chat")
     if chat is not None:
-        await chat.stop()
+        await SERVICE.current(chat).stop()
 
 
 @cl.action_callback(STOP_ACTION)

@@ -136,6 +136,12 @@ class DeskService:
         """The chat for a thread: the one in flight, or a fresh one."""
         return self.chats.get(thread_id) or ChatRun(self, thread_id)
 
+    def current(self, chat: ChatRun) -> ChatRun:
+        """The chat a page's message or Stop goes to: the thread's run in flight here, which another
+        page of the thread (a second tab, idle when it began) may have started, or the page's own."""
+        running = self.chats.get(chat.thread_id)
+        return running if running is not None and running is not chat and running.active else chat
+
 
 class ChatRun:
     """One chat: at most one run at a time; what the user says meanwhile goes to the thread's inbox."""
@@ -168,11 +174,37 @@ class ChatRun:
 
     def start(self, text: str | None, nxt: NextAnalysis | None = None) -> asyncio.Task[None]:
         """Run the desk on a new message, or, with `text` None, continue the thread's
-        interrupted run from its last checkpoint."""
+        interrupted run from its last checkpoint. One run per thread: when another page of the
+        thread started one here meanwhile (two tabs sending at once), the message is a note to
+        that run instead (checked and registered without a pause, so two pages cannot both start)."""
         assert not self.active, "one run at a time"
+        running = self.service.current(self)
+        if running is not self:
+            return asyncio.create_task(running.join_with(text))
         self.service.chats[self.thread_id] = self
         self.task = asyncio.create_task(self._run(text, nxt or NextAnalysis()), name=f"desk-run-{self.thread_id}")
         return self.task
+
+    async def join_with(self, text: str | None) -> None:
+        """Another page's message for a thread whose run began meanwhile: a note to the run (a
+        resume is refused: the run is going on)."""
+        if text is not None:
+            await self.interject(text)
+            return
+        await self._join_page()
+        await cl.Message(content="The desk is already running on this thread.", author=DESK).send()
+
+    async def _join_page(self) -> None:
+        """A page of the thread that was open before this run began (a second tab) speaks while it
+        goes on: the page is brought up to date and gets the rest of the run, with Stop."""
+        pages, renderer = self.pages, self.renderer
+        emitter, session = cl.context.emitter, cl.context.session
+        if pages is None or renderer is None or isinstance(emitter, Pages) or any(e is emitter for _, e in pages.pages):
+            return
+        async with renderer.lock:  # nothing of the run is sent while the page is brought up to date
+            pages.expect(session, emitter)
+            await renderer.catch_up(emitter)
+            await pages.attach(emitter)
 
     async def interrupted(self) -> Interrupted | None:
         """The thread's interrupted run, if it has one and it is not running here."""
@@ -414,6 +446,7 @@ class ChatRun:
     async def interject(self, text: str) -> cl.Message:
         """Post to the thread's inbox (stored before it is acknowledged) and acknowledge at once,
         naming who will answer."""
+        await self._join_page()
         posted = await post_note(await self.service.runtime(), self.thread_id, text,
                                  self.renderer.started if self.renderer else None)
         msg = cl.Message(content=f"{acknowledgement(posted)}\n\n> {text}", author=DESK)

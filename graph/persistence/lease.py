@@ -1,9 +1,10 @@
-"""One run per thread across processes: a lease with an expiry, kept in the desk's database.
+"""One run per thread, across processes and within one: a lease with an expiry, kept in the desk's
+database.
 
-A process takes a thread's lease before it starts or resumes a run of that thread, renews it while
-the run goes on, and releases it when the run ends (`Leases.hold` does all three). Another process
-asking for the same thread meanwhile is refused and can post the user's message to the thread's
-inbox instead: the run that holds the lease reads it from the shared store.
+A run takes its thread's lease before it starts or resumes, renews it while it goes on, and
+releases it when it ends (`Leases.hold` does all three). Another run asking for the same thread
+meanwhile, in another process or in this one (a second tab), is refused and can post the user's
+message to the thread's inbox instead: the run that holds the lease reads it from the shared store.
 
 A process that crashes stops renewing, so its lease expires `ttl_s` after the last renewal and the
 next process takes the thread over; nobody has to clean up. A process that stalled past its own
@@ -48,6 +49,12 @@ RENEWALS_PER_TTL = 3  # renewed at a third of the TTL: two renewals may fail bef
 def process_owner() -> str:
     """This process's name as a lease owner: host, pid and a random part (a pid is reused)."""
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def run_owner() -> str:
+    """One run's name as a lease owner: its process's and a part of its own, so a second run of a
+    thread in the same process (two tabs sending at once) is refused like another process's."""
+    return f"{process_owner()}:{uuid.uuid4().hex[:8]}"
 
 
 @dataclass(frozen=True)
@@ -109,7 +116,7 @@ class Leases(ABC):
         If it is lost meanwhile, `Held.lost` is set and (with `cancel_on_loss`) the task running the
         body is cancelled: another process may already run the thread. `wait_s`: how long to keep
         trying first (a run that just ended elsewhere releases its lease a moment after its last word)."""
-        owner = owner or process_owner()
+        owner = owner or run_owner()
         deadline = asyncio.get_running_loop().time() + wait_s
         while (lease := await self.acquire(thread_id, owner, ttl_s)) is None:
             if asyncio.get_running_loop().time() >= deadline:
@@ -308,7 +315,7 @@ class MemoryLeases(Leases):
 
 
 def _dead_here(owner: str) -> bool:
-    """Whether a lease owner (`process_owner`: "host:pid:random") is a process of this machine that
+    """Whether a lease owner (`run_owner`: "host:pid:random:random") is a process of this machine that
     no longer exists: a chat server or CLI killed and started again within the lease's TTL."""
     host, _, rest = owner.partition(":")
     pid = rest.partition(":")[0]
