@@ -26,7 +26,7 @@ from chat.door import Door
 from chat.edits import EDIT_ACTION, SWITCH_ACTION, offer_on_resume
 from chat.history import LocalFileStorage, make_data_layer
 from chat.logins import DeskAuth
-from chat.panel import describe, next_analysis, settings_widgets
+from chat.panel import check_settings, describe, next_analysis, settings_widgets
 from chat.runs import RESUME_ACTION, RESUME_WORDS, STOP_ACTION, ChatRun, DeskService
 from chat.serving import Serving, keep_session_files
 from chat.startup import prepare
@@ -40,7 +40,7 @@ SERVICE = DeskService(SETTINGS)
 FILES = LocalFileStorage(SETTINGS.data_dir / "files")
 # Who may log in (accounts or local mode), throttling, and the check of each token's epoch.
 AUTH = DeskAuth(SETTINGS.data_dir, public=not is_loopback(chainlit_config.run.host))
-DOOR = Door(AUTH, lambda: SERVICE.runtime())
+DOOR = Door(AUTH, lambda: SERVICE.runtime(), SETTINGS)
 DOOR.install(server, sio)
 SERVING = Serving(AUTH, FILES, lambda: SERVICE.models.live)
 SERVING.install(server)
@@ -94,7 +94,12 @@ async def _open_chat(values: dict | None) -> ChatRun:
         # A first message can race on_chat_start (both await above): keep whichever opened first.
         chat = cl.user_session.get("chat") or chat
         cl.user_session.set("chat", chat)
-    await cl.ChatSettings(settings_widgets(values or {}, SETTINGS)).send()
+    # A value stored before the door checked settings (rounds "abc" made the thread fail at each
+    # reopening) is left out: its default stands, the panel and the session get only what is kept.
+    checked = check_settings(values or {}, SETTINGS)
+    await cl.ChatSettings(settings_widgets(checked.values, SETTINGS)).send()
+    if ignored := checked.refusal(stored=True):
+        await cl.Message(content=ignored, author=DESK).send()
     return chat
 
 
@@ -134,7 +139,13 @@ async def resume(thread: ThreadDict) -> None:
 
 @cl.on_settings_update
 async def settings_updated(values: dict):
-    await cl.Message(content=describe(next_analysis(values, SETTINGS)), author=DESK).send()
+    # The door passed Chainlit only the values check_settings keeps (chat/door.py), merged into the
+    # session's; what it refused is named, and the panel is set back to what is kept.
+    kept = {**(cl.user_session.get("chat_settings") or {}), **values}
+    if refusal := DOOR.settings_refusal(cl.context.session.id):
+        await cl.Message(content=refusal, author=DESK).send()
+        await cl.ChatSettings(settings_widgets(kept, SETTINGS)).send()
+    await cl.Message(content=describe(next_analysis(kept, SETTINGS)), author=DESK).send()
 
 
 async def _chat() -> ChatRun:

@@ -7,6 +7,9 @@ refusals (a malformed thread id is a 400; another user's thread is a 404, as if 
 socket's handshake and messages checked before Chainlit's own handlers run (Chainlit's are
 replaced and called from ours): a thread id is a UUID and the user's own thread, a message names
 no other thread and takes no other thread's message id, and its text is cleaned first.
+
+The panel's settings (`chat_settings_change`) are checked by chat/panel.py's `check_settings`:
+only the values it keeps reach Chainlit, which stores them in the session and the thread's metadata.
 """
 from __future__ import annotations
 
@@ -21,16 +24,20 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 from socketio import AsyncServer
 
-from graph import DeskRuntime, clean_message
+from graph import DeskRuntime, Settings, clean_message
 
 from .history import DeskDataLayer, InvalidThreadId, NotOwner, valid_thread_id
 from .logins import DeskAuth
 from .origins import SameOrigin, allowed_origins
+from .panel import CheckedSettings, check_settings
 from .tokens import TokenGuard, environ_token
 
 # A paste over engine.io's 1 MB default drops the socket with no word to the user: let up to
 # MAX_SOCKET_BYTES arrive, so the guard can cut it and say so.
 MAX_SOCKET_BYTES = 16 * 1024 * 1024
+
+# Checked here, each by a method of its own (Chainlit's handler called from it).
+OWN_EVENTS = ("connect", "client_message", "chat_settings_change")
 
 
 def history() -> DeskDataLayer | None:
@@ -49,13 +56,15 @@ class Door:
     """The checks, for one server: its logins (`auth`) and the desk's runtime (`runtime`, to ask
     whether a thread nobody owns in the history has checkpoints)."""
 
-    def __init__(self, auth: DeskAuth, runtime: Callable[[], Awaitable[DeskRuntime]]) -> None:
+    def __init__(self, auth: DeskAuth, runtime: Callable[[], Awaitable[DeskRuntime]],
+                 settings: Settings | None = None) -> None:
         self.auth = auth
         self.runtime = runtime
+        self.settings = settings or Settings()  # the panel's bounds and whether model names are a setting
         self.input_problems: dict[str, str] = {}  # session id -> what the guard did to the last message
+        self.settings_refusals: dict[str, CheckedSettings] = {}  # session id -> its last settings update's
         self.sio: AsyncServer | None = None
-        self._chainlit_connect: Callable[..., Awaitable[Any]] | None = None
-        self._chainlit_client_message: Callable[..., Awaitable[Any]] | None = None
+        self._chainlit: dict[str, Callable[..., Awaitable[Any]]] = {}
 
     def install(self, server: FastAPI, sio: AsyncServer) -> None:
         server.add_middleware(TokenGuard, auth=self.auth)
@@ -64,14 +73,28 @@ class Door:
         server.add_exception_handler(NotOwner, _refused)
         sio.eio.max_http_buffer_size = MAX_SOCKET_BYTES
         self.sio = sio
-        self._chainlit_connect = sio.handlers["/"]["connect"]
-        self._chainlit_client_message = sio.handlers["/"]["client_message"]
-        sio.on("connect", self.connect)
-        sio.on("client_message", self.client_message)
+        self._chainlit = dict(sio.handlers["/"])
+        for name in OWN_EVENTS:
+            sio.on(name, getattr(self, name))
+
+    async def _sender(self, sid: str) -> WebsocketSession | None:
+        """The socket's session, if it has one and its user's token is still current (a user signed
+        out since the socket opened is disconnected)."""
+        assert self.sio is not None, "installed first"
+        session = WebsocketSession.get(sid)
+        if session is not None and session.user is not None and self.auth.user_of(session.token) is None:
+            await self.sio.disconnect(sid)
+            return None
+        return session
 
     def input_problem(self, session_id: str) -> str | None:
         """What the guard did to the session's last message (cut it, dropped characters), once."""
         return self.input_problems.pop(session_id, None)
+
+    def settings_refusal(self, session_id: str) -> str | None:
+        """What the session's last settings update had refused, in words, once."""
+        checked = self.settings_refusals.pop(session_id, None)
+        return checked.refusal() if checked is not None else None
 
     async def may_open(self, identifier: str, thread_id: str) -> bool:
         """Whether a user may open (resume, write to) a thread: theirs, or one nobody has. A thread
@@ -89,7 +112,6 @@ class Door:
 
     async def connect(self, sid: str, environ: dict[str, Any], auth: Any = None) -> Any:
         """The socket's handshake: a thread id is a UUID (or empty) and the user's own thread."""
-        assert self._chainlit_connect is not None, "installed first"
         thread_id = auth.get("threadId") if isinstance(auth, dict) else None
         if not valid_thread_id(thread_id):
             raise ConnectionRefusedError("invalid thread id")
@@ -98,7 +120,7 @@ class Door:
         if thread_id and user is not None and not await self.may_open(user.identifier, thread_id):
             logger.warning("Refused %s access to thread %s", user.identifier, thread_id)
             raise ConnectionRefusedError("authorization failed")
-        connected = await self._chainlit_connect(sid, environ, auth)
+        connected = await self._chainlit["connect"](sid, environ, auth)
         if connected and user is not None and (session := WebsocketSession.get(sid)) is not None:
             session.token = token  # a restored session keeps its first token: the current one is checked
         return connected
@@ -106,13 +128,10 @@ class Door:
     async def client_message(self, sid: str, payload: Any) -> Any:
         """A message from the browser: from a user whose token is still current, naming no other
         thread, and with an id that is not already a message of another thread."""
-        assert self._chainlit_client_message is not None and self.sio is not None, "installed first"
-        session = WebsocketSession.get(sid)
         message = payload.get("message") if isinstance(payload, dict) else None
-        if session is None or not isinstance(message, dict) or not isinstance(message.get("id"), str):
+        if not isinstance(message, dict) or not isinstance(message.get("id"), str):
             return None
-        if session.user is not None and self.auth.user_of(session.token) is None:
-            await self.sio.disconnect(sid)  # signed out since the socket opened
+        if (session := await self._sender(sid)) is None:
             return None
         thread_id = message.get("threadId") or ""
         if not valid_thread_id(thread_id) or thread_id not in ("", session.thread_id):
@@ -131,4 +150,16 @@ class Door:
         message["output"] = cleaned.text
         if cleaned.problem:
             self.input_problems[session.id] = cleaned.problem
-        return await self._chainlit_client_message(sid, payload)
+        return await self._chainlit["client_message"](sid, payload)
+
+    async def chat_settings_change(self, sid: str, values: Any) -> Any:
+        """The settings panel's values: Chainlit stores only those `check_settings` keeps (in the
+        session, then the thread's metadata); the refused ones are named by on_settings_update."""
+        if (session := await self._sender(sid)) is None:
+            return None
+        checked = check_settings(values, self.settings)
+        if checked.refused:
+            logger.warning("Refused %d chat setting(s)", len(checked.refused))
+            self.settings_refusals[session.id] = checked
+        return await self._chainlit["chat_settings_change"](sid, checked.values)
+
