@@ -8,8 +8,15 @@ socket's handshake and messages checked before Chainlit's own handlers run (Chai
 replaced and called from ours): a thread id is a UUID and the user's own thread, a message names
 no other thread and takes no other thread's message id, and its text is cleaned first.
 
-The panel's settings (`chat_settings_change`) are checked by chat/panel.py's `check_settings`:
-only the values it keeps reach Chainlit, which stores them in the session and the thread's metadata.
+Every socket event Chainlit 2.12 registers (chainlit/socket.py) goes through the door: `connect`,
+`client_message` and `chat_settings_change` are checked here (the settings by chat/panel.py's
+`check_settings`: only the values it keeps reach Chainlit, which stores them in the thread's
+metadata); the payload-free ones (`connection_successful`, `clear_session`, `stop`) run for a
+session whose token is still current; `disconnect` is Chainlit's (it cleans up); every other event
+is refused: they serve features this app has off (editing a sent message, favorites, audio, the
+host window's messages, settings edited on the fly), and Chainlit's handlers run them whatever its
+config says (`edit_message` rewrote a message with no guard and deleted every later step of the
+thread from the history). An event a later Chainlit adds is refused until it is looked at here.
 """
 from __future__ import annotations
 
@@ -36,8 +43,15 @@ from .tokens import TokenGuard, environ_token
 # MAX_SOCKET_BYTES arrive, so the guard can cut it and say so.
 MAX_SOCKET_BYTES = 16 * 1024 * 1024
 
-# Checked here, each by a method of its own (Chainlit's handler called from it).
+# Checked here, each by a method of its own; `disconnect` stays Chainlit's.
 OWN_EVENTS = ("connect", "client_message", "chat_settings_change")
+# No payload: run for a session whose token is still current.
+SESSION_EVENTS = ("connection_successful", "clear_session", "stop")
+# Known and refused: features off in this app (.chainlit/config.toml), run by Chainlit regardless.
+REFUSED_EVENTS = ("edit_message", "message_favorite", "fetch_favorites", "window_message", "audio_start",
+                  "audio_chunk", "audio_end", "chat_settings_edit")
+EDIT_REFUSED = ("A sent message cannot be edited here: send a new one. (A contribution's Edit button "
+                "re-runs the desk from it.)")
 
 
 def history() -> DeskDataLayer | None:
@@ -74,8 +88,27 @@ class Door:
         sio.eio.max_http_buffer_size = MAX_SOCKET_BYTES
         self.sio = sio
         self._chainlit = dict(sio.handlers["/"])
-        for name in OWN_EVENTS:
-            sio.on(name, getattr(self, name))
+        for name in self._chainlit:
+            if name in OWN_EVENTS:
+                sio.on(name, getattr(self, name))
+            elif name in SESSION_EVENTS:
+                sio.on(name, self._session_event(name))
+            elif name != "disconnect":
+                if name not in REFUSED_EVENTS:
+                    logger.warning("Socket event %r is new to the door: refused", name)
+                sio.on(name, self._refused_event(name))
+
+    def _session_event(self, name: str) -> Callable[..., Awaitable[Any]]:
+        async def checked(sid: str, *_: Any) -> Any:  # these take no payload: none is passed on
+            return await self._chainlit[name](sid) if await self._sender(sid) is not None else None
+        return checked
+
+    def _refused_event(self, name: str) -> Callable[..., Awaitable[Any]]:
+        async def refused(sid: str, *_: Any) -> None:
+            logger.warning("Refused the socket event %s (off in this app)", name)  # never its payload
+            if name == "edit_message" and self.sio is not None and WebsocketSession.get(sid) is not None:
+                await self.sio.emit("toast", {"message": EDIT_REFUSED, "type": "warning"}, to=sid)
+        return refused
 
     async def _sender(self, sid: str) -> WebsocketSession | None:
         """The socket's session, if it has one and its user's token is still current (a user signed
