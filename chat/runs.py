@@ -24,6 +24,7 @@ from chainlit.emitter import BaseChainlitEmitter
 
 from graph import (
     DESK,
+    NOTES_PER_TURN,
     PERSONAS,
     DeskRuntime,
     DeskTurn,
@@ -39,6 +40,7 @@ from graph import (
     live_holder,
     make_vendor,
     post_note,
+    quoted_note,
     unread_in,
 )
 
@@ -329,11 +331,15 @@ class ChatRun:
 
     async def _answer_leftover(self, leftover: list[Note], outcome: str, nxt: NextAnalysis) -> None:
         if leftover and outcome == "done":
-            # Interjections nobody could answer (they came as the run ended): answer them now.
-            self.task = asyncio.create_task(self._run("\n".join(n.text for n in leftover), nxt))
+            # Interjections nobody could answer (they came as the run ended): answer them now, a
+            # turn's worth at a time (a flood of them must not become one enormous request).
+            asked = "\n".join(quoted_note(n.text) for n in leftover[:NOTES_PER_TURN])
+            self.task = asyncio.create_task(self._run(asked, nxt))
         elif leftover:
+            listed = "; ".join(f"“{quoted_note(n.text)}”" for n in leftover[:NOTES_PER_TURN])
+            more = len(leftover) - NOTES_PER_TURN
             await self._quietly(cl.Message(
-                content="Not answered yet: " + "; ".join(f"“{n.text}”" for n in leftover)
+                content=f"Not answered yet: {listed}" + (f" and {more} more" if more > 0 else "")
                         + ". Resuming the run answers them; a new request leaves them unread.", author=DESK).send())
             self.service.chats.pop(self.thread_id, None)
 

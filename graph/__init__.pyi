@@ -17,7 +17,7 @@ from .models.demo import DemoChatModel
 from .models.policy import streamed_words
 from .models.registry import ModelRegistry
 from .notes.address import note_item
-from .notes.inbox import Note, unread_in
+from .notes.inbox import NOTES_PER_TURN, Note, quoted_note, unread_in
 from .persistence.accounts import (
     ACCOUNTS_FILE,
     DEFAULT_PASSWORD,
@@ -56,6 +56,7 @@ __all__ = [
     "MAX_NAME",
     "MAX_PASSWORD",
     "MIN_PASSWORD",
+    "NOTES_PER_TURN",
     "PERSONAS",
     "RISK_JUDGE",
     "RISK_JUDGE_NODE",
@@ -105,6 +106,7 @@ __all__ = [
     "post_note",
     "private_dir",
     "private_file",
+    "quoted_note",
     "report_markdown",
     "sqlalchemy_url",
     "streamed_words",

@@ -25,7 +25,7 @@ from ..core.state import DeskState, Intervention
 from ..core.usage import Meter
 from ..models.registry import CallLimits
 from ..notes.address import started_at_read, waiting
-from ..notes.inbox import Inbox
+from ..notes.inbox import NOTES_PER_TURN, Inbox, quoted_note
 from ..record.case import case_record
 
 
@@ -41,11 +41,12 @@ async def take_notes(state: DeskState, runtime: Runtime[DeskContext], persona: s
         plan = RunPlan.from_state(state)
         ahead = waiting(plan, started_at_read(plan, state, persona))
         notes = [n for n in notes if n.for_reader(persona, ahead)]
+    notes = notes[:NOTES_PER_TURN]  # the oldest first; later ones wait for the next speaker
     if not notes:
         return "", {}
     for n in notes:
         emit(runtime.stream_writer, NotePickedUp(persona, n.seq, n.text))
-    text = "".join("\n\n" + render("intervention", text=n.text, persona=persona) for n in notes)
+    text = "".join("\n\n" + render("intervention", text=quoted_note(n.text), persona=persona) for n in notes)
     update = {
         "interventions": [Intervention(seq=n.seq, text=n.text, answered_by=[persona]) for n in notes],
         "inbox_read": [n.key for n in notes],

@@ -28,6 +28,18 @@ from langgraph.store.base import BaseStore
 
 # Enough for any thread's interjections; one search reads them all.
 MAX_NOTES = 10_000
+# What one speaker takes from the inbox in a turn, and how much of each note its prompt quotes: a
+# flood of notes is answered a few at a time (the rest wait for the next speakers) and never turns
+# into a prompt of hundreds of kilobytes.
+NOTES_PER_TURN = 5
+NOTE_PROMPT_CHARS = 1_000
+
+
+def quoted_note(text: str) -> str:
+    """A note's text as a prompt quotes it: cut at NOTE_PROMPT_CHARS, saying so."""
+    if len(text) <= NOTE_PROMPT_CHARS:
+        return text
+    return text[:NOTE_PROMPT_CHARS].rstrip() + f" … [cut: {len(text) - NOTE_PROMPT_CHARS:,} more characters]"
 
 # A note's number (`seq`) is for people and the chat (acknowledgements, the record): milliseconds
 # since 2025 then 20 random bits, so numbers grow with time and two notes share one only if they
