@@ -52,6 +52,7 @@ REFUSED_EVENTS = ("edit_message", "message_favorite", "fetch_favorites", "window
                   "audio_chunk", "audio_end", "chat_settings_edit")
 EDIT_REFUSED = ("A sent message cannot be edited here: send a new one. (A contribution's Edit button "
                 "re-runs the desk from it.)")
+CLIENT_TYPES = ("webapp", "copilot", "teams", "slack", "discord")  # chainlit.session.ClientType
 
 
 def history() -> DeskDataLayer | None:
@@ -144,10 +145,14 @@ class Door:
             return False
 
     async def connect(self, sid: str, environ: dict[str, Any], auth: Any = None) -> Any:
-        """The socket's handshake: a thread id is a UUID (or empty) and the user's own thread."""
-        thread_id = auth.get("threadId") if isinstance(auth, dict) else None
+        """The socket's handshake: a thread id is a UUID (or empty) and the user's own thread, the
+        session id a UUID, and nothing a client makes up goes on into the thread's metadata."""
+        if not isinstance(auth, dict):
+            raise ConnectionRefusedError("invalid handshake")
+        thread_id = auth.get("threadId")
         if not valid_thread_id(thread_id):
             raise ConnectionRefusedError("invalid thread id")
+        _check_handshake(auth)
         token = environ_token(environ)
         user = self.auth.user_of(token)
         if thread_id and user is not None and not await self.may_open(user.identifier, thread_id):
@@ -196,3 +201,17 @@ class Door:
             self.settings_refusals[session.id] = checked
         return await self._chainlit["chat_settings_change"](sid, checked.values)
 
+
+def _check_handshake(auth: dict[str, Any]) -> None:
+    """The handshake's other fields, which Chainlit keeps as they come. The session id names the
+    session's folder of files, deleted whole with the session: `../..` had the server delete the
+    data folder (every user's history, checkpoints and accounts) once that socket closed. The client
+    type and chat profile went into the thread's metadata as sent; this app has no chat profiles
+    and asks for no user environment."""
+    session_id = auth.get("sessionId")
+    if not session_id or not valid_thread_id(session_id):  # a UUID, as Chainlit's page makes it
+        raise ConnectionRefusedError("invalid session id")
+    if auth.get("clientType") not in CLIENT_TYPES:
+        raise ConnectionRefusedError("invalid client type")
+    auth["chatProfile"] = None
+    auth["userEnv"] = None

@@ -3,8 +3,9 @@
 took alice's 1 MB + NUL + lone surrogate edit with no guard: it was broadcast back, analysed with a
 1 MB checkpoint, logged twice and every later step of the thread (the Desk's reply) deleted from
 the history; an unknown message id logged an AttributeError. Now it is refused with a toast and
-nothing changes. The other events Chainlit registers are checked or refused too (chat/door.py).
-The real server, over its socket."""
+nothing changes. The other events Chainlit registers are checked or refused too (chat/door.py),
+and a handshake whose session id is a path (`../..`: the server deleted its whole data folder when
+that socket closed) is refused. The real server, over its socket."""
 from __future__ import annotations
 
 import asyncio
@@ -14,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+import socketio
 
 from tests.chat.test_security import count, db, poll
 from tests.support.attacks import list_threads, request
@@ -125,3 +127,27 @@ async def test_the_events_for_features_this_app_has_off_are_refused(server):
         if name != "no_such_event":
             assert f"Refused the socket event {name} " in logged, name
     assert "Traceback" not in logged
+
+
+@pytest.mark.e2e
+async def test_a_session_id_that_is_a_path_is_refused_and_the_data_stays(server):
+    canary = server.data_dir / "canary"
+    canary.write_text("still here")
+    for session_id, extra in (("../..", {}), ("..", {}), ("/tmp", {}), ("x" * 10_000, {}),
+                              (str(uuid.uuid4()).upper(), {})):
+        attacker = DeskClient(server.base, "mallory", "desk")
+        with pytest.raises(socketio.exceptions.ConnectionError):
+            await attacker.connect(session_id=session_id, **extra)
+    # What the attack did: open the socket as `../..`, ask Chainlit to clear the session, close it.
+    mallory = DeskClient(server.base, "mallory", "desk")
+    with pytest.raises(socketio.exceptions.ConnectionError):
+        await mallory.connect(session_id="../..")
+    await asyncio.sleep(1)
+    assert canary.read_text() == "still here" and (server.data_dir / "chat.sqlite").exists()
+    # A made-up client type (kept as the thread's metadata) is refused too; a chat profile is dropped.
+    odd = socketio.AsyncClient(reconnection=False)
+    cookie = await DeskClient(server.base, "mallory", "desk").login()
+    with pytest.raises(socketio.exceptions.ConnectionError):
+        await odd.connect(server.base, socketio_path="/ws/socket.io", transports=["websocket"],
+                          headers={"Cookie": cookie}, wait_timeout=10,
+                          auth={"sessionId": str(uuid.uuid4()), "clientType": "x" * 100_000, "threadId": ""})
