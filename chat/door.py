@@ -28,8 +28,10 @@ from chainlit.data import get_data_layer
 from chainlit.logger import logger
 from chainlit.session import WebsocketSession
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.exception_handlers import http_exception_handler
+from fastapi.responses import JSONResponse, Response
 from socketio import AsyncServer
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from graph import DeskRuntime, Settings, clean_message
 
@@ -67,6 +69,16 @@ async def _refused(request: Request, exc: Exception) -> JSONResponse:
     return JSONResponse({"detail": str(exc) or "Not found"}, status_code=404)  # another user's: as if absent
 
 
+async def _http_error(request: Request, exc: Exception) -> Response:
+    """Chainlit's `PUT /feedback` wraps any error of the data layer in a 500 (`raise
+    HTTPException(500) from e`): feedback on another user's message was a 500, not a 404. A refusal
+    of the data layer's under it is answered as that refusal; any other HTTP error as FastAPI does."""
+    if isinstance(exc.__cause__, InvalidThreadId | NotOwner):
+        return await _refused(request, exc.__cause__)
+    assert isinstance(exc, StarletteHTTPException)
+    return await http_exception_handler(request, exc)
+
+
 class Door:
     """The checks, for one server: its logins (`auth`) and the desk's runtime (`runtime`, to ask
     whether a thread nobody owns in the history has checkpoints)."""
@@ -86,6 +98,7 @@ class Door:
         server.add_middleware(SameOrigin, allowed=allowed_origins())  # added last: runs first
         server.add_exception_handler(InvalidThreadId, _refused)
         server.add_exception_handler(NotOwner, _refused)
+        server.add_exception_handler(StarletteHTTPException, _http_error)
         sio.eio.max_http_buffer_size = MAX_SOCKET_BYTES
         self.sio = sio
         self._chainlit = dict(sio.handlers["/"])

@@ -79,9 +79,9 @@ class Serving:
         if user is None:
             raise HTTPException(status_code=401, detail="Not authenticated")
         key = request.path_params["key"]
-        path = self.files.path_of(key)
+        path = self.files.stored(key)  # None for a key naming no file (a NUL in it was a 500)
         layer = history()
-        if path is None or not path.is_file() or layer is None:
+        if path is None or layer is None:
             raise HTTPException(status_code=404, detail="File not found")
         owner, mime = await layer.stored_file(key)
         if owner != user.identifier:

@@ -37,8 +37,21 @@ class LocalFileStorage(BaseStorageClient):
         self.root = root.resolve()
 
     def path_of(self, object_key: str) -> Path | None:
-        path = (self.root / object_key).resolve()
+        """Where a key's file goes, or None for a key that names no place under the root (outside
+        it, or no path at all: a NUL in it)."""
+        try:
+            path = (self.root / object_key).resolve()
+        except ValueError:  # an embedded NUL: a 500 with a traceback when /desk-files/ served it
+            return None
         return path if path.is_relative_to(self.root) else None
+
+    def stored(self, object_key: str) -> Path | None:
+        """The key's file, if one is stored (a name too long for the file system is none)."""
+        path = self.path_of(object_key)
+        try:
+            return path if path is not None and path.is_file() else None
+        except OSError:  # ENAMETOOLONG, which is_file does not swallow
+            return None
 
     async def upload_file(self, object_key: str, data: bytes | str, mime: str = "application/octet-stream",
                           overwrite: bool = True, content_disposition: str | None = None) -> dict[str, Any]:
@@ -53,8 +66,8 @@ class LocalFileStorage(BaseStorageClient):
         return {"object_key": object_key, "url": await self.get_read_url(object_key)}
 
     async def delete_file(self, object_key: str) -> bool:
-        path = self.path_of(object_key)
-        if path is None or not path.is_file():
+        path = self.stored(object_key)
+        if path is None:
             return False
         path.unlink()
         for folder in path.parents:  # the element's (and user's) folder, once empty
