@@ -1,7 +1,7 @@
 """Logins: who may log in now (an account, or local mode's shared password on loopback only), throttled
-per user name and client address, and whether a signed login token still stands (its `desk_epoch`,
-chat/accounts.py). Imports Chainlit: the server's side only (`python -m chat` and `python -m
-chat.users` use chat/accounts.py)."""
+per user name and client address, and whether a signed login token still stands: its `desk_epoch` is
+the account's current one (chat/accounts.py) and it was not logged out (`Logouts`). Imports Chainlit:
+the server's side only (`python -m chat` and `python -m chat.users` use chat/accounts.py)."""
 from __future__ import annotations
 
 import asyncio
@@ -9,19 +9,26 @@ import contextvars
 import hashlib
 import hmac
 import os
+import secrets
+import sqlite3
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
+import jwt
 from chainlit.auth import decode_jwt, is_oauth_enabled
 from chainlit.oauth_providers import get_configured_oauth_providers
 from chainlit.user import User
 
+from graph import private_file
+
 from .accounts import MAX_NAME, MAX_PASSWORD, AccountError, Accounts, local_password, local_password_ok, normalize_name
 
 PROVIDER = "credentials"
+LOGOUTS_FILE = "logouts.sqlite"
 # Per HTTP request, a note the login callback leaves for TokenGuard (chat/tokens.py): Chainlit answers
 # any refused login with 401 (and logs an exception raised in the callback), so the 429 is set on the way out.
 LOGIN_NOTE: contextvars.ContextVar[dict[str, float] | None] = contextvars.ContextVar("desk_login_note", default=None)
@@ -110,10 +117,11 @@ class LoginThrottle:
 # -- logins ---------------------------------------------------------------------------------------
 
 class DeskAuth:
-    """Logins (accounts or local mode, throttled) and the check of a token's epoch."""
+    """Logins (accounts or local mode, throttled), the check of a token's epoch, and logouts."""
 
     def __init__(self, data_dir: Path, throttle: LoginThrottle | None = None, *, public: bool = False) -> None:
         self.accounts = Accounts(data_dir)
+        self.logouts = Logouts(data_dir)
         self.throttle = throttle or LoginThrottle()
         # Listening beyond loopback: local mode (a shared password) must not let anyone in.
         self.public = public
@@ -166,7 +174,10 @@ class DeskAuth:
             self.throttle.end(reserved, ok=epoch is not None)
         if name is None or epoch is None:
             return None
-        return User(identifier=name, metadata={"role": "user", "provider": PROVIDER, "desk_epoch": epoch})
+        # desk_token: this login's own id, which its logout revokes (and with it any token Chainlit
+        # makes from this one, /auth/jwt, but not the user's logins elsewhere).
+        return User(identifier=name, metadata={"role": "user", "provider": PROVIDER, "desk_epoch": epoch,
+                                               "desk_token": secrets.token_urlsafe(16)})
 
     def token_current(self, user: User) -> bool:
         """Whether a signed token's user still stands: its epoch is the account's current one (or,
@@ -185,12 +196,64 @@ class DeskAuth:
         expected = self.epoch(name) if name == user.identifier else None
         return expected is not None and hmac.compare_digest(got, expected)
 
+    def standing(self, token: str, user: User) -> bool:
+        """Whether a signed token (of `user`) still stands: current and not logged out."""
+        return self.token_current(user) and not self.logouts.revoked(token_id(token, user))
+
     def user_of(self, token: str | None) -> User | None:
-        """The user of a token that is signed, unexpired and current; None otherwise."""
+        """The user of a token that is signed, unexpired, current and not logged out; None otherwise."""
         if not token:
             return None
         try:
             user = decode_jwt(token)
         except Exception:
             return None
-        return user if self.token_current(user) else None
+        return user if self.standing(token, user) else None
+
+    def log_out(self, token: str | None) -> User | None:
+        """Revoke a standing token (a logout): refused from now on, by every server on this data
+        folder and after a restart. Its user, or None when it did not stand (nothing to revoke)."""
+        user = self.user_of(token)
+        if token and user is not None:
+            self.logouts.revoke(token_id(token, user), _expiry(token))
+        return user
+
+
+def token_id(token: str, user: User) -> str:
+    """What a logout revokes: the login's id (desk_token), else (an OAuth token, one issued before
+    logins had ids) the token itself, hashed."""
+    metadata = user.metadata if isinstance(user.metadata, dict) else {}
+    own = metadata.get("desk_token")
+    return f"login:{own}" if isinstance(own, str) and own else "sha256:" + hashlib.sha256(token.encode()).hexdigest()
+
+
+def _expiry(token: str) -> float:
+    """When a (verified) token expires: its revocation is kept until then."""
+    exp = jwt.decode(token, options={"verify_signature": False}).get("exp")
+    return float(exp) if isinstance(exp, int | float) else time.time() + 366 * 86400
+
+
+class Logouts:
+    """Logged-out tokens, until they would have expired: DESK_DATA_DIR/logouts.sqlite (owner-only).
+    Chainlit's /logout only clears the browser's cookie, and its token stays good for 15 days to
+    whoever copied it; a file, not memory, so that a restart and every server on the data folder
+    refuse it. Each check opens its own short connection, as the accounts file does."""
+
+    SCHEMA = "CREATE TABLE IF NOT EXISTS logouts (token TEXT PRIMARY KEY, expires REAL NOT NULL)"
+
+    def __init__(self, data_dir: Path) -> None:
+        self.path = data_dir / LOGOUTS_FILE
+
+    def revoke(self, token_id: str, expires: float) -> None:
+        private_file(self.path)
+        with closing(sqlite3.connect(self.path, timeout=10)) as db, db:
+            db.execute(self.SCHEMA)
+            db.execute("INSERT OR REPLACE INTO logouts (token, expires) VALUES (?, ?)", (token_id, expires))
+            db.execute("DELETE FROM logouts WHERE expires < ?", (time.time(),))  # expired: refused anyway
+
+    def revoked(self, token_id: str) -> bool:
+        if not self.path.exists():
+            return False
+        with closing(sqlite3.connect(self.path, timeout=10)) as db, db:
+            db.execute(self.SCHEMA)
+            return db.execute("SELECT 1 FROM logouts WHERE token = ?", (token_id,)).fetchone() is not None

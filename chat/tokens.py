@@ -1,6 +1,7 @@
 """Login tokens on requests: the token Chainlit would read (the auth cookie, else a bearer token), and
-TokenGuard, the ASGI middleware that takes a stale one off every request and socket handshake before
-Chainlit sees it, and records who is asking (the client's address, the user of a current token).
+TokenGuard, the ASGI middleware that takes a stale one (an old epoch, logged out) off every request
+and socket handshake before Chainlit sees it, revokes the token of a logout, and records who is asking
+(the client's address, the user of a current token).
 
 Which proxies are believed: uvicorn takes the client's address and scheme from X-Forwarded-For and
 X-Forwarded-Proto when the connection comes from an address in FORWARDED_ALLOW_IPS, by default
@@ -75,6 +76,12 @@ def _without(scope: Scope, *, cookie: bool, authorization: bool) -> Scope:
     return {**scope, "headers": headers}
 
 
+def _path(scope: Scope) -> str:
+    """The request's path within the app (behind CHAINLIT_ROOT_PATH too)."""
+    path: str = scope.get("path", "")
+    return path.removeprefix(scope.get("root_path", "")).rstrip("/") or "/"
+
+
 def _answer(message: Message, note: dict[str, float], *, https: bool) -> Message:
     """An HTTP answer's start as the client gets it: a login refused while locked out is a 429 with
     Retry-After (the login callback's note); over https every cookie is Secure."""
@@ -99,8 +106,9 @@ def _secure(set_cookie: bytes) -> bytes:
 class TokenGuard:
     """ASGI middleware in front of Chainlit's whole app (HTTP and the socket's handshake): a signed
     token whose epoch is stale (password reset, account removed, local password changed, accounts
-    mode switched on) is taken off the request, so Chainlit sees an anonymous caller and refuses
-    it. Also records the client address and the current requester for the code behind."""
+    mode switched on) or that was logged out is taken off the request, so Chainlit sees an anonymous
+    caller and refuses it. A logout revokes the token it came with. Also records the client address
+    and the current requester for the code behind."""
 
     def __init__(self, app: ASGIApp, auth: DeskAuth) -> None:
         self.app = app
@@ -114,12 +122,27 @@ class TokenGuard:
             user = decode_jwt(token)
         except Exception:
             return False, None  # not ours to judge: Chainlit refuses a bad or expired token itself
-        return (False, user) if self.auth.token_current(user) else (True, None)
+        return (False, user) if self.auth.standing(token, user) else (True, None)
+
+    async def _log_out(self, scope: Scope) -> None:
+        """Chainlit's /logout only clears the browser's cookie: the token it held is revoked here, and
+        the sockets opened with it are closed now (Door would at their next message)."""
+        user = self.auth.log_out(request_token(_header(scope, b"cookie"), _header(scope, b"authorization")))
+        if user is None:
+            return
+        from chainlit.server import sio  # the server's (importing it loads Chainlit's app: not on import here)
+        from chainlit.session import ws_sessions_id
+        for session in list(ws_sessions_id.values()):
+            if session.user is not None and session.user.identifier == user.identifier \
+                    and self.auth.user_of(session.token) is None:
+                await sio.disconnect(session.socket_id)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
+        if scope["type"] == "http" and scope.get("method") == "POST" and _path(scope) == "/logout":
+            await self._log_out(scope)
         strip_cookie, cookie_user = self._check(cookie_token(_header(scope, b"cookie")))
         strip_bearer, bearer_user = self._check(bearer_token(_header(scope, b"authorization")))
         if strip_cookie or strip_bearer:

@@ -1,7 +1,7 @@
-"""Sessions and files (issue 20, point 8), tried as an attacker would against the real server: the
-per-session copies of charts and reports other local users could read and a kill -9 left behind; the
-login cookie sent over plain http behind https; a client address named in X-Forwarded-For by anyone
-on the machine."""
+"""Sessions and files (issue 20, point 8), tried as an attacker would against the real server: a token
+still good after its logout; the per-session copies of charts and reports other local users could
+read and a kill -9 left behind; the login cookie sent over plain http behind https; a client address
+named in X-Forwarded-For by anyone on the machine."""
 from __future__ import annotations
 
 import asyncio
@@ -14,9 +14,13 @@ from pathlib import Path
 
 import httpx
 import pytest
+import socketio
+from chainlit.auth import create_jwt
 
 from chat import serving
+from chat.logins import DeskAuth, token_id
 from chat.tokens import TokenGuard
+from tests.support.attacks import list_threads, login_cookie, request
 from tests.support.chat_server import Server
 from tests.support.socket_client import DeskClient, runs_finished
 
@@ -56,6 +60,64 @@ def proxied(tmp_path_factory) -> Iterator[Server]:
 
 def mode(path: Path) -> int:
     return stat.S_IMODE(path.stat().st_mode)
+
+
+# -- logout ---------------------------------------------------------------------------------------------
+
+@pytest.mark.e2e
+async def test_a_logged_out_token_is_refused_everywhere_and_after_a_restart(tmp_path):
+    srv = Server(tmp_path, DESK_DEMO_DELAY_MS="1")
+    srv.start()
+    try:
+        copied = await login_cookie(srv.base, "alice", "desk")   # the browser's token, copied by someone
+        elsewhere = await login_cookie(srv.base, "alice", "desk")  # alice on another device
+        token = copied.split("=", 1)[1]
+        socket = DeskClient(srv.base, "alice", "desk")
+        await socket.connect(cookie=copied)
+        r = await request(srv.base, "POST", "/logout", copied)
+        assert r.status_code == 200
+        # Before: /logout only cleared the browser's cookie, and the token answered for 15 days.
+        assert (await request(srv.base, "GET", "/user", copied)).status_code == 401
+        assert (await list_threads(srv.base, copied)).status_code == 401
+        bearer = await request(srv.base, "GET", "/user", headers={"Authorization": f"Bearer {token}"})
+        assert bearer.status_code == 401
+        assert (await request(srv.base, "POST", "/auth/jwt", headers={"Authorization": f"Bearer {token}"})
+                ).status_code == 401  # no new token made from it
+        await socket.wait_for(lambda: socket.sio is not None and not socket.sio.connected, 10, "its socket closed")
+        with pytest.raises(socketio.exceptions.ConnectionError):
+            await DeskClient(srv.base, "alice", "x").connect(cookie=copied)
+        assert (await request(srv.base, "GET", "/user", elsewhere)).status_code == 200  # her other login stands
+        assert (await request(srv.base, "POST", "/logout")).status_code == 200  # no token: nothing to revoke
+        await socket.close()
+        srv.stop()
+        assert mode(tmp_path / "logouts.sqlite") == 0o600
+        srv.start()  # the revocation is kept in the data folder
+        assert (await request(srv.base, "GET", "/user", copied)).status_code == 401
+        assert (await request(srv.base, "GET", "/user", elsewhere)).status_code == 200
+    finally:
+        srv.stop()
+
+
+async def test_a_logout_revokes_that_login_and_tokens_made_from_it(tmp_path, monkeypatch):
+    monkeypatch.setenv("CHAINLIT_AUTH_SECRET", "s" * 48)
+    auth = DeskAuth(tmp_path)
+    first, second = await auth.login("alice", "desk"), await auth.login("alice", "desk")
+    assert first is not None and second is not None
+    token, other = create_jwt(first), create_jwt(second)
+    remade = create_jwt(first)  # as Chainlit's /auth/jwt makes a new token from a valid one
+    assert token_id(token, first) != token_id(other, second)
+    assert auth.log_out(token) is not None
+    assert auth.user_of(token) is None and auth.user_of(remade) is None
+    assert auth.user_of(other) is not None
+    assert auth.log_out(token) is None and auth.log_out("not a token") is None and auth.log_out(None) is None
+    # A token without a login id (OAuth, or issued before logins had one): the token itself is revoked.
+    bare = {"identifier": "alice", "metadata": dict(second.metadata, desk_token=None)}
+    old = create_jwt(type(second)(**bare))
+    assert auth.user_of(old) is not None and auth.log_out(old) is not None and auth.user_of(old) is None
+    assert auth.user_of(other) is not None
+    auth.logouts.revoke("login:expired", 1.0)  # long expired: dropped at the next revocation
+    auth.logouts.revoke("login:x", 2e9)
+    assert not auth.logouts.revoked("login:expired") and auth.logouts.revoked("login:x")
 
 
 # -- session files ------------------------------------------------------------------------------------
@@ -142,9 +204,9 @@ async def test_every_cookie_is_secure_over_https():
             (b"set-cookie", b"other=1; Secure"), (b"content-type", b"text/plain")]})
         await send({"type": "http.response.body", "body": b""})
 
-    for scheme, expected in (("https", [b"access_token=ab.secure.cd; HttpOnly; Path=/; SameSite=lax; Secure",
-                                         b"other=1; Secure"]),
-                             ("http", [b"access_token=ab.secure.cd; HttpOnly; Path=/; SameSite=lax", b"other=1; Secure"])):
+    cookie = b"access_token=ab.secure.cd; HttpOnly; Path=/; SameSite=lax"
+    for scheme, expected in (("https", [cookie + b"; Secure", b"other=1; Secure"]),
+                             ("http", [cookie, b"other=1; Secure"])):
         sent: list[dict] = []
 
         async def record(message):
@@ -180,3 +242,4 @@ async def test_x_forwarded_for_is_believed_only_from_a_named_proxy(server, proxi
     # A client that is not the named proxy is not.
     codes = await wrong_passwords(proxied, 25, "127.0.0.3", forwarded=True)
     assert set(codes[20:]) == {429}, codes
+
