@@ -1,7 +1,8 @@
-"""Logins: who may log in now (an account, or local mode's shared password on loopback only), throttled
-per user name and client address, and whether a signed login token still stands: its `desk_epoch` is
-the account's current one (chat/accounts.py) and it was not logged out (`Logouts`). Imports Chainlit:
-the server's side only (`python -m chat` and `python -m chat.users` use chat/accounts.py)."""
+"""Logins: who may log in now (an account, or local mode's shared password on loopback only),
+throttled (graph's LoginThrottle: per user name as tried from each client address, per address, and
+per name from everywhere), and whether a signed login token still stands: its `desk_epoch` is the
+account's current one (chat/accounts.py) and it was not logged out (`Logouts`). Imports Chainlit: the
+server's side only (`python -m chat` and `python -m chat.users` use chat/accounts.py)."""
 from __future__ import annotations
 
 import asyncio
@@ -12,10 +13,7 @@ import os
 import secrets
 import sqlite3
 import time
-from collections import OrderedDict
-from collections.abc import Callable, Iterable
 from contextlib import closing
-from dataclasses import dataclass
 from pathlib import Path
 
 import jwt
@@ -23,7 +21,7 @@ from chainlit.auth import decode_jwt, is_oauth_enabled
 from chainlit.oauth_providers import get_configured_oauth_providers
 from chainlit.user import User
 
-from graph import private_file
+from graph import LoginThrottle, LoginThrottled, private_file
 
 from .accounts import MAX_NAME, MAX_PASSWORD, AccountError, Accounts, local_password, local_password_ok, normalize_name
 
@@ -32,86 +30,6 @@ LOGOUTS_FILE = "logouts.sqlite"
 # Per HTTP request, a note the login callback leaves for TokenGuard (chat/tokens.py): Chainlit answers
 # any refused login with 401 (and logs an exception raised in the callback), so the 429 is set on the way out.
 LOGIN_NOTE: contextvars.ContextVar[dict[str, float] | None] = contextvars.ContextVar("desk_login_note", default=None)
-
-
-class LoginThrottled(Exception):
-    def __init__(self, retry_after: float) -> None:
-        super().__init__(f"too many failed logins; try again in {retry_after:.0f} s")
-        self.retry_after = retry_after
-
-
-# -- throttling ----------------------------------------------------------------------------------
-
-@dataclass
-class _Record:
-    failures: int = 0
-    pending: int = 0
-    locked_until: float = 0.0
-    last: float = 0.0
-
-
-class LoginThrottle:
-    """Failed logins per key (a user name, a client address): `free` failures, then each further
-    failure locks the key for base·2^k seconds (capped). While a key is locked every attempt on it
-    is refused without looking at the password, the right one included, so the refusal tells an
-    attacker nothing. Attempts in flight count against the free budget: a burst of parallel
-    guesses gets no more checks than a sequence. A key is forgotten `forget_after` seconds after
-    its last failure; a success clears a user name's record but not an address's (an attacker's
-    own account must not reset the counter of the address he guesses from)."""
-
-    def __init__(self, *, free_per_name: int = 5, free_per_address: int = 20, base_delay: float = 1.0,
-                 max_delay: float = 900.0, forget_after: float = 3600.0, max_keys: int = 100_000,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.free = {"name": free_per_name, "addr": free_per_address}
-        self.base_delay, self.max_delay, self.forget_after = base_delay, max_delay, forget_after
-        self.max_keys, self.clock = max_keys, clock
-        self.records: OrderedDict[tuple[str, str], _Record] = OrderedDict()
-
-    def _record(self, key: tuple[str, str], now: float) -> _Record:
-        rec = self.records.get(key)
-        if rec is None or (rec.pending == 0 and rec.last and now - rec.last > self.forget_after):
-            rec = self.records[key] = _Record()
-        self.records.move_to_end(key)
-        while len(self.records) > self.max_keys:
-            oldest = next(iter(self.records))
-            if self.records[oldest].pending:
-                break
-            del self.records[oldest]
-        return rec
-
-    def wait(self, key: tuple[str, str], now: float | None = None) -> float:
-        """Seconds before `key` may try again (0: now)."""
-        now = self.clock() if now is None else now
-        rec = self._record(key, now)
-        if now < rec.locked_until:
-            return rec.locked_until - now
-        budget = max(self.free[key[0]] - rec.failures, 1)
-        return 0.0 if rec.pending < budget else self.base_delay
-
-    def begin(self, keys: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
-        """Reserve an attempt on every key, or raise LoginThrottled (reserving none)."""
-        keys = list(keys)
-        now = self.clock()
-        if (wait := max((self.wait(k, now) for k in keys), default=0.0)) > 0:
-            raise LoginThrottled(wait)
-        for k in keys:
-            self._record(k, now).pending += 1
-        return keys
-
-    def end(self, keys: list[tuple[str, str]], ok: bool) -> None:
-        now = self.clock()
-        for key in keys:
-            rec = self._record(key, now)
-            rec.pending = max(rec.pending - 1, 0)
-            if ok:
-                if key[0] == "name":
-                    rec.failures, rec.locked_until = 0, 0.0
-                continue
-            rec.failures += 1
-            rec.last = now
-            over = rec.failures - self.free[key[0]]
-            if over >= 0:
-                rec.locked_until = now + min(self.base_delay * 2 ** min(over, 30), self.max_delay)
 
 
 # -- logins ---------------------------------------------------------------------------------------

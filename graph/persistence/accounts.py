@@ -216,21 +216,39 @@ class _Record:
 
 
 class LoginThrottle:
-    """Failed logins per key (a user name, a client address): `free` failures, then each further
-    failure locks the key for base·2^k seconds (capped). While a key is locked every attempt on it
-    is refused without looking at the password, the right one included, so the refusal tells an
-    attacker nothing. Attempts in flight count against the free budget: a burst of parallel
-    guesses gets no more checks than a sequence. A key is forgotten `forget_after` seconds after
-    its last failure; a success clears a user name's record but not an address's (an attacker's
-    own account must not reset the counter of the address he guesses from)."""
+    """Failed logins per key: `free` failures, then each further failure locks the key for base·2^k
+    seconds (capped at 15 min). A caller gives the user name tried (`("name", n)`) and the client's
+    address (`("addr", a)`); three kinds of key are throttled:
 
-    def __init__(self, *, free_per_name: int = 5, free_per_address: int = 20, base_delay: float = 1.0,
-                 max_delay: float = 900.0, forget_after: float = 3600.0, max_keys: int = 100_000,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self.free = {"name": free_per_name, "addr": free_per_address}
+    - `pair`, the name as guessed from that address: 5 free. This is what locks a guesser out of
+      the account, and only him: a lock on the name alone let anyone lock a known user out of the
+      desk for 15 minutes with a few wrong passwords;
+    - `addr`, the address, whatever the names: 20 free (one address trying many names);
+    - `name`, the name from every address together: a ceiling far above the pair's (100 free), so
+      guessing from many addresses stays bounded while one guesser cannot reach it alone.
+
+    While a key is locked every attempt on it is refused without looking at the password, the right
+    one included, so the refusal tells an attacker nothing. Attempts in flight count against the
+    free budget: a burst of parallel guesses gets no more checks than a sequence. A key is
+    forgotten `forget_after` seconds after its last failure; a success clears the name's records
+    (the pair and the name) but not the address's (an attacker's own account must not reset the
+    counter of the address he guesses from)."""
+
+    def __init__(self, *, free_per_name: int = 100, free_per_pair: int = 5, free_per_address: int = 20,
+                 base_delay: float = 1.0, max_delay: float = 900.0, forget_after: float = 3600.0,
+                 max_keys: int = 100_000, clock: Callable[[], float] = time.monotonic) -> None:
+        self.free = {"name": free_per_name, "pair": free_per_pair, "addr": free_per_address}
         self.base_delay, self.max_delay, self.forget_after = base_delay, max_delay, forget_after
         self.max_keys, self.clock = max_keys, clock
         self.records: OrderedDict[tuple[str, str], _Record] = OrderedDict()
+
+    @staticmethod
+    def throttled(keys: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+        """The keys an attempt counts against: the caller's, and each name as tried from each address."""
+        keys = list(keys)
+        pairs = [("pair", f"{name}\0{addr}") for kind, name in keys if kind == "name"
+                 for other, addr in keys if other == "addr"]
+        return [*keys, *pairs]
 
     def _record(self, key: tuple[str, str], now: float) -> _Record:
         rec = self.records.get(key)
@@ -254,8 +272,9 @@ class LoginThrottle:
         return 0.0 if rec.pending < budget else self.base_delay
 
     def begin(self, keys: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
-        """Reserve an attempt on every key, or raise LoginThrottled (reserving none)."""
-        keys = list(keys)
+        """Reserve an attempt on every key (the caller's and their pairs, see `throttled`), or raise
+        LoginThrottled (reserving none). The reserved keys go to `end`."""
+        keys = self.throttled(keys)
         now = self.clock()
         if (wait := max((self.wait(k, now) for k in keys), default=0.0)) > 0:
             raise LoginThrottled(wait)
@@ -269,7 +288,7 @@ class LoginThrottle:
             rec = self._record(key, now)
             rec.pending = max(rec.pending - 1, 0)
             if ok:
-                if key[0] == "name":
+                if key[0] != "addr":
                     rec.failures, rec.locked_until = 0, 0.0
                 continue
             rec.failures += 1

@@ -1,7 +1,7 @@
 """Sessions and files (issue 20, point 8), tried as an attacker would against the real server: a token
-still good after its logout; the per-session copies of charts and reports other local users could
-read and a kill -9 left behind; the login cookie sent over plain http behind https; a client address
-named in X-Forwarded-For by anyone on the machine."""
+still good after its logout; a known user locked out by anyone's wrong passwords; the per-session
+copies of charts and reports other local users could read and a kill -9 left behind; the login cookie
+sent over plain http behind https; a client address named in X-Forwarded-For by anyone on the machine."""
 from __future__ import annotations
 
 import asyncio
@@ -20,6 +20,7 @@ from chainlit.auth import create_jwt
 from chat import serving
 from chat.logins import DeskAuth, token_id
 from chat.tokens import TokenGuard
+from graph import LoginThrottle, LoginThrottled
 from tests.support.attacks import list_threads, login_cookie, request
 from tests.support.chat_server import Server
 from tests.support.socket_client import DeskClient, runs_finished
@@ -243,3 +244,56 @@ async def test_x_forwarded_for_is_believed_only_from_a_named_proxy(server, proxi
     codes = await wrong_passwords(proxied, 25, "127.0.0.3", forwarded=True)
     assert set(codes[20:]) == {429}, codes
 
+
+# -- locking a known user out ---------------------------------------------------------------------------
+
+@pytest.mark.e2e
+async def test_wrong_passwords_from_one_address_do_not_lock_the_user_out_elsewhere(server):
+    codes = [(await login(server, "carol", f"guess {i}", "127.0.0.2")).status_code for i in range(30)]
+    assert codes[:5] == [401] * 5 and set(codes[5:]) <= {401, 429} and codes.count(401) <= 8, codes
+    # Before: the name itself was locked (1 s, 2 s, 4 s… up to 15 min) for everybody, carol included.
+    assert (await login(server, "carol", "desk", "127.0.0.5")).status_code == 200
+    # The guesser stays locked out of carol, even with her password; another address has its own five.
+    assert (await login(server, "carol", "desk", "127.0.0.2")).status_code == 429
+    assert (await login(server, "carol", "guess", "127.0.0.6")).status_code == 401
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_guessing_a_name_from_many_addresses_meets_a_ceiling():
+    throttle = LoginThrottle(free_per_name=100, clock=Clock())
+    guessed = 0
+    for i in range(1000):  # 1000 addresses, three guesses each: each pair and address stays within its budget
+        for _ in range(3):
+            try:
+                throttle.end(throttle.begin([("name", "carol"), ("addr", f"10.0.{i // 250}.{i % 250}")]), ok=False)
+                guessed += 1
+            except LoginThrottled:
+                pass
+    assert guessed == 100  # then the name is locked from everywhere (1 s, 2 s…)
+    with pytest.raises(LoginThrottled):
+        throttle.begin([("name", "carol"), ("addr", "10.9.9.9")])
+
+
+def test_a_pair_locks_the_name_from_that_address_only():
+    clock = Clock()
+    throttle = LoginThrottle(clock=clock)
+    attacker, user = [("name", "carol"), ("addr", "10.0.0.66")], [("name", "carol"), ("addr", "10.0.0.5")]
+    for _ in range(5):
+        throttle.end(throttle.begin(attacker), ok=False)
+    with pytest.raises(LoginThrottled):
+        throttle.begin(attacker)
+    throttle.end(throttle.begin(user), ok=True)  # carol herself, from her own address
+    with pytest.raises(LoginThrottled):
+        throttle.begin(attacker)  # her login does not unlock the guesser
+    clock.now += 1
+    throttle.end(throttle.begin(attacker), ok=False)
+    with pytest.raises(LoginThrottled) as locked:
+        throttle.begin(attacker)
+    assert round(locked.value.retry_after) == 2
