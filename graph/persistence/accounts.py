@@ -213,6 +213,7 @@ class _Record:
     pending: int = 0
     locked_until: float = 0.0
     last: float = 0.0
+    since: float = 0.0  # a name's: when its count of failures began (see `end`)
 
 
 class LoginThrottle:
@@ -224,8 +225,8 @@ class LoginThrottle:
       the account, and only him: a lock on the name alone let anyone lock a known user out of the
       desk for 15 minutes with a few wrong passwords;
     - `addr`, the address, whatever the names: 20 free (one address trying many names);
-    - `name`, the name from every address together: a ceiling far above the pair's (100 free), so
-      guessing from many addresses stays bounded while one guesser cannot reach it alone.
+    - `name`, the name from every address together: a ceiling far above the pair's (100 free within
+      an hour), so guessing from many addresses stays bounded while one guesser cannot reach it alone.
 
     While a key is locked every attempt on it is refused without looking at the password, the right
     one included, so the refusal tells an attacker nothing. Attempts in flight count against the
@@ -291,6 +292,10 @@ class LoginThrottle:
                 if key[0] != "addr":
                     rec.failures, rec.locked_until = 0, 0.0
                 continue
+            if key[0] == "name" and (rec.failures == 0 or now - rec.since > self.forget_after):
+                # The ceiling counts the failures of one stretch of `forget_after` (an hour): one guesser,
+                # held to a few an hour by his pair's locks, never reaches it however long he goes on.
+                rec.failures, rec.since = 0, now
             rec.failures += 1
             rec.last = now
             over = rec.failures - self.free[key[0]]

@@ -297,3 +297,20 @@ def test_a_pair_locks_the_name_from_that_address_only():
     with pytest.raises(LoginThrottled) as locked:
         throttle.begin(attacker)
     assert round(locked.value.retry_after) == 2
+
+
+def test_one_guesser_never_reaches_the_ceiling_however_long_he_goes_on():
+    clock = Clock()
+    throttle = LoginThrottle(clock=clock)
+    guesser = [("name", "carol"), ("addr", "10.0.0.66")]
+    failures = 0
+    while clock.now < 1000 + 48 * 3600:  # two days of guessing as fast as the locks allow
+        try:
+            throttle.end(throttle.begin(guesser), ok=False)
+        except LoginThrottled as locked:
+            clock.now += locked.retry_after
+            continue
+        failures += 1
+        # Before: past 100 failures in all, the name was locked for everyone after each of his.
+        assert throttle.wait(("name", "carol")) == 0, failures
+    assert failures > 150
