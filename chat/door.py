@@ -39,6 +39,7 @@ from .history import DeskDataLayer, InvalidThreadId, NotOwner, valid_thread_id
 from .logins import DeskAuth
 from .origins import SameOrigin, allowed_origins
 from .panel import CheckedSettings, check_settings
+from .rates import Rates, Refusals, refusal_text, refused_since_text
 from .tokens import TokenGuard, environ_token
 
 # A paste over engine.io's 1 MB default drops the socket with no word to the user: let up to
@@ -89,6 +90,8 @@ class Door:
         self.runtime = runtime
         self.settings = settings or Settings()  # the panel's bounds and whether model names are a setting
         self.input_problems: dict[str, str] = {}  # session id -> what the guard did to the last message
+        self.rates = Rates()           # how fast a user, and a thread, may be sent messages
+        self.refusals = Refusals()     # messages refused for it, per session, until one goes through
         self.settings_refusals: dict[str, CheckedSettings] = {}  # session id -> its last settings update's
         self.sio: AsyncServer | None = None
         self._chainlit: dict[str, Callable[..., Awaitable[Any]]] = {}
@@ -188,6 +191,8 @@ class Door:
         if not valid_thread_id(thread_id) or thread_id not in ("", session.thread_id):
             logger.warning("Dropped a message naming another thread")
             return None
+        if not await self._within_rate(sid, session):
+            return None
         if (layer := history()) is not None:
             try:
                 stored_in = await layer.step_thread(message["id"])
@@ -200,8 +205,25 @@ class Door:
         cleaned = clean_message(message.get("output"))
         message["output"] = cleaned.text
         if cleaned.problem:
-            self.input_problems[session.id] = cleaned.problem
+            earlier = self.input_problems.get(session.id)  # messages refused before this one
+            self.input_problems[session.id] = f"{earlier} {cleaned.problem}" if earlier else cleaned.problem
         return await self._chainlit["client_message"](sid, payload)
+
+    async def _within_rate(self, sid: str, session: WebsocketSession) -> bool:
+        """Whether a message may go on (chat/rates.py): beyond the rate it is refused before it
+        costs anything, the sender told at once (a toast, once per burst) and, with their next
+        message that goes through, how many were not delivered."""
+        assert self.sio is not None, "installed first"
+        sender = session.user.identifier if session.user is not None else session.id
+        wait = self.rates.take(f"user:{sender}", f"thread:{session.thread_id or session.id}")
+        if wait:
+            if self.refusals.refused(session.id) == 1:
+                logger.warning("Refused messages sent too fast by %s", sender)
+                await self.sio.emit("toast", {"message": refusal_text(wait), "type": "warning"}, to=sid)
+            return False
+        if dropped := self.refusals.passed(session.id):
+            self.input_problems[session.id] = refused_since_text(dropped)
+        return True
 
     async def chat_settings_change(self, sid: str, values: Any) -> Any:
         """The settings panel's values: Chainlit stores only those `check_settings` keeps (in the

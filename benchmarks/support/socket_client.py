@@ -19,7 +19,8 @@ T = TypeVar("T")
 
 RECORDED_EVENTS = ("new_message", "update_message", "stream_start", "stream_token", "first_interaction",
                    "resume_thread", "element", "action", "remove_action", "task_start", "task_end",
-                   "set_commands", "chat_settings", "delete_message", "resume_thread_error", "desk_stages")
+                   "set_commands", "chat_settings", "delete_message", "resume_thread_error", "desk_stages",
+                   "toast")
 
 
 class DeskClient:
