@@ -3,6 +3,7 @@ logins, tokens that die with a password reset, and local mode kept to loopback."
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import os
 import stat
@@ -275,8 +276,10 @@ async def test_a_token_issued_before_a_reset_is_refused_after_it(accounts_server
         assert r.status_code == 401
         with pytest.raises(socketio.exceptions.ConnectionError):
             await DeskClient(base, "alice", "x").connect(cookie=old)
-        # the socket opened before the reset is closed at its next message
-        await open_socket.send("Should I buy NVDA today?")
+        # the socket opened before the reset is closed: at once (a stale token's sockets are
+        # closed when the server next sees it), or at its next message at the latest
+        with contextlib.suppress(socketio.exceptions.BadNamespaceError):
+            await open_socket.send("Should I buy NVDA today?")
         await open_socket.wait_for(lambda: open_socket.sio is not None and not open_socket.sio.connected, 10,
                                    "the old socket closed")
         assert not open_socket.by_author("Market Analyst")
