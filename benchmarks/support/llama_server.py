@@ -40,7 +40,7 @@ CHAT_FORMAT = "chatml-function-calling"
 N_CTX = 8192
 MODEL_NAME = "smollm2"
 CACHE_BYTES = 512 << 20
-INSTALL = "pip install -e '.[llama]'"
+INSTALL = "pip install -e '.[llama]' -c constraints.txt"
 PROBE_ENV = "DESK_LLAMA_PROBE"
 CAP_ENV = "DESK_LLAMA_MAX_TOKENS"
 
