@@ -14,10 +14,9 @@ import reprlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from annotated_types import Ge, Le
 from chainlit.input_widget import InputWidget, Slider, Switch, TextInput
 
-from graph import ANALYST_KINDS, ANALYSTS, RunPlan, Settings
+from graph import ANALYST_KINDS, ANALYSTS, RunPlan, Settings, field_bounds
 
 ROUND_SETTINGS = ("debate_rounds", "risk_rounds")
 MODEL_SETTINGS = ("quick_model", "deep_model")
@@ -35,13 +34,6 @@ def _shown(value: object) -> str:
         return _SHOWN.repr(value)
     except ValueError:  # an int past Python's digit limit
         return f"a {type(value).__name__}"
-
-
-def _bounds(name: str) -> tuple[int, int]:
-    """The rounds' bounds, as graph's Settings declares them (DESK_DEBATE_ROUNDS: 1..5)."""
-    meta = Settings.model_fields[name].metadata
-    return (next(int(m.ge) for m in meta if isinstance(m, Ge)),  # type: ignore[call-overload]
-            next(int(m.le) for m in meta if isinstance(m, Le)))  # type: ignore[call-overload]
 
 
 @dataclass(frozen=True)
@@ -75,7 +67,7 @@ def _checked(key: str, value: Any) -> tuple[Any, str | None]:
     if key.startswith("analyst_"):
         return (value, None) if isinstance(value, bool) else (None, "on or off")
     if key in ROUND_SETTINGS:
-        low, high = _bounds(key)
+        low, high = field_bounds(key)
         whole = ((isinstance(value, int) and not isinstance(value, bool))
                  or (isinstance(value, float) and value.is_integer()))  # a slider sends 2 or 2.0
         if whole and low <= value <= high:
@@ -133,12 +125,12 @@ def settings_widgets(values: dict[str, Any], settings: Settings) -> list[InputWi
     plan = nxt.plan
     widgets: list[InputWidget] = [Switch(id=f"analyst_{a.kind}", label=a.persona, initial=a.kind in plan.analysts,
                       description="Takes part in the next analysis") for a in ANALYSTS]
-    low, high = _bounds("debate_rounds")
+    low, high = field_bounds("debate_rounds")
     widgets += [
         Slider(id="debate_rounds", label="Bull ⇄ Bear debate rounds", initial=plan.debate_rounds,
                min=low, max=high, step=1),
         Slider(id="risk_rounds", label="Risk debate rounds", initial=plan.risk_rounds,
-               min=_bounds("risk_rounds")[0], max=_bounds("risk_rounds")[1], step=1),
+               min=field_bounds("risk_rounds")[0], max=field_bounds("risk_rounds")[1], step=1),
     ]
     if nxt.models:  # live mode: the model names, as the server knows them
         widgets += [

@@ -6,7 +6,7 @@ from .core.links import inert_links
 from .core.personas import ANALYST_KINDS, ANALYST_PERSONAS, ANALYSTS, DESK, PERSONAS, RISK_JUDGE
 from .core.plan import RISK_JUDGE_NODE, RunPlan
 from .core.private import private_dir, private_file, write_private
-from .core.settings import Settings
+from .core.settings import Settings, field_bounds
 from .core.state import FinalDecision
 from .core.usage import usage_summary
 from .data import make_vendor
@@ -93,6 +93,7 @@ __all__ = [
     "clean_message",
     "edit_change",
     "explain",
+    "field_bounds",
     "indicator_series",
     "inert_links",
     "libpq_url",

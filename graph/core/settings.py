@@ -2,8 +2,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
+from annotated_types import Ge, Le
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -68,3 +69,20 @@ class Settings(BaseSettings):
     @property
     def checkpoint_path(self) -> Path:
         return self.data_dir / "checkpoints.sqlite"
+
+
+def field_bounds(name: str) -> tuple[int, int]:
+    """A whole-number setting's bounds, as declared above (DESK_DEBATE_ROUNDS: 1..5)."""
+    meta = Settings.model_fields[name].metadata
+    return (next(int(m.ge) for m in meta if isinstance(m, Ge)),  # type: ignore[call-overload]
+            next(int(m.le) for m in meta if isinstance(m, Le)))  # type: ignore[call-overload]
+
+
+def bounded(name: str, value: Any, default: int) -> int:
+    """`value` when it is a whole number within the setting's bounds, else `default`: a run's shape
+    sent by a client (LangGraph Server's input) is never taken as it comes (rounds of 1000 ran 198
+    turns, then failed)."""
+    low, high = field_bounds(name)
+    if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+        return value
+    return default

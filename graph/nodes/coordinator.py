@@ -15,7 +15,7 @@ from ..core.context import DeskContext
 from ..core.events import Said, emit
 from ..core.personas import DESK, REPORT_KEYS
 from ..core.prompts import render
-from ..core.settings import Settings
+from ..core.settings import Settings, bounded
 from ..core.state import Debate, DeskState
 from ..data.vendor import UnknownSymbol, Vendor, VendorError
 from ..models.registry import ModelRegistry
@@ -153,8 +153,8 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
                 "ticker": parsed.ticker, "company": parsed.company or parsed.ticker,
                 "trade_date": parsed.trade_date.isoformat(), "asked_date": asked.isoformat(),
                 "analysts": list(state.get("analysts") or settings.analysts),
-                "debate_rounds": state.get("debate_rounds") or settings.debate_rounds,
-                "risk_rounds": state.get("risk_rounds") or settings.risk_rounds,
+                "debate_rounds": bounded("debate_rounds", state.get("debate_rounds"), settings.debate_rounds),
+                "risk_rounds": bounded("risk_rounds", state.get("risk_rounds"), settings.risk_rounds),
             }
         elif parsed.intent == "chat":
             say = render("desk_help", mode_line=models.notice)
