@@ -201,7 +201,9 @@ class ChatRun:
         goes on: the page is brought up to date and gets the rest of the run, with Stop."""
         pages, renderer = self.pages, self.renderer
         emitter, session = cl.context.emitter, cl.context.session
-        if pages is None or renderer is None or isinstance(emitter, Pages) or any(e is emitter for _, e in pages.pages):
+        # A page is its session: Chainlit makes a new emitter for each event a page sends.
+        if pages is None or renderer is None or isinstance(emitter, Pages) \
+                or any(s.id == session.id for s, _ in pages.pages):
             return
         async with renderer.lock:  # nothing of the run is sent while the page is brought up to date
             pages.expect(session, emitter)

@@ -73,8 +73,9 @@ async def test_two_tabs_sending_at_once_start_one_run_and_the_other_message_is_a
 
     # A note from the second tab while a new run goes on is a note, not a third run.
     await tab1.send("should I buy AMD today?")
-    await tab2.wait_for(lambda: [m for m in tab2.by_author("Market Analyst")], 60, "tab 2 joined")
-    await tab2.send("Bear, what about the margins?")
+    await tab1.wait_for(lambda: [m for m in tab1.by_author("Desk") if "Analyzing **AMD**" in (m.get("output") or "")],
+                        60, "the AMD run begun")
+    await tab2.send("Bear, what about the margins?")  # this tab was idle when the AMD run began
     await tab2.wait_for(lambda: len(notes(tab1, tab2)) >= 2, 30, "the note")
     await tab1.wait_for(lambda: judges(tab1) >= 2, 120, "the AMD run's decision")
     await asyncio.sleep(2)
