@@ -16,12 +16,13 @@ from graph.core.personas import PERSONAS
 from graph.core.settings import Settings
 from graph.persistence.database import open_checkpointer
 from graph.runtime.desk import DeskRuntime, Interrupted
+from tests.support.env import TEST_PACE
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def run(args, tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "DESK_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "DESK_"))} | TEST_PACE
     env |= {"DESK_DATA_DIR": str(tmp_path / "data"), "DESK_DEMO_DELAY_MS": "0"}
     return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, env=env,
                           cwd=tmp_path, timeout=180)
@@ -71,7 +72,7 @@ def test_coordinator_cli_prints_json_last(tmp_path, text, ticker, trade_date, in
 
 
 def cli_env(tmp_path, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "DESK_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "DESK_"))} | TEST_PACE
     return env | {"DESK_DATA_DIR": str(tmp_path / "data"), "PYTHONUNBUFFERED": "1", **extra}
 
 

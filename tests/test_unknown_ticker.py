@@ -13,6 +13,7 @@ from graph.data.cache import CachedVendor
 from graph.data.yfinance_vendor import YFinanceVendor
 from tests.support.chat_server import Server
 from tests.support.desk import spoken
+from tests.support.env import TEST_PACE
 from tests.support.models import ScriptedChatModel
 from tests.support.socket_client import DeskClient, runs_finished
 from tests.support.yahoo import STOCKTWITS
@@ -71,7 +72,7 @@ def test_cli_says_so_and_exits_2_without_a_traceback(tmp_path):
         "yfinance_vendor.yf.Ticker = recorded_yahoo().Ticker;"
         "from graph.cli import main; sys.exit(main(sys.argv[1:]))"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "DESK_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "DESK_"))} | TEST_PACE
     env |= {"DESK_DATA_DIR": str(tmp_path / "data"), "DESK_DEMO_DELAY_MS": "0", "DESK_DATA_VENDOR": "yfinance",
             "PYTHONPATH": os.getcwd()}
     out = subprocess.run([sys.executable, "-c", script, "--today", "2024-05-06", "should I buy XYZQ today?"],

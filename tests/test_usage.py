@@ -12,6 +12,7 @@ from graph.core.personas import PERSONAS
 from graph.core.usage import BudgetReached, RunUsage, Usage, merge_usage, run_total, tokens, usage_of, usage_summary
 from graph.persistence.database import open_checkpointer
 from tests.support.desk import LiveDesk, live_settings
+from tests.support.env import TEST_PACE
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.models import ScriptedChatModel
 
@@ -134,7 +135,7 @@ def test_the_summary_leads_with_the_run_and_lists_personas_in_speaking_order():
 
 
 def test_the_cli_shows_the_runs_tokens_when_it_ends(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "DESK_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "DESK_"))} | TEST_PACE
     env |= {"DESK_DATA_DIR": str(tmp_path / "data"), "DESK_DEMO_DELAY_MS": "0"}
     out = subprocess.run([sys.executable, "-m", "graph", "--today", "2024-05-06", "--analysts", "market",
                           "should I buy NVDA today?"], capture_output=True, text=True, env=env, cwd=tmp_path,
