@@ -21,7 +21,16 @@ import pandas as pd
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 
-from graph import DESK, FinalDecision, Vendor, explain, indicator_series, report_markdown, usage_summary
+from graph import (
+    DESK,
+    FinalDecision,
+    Vendor,
+    explain,
+    indicator_series,
+    inert_links,
+    report_markdown,
+    usage_summary,
+)
 
 from .edits import card_actions, card_change
 from .render import fold_under
@@ -41,12 +50,14 @@ def card_markdown(decision: FinalDecision, data_label: str = "", change: str | N
     filled = round(decision.confidence * 10)
     shown = {"Signal": f"{SIGNAL_MARK.get(decision.signal, '')} **{decision.signal}**",
              "Confidence": f"{decision.confidence:.0%} {'█' * filled}{'░' * (10 - filled)}"}
-    rows = [(label, shown.get(label, value)) for label, value in decision.rows() if label != "Rationale"]
+    # The judge's words (its entry, stop and horizon as written, its rationale) are a model's: inert.
+    rows = [(label, shown.get(label, inert_links(str(value)))) for label, value in decision.rows()
+            if label != "Rationale"]
     cells = [f"| **{k}** | {str(v).replace('|', '/')} |" for k, v in rows]
     # The signal row is the table's header: an empty header row would show as a blank band.
     lines = [f"## {SIGNAL_MARK.get(decision.signal, '')} {decision.signal} {decision.ticker} · {decision.trade_date}",
              *(["", f"> {change}"] if change else []), "", cells[0], "|---|---|", *cells[1:]]
-    lines += ["", f"**Rationale.** {decision.rationale}"]
+    lines += ["", f"**Rationale.** {inert_links(decision.rationale)}"]
     if data_label:
         lines += ["", f"_Figures from {data_label}._"]
     lines += ["", "The chart and the full report of the deliberation are attached. "

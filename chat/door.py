@@ -98,7 +98,7 @@ class Door:
 
     def install(self, server: FastAPI, sio: AsyncServer) -> None:
         server.add_middleware(TokenGuard, auth=self.auth)
-        server.add_middleware(SameOrigin, allowed=allowed_origins())  # added last: runs first
+        server.add_middleware(SameOrigin, allowed=allowed_origins())  # in front of the token guard
         server.add_exception_handler(InvalidThreadId, _refused)
         server.add_exception_handler(NotOwner, _refused)
         server.add_exception_handler(StarletteHTTPException, _http_error)
@@ -185,13 +185,14 @@ class Door:
         message = payload.get("message") if isinstance(payload, dict) else None
         if not isinstance(message, dict) or not isinstance(message.get("id"), str):
             return None
+        # The rate first: a refused message costs no token check (a database read) either.
+        if (known := WebsocketSession.get(sid)) is None or not await self._within_rate(sid, known):
+            return None
         if (session := await self._sender(sid)) is None:
             return None
         thread_id = message.get("threadId") or ""
         if not valid_thread_id(thread_id) or thread_id not in ("", session.thread_id):
             logger.warning("Dropped a message naming another thread")
-            return None
-        if not await self._within_rate(sid, session):
             return None
         if (layer := history()) is not None:
             try:

@@ -61,12 +61,13 @@ async def _say(text: str, actions: list[cl.Action] | None = None) -> None:
 
 
 def _session_chat(action: cl.Action) -> ChatRun | None:
-    """The pressing session's own chat, when the action names its thread (never another's)."""
+    """The pressing session's chat, when the action names its thread (never another's): the thread's
+    run in flight here if another tab of it started one, so an edit is refused while it runs."""
     chat = cl.user_session.get("chat")
     thread_id = cl.context.session.thread_id
     if chat is None or chat.thread_id != thread_id or (action.payload or {}).get("thread_id") != thread_id:
         return None
-    return chat
+    return chat.service.current(chat)
 
 
 async def _current_key(desk: DeskRuntime, thread_id: str) -> str:

@@ -42,7 +42,7 @@ import chainlit as cl
 from chainlit.data import get_data_layer
 from chainlit.logger import logger
 
-from graph import DESK, DeskRuntime, Step, edit_change
+from graph import DESK, DeskRuntime, Step, edit_change, inert_links
 
 EDIT_ACTION = "edit_turn"
 SWITCH_ACTION = "switch_branch"
@@ -115,7 +115,7 @@ def match_messages(steps: Sequence[Step], messages: Sequence[dict[str, Any]]) ->
         mine = [m for m in said if m.get("name") == persona and m.get("type") == "assistant_message"]
         j = len(mine) - 1
         for step in reversed([s for s in steps if s.persona == persona]):
-            words = _opening(step.text)
+            words = _opening(inert_links(step.text))  # as the chat showed it (render.py)
             while j >= 0 and words not in _flat(mine[j].get("output", "")):
                 j -= 1
             if j < 0:

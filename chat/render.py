@@ -233,8 +233,8 @@ class Renderer:
             call = self.steps.pop(ev.call_id, None)
             if call is None:
                 return
-            result = inert_links(ev.result)  # fetched text: its links and images too
-            call.step.output = result if len(result) <= TOOL_OUTPUT_CHARS else result[:TOOL_OUTPUT_CHARS] + " …"
+            result = ev.result if len(ev.result) <= TOOL_OUTPUT_CHARS else ev.result[:TOOL_OUTPUT_CHARS] + " …"
+            call.step.output = inert_links(result)  # fetched text, cut first: no address cut out of its code
             call.step.is_error = ev.failed
             call.step.end = utc_now()
             if call.persona in self.streams:

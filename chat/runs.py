@@ -5,7 +5,7 @@ a background task and returns. While the task runs, new messages are interjectio
 to the chat's inbox (the graph reads it through its runtime context) and are acknowledged at
 once. Stop cancels the task; the checkpoint keeps everything up to the last finished node.
 
-A little over 400 lines, as one piece: a chat's run from its start to its end (streaming to every
+About 500 lines, as one piece: a chat's run from its start to its end (streaming to every
 page that shows the thread, interjections, stop, a failure, the notes left unread, resuming), all
 of it on the run's own state (its task, renderer and pages); DeskService is here because every
 ChatRun registers itself in it and it makes them.
@@ -21,6 +21,7 @@ from typing import Any, cast
 import chainlit as cl
 from chainlit.context import ChainlitContext, context_var, local_steps
 from chainlit.emitter import BaseChainlitEmitter
+from chainlit.logger import logger
 
 from graph import (
     DESK,
@@ -94,6 +95,22 @@ def resume_action(thread_id: str) -> cl.Action:
 def _spent_line(spent: str) -> str:
     """The run's token total under a message that ends it early ("" when there is none)."""
     return f"\n\n_{spent}_" if spent else ""
+
+
+_JOINS: set[asyncio.Task[None]] = set()  # a page's message to another page's run, kept until done
+
+
+def _kept(task: asyncio.Task[None]) -> asyncio.Task[None]:
+    """Keep a detached task alive until it ends, and log how it failed (the page gets no answer)."""
+    _JOINS.add(task)
+
+    def done(t: asyncio.Task[None]) -> None:
+        _JOINS.discard(t)
+        if not t.cancelled() and (exc := t.exception()) is not None:
+            logger.error("A message to the thread's run failed: %s", exc, exc_info=exc)
+
+    task.add_done_callback(done)
+    return task
 
 
 class DeskService:
@@ -179,10 +196,9 @@ class ChatRun:
         interrupted run from its last checkpoint. One run per thread: when another page of the
         thread started one here meanwhile (two tabs sending at once), the message is a note to
         that run instead (checked and registered without a pause, so two pages cannot both start)."""
-        assert not self.active, "one run at a time"
         running = self.service.current(self)
-        if running is not self:
-            return asyncio.create_task(running.join_with(text))
+        if running is not self or self.active:  # another page's run, or this page's (Resume twice)
+            return _kept(asyncio.create_task(running.join_with(text)))
         self.service.chats[self.thread_id] = self
         self.task = asyncio.create_task(self._run(text, nxt or NextAnalysis()), name=f"desk-run-{self.thread_id}")
         return self.task
@@ -228,7 +244,7 @@ class ChatRun:
         if said and RESUME_OFFER in str(said[-1].get("output") or ""):
             await resume_action(self.thread_id).send(for_id=str(said[-1]["id"]))
             return
-        # A crash or a restart left the thread named "… · deliberating"; its decision, if the
+        # A crash or a restart left the thread named "… · running"; its decision, if the
         # interrupted run is a follow-up to one, keeps the name it gave.
         with contextlib.suppress(Exception):
             state = await self.service.state(self.thread_id)
@@ -336,6 +352,10 @@ class ChatRun:
             # Interjections nobody could answer (they came as the run ended): answer them now, a
             # turn's worth at a time (a flood of them must not become one enormous request).
             asked = "\n".join(quoted_note(n.text) for n in leftover[:NOTES_PER_TURN])
+            if (more := len(leftover) - NOTES_PER_TURN) > 0:  # a new run marks every note read
+                await self._quietly(cl.Message(content=f"{more} more note{'s' if more != 1 else ''} came as the "
+                                               f"run ended; only the first {NOTES_PER_TURN} are answered now: "
+                                               "send again what still matters.", author=DESK).send())
             self.task = asyncio.create_task(self._run(asked, nxt))
         elif leftover:
             listed = "; ".join(f"“{quoted_note(n.text)}”" for n in leftover[:NOTES_PER_TURN])

@@ -26,6 +26,7 @@ from chat.edits import (
     match_messages,
     superseded_after,
 )
+from graph.core.links import inert_links
 from graph.core.personas import ANALYSTS
 from graph.core.state import FinalDecision
 from graph.runtime.branches import ORIGINAL, Step
@@ -55,6 +56,13 @@ def test_steps_are_matched_to_the_newest_messages_that_hold_their_words():
     ]
     assert match_messages(steps, messages) == {"bull-2": "b2", "bull-1": "b1", "bear-1": "r1"}
     assert match_messages(steps, []) == {}
+
+
+def test_a_turn_whose_words_hold_a_link_matches_the_message_that_shows_them_inert():
+    said = "See ![chart](https://evil.example/x.png) and https://evil.example/b first."
+    steps = [step("news-1", "News Analyst", said)]
+    messages = [msg("n1", "News Analyst", inert_links(said))]  # as chat/render.py showed it
+    assert match_messages(steps, messages) == {"news-1": "n1"}
 
 
 def test_an_edit_leaves_behind_the_edited_message_and_everything_after_it_but_earlier_turns():

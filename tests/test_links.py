@@ -19,6 +19,11 @@ from graph.tools.formatting import quoted
     ("www.evil.example/x", "`www.evil.example/x`"),
     ("[x](javascript:alert(1))", "x (`javascript:alert(1`))"),
     ("already `https://x.example` code", "already `https://x.example` code"),
+    ("[a [b]](//evil.example/x)", "a [b] (`//evil.example/x`)"),
+    ("![a [b]](//evil.example/x.png)", "[image not shown: a [b]]"),
+    ("- [1]: //evil.example/x", "- \\[1\\]: `//evil.example/x`"),
+    ("see //evil.example/x now", "see `//evil.example/x` now"),
+    ("1/2 or a//b", None),
     ("the close of 45.66 is below the SMA 50 of 58.84; RSI 14 at 33.18", None),
     ("| Key figure | Value |\n|---|---|\n| P/E | 19.15 |", None),
 ])

@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import re
 
-_IMAGE = re.compile(r"!\[([^\]\n]*)\]\(([^)\n]*)\)")
-_LINK = re.compile(r"\[([^\]\n]*)\]\(([^)\n]*)\)")
+# Link text may hold one level of brackets ("[a [b]](…)" is a link too).
+_TEXT = r"((?:[^\[\]\n]|\[[^\[\]\n]*\])*)"
+_IMAGE = re.compile(r"!\[" + _TEXT + r"\]\(([^)\n]*)\)")
+_LINK = re.compile(r"\[" + _TEXT + r"\]\(([^)\n]*)\)")
 _AUTOLINK = re.compile(r"<([a-z][a-z0-9+.-]*:[^<>\s]*)>", re.I)
 # "[1]: https://…" defines a link that "[text][1]" elsewhere uses: escaped, it is text.
-_REFERENCE = re.compile(r"^( {0,3})\[([^\]\n]+)\]:", re.M)
+_REFERENCE = re.compile(r"^( {0,3}(?:[-*+>] +|\d+[.)] +)*)\[([^\]\n]+)\]:", re.M)
 # An address ends before trailing punctuation, as a Markdown page reads it.
-_ADDRESS = re.compile(r"(?<![`\w])((?:https?|ftp)://|www\.)([^\s<>`]*[^\s<>`).,;:!?'\"])?", re.I)
+_ADDRESS = re.compile(r"(?<![`\w/:])((?:https?|ftp):)?(//|www\.)([^\s<>`]*[^\s<>`).,;:!?'\"])?", re.I)
 
 
 def inert_links(text: str) -> str:

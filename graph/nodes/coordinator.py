@@ -14,6 +14,7 @@ from langgraph.types import Overwrite
 from ..core.context import DeskContext
 from ..core.events import Said, emit
 from ..core.personas import DESK, REPORT_KEYS
+from ..core.plan import RunPlan
 from ..core.prompts import render
 from ..core.settings import Settings, bounded
 from ..core.state import Debate, DeskState
@@ -152,7 +153,7 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
             update |= fresh_run(state) | {
                 "ticker": parsed.ticker, "company": parsed.company or parsed.ticker,
                 "trade_date": parsed.trade_date.isoformat(), "asked_date": asked.isoformat(),
-                "analysts": list(state.get("analysts") or settings.analysts),
+                "analysts": list(RunPlan.of(settings, analysts=_names(state.get("analysts"))).analysts),
                 "debate_rounds": bounded("debate_rounds", state.get("debate_rounds"), settings.debate_rounds),
                 "risk_rounds": bounded("risk_rounds", state.get("risk_rounds"), settings.risk_rounds),
             }
@@ -166,3 +167,9 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
         return update | {"messages": [spoken(DESK, say)]}
 
     return coordinator
+
+
+def _names(value: object) -> list[str] | None:
+    """The analysts a run's input asks for, as names (RunPlan.of keeps the known ones, once each):
+    a client's input (LangGraph Server) is not taken as sent."""
+    return [v for v in value if isinstance(v, str)] if isinstance(value, (list, tuple)) else None

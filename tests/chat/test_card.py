@@ -19,6 +19,14 @@ def test_card_shows_every_field():
         assert text in card
 
 
+def test_the_judges_words_on_the_card_hold_no_live_image_or_link():
+    judged = DECISION.model_copy(update={"rationale": "See ![x](https://evil.example/p.png) and [this](//evil.example)",
+                                         "horizon": "until https://evil.example/h"})
+    card = card_markdown(judged)
+    assert "[image not shown: x]" in card and "this (`//evil.example`)" in card
+    assert "`https://evil.example/h`" in card and "](" not in card
+
+
 async def test_chart_draws_what_its_legend_lists_on_a_transparent_background(emitter):
     element = await price_chart(SyntheticVendor(), DECISION, lookback_days=90)
     assert element.type == "plotly" and element.display == "inline"
