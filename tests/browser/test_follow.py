@@ -46,8 +46,8 @@ def test_the_view_follows_the_run_lets_a_reader_be_and_ends_on_the_card(paced_pa
     for persona in ("Market Analyst", "Bull Researcher", "Bear Researcher"):
         message = persona_messages(page, persona).first
         expect(message).to_contain_text(re.compile(r"\w+ \w+ \w+"), timeout=120_000)
-        newest_in_view(page)
-        expect(message).to_be_in_viewport()  # its words are on screen as they come
+        newest_in_view(page)  # the newest words on screen as they come (not each speaker's: the
+        # four analysts write at once, and the one below pushes the one above out of the window)
 
     # The person scrolls up to read: the desk goes on, the view stays where they put it.
     box = page.locator("#chat-input").bounding_box()
