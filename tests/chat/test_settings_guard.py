@@ -46,6 +46,9 @@ async def a_thread(server: Server, user: str) -> DeskClient:
     await client.connect()
     await client.send("What can you do?")
     await client.wait_for(lambda: client.thread_id and len(client.by_author("Desk")) >= 1, 30, "the desk's answer")
+    # ...and that run's end (on a loaded machine it can come after the answer, and a later count of
+    # ended runs would take it for the next run's)
+    await client.wait_for(lambda: runs_finished(client) >= 1, 30, "the answer's run ended")
     return client
 
 
