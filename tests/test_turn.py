@@ -18,7 +18,9 @@ async def test_a_new_message_runs_under_the_lease_with_its_plan(desk_factory):
         assert (await runtime.leases.holder(thread)) is not None
         said = spoken([ev async for ev in turn.events(runtime.context(today=TODAY))])
     assert (await runtime.leases.holder(thread)) is None  # released when the block ends
-    assert said[:3] == ["Desk", "Market Analyst", "News Analyst"] and said[-1] == "Risk Judge"
+    # The analysts run at once: which of them speaks first is up to the machine's load.
+    assert said[0] == "Desk" and set(said[1:3]) == {"Market Analyst", "News Analyst"}
+    assert said[-1] == "Risk Judge"
     assert (await runtime.state(thread))["final_decision"] is not None
 
 
