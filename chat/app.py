@@ -68,8 +68,9 @@ async def login(username: str, password: str) -> cl.User | None:
 
 @cl.on_app_startup
 async def startup():
-    # Open the runtime (checkpointer, graph, the coordinator's tables) before the first user waits.
-    await SERVICE.runtime()
+    # Open the runtime (checkpointer, graph, the coordinator's tables) before the first user waits,
+    # and score the track record's calls whose window is over, in the background.
+    (await SERVICE.runtime()).start_settling()
 
 
 @cl.on_app_shutdown

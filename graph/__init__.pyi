@@ -1,7 +1,7 @@
 # graph/'s public face: what the chat, the benchmarks and LangGraph Server use. Loaded lazily
 # (graph/__init__.py), so importing one room of graph/ does not import them all.
 from .core.errors import explain
-from .core.events import Event, NodeDone, NotePickedUp, Said, Token, ToolFinished, ToolStarted
+from .core.events import AlphaCurve, Event, NodeDone, NotePickedUp, Said, Token, ToolFinished, ToolStarted
 from .core.links import inert_links
 from .core.personas import ANALYST_KINDS, ANALYST_PERSONAS, ANALYSTS, DESK, PERSONAS, RISK_JUDGE
 from .core.plan import RISK_JUDGE_NODE, RunPlan
@@ -45,6 +45,7 @@ from .runtime.branches import EditRefused, Step
 from .runtime.desk import DeskRuntime, DeskTurn, Interrupted
 from .runtime.notes import Posted, post_note
 from .tools import make_toolkit
+from .track.words import recalled_markdown
 
 __all__ = [
     "ACCOUNTS_FILE",
@@ -65,6 +66,7 @@ __all__ = [
     "Account",
     "AccountError",
     "Accounts",
+    "AlphaCurve",
     "DemoChatModel",
     "DeskRuntime",
     "DeskTurn",
@@ -108,6 +110,7 @@ __all__ = [
     "private_dir",
     "private_file",
     "quoted_note",
+    "recalled_markdown",
     "report_markdown",
     "sqlalchemy_url",
     "streamed_words",

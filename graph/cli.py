@@ -12,6 +12,7 @@ from typing import Any
 
 from langchain_core.callbacks import UsageMetadataCallbackHandler
 
+from .core.context import LOCAL_USER
 from .core.errors import explain
 from .core.events import Event, NodeDone, Said, Token, ToolStarted
 from .core.personas import ANALYST_KINDS
@@ -24,6 +25,7 @@ from .request import clean_message
 from .request.resolve import resolve
 from .runtime.branches import EditRefused
 from .runtime.desk import DeskRuntime
+from .track.words import recalled_markdown, record_answer
 
 
 class Printer:
@@ -80,7 +82,8 @@ async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
         async with desk.turn(thread, text, plan) as turn:
             if (refused := await _continue(args, desk, thread)) is not None:
                 return refused
-            await _show(turn.events(desk.context(today=args.today), callbacks=[usage]), args.quiet_tools)
+            context = desk.context(today=args.today, user=args.user, source="cli")
+            await _show(turn.events(context, callbacks=[usage]), args.quiet_tools)
             state = await desk.state(thread)
     _print_outcome(args, state, thread, usage)
     return 2 if state.get("intent") == "clarify" else 0
@@ -115,6 +118,9 @@ async def _show(events: AsyncIterator[Event], quiet_tools: bool) -> None:
             printer.done(ev.persona)
         elif isinstance(ev, ToolStarted) and not quiet_tools:
             printer.write(ev.persona, f"\n  ⚙ {ev.tool}({json.dumps(ev.args)})\n")
+        elif isinstance(ev, NodeDone) and ev.node == "coordinator" and (recalled := ev.update.get("track_record")):
+            printer.write("Track record", recalled_markdown(recalled))  # what this analysis recalled
+            printer.done("Track record")
         elif isinstance(ev, NodeDone) and (said := ev.spoken) is not None and ev.node != "coordinator":
             printer.done(str(said.name))
 
@@ -126,6 +132,8 @@ def _print_outcome(args: argparse.Namespace, state: dict[str, Any], thread: str,
         print(f"\n══ Final decision for {decision.ticker} on {decision.trade_date}: {decision.signal} ══")
         for label, value in decision.rows()[1:-1]:  # the signal is in the title, the rationale was said
             print(f"  {label:<14}{value}")
+        if line := (state.get("track_record") or {}).get("line"):
+            print(f"  {'Track record':<14}{line} on {decision.ticker}")
         if args.edit and (change := edit_change(state)):
             print(f"\nAgainst the branch before the edit: {change}")
     if spent := usage_summary(state.get("usage")):  # the run's tokens per persona (graph/core/usage.py)
@@ -152,6 +160,15 @@ async def show_past(args: argparse.Namespace, settings: Settings, thread: str) -
         else:
             for branch in await desk.branches(thread):
                 print(f"{'*' if branch.current else ' '} {branch.head}  {branch.title}")
+    return 0
+
+
+async def show_record(args: argparse.Namespace, settings: Settings) -> int:
+    """--record: the user's calls, scored where their horizon has passed, as the chat's /record shows them."""
+    today = args.today or date.today()
+    async with DeskRuntime.open(settings) as desk:
+        calls = await desk.track.calls(args.user, today, ticker=args.ticker)
+        print(record_answer(calls, args.ticker, today))
     return 0
 
 
@@ -189,6 +206,11 @@ def _parser() -> argparse.ArgumentParser:
                     help="only show how TEXT is understood: one JSON object (intent, ticker, trade_date, ...) "
                          "on the last line; runs nothing")
     ap.add_argument("--has-decision", action="store_true", help="with --parse: as if the thread holds a decision")
+    ap.add_argument("--record", action="store_true",
+                    help="print the track record: every logged call, its outcome once its horizon has passed")
+    ap.add_argument("--ticker", type=lambda s: s.strip().upper(), help="with --record: only this ticker's calls")
+    ap.add_argument("--user", default=LOCAL_USER,
+                    help=f"whose track record the run writes and --record reads (default: {LOCAL_USER})")
     return ap
 
 
@@ -202,7 +224,9 @@ def _check(ap: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         ap.error("--history, --branches, --switch and --edit need --thread ID")
     if args.edit and not args.text_file:
         ap.error("--edit needs --text-file FILE with the persona's new words")
-    if (args.parse or not (args.resume or args.edit or args.history or args.branches or args.switch)) \
+    if args.ticker and not args.record:
+        ap.error("--ticker goes with --record")
+    if (args.parse or not (args.resume or args.edit or args.history or args.branches or args.switch or args.record)) \
             and not args.text:
         ap.error("say what to ask, e.g. \"should I buy NVDA today?\"")
 
@@ -215,6 +239,8 @@ def main(argv: list[str] | None = None) -> int:
         return parse(args.text, args.today, args.has_decision)
     if args.history or args.branches or args.switch:
         return asyncio.run(show_past(args, Settings(), args.thread))
+    if args.record:
+        return asyncio.run(show_record(args, Settings()))
     if args.edit:
         with (sys.stdin if args.text_file == "-" else open(args.text_file, encoding="utf-8")) as f:
             args.edit_text = f.read()

@@ -386,3 +386,29 @@ def test_a_user_does_all_of_it_on_their_own_thread(bob: SyncLangGraphClient) -> 
     bob.threads.delete(thread_id)
     assert status_of(lambda: bob.threads.get(thread_id)) == 404
     assert thread_id not in {t["thread_id"] for t in bob.threads.search(limit=100)}
+
+
+# -- the track record (issue 22): the server's graph logs and reads each user's own calls ---------------
+
+def record_of(client: SyncLangGraphClient, **context: str) -> str:
+    """What the Desk answers "/record" with, on a new thread of the client's user."""
+    thread_id = client.threads.create()["thread_id"]
+    values = client.runs.wait(thread_id, "desk", input={"messages": [{"role": "user", "content": "/record"}]},
+                              context=context or None)
+    return str(values["messages"][-1]["content"])
+
+
+@pytest.mark.e2e
+def test_each_user_reads_only_their_own_track_record(client: SyncLangGraphClient, bob: SyncLangGraphClient,
+                                                      analysis: Analysis) -> None:
+    assert analysis.state["final_decision"] is not None
+    alices = record_of(client)
+    assert "Your track record" in alices and "| NVDA |" in alices  # the module's analysis, logged as alice's
+    bobs = record_of(bob)
+    assert "| NVDA |" not in bobs and "No calls are logged yet" in bobs
+    # The run's user is the authenticated one, whatever a client puts in the context.
+    assert "| NVDA |" not in record_of(bob, user="alice")
+    # Nobody reads the log through the store API, not even its own user: only the desk does.
+    assert status_of(lambda: bob.store.search_items(["track", "alice"])) == 403
+    assert status_of(lambda: client.store.search_items(["track", "alice"])) == 403
+    assert status_of(lambda: client.store.get_item(["track", "alice"], "any")) == 403

@@ -23,12 +23,30 @@ def thread_config(thread_id: str, callbacks: list[BaseCallbackHandler] | None = 
     return config
 
 
+LOCAL_USER = "local"  # the user of a desk run alone (the CLI, a chat with no accounts)
+
+
+def user_of(config: RunnableConfig, context: DeskContext | None) -> tuple[str, str]:
+    """The user a run belongs to, and its source: the authenticated user on LangGraph Server
+    (never the context a client sent), else the context's, else the local user."""
+    configurable = config.get("configurable") or {}
+    if server_user := configurable.get("langgraph_auth_user_id"):
+        return str(server_user), "server"
+    if context is not None and context.user:
+        return context.user, context.source
+    return LOCAL_USER, context.source if context is not None else "cli"
+
+
 @dataclass
 class DeskContext:
     today: date | None = None  # None: the real today; set for reproducible runs and tests
     # Model names for this run (live mode); None: the settings' defaults.
     quick_model: str | None = None
     deep_model: str | None = None
+    # Whose track record the run reads and writes (graph/track/), and from where it runs. The chat
+    # sets the signed-in user; LangGraph Server's authenticated user overrides whatever a client sends.
+    user: str | None = None
+    source: str = "cli"
 
     def __post_init__(self) -> None:
         # A context sent as JSON (LangGraph Server, Studio, langgraph-sdk) carries the date as text.

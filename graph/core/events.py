@@ -56,6 +56,14 @@ class Said:
 
 
 @dataclass(frozen=True)
+class AlphaCurve:
+    """The track record's cumulative alpha, settle date by settle date, for a chart beside the
+    record's table (graph/track/summary.py); `ticker` is '' for all of the user's calls."""
+    points: list[tuple[str, float]]
+    ticker: str = ""
+
+
+@dataclass(frozen=True)
 class NodeDone:
     node: str
     update: dict[str, Any]
@@ -75,11 +83,12 @@ class NodeDone:
         return [f for figures in checks.values() for f in figures] if isinstance(checks, dict) else []
 
 
-NodeEvent = ToolStarted | ToolFinished | NotePickedUp | Said
+NodeEvent = ToolStarted | ToolFinished | NotePickedUp | Said | AlphaCurve
 Event = Token | NodeEvent | NodeDone
 
 _KINDS: dict[str, type[NodeEvent]] = {
     "tool_started": ToolStarted, "tool_finished": ToolFinished, "note_picked_up": NotePickedUp, "said": Said,
+    "alpha_curve": AlphaCurve,
 }
 _KIND_OF = {cls: kind for kind, cls in _KINDS.items()}
 

@@ -16,7 +16,7 @@ from .usage import RunUsage, merge_usage
 
 Signal = Literal["BUY", "SELL", "HOLD"]
 # What the coordinator made of a message (graph/request/intent.py decides it).
-Intent = Literal["analyze", "followup", "chat", "clarify"]
+Intent = Literal["analyze", "followup", "chat", "clarify", "record"]
 
 
 class Turn(BaseModel):
@@ -156,6 +156,9 @@ class DeskState(TypedDict, total=False):
     # A demo request for a ticker the desk does not know, waiting for the user to confirm it
     # (ticker, asked_date); cleared by the next message either way.
     pending_ticker: dict[str, str] | None
+    # What this analysis recalled of the user's track record (graph/track/recall.py), point in time:
+    # the calls, the card's line and the blocks the speakers read. Plain JSON; a new analysis resets it.
+    track_record: dict[str, Any] | None
     # The edit this branch was forked by (graph/runtime/branches.py): the step, its words before and
     # after, and the decision of the branch it forked from. A new analysis clears it.
     forked: dict[str, Any] | None

@@ -42,7 +42,8 @@ from graph.data.vendor import (
 SOURCE = "synthetic"
 MARKET_KEY = "^MARKET"  # pseudo-ticker whose path drives macro headlines
 
-_TICKER_RE = re.compile(r"^[A-Z0-9][A-Z0-9.\-=^]{0,11}$")
+# A symbol, or an index ("^HSI": the track record's benchmarks abroad, graph/track/horizon.py).
+_TICKER_RE = re.compile(r"^\^?[A-Z0-9][A-Z0-9.\-=^]{0,11}$")
 
 
 def _normalise(ticker: str) -> str:

@@ -86,4 +86,4 @@ def _add_nodes(g: StateGraph[Any, Any, Any, Any], settings: Settings, models: Mo
         g.add_node(side, checked(make_debater(debater, models)))
     g.add_node(RESEARCH_MANAGER_NODE, checked(make_research_manager(models)))
     g.add_node(TRADER_NODE, checked(make_trader(models)))
-    g.add_node(RISK_JUDGE_NODE, checked(make_risk_judge(models)))
+    g.add_node(RISK_JUDGE_NODE, checked(make_risk_judge(models, vendor.label)))

@@ -2,17 +2,19 @@
 decides what happens next: an analysis, a follow-up, an answer, or a question back."""
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
 from langchain_core.messages import HumanMessage
+from langgraph.config import get_config
 from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
-from ..core.context import DeskContext
-from ..core.events import Said, emit
+from ..core.context import DeskContext, user_of
+from ..core.events import AlphaCurve, Said, emit
 from ..core.personas import DESK, REPORT_KEYS
 from ..core.plan import RunPlan
 from ..core.prompts import render
@@ -23,17 +25,24 @@ from ..models.registry import ModelRegistry
 from ..record.case import entries, past_analysis
 from ..request.companies import all_companies, company_name, is_known_ticker
 from ..request.intent import ParsedRequest, parse_request
+from ..request.record_ask import asks_for_record
 from ..request.resolve import resolve
 from ..tools.cutoff import cut_prices
 from ..tools.guarded import call_vendor
 from ..tools.market import INDICATOR_HISTORY_DAYS
+from ..track.keeper import TrackRecord
+from ..track.summary import cumulative_alpha
+from ..track.words import record_answer
 from .speaking import spoken
+
+logger = logging.getLogger(__name__)
 
 
 def fresh_run(state: DeskState) -> dict[str, Any]:
     """What a new analysis clears; the previous decision moves to the thread's past decisions."""
     update: dict[str, Any] = {key: "" for key in (*REPORT_KEYS, "investment_plan", "trader_plan")}
-    update |= {"investment_debate": Debate(), "risk_debate": Debate(), "final_decision": None, "forked": None}
+    update |= {"investment_debate": Debate(), "risk_debate": Debate(), "final_decision": None, "forked": None,
+               "track_record": None}
     if state.get("final_decision") is not None:
         update["past_decisions"] = [state["final_decision"]]
     if (past := past_analysis(state)) is not None:
@@ -123,6 +132,8 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
         model = models.quick(runtime.context) if models.live else None
         text = next((str(m.content) for m in reversed(state.get("messages", [])) if isinstance(m, HumanMessage)), "")
         today = (runtime.context.today if runtime.context else None) or date.today()
+        if asks_for_record(text):  # the track record, not an analysis: a table, and its chart
+            return await _record_answer(runtime, vendor, models, text, today)
         # A stopped run's reports and turns are on screen too: questions about them are follow-ups.
         decided = state.get("final_decision") is not None or bool(entries(state))
         current = date.fromisoformat(trade_date) if (trade_date := state.get("trade_date")) else None
@@ -157,6 +168,9 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
                 "debate_rounds": bounded("debate_rounds", state.get("debate_rounds"), settings.debate_rounds),
                 "risk_rounds": bounded("risk_rounds", state.get("risk_rounds"), settings.risk_rounds),
             }
+            # After fresh_run, which clears the last analysis's record.
+            update["track_record"] = await _recalled(runtime, vendor, models, parsed.ticker or "",
+                                                     parsed.trade_date.isoformat(), today)
         elif parsed.intent == "chat":
             say = render("desk_help", mode_line=models.notice)
         elif parsed.intent == "clarify":
@@ -167,6 +181,40 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
         return update | {"messages": [spoken(DESK, say)]}
 
     return coordinator
+
+
+async def _record_answer(runtime: Runtime[DeskContext], vendor: Vendor, models: ModelRegistry, text: str,
+                         today: date) -> dict[str, Any]:
+    """The user's calls as a table (one ticker's when the message names one), settled first where
+    due, with the cumulative alpha for the chat's chart."""
+    ticker = parse_request(text, today).ticker
+    if runtime.store is None:
+        say = "The track record needs the desk's store, and this run has none."
+        points: list[tuple[str, float]] = []
+    else:
+        user, _ = user_of(get_config(), runtime.context)
+        calls = await TrackRecord(runtime.store, vendor, models).calls(user, today, ticker=ticker)
+        say, points = record_answer(calls, ticker, today), cumulative_alpha(calls)
+    emit(runtime.stream_writer, Said(DESK, say))
+    if points:
+        emit(runtime.stream_writer, AlphaCurve([(day, alpha) for day, alpha in points], ticker or ""))
+    return {"intent": "record", "pending_ticker": None, "messages": [spoken(DESK, say)]}
+
+
+async def _recalled(runtime: Runtime[DeskContext], vendor: Vendor, models: ModelRegistry, ticker: str,
+                    trade_date: str, today: date) -> dict[str, Any] | None:
+    """The user's track record as this analysis may know it (settled on or before its trade date),
+    after settling what is due. The record is advice, not data: if it cannot be read, the analysis
+    goes on without it (and the log says why)."""
+    if runtime.store is None:
+        return None
+    user, _ = user_of(get_config(), runtime.context)
+    try:
+        return await TrackRecord(runtime.store, vendor, models).recall(user, ticker, trade_date, today,
+                                                                         runtime.context)
+    except Exception:
+        logger.exception("the track record could not be recalled for %s", ticker)
+        return None
 
 
 def _names(value: object) -> list[str] | None:

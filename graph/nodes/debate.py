@@ -6,9 +6,10 @@ from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
-from ..core.context import DeskContext
+from ..core.context import DeskContext, user_of
 from ..core.errors import DeskError
 from ..core.personas import RESEARCH_MANAGER, RISK_JUDGE, TRADER, DebaterSpec, prompt_name
 from ..core.prompts import render
@@ -16,6 +17,9 @@ from ..core.state import Debate, DeskState, FinalDecision, Turn
 from ..core.usage import Meter
 from ..models.registry import ModelRegistry, Role
 from ..models.ruling import decision_from_text
+from ..track.keeper import call_from
+from ..track.log import DecisionLog
+from ..track.recall import block_for
 from .analysts import max_words
 from .speaking import ask, case_file, spoken, subject, take_notes, text_of
 
@@ -30,8 +34,11 @@ async def _speak(models: ModelRegistry, model: BaseChatModel, state: DeskState, 
     user's notes: consecutive speakers' prompts share all but the newest turn as a prefix."""
     limits = models.limits(role)
     meter = Meter.of(state, persona, models.settings.token_budget)
-    system = case_file(state) + "\n\n" + render(prompt_name(persona), **subject(state),
-                                                 max_words=max_words(limits.max_tokens))
+    # The track record's block for this persona comes after the shared case file, so the case file
+    # stays the prefix every speaker's prompt shares (graph/track/recall.py).
+    recalled = block_for(state.get("track_record"), persona)
+    system = case_file(state) + "\n\n" + (recalled + "\n\n" if recalled else "") + render(
+        prompt_name(persona), **subject(state), max_words=max_words(limits.max_tokens))
     reply = await ask(model, [SystemMessage(system), HumanMessage(render("your_turn", persona=persona, notes=notes))],
                       persona, required=required, limits=limits, meter=meter)
     return text_of(reply), meter
@@ -70,7 +77,7 @@ def make_trader(models: ModelRegistry) -> Node:
     return trader
 
 
-def make_risk_judge(models: ModelRegistry) -> Node:
+def make_risk_judge(models: ModelRegistry, data_label: str) -> Node:
     async def risk_judge(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
         debate = state.get("risk_debate") or Debate()
         model = models.deep(runtime.context)
@@ -101,6 +108,12 @@ def make_risk_judge(models: ModelRegistry) -> Node:
             raise DeskError(f"{RISK_JUDGE}: the ruling names no BUY, SELL or HOLD, so no decision was made. "
                             "Check the model, then type “resume” to ask the judge again.")
         decision = decision.model_copy(update={"ticker": ticker, "trade_date": trade_date})
+        if runtime.store is not None:  # the user's decision log (graph/track/): only a decision made is logged
+            config = get_config()
+            user, source = user_of(config, runtime.context)
+            await DecisionLog(runtime.store).save(call_from(
+                state, decision, user=user, thread_id=str(config["configurable"]["thread_id"]), source=source,
+                data=data_label))
         return {"final_decision": decision, "risk_debate": debate.model_copy(update={"judge_decision": ruling}),
                 "messages": [spoken(RISK_JUDGE, ruling)], **update, **meter.update()}
 

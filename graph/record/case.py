@@ -157,6 +157,8 @@ def desk_notes(state: Mapping[str, Any]) -> str:
     covered = {(a["ticker"], a["trade_date"]) for a in analyses}
     if past := [p for p in state.get("past_decisions") or [] if (p.ticker, p.trade_date) not in covered]:
         parts.append("## Earlier decisions in this chat\n" + "\n".join(f"- {decision_line(p)}" for p in past))
+    if (recalled := state.get("track_record") or {}).get("shared"):  # the user's record (graph/track/)
+        parts.append(str(recalled["shared"]))
     if edit := edit_notes(state):  # this branch was forked by an edit: what changed (graph/runtime/branches.py)
         parts.append(edit)
     return "\n\n".join(parts)

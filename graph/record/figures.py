@@ -249,7 +249,9 @@ def run_evidence(state: Mapping[str, Any], update: Mapping[str, Any] | None = No
     said_by_user += [i.text for i in (*(state.get("interventions") or []), *(update.get("interventions") or []))]
     for text in said_by_user:
         values += numbers_in(text)
-    values += numbers_in(desk_notes(state))
+    values += numbers_in(desk_notes(state))  # with the track record's shared block
+    recalled = state.get("track_record") or {}
+    values += numbers_in(f"{recalled.get('bull') or ''}\n{recalled.get('bear') or ''}")  # each side's own record
     return values
 
 

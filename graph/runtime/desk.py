@@ -8,6 +8,8 @@ checkpointer and store must be.
 """
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
@@ -36,7 +38,10 @@ from ..persistence.database import open_checkpointer, open_leases, open_store
 from ..persistence.lease import Held, Leases, MemoryLeases, hold_run
 from ..record.edits import edit_change
 from ..request import parse_request
+from ..track.keeper import TrackRecord
 from . import branches as past
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -70,6 +75,13 @@ class DeskRuntime:
     graph: CompiledStateGraph[Any, Any, Any, Any]
     # One run per thread across the processes sharing the checkpointer (graph/persistence/lease.py).
     leases: Leases = field(default_factory=MemoryLeases)
+    # Work the runtime started on its own (the settlement pass at server start), ended when it closes.
+    background: set[asyncio.Task[Any]] = field(default_factory=set)
+
+    @property
+    def track(self) -> TrackRecord:
+        """The users' decision logs, in the same store (graph/track/)."""
+        return TrackRecord(self.store, self.vendor, self.models)
 
     @property
     def inbox(self) -> Inbox:
@@ -97,6 +109,7 @@ class DeskRuntime:
             if checkpointer is None:  # leases live beside the configured checkpoints (a given one is private)
                 runtime.leases = await stack.enter_async_context(open_leases(settings))
             runtime.warm_up()
+            stack.push_async_callback(runtime._end_background)
             yield runtime
 
     @classmethod
@@ -110,6 +123,25 @@ class DeskRuntime:
         graph = build_graph(settings, models=models, vendor=vendor, toolkit=toolkit, checkpointer=checkpointer,
                             store=store)
         return cls(settings, models, vendor, checkpointer, store, graph)
+
+    def start_settling(self, today: date | None = None) -> asyncio.Task[Any]:
+        """The track record's settlement pass at server start, in the background: every user's
+        calls whose window is over are scored (and reflected on) before anyone asks for them."""
+        task = asyncio.create_task(self.track.settle_everyone(today or date.today()), name="desk-settle")
+        self.background.add(task)
+
+        def done(t: asyncio.Task[Any]) -> None:
+            self.background.discard(t)
+            if not t.cancelled() and (exc := t.exception()) is not None:
+                logger.error("The settlement pass failed: %s", exc, exc_info=exc)
+
+        task.add_done_callback(done)
+        return task
+
+    async def _end_background(self) -> None:
+        for task in list(self.background):
+            task.cancel()
+        await asyncio.gather(*self.background, return_exceptions=True)
 
     @staticmethod
     def warm_up() -> None:
@@ -125,9 +157,9 @@ class DeskRuntime:
         return RunPlan.of(self.settings, analysts=analysts, debate_rounds=debate_rounds, risk_rounds=risk_rounds)
 
     @staticmethod
-    def context(*, today: date | None = None, quick_model: str | None = None,
-                deep_model: str | None = None) -> DeskContext:
-        return DeskContext(today=today, quick_model=quick_model, deep_model=deep_model)
+    def context(*, today: date | None = None, quick_model: str | None = None, deep_model: str | None = None,
+                user: str | None = None, source: str = "cli") -> DeskContext:
+        return DeskContext(today=today, quick_model=quick_model, deep_model=deep_model, user=user, source=source)
 
     @asynccontextmanager
     async def turn(self, thread_id: str, text: str | None, plan: RunPlan | None = None, *,

@@ -1,0 +1,92 @@
+"""A call's holding window read from the Risk Judge's horizon, its benchmark, and when it settles.
+
+**How a horizon is read.** The judge writes the horizon as words ("2-6 weeks", "3 trading days",
+"1 quarter"); the desk scores a call over that many trading sessions:
+
+* a day ("d", "day", "session", "trading day") is 1 session, a week ("w", "wk") 5, a month ("m", "mo")
+  21, a quarter ("q", "qtr") 63 and a year ("y", "yr") 252; a fraction rounds up ("1.5 weeks" is 8);
+* a range ("2-6 weeks", "2 to 6 weeks", "1 week to 3 months") counts its **upper** end: the holding
+  window is over only once the longest holding the judge stated is over;
+* a horizon with no number and unit in it ("n/a", "until earnings", "") is DEFAULT_SESSIONS;
+* the result is kept within 1 to 252 sessions (a day to a year): a call is scored within a year.
+
+**Which benchmark.** A US symbol (no exchange suffix, or a class share such as BRK-B or BRK.B) is
+measured against SPY; a symbol with an exchange suffix against that market's main index
+(BENCHMARKS); an unknown suffix against SPY.
+
+**When it settles.** The window is counted in the sessions the vendor's price rows give (an exchange
+abroad has its own holidays); due_date is the NYSE estimate of its end, what the user is told.
+"""
+from __future__ import annotations
+
+import math
+import re
+from datetime import date
+
+from ..core.trading_days import next_trading_day
+
+DEFAULT_SESSIONS = 5   # a week: the window when the judge gave no horizon, or one that cannot be read
+MAX_SESSIONS = 252     # a year of sessions
+
+US_BENCHMARK = "SPY"
+# Exchange suffix (Yahoo's) -> the benchmark its listings are measured against.
+BENCHMARKS: dict[str, str] = {
+    ".HK": "^HSI",        # Hong Kong: Hang Seng
+    ".SS": "000300.SS",   # Shanghai: CSI 300
+    ".SZ": "000300.SS",   # Shenzhen: CSI 300
+    ".T": "^N225",        # Tokyo: Nikkei 225
+    ".L": "^FTSE",        # London: FTSE 100
+    ".DE": "^GDAXI",      # Frankfurt (Xetra): DAX
+    ".PA": "^FCHI",       # Paris: CAC 40
+    ".TO": "^GSPTSE",     # Toronto: S&P/TSX Composite
+    ".AX": "^AXJO",       # Sydney: S&P/ASX 200
+    ".KS": "^KS11",       # Korea: KOSPI
+    ".NS": "^NSEI",       # India (NSE): Nifty 50
+    ".BO": "^NSEI",       # India (BSE): Nifty 50
+}
+
+# Sessions per unit, by the unit's spellings.
+_UNITS: dict[str, int] = {
+    **dict.fromkeys(("d", "day", "days", "session", "sessions"), 1),
+    **dict.fromkeys(("w", "wk", "wks", "week", "weeks"), 5),
+    **dict.fromkeys(("m", "mo", "mos", "month", "months"), 21),
+    **dict.fromkeys(("q", "qtr", "qtrs", "quarter", "quarters"), 63),
+    **dict.fromkeys(("y", "yr", "yrs", "year", "years"), 252),
+}
+_WORDS: dict[str, float] = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+                            "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12}
+_NUMBER = r"\d+(?:\.\d+)?|" + "|".join(_WORDS)
+# "<n>[ to|-|– <m>] [trading|market] <unit>": the longest unit spellings first, so "months" is not read as "m".
+_SPAN = re.compile(
+    rf"\b(?P<low>{_NUMBER})(?:\s*(?:-|–|—|to)\s*(?P<high>{_NUMBER}))?\s*(?:trading\s+|market\s+)?"
+    rf"(?P<unit>{'|'.join(sorted(_UNITS, key=len, reverse=True))})\b",
+    re.IGNORECASE,
+)
+
+
+def _number(text: str) -> float:
+    return _WORDS.get(text.lower()) or float(text)
+
+
+def sessions(horizon: str) -> int:
+    """The horizon in trading sessions, by the rule in the module docstring."""
+    spans = [_number(m["high"] or m["low"]) * _UNITS[m["unit"].lower()] for m in _SPAN.finditer(horizon or "")]
+    if not spans:
+        return DEFAULT_SESSIONS
+    return min(max(math.ceil(max(spans)), 1), MAX_SESSIONS)
+
+
+def benchmark_for(ticker: str) -> str:
+    """The index the ticker's return is measured against (see BENCHMARKS)."""
+    symbol = (ticker or "").strip().upper()
+    _, dot, suffix = symbol.rpartition(".")
+    return BENCHMARKS.get(f".{suffix}", US_BENCHMARK) if dot else US_BENCHMARK
+
+
+def due_date(trade_date: date, n: int) -> date:
+    """The n-th NYSE trading day after the trade date: when a call of n sessions settles, as told to the
+    user ("settles on or after …"). An estimate for a listing abroad, whose own sessions count."""
+    day = trade_date
+    for _ in range(max(n, 0)):
+        day = next_trading_day(day)
+    return day

@@ -1,0 +1,104 @@
+"""The track record's one service: log a decision, settle what is due, recall for an analysis.
+
+Used by the graph's nodes (the coordinator settles and recalls at the start of an analysis, the
+Risk Judge logs its decision), by the runtime (a settlement pass when a server starts) and by the
+CLI's `--record`. Settlement is lazy and idempotent: a call is scored once its window is over,
+from the desk's own vendor, and written under its own id, so two processes settling at once write
+the same figures to the same record (at worst both ask for its reflection; one is kept).
+"""
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from datetime import UTC, date, datetime
+from typing import Any
+
+from langgraph.store.base import BaseStore
+
+from ..core.context import DeskContext
+from ..core.personas import DEBATERS
+from ..core.state import Debate, FinalDecision
+from ..data.vendor import Vendor
+from ..models.registry import ModelRegistry
+from .calls import Call
+from .log import DecisionLog
+from .recall import recall
+from .reflect import reflect
+from .settle import is_due, settle
+
+ARGUED_CHARS = 1500  # each debater's last turn, as the log keeps it
+# Reflections a live pass writes at most (each is a deep-model call); the rest wait for the next pass.
+REFLECT_PER_PASS = 3
+
+
+def call_from(state: Mapping[str, Any], decision: FinalDecision, *, user: str, thread_id: str,
+              source: str, data: str) -> Call:
+    """The log's record of a decision: one id per analysis of the thread (its number among the
+    thread's analyses), so an edited branch's decision replaces the one it forked from."""
+    argued: dict[str, str] = {}
+    for key in ("investment_debate", "risk_debate"):
+        debate = state.get(key)
+        for turn in debate.turns if isinstance(debate, Debate) else []:
+            argued[turn.persona] = turn.text[:ARGUED_CHARS]  # the last turn of each wins
+    forked = state.get("forked") or {}
+    fields = decision.model_dump(include={"signal", "position_size", "entry", "stop", "horizon", "confidence",
+                                          "rationale"})
+    return Call(id=f"{thread_id}:{len(state.get('past_analyses') or [])}", user=user, thread_id=thread_id,
+                branch=str(forked.get("id") or "original"), ticker=decision.ticker,
+                company=str(state.get("company") or ""),
+                trade_date=decision.trade_date, argued={p: argued[p] for p in _debater_order() if p in argued},
+                data=data, source=source, recorded_at=datetime.now(UTC).isoformat(), **fields)
+
+
+def _debater_order() -> list[str]:
+    return [d.persona for d in DEBATERS.values()]
+
+
+class TrackRecord:
+    def __init__(self, store: BaseStore, vendor: Vendor, models: ModelRegistry):
+        self.log = DecisionLog(store)
+        self.vendor = vendor
+        self.models = models
+
+    async def record(self, call: Call) -> None:
+        await self.log.save(call)
+
+    async def settle_due(self, user: str, today: date, context: DeskContext | None = None) -> list[Call]:
+        """Score the user's calls whose window is over as of `today`, reflect on up to
+        REFLECT_PER_PASS of the scored ones still without words (all of them in the demo), and
+        return every call of the user, updated."""
+        calls = await self.log.calls(user)
+        out: list[Call] = []
+        reflections = 0
+        for call in calls:
+            if is_due(call, today):
+                scored = await asyncio.to_thread(settle, call, self.vendor, today)
+                if scored != call:
+                    await self.log.save(scored)
+                call = scored
+            if call.outcome is not None and not call.outcome.reflection and (
+                    not self.models.live or reflections < REFLECT_PER_PASS):
+                reflections += 1
+                written = await reflect(call, self.models, context)
+                if written != call:
+                    await self.log.save(written)
+                call = written
+            out.append(call)
+        return out
+
+    async def recall(self, user: str, ticker: str, trade_date: str, today: date,
+                     context: DeskContext | None = None) -> dict[str, Any]:
+        """Settle what is due, then what an analysis of `ticker` on `trade_date` may know."""
+        return recall(await self.settle_due(user, today, context), ticker, trade_date)
+
+    async def calls(self, user: str, today: date, *, ticker: str | None = None) -> Sequence[Call]:
+        """The user's calls for the record table (settled first where due)."""
+        calls = await self.settle_due(user, today)
+        return [c for c in calls if ticker is None or c.ticker == ticker]
+
+    async def settle_everyone(self, today: date) -> int:
+        """The settlement pass at server start: every user's due calls. Returns how many users."""
+        users = await self.log.users()
+        for user in users:
+            await self.settle_due(user, today)
+        return len(users)
