@@ -44,9 +44,18 @@ def _value(text: str) -> float | None:
     return float(m[0]) if m else None
 
 
-def card_markdown(decision: FinalDecision, data_label: str = "", change: str | None = None) -> str:
+def record_line(state: dict[str, Any]) -> str:
+    """The desk's record on the decision's ticker as the analysis knew it ("4 past calls: 3 right,
+    mean alpha +1.8 %"; graph/track/), or "" when it has none."""
+    recalled = state.get("track_record")
+    return str(recalled.get("line") or "") if isinstance(recalled, dict) else ""
+
+
+def card_markdown(decision: FinalDecision, data_label: str = "", change: str | None = None,
+                  record: str = "") -> str:
     """The final decision as a card a trader can read at a glance; `change`, what an edit of the
-    past changed against the branch it forked from (chat/edits.py), right under the title."""
+    past changed against the branch it forked from (chat/edits.py), right under the title; `record`,
+    the desk's past calls on the ticker (record_line), under the figures."""
     filled = round(decision.confidence * 10)
     shown = {"Signal": f"{SIGNAL_MARK.get(decision.signal, '')} **{decision.signal}**",
              "Confidence": f"{decision.confidence:.0%} {'█' * filled}{'░' * (10 - filled)}"}
@@ -57,6 +66,8 @@ def card_markdown(decision: FinalDecision, data_label: str = "", change: str | N
     # The signal row is the table's header: an empty header row would show as a blank band.
     lines = [f"## {SIGNAL_MARK.get(decision.signal, '')} {decision.signal} {decision.ticker} · {decision.trade_date}",
              *(["", f"> {change}"] if change else []), "", cells[0], "|---|---|", *cells[1:]]
+    if record:
+        lines += ["", f"**Track record:** {record.rstrip('.')}."]
     lines += ["", f"**Rationale.** {inert_links(decision.rationale)}"]
     if data_label:
         lines += ["", f"_Figures from {data_label}._"]
@@ -203,7 +214,7 @@ async def show_decision(thread_id: str, state: dict[str, Any], vendor: Vendor) -
     elements.append(cl.File(name=f"{decision.ticker}-{decision.trade_date}-desk-report.md",
                             content=report.encode(), mime="text/markdown", display="inline"))
     total, per_persona = spend(state)
-    card = cl.Message(content=card_markdown(decision, label, card_change(state)) + note
+    card = cl.Message(content=card_markdown(decision, label, card_change(state), record_line(state)) + note
                       + (f"\n\n_{total}_" if total else ""), author=DESK,
                       elements=elements, actions=card_actions(thread_id, state))
     await card.send()

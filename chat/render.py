@@ -28,6 +28,7 @@ from chainlit.utils import utc_now
 from graph import (
     DESK,
     RISK_JUDGE_NODE,
+    AlphaCurve,
     Event,
     NodeDone,
     NotePickedUp,
@@ -37,6 +38,7 @@ from graph import (
     ToolFinished,
     ToolStarted,
     inert_links,
+    recalled_markdown,
     unverified_note,
 )
 
@@ -51,17 +53,21 @@ STREAM_GAP_S = 0.1
 TOOL_SHOW_S = 0.3
 # What ended this recently is shown to a page opening the thread even if it is stored already.
 RECENT_S = 10.0
+# The closed step under the Desk's "Analyzing …" that shows what the analysis recalled of the user's calls.
+TRACK_RECORD_STEP = "Track record"
 
 _WORD = re.compile(r"[A-Za-z0-9]+")
 
 
 
-async def fold_under(parent: cl.Message, name: str, text: str) -> None:
-    """Text folded into a closed step under a message (a long table, the tokens per persona)."""
+async def fold_under(parent: cl.Message, name: str, text: str) -> cl.Step:
+    """Text folded into a closed step under a message (a long table, the tokens per persona, the
+    track record an analysis recalled)."""
     step = cl.Step(name=name, type="undefined", parent_id=parent.id)
     step.output = text
     step.start = step.end = utc_now()
     await step.send()
+    return step
 
 class StreamTrace:
     """A debug hook for benchmarks/browser.py, on when DESK_TRACE_STREAM names a file: one JSON
@@ -129,7 +135,8 @@ class Renderer:
     TOOL_SHOW_S is shown once, ended, and words are paced (STREAM_GAP_S)."""
 
     def __init__(self, plan: RunPlan, *, stop_action: cl.Action | None = None,
-                 on_pickup: Callable[[int, str], Awaitable[None]] | None = None):
+                 on_pickup: Callable[[int, str], Awaitable[None]] | None = None,
+                 on_curve: Callable[[cl.Message, AlphaCurve], Awaitable[None]] | None = None):
         self.plan = plan
         self.streams: dict[str, Stream] = {}         # persona -> its turn being streamed
         self.steps: dict[str, ToolCall] = {}         # tool call id -> its step
@@ -137,6 +144,7 @@ class Renderer:
         self.progress: StageList | None = None
         self.stop_action = stop_action
         self.on_pickup = on_pickup                   # async (seq, persona) when a speaker takes a note
+        self.on_curve = on_curve                     # async (message, curve): the record's chart (track_view.py)
         self.started: list[str] = []                 # personas whose turns have started, in plan order
         self.decided = False                         # the Risk Judge finished: a new decision exists
         self.said: list[cl.Message] = []
@@ -215,12 +223,16 @@ class Renderer:
         last = ev.spoken
         return str(last.name) if last is not None and ev.node != "coordinator" else None
 
-    async def _node_event(self, ev: Said | ToolStarted | ToolFinished | NotePickedUp) -> None:
+    async def _node_event(self, ev: Said | AlphaCurve | ToolStarted | ToolFinished | NotePickedUp) -> None:
         if isinstance(ev, Said):
             msg = cl.Message(content=inert_links(ev.text), author=ev.persona or DESK,
                              actions=[self.stop_action] if self.stop_action else [])
             await msg.send()
             self.said.append(msg)
+        elif isinstance(ev, AlphaCurve):
+            # The chart of the record whose table the Desk just said.
+            if self.on_curve is not None and self.said and ev.points:
+                await self.on_curve(self.said[-1], ev)
         elif isinstance(ev, ToolStarted):
             parent = self._stream(ev.persona)
             step = cl.Step(name=ev.tool, type="tool", parent_id=parent.msg.id, show_input="json")
@@ -248,7 +260,10 @@ class Renderer:
 
     async def _node_done(self, ev: NodeDone) -> None:
         last = ev.spoken
-        if last is None or ev.node == "coordinator":  # the coordinator already spoke through Said
+        if ev.node == "coordinator":  # it already spoke through Said
+            await self._recalled(ev.update.get("track_record"))
+            return
+        if last is None:
             return
         persona = str(last.name)
         text = last.content if isinstance(last.content, str) else str(last.content)
@@ -273,6 +288,20 @@ class Renderer:
             await self.progress.finished(persona)
         if ev.node == RISK_JUDGE_NODE:
             self.decided = True
+
+    async def _recalled(self, track_record: object) -> None:
+        """What the analysis recalled of the user's calls (graph/track/), folded into a closed step
+        under the Desk's "Analyzing …", before any analyst speaks. Its reflections are a model's: inert."""
+        if not isinstance(track_record, dict) or not track_record:
+            return
+        text = inert_links(recalled_markdown(track_record))
+        if not self.said:  # the coordinator always announces an analysis; should it not, the text stands alone
+            msg = cl.Message(content=f"**{TRACK_RECORD_STEP}**\n\n{text}", author=DESK)
+            await msg.send()
+            self.said.append(msg)
+            return
+        step = await fold_under(self.said[-1], TRACK_RECORD_STEP, text)
+        self._ended(step.to_dict())  # a page opening the thread now gets it even if not yet stored
 
     def _ended(self, step: StepDict) -> None:
         now = time.monotonic()

@@ -51,6 +51,7 @@ from .pages import Pages
 from .panel import NextAnalysis
 from .render import Renderer
 from .thread_names import NAME_RUNNING, NAME_STOPPED, name_thread
+from .track_view import show_alpha_curve
 
 # A message to a thread whose run just ended in another process waits this long for its lease
 # (released a moment after that run's last word) before it is passed on as a note.
@@ -85,6 +86,12 @@ def acknowledgement(posted: Posted) -> str:
     if posted.reader:
         return f"Noted — the **{posted.reader}** will answer this next."
     return "Noted — the desk will take this up as soon as the current step finishes."
+
+
+def signed_in(session: Any) -> str | None:
+    """The identifier of a page's signed-in user (None without a login: the desk's local user)."""
+    user = getattr(session, "user", None)
+    return str(user.identifier) if user is not None and user.identifier else None
 
 
 def resume_action(thread_id: str) -> cl.Action:
@@ -175,6 +182,8 @@ class ChatRun:
         self.analysing: dict[str, Any] | None = None  # the ticker and date of the run's analysis
         self.began = datetime.now(UTC)  # when it began (thread_names.py: the thread's name says it)
         self.closing = False   # the run is past its last event: a note now would find no reader
+        # The signed-in user of the page that started the run: whose track record it reads and writes.
+        self.user: str | None = None
 
     @property
     def active(self) -> bool:
@@ -304,6 +313,10 @@ class ChatRun:
         # The task inherits on_message's step stack; without a reset every persona message
         # would nest under that finished "on_message" run step.
         local_steps.set(None)
+        # Taken before the context below replaces the page's (a run that follows one, for the notes
+        # left over, is still the same user's: it keeps the user its page's run had).
+        if not isinstance(cl.context.emitter, Pages):
+            self.user = signed_in(cl.context.session)
         # A context of its own, whose emitter is every page showing the thread (pages.py): a
         # reloaded page, a second tab or a dropped connection gets the rest of the run too.
         pages = self._pages()
@@ -314,7 +327,7 @@ class ChatRun:
                          icon="square", tooltip="Stop the desk (or type /stop)")
         self.closing = False
         self.analysing = None
-        return Renderer(nxt.plan, stop_action=stop, on_pickup=self._picked_up)
+        return Renderer(nxt.plan, stop_action=stop, on_pickup=self._picked_up, on_curve=show_alpha_curve)
 
     async def _deliberate(self, turn: DeskTurn, renderer: Renderer, nxt: NextAnalysis) -> None:
         """Stream the run's events to the pages, naming the thread after its analysis."""
@@ -322,7 +335,8 @@ class ChatRun:
             renderer.plan, renderer.started = turn.plan, turn.plan.spoken(turn.resumed)
             await self._quietly(self._name(turn.resumed, NAME_RUNNING))
         quick, deep = nxt.models or (None, None)
-        async for ev in turn.events(turn.desk.context(quick_model=quick, deep_model=deep)):
+        context = turn.desk.context(quick_model=quick, deep_model=deep, user=self.user, source="chat")
+        async for ev in turn.events(context):
             await renderer.handle(ev)
             if isinstance(ev, NodeDone) and ev.node == "coordinator":
                 await self._quietly(self._name(ev.update, NAME_RUNNING, _asked(turn)))

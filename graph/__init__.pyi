@@ -45,6 +45,7 @@ from .runtime.branches import EditRefused, Step
 from .runtime.desk import DeskRuntime, DeskTurn, Interrupted
 from .runtime.notes import Posted, post_note
 from .tools import make_toolkit
+from .track.calls import Call, Outcome
 from .track.words import recalled_markdown
 
 __all__ = [
@@ -67,6 +68,7 @@ __all__ = [
     "AccountError",
     "Accounts",
     "AlphaCurve",
+    "Call",
     "DemoChatModel",
     "DeskRuntime",
     "DeskTurn",
@@ -81,6 +83,7 @@ __all__ = [
     "NodeDone",
     "Note",
     "NotePickedUp",
+    "Outcome",
     "Posted",
     "RunPlan",
     "Said",

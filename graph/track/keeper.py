@@ -63,28 +63,28 @@ class TrackRecord:
     async def record(self, call: Call) -> None:
         await self.log.save(call)
 
-    async def settle_due(self, user: str, today: date, context: DeskContext | None = None) -> list[Call]:
+    async def settle_due(self, user: str, today: date, context: DeskContext | None = None) -> list[dict[str, Any]]:
         """Score the user's calls whose window is over as of `today`, reflect on up to
         REFLECT_PER_PASS of the scored ones still without words (all of them in the demo), and
-        return every call of the user, updated."""
-        calls = await self.log.calls(user)
-        out: list[Call] = []
+        return every call of the user as stored (plain JSON), updated. Only the calls it touches
+        are read into `Call`s: at the start of an analysis that is usually none of them."""
+        values = await self.log.values(user)
         reflections = 0
-        for call in calls:
+        for i, value in enumerate(values):
+            outcome = value.get("outcome")
+            if outcome is not None and outcome.get("reflection"):
+                continue  # settled and reflected on: the common case
+            call = Call.model_validate(value)
             if is_due(call, today):
-                scored = await asyncio.to_thread(settle, call, self.vendor, today)
-                if scored != call:
-                    await self.log.save(scored)
-                call = scored
+                call = await asyncio.to_thread(settle, call, self.vendor, today)
             if call.outcome is not None and not call.outcome.reflection and (
                     not self.models.live or reflections < REFLECT_PER_PASS):
                 reflections += 1
-                written = await reflect(call, self.models, context)
-                if written != call:
-                    await self.log.save(written)
-                call = written
-            out.append(call)
-        return out
+                call = await reflect(call, self.models, context)
+            if (new := call.model_dump(mode="json")) != value:
+                await self.log.save(call)
+                values[i] = new
+        return values
 
     async def recall(self, user: str, ticker: str, trade_date: str, today: date,
                      context: DeskContext | None = None) -> dict[str, Any]:
@@ -93,8 +93,9 @@ class TrackRecord:
 
     async def calls(self, user: str, today: date, *, ticker: str | None = None) -> Sequence[Call]:
         """The user's calls for the record table (settled first where due)."""
-        calls = await self.settle_due(user, today)
-        return [c for c in calls if ticker is None or c.ticker == ticker]
+        values = await self.settle_due(user, today)
+        calls = [Call.model_validate(v) for v in values if ticker is None or v.get("ticker") == ticker]
+        return sorted(calls, key=lambda c: (c.trade_date, c.recorded_at, c.id))
 
     async def settle_everyone(self, today: date) -> int:
         """The settlement pass at server start: every user's due calls. Returns how many users."""

@@ -12,7 +12,7 @@ read the whole block, the Bull and the Bear each their own side's record on the 
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..core.personas import RESEARCH_MANAGER, RISK_JUDGE, SIDE_OF, TRADER
@@ -22,8 +22,8 @@ from .summary import card_line, summarize
 
 SAME_TICKER = 3     # calls on the ticker recalled
 OTHER_LESSONS = 3   # lessons from other tickers recalled
-RECALL_CHARS = 1400  # a block's bound (about 350 tokens)
-LESSON_CHARS = 240  # a lesson's bound within it
+RECALL_CHARS = 1100  # a block's bound (about 300 tokens)
+LESSON_CHARS = 200  # a lesson's bound within it
 # Who reads which block (graph/nodes/debate.py): the whole record, or their own side of it.
 READS_ALL = (RESEARCH_MANAGER, TRADER, RISK_JUDGE)
 
@@ -32,20 +32,25 @@ def pct(x: float) -> str:
     return f"{x * 100:+.2f} %"
 
 
-def recall(calls: Sequence[Call], ticker: str, trade_date: str) -> dict[str, Any]:
-    """The record an analysis of `ticker` on `trade_date` may know, as plain data for the state
-    (checkpointed as JSON): the calls recalled, the ticker's pending ones, the card's line, and the
-    rendered blocks (their figures count as evidence for the figure check)."""
-    known = [c for c in calls if c.outcome is not None and c.outcome.settle_date <= trade_date]
-    known.sort(key=lambda c: (c.outcome.settle_date if c.outcome else "", c.trade_date, c.id), reverse=True)
-    same = [c for c in known if c.ticker == ticker][:SAME_TICKER]
-    others = [c for c in known if c.ticker != ticker]
-    others.sort(key=lambda c: c.outcome is not None and c.outcome.verdict == "right")  # stable: wrong first
-    lessons = [c for c in others if c.outcome and c.outcome.reflection][:OTHER_LESSONS]
+def recall(values: Sequence[Mapping[str, Any]], ticker: str, trade_date: str) -> dict[str, Any]:
+    """The record an analysis of `ticker` on `trade_date` may know, from the user's calls as stored,
+    as plain data for the state (checkpointed as JSON): the calls recalled, the ticker's pending
+    ones, the card's line, and the rendered blocks (their figures count as evidence for the figure
+    check). Only the calls it keeps are read into `Call`s."""
+    def settled_by(v: Mapping[str, Any]) -> str:
+        return str(v["outcome"]["settle_date"])
+
+    known = [v for v in values if v.get("outcome") and settled_by(v) <= trade_date]
+    known.sort(key=lambda v: (settled_by(v), str(v.get("trade_date")), str(v.get("id"))), reverse=True)
+    on_ticker = [Call.model_validate(v) for v in known if v.get("ticker") == ticker]
+    same = on_ticker[:SAME_TICKER]
+    others = [v for v in known if v.get("ticker") != ticker and v["outcome"].get("reflection")]
+    others.sort(key=lambda v: v["outcome"].get("verdict") == "right")  # stable: the wrong calls first
+    lessons = [Call.model_validate(v) for v in others[:OTHER_LESSONS]]
     # Pending calls on the ticker made before this one (the chat says when they settle).
-    pending = [c for c in calls if c.ticker == ticker and c.outcome is None and c.trade_date < trade_date]
-    on_ticker = [c for c in known if c.ticker == ticker]
-    record = {
+    pending = sorted((Call.model_validate(v) for v in values if v.get("ticker") == ticker and not v.get("outcome")
+                      and str(v.get("trade_date")) < trade_date), key=lambda c: (c.trade_date, c.id))
+    record: dict[str, Any] = {
         "ticker": ticker, "trade_date": trade_date,
         "same": [c.model_dump(mode="json") for c in same],
         "lessons": [c.model_dump(mode="json") for c in lessons],
@@ -67,7 +72,10 @@ def _outcome(c: Call) -> str:
 
 
 def _lesson(c: Call) -> str:
+    """The reflection's lesson (what follows its last "Lesson:"; all of it when it has none): the
+    entry already gives the call's figures, which the reflection repeats."""
     text = " ".join((c.outcome.reflection if c.outcome else "").split())
+    text = text.rsplit("Lesson:", 1)[-1].strip()
     return text if len(text) <= LESSON_CHARS else text[:LESSON_CHARS - 1].rstrip() + "…"
 
 

@@ -4,6 +4,7 @@ Returns and alpha are stored as fractions, unrounded; they are rounded here, for
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
@@ -100,23 +101,20 @@ def _pending_text(call: Call, today: date) -> str:
     return f"settles on or after {due.isoformat()}" if today < due else "due: scored at the next settlement pass"
 
 
-def _stop(call: Call, o: Outcome | None) -> str:
-    if o is not None and o.stop_hit:
-        return f"hit {o.stop_hit}"
-    if o is not None and o.stop_price is not None and call.signal != "HOLD":
-        return "not hit"
-    return call.stop
-
-
 def _row(call: Call, today: date) -> str:
+    """Seven short cells: a chat column is narrow (a pending call's reason goes under the table)."""
     o = call.outcome
+    size = f" {call.position_size}" if call.position_size else ""
     if o is None:
-        outcome, ret, alpha, verdict = _pending_text(call, today), "", "", "pending"
+        due = _pending_text(call, today)
+        when = re.match(r"settles on or after (\S+)", due)
+        settled = f"after {when[1]}" if when else "pending"
+        ret, alpha, verdict = "", "", "pending"
     else:
-        outcome = f"settled {o.settle_date} ({o.sessions} sessions, vs {o.benchmark} {pct(o.benchmark_return)})"
-        ret, alpha, verdict = pct(o.raw_return), pct(o.alpha), o.verdict
-    cells = (call.trade_date, call.ticker, call.signal, call.position_size, call.horizon, outcome, ret, alpha,
-             _stop(call, o), verdict)
+        settled = o.settle_date
+        ret = pct(o.raw_return) + (f" (stop hit {o.stop_hit})" if o.stop_hit else "")
+        alpha, verdict = f"{pct(o.alpha)} vs {o.benchmark}", o.verdict
+    cells = (call.trade_date, call.ticker, call.signal + size, settled, ret, alpha, verdict)
     return "| " + " | ".join(_cell(c) for c in cells) + " |"
 
 
@@ -127,9 +125,12 @@ def record_table(calls: Sequence[Call], *, today: date) -> str:
         return ("No calls are logged yet. " + _HOW_TO_LOG + ": the Risk Judge's decision is logged, "
                 "and scored here once its horizon has passed.")
     ordered = sorted(calls, key=lambda c: (c.trade_date, c.recorded_at, c.id), reverse=True)
-    lines = ["| Date | Ticker | Signal | Size | Horizon | Outcome | Return | Alpha | Stop | Verdict |",
-             "|---|---|---|---|---|---|---|---|---|---|",
+    lines = ["| Date | Ticker | Call | Settled | Return | Alpha | Verdict |",
+             "|---|---|---|---|---|---|---|",
              *(_row(c, today) for c in ordered)]
+    waiting = [c for c in ordered if c.outcome is None and not _pending_text(c, today).startswith("settles on")]
+    if waiting:  # why a due call is not scored yet: a vendor failure, a missing close
+        lines += ["", *(f"- {c.trade_date} {c.ticker}: {_pending_text(c, today)}" for c in waiting)]
     summary = summarize(calls)
     lines += ["", card_line(summary)]
     if sides := sides_line(summary):

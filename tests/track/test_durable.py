@@ -34,7 +34,7 @@ async def main():
     async with open_sqlite_store(Path(sys.argv[1])) as store:
         track = TrackRecord(store, SyntheticVendor(), ModelRegistry(Settings()))
         calls = await track.settle_due(sys.argv[2], date.fromisoformat(sys.argv[3]))
-        print(sum(c.settled for c in calls))
+        print(sum(v["outcome"] is not None for v in calls))
 
 asyncio.run(main())
 """

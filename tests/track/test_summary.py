@@ -75,18 +75,17 @@ def test_cumulative_alpha_in_settle_order() -> None:
 def test_record_table() -> None:
     table = record_table(CALLS, today=date(2024, 6, 3))
     lines = table.splitlines()
-    assert lines[0] == "| Date | Ticker | Signal | Size | Horizon | Outcome | Return | Alpha | Stop | Verdict |"
+    assert lines[0] == "| Date | Ticker | Call | Settled | Return | Alpha | Verdict |"
     rows = lines[2:7]
     assert [r.split(" | ")[0] for r in rows] == ["| 2024-05-31", "| 2024-05-13", "| 2024-05-10", "| 2024-05-07",
                                                  "| 2024-05-03"]   # newest trade date first
-    assert rows[0] == ("| 2024-05-31 | TSLA | BUY | 2% of portfolio | 1 week | settles on or after 2024-06-07 "
-                       "(5 trading days after the trade date) | — | — | n/a | pending |")
-    assert rows[2] == ("| 2024-05-10 | NVDA | SELL | 1% \\| half size | 1 week | settled 2024-05-17 (5 sessions, "
-                       "vs SPY +0.50 %) | +2.50 % | +2.00 % | hit 2024-05-13 | wrong |")
-    assert "| +4.00 % | +3.00 % | not hit | right |" in rows[4]
-    assert "| +0.00 % | -1.00 % | n/a | right |" in rows[3]
-    # every row has its 10 cells: the escaped "|" is not a cell border
-    assert all(r.replace("\\|", "").count("|") == 11 for r in rows)
+    assert rows[0] == "| 2024-05-31 | TSLA | BUY 2% of portfolio | after 2024-06-07 | — | — | pending |"
+    assert rows[2] == ("| 2024-05-10 | NVDA | SELL 1% \\| half size | 2024-05-17 | +2.50 % (stop hit 2024-05-13) "
+                       "| +2.00 % vs SPY | wrong |")
+    assert "| +4.00 % | +3.00 % vs SPY | right |" in rows[4]
+    assert "| +0.00 % | -1.00 % vs SPY | right |" in rows[3]
+    # every row has its 7 cells: the escaped "|" is not a cell border
+    assert all(r.replace("\\|", "").count("|") == 8 for r in rows)
     assert lines[7:] == ["", "5 past calls: 3 right, mean alpha +2.0 %; 1 pending",
                          "Bull Researcher 2/3 right · Bear Researcher 0/2 · Risk Judge 3/4"]
 
@@ -94,14 +93,15 @@ def test_record_table() -> None:
 def test_record_table_escapes_every_cell() -> None:
     odd = make(6, "X|Y", "BUY", "2024-05-01", None, {}, size="a\nb", horizon="2|3 weeks")
     row = record_table([odd], today=date(2024, 5, 2)).splitlines()[2]
-    assert "X\\|Y" in row and "| a b |" in row and "2\\|3 weeks" in row
-    assert row.replace("\\|", "").count("|") == 11
+    assert "X\\|Y" in row and "| BUY a b |" in row
+    assert row.replace("\\|", "").count("|") == 8
 
 
 def test_record_table_says_when_a_call_never_tried_settles() -> None:
     fresh = make(7, "AMD", "BUY", "2024-05-22", None, {}, horizon="3 days")
-    assert "settles on or after 2024-05-28" in record_table([fresh], today=date(2024, 5, 23))
-    assert "due: scored at the next settlement pass" in record_table([fresh], today=date(2024, 5, 28))
+    assert "| after 2024-05-28 |" in record_table([fresh], today=date(2024, 5, 23))
+    # due but not tried yet: said under the table
+    assert "- 2024-05-22 AMD: due: scored at the next settlement pass" in record_table([fresh], today=date(2024, 5, 28))
     # nothing settled: the summary's line, no accuracy line
     assert record_table([fresh], today=date(2024, 5, 23)).splitlines()[-1] == "1 past call, none settled yet"
 
