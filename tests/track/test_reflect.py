@@ -35,7 +35,8 @@ async def test_the_deep_model_writes_it_from_the_calls_figures_and_what_was_argu
 
 
 async def test_a_figure_the_record_lacks_is_flagged_under_it():
-    models, _ = live(lambda persona, messages, tools: AIMessage("Right: alpha +9.00 %, and NVDA earned 42.7 % margins."))
+    models, _ = live(lambda persona, messages, tools: AIMessage(
+        "Right: alpha +9.00 %, and NVDA earned 42.7 % margins."))
     text = (await reflect(CALL, models)).outcome.reflection
     assert "not found in the data: 42.7 %" in text
 
