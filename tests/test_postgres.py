@@ -12,6 +12,7 @@ import sys
 import textwrap
 import uuid
 from collections.abc import AsyncIterator
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -183,3 +184,23 @@ async def test_a_wrong_database_url_fails_the_start_with_the_reason(tmp_path: Pa
         async with DeskRuntime.open(bad):
             pass
     assert not os.path.exists(tmp_path / "checkpoints.sqlite"), "no silent fallback to SQLite"
+
+
+async def test_the_track_record_lives_in_postgres_for_its_user(pg_settings: Settings):
+    """A decision logged for a user whose name has periods (an email), read back and scored by
+    another runtime on the same database; another user sees none of it."""
+    url = pg_settings.database_url
+    assert url
+    thread = str(uuid.uuid4())
+    user = "ann.lee@example.com"
+    async with DeskRuntime.open(pg_settings) as runtime:
+        graph_input = await runtime.new_input(thread, "should I buy NVDA on 2024-03-01?")
+        context = runtime.context(today=date(2024, 7, 1), user=user, source="chat")
+        await collect(runtime.events(graph_input, thread, context))
+    async with DeskRuntime.open(pg_settings) as other:
+        [call] = await other.track.calls(user, date(2024, 7, 1))
+        assert await other.track.calls("bob", date(2024, 7, 1)) == []
+    assert (call.thread_id, call.ticker, call.trade_date) == (thread, "NVDA", "2024-03-01")
+    assert call.outcome is not None and call.outcome.reflection, "scored and reflected on when asked for"
+    [(prefix, value)] = rows(url, "SELECT prefix, value FROM store WHERE prefix LIKE %s", "track.%")
+    assert prefix == "track.ann%2Elee@example%2Ecom" and value["outcome"]["verdict"] in ("right", "wrong")
