@@ -159,6 +159,8 @@ class DeskState(TypedDict, total=False):
     # What this analysis recalled of the user's track record (graph/track/recall.py), point in time:
     # the calls, the card's line and the blocks the speakers read. Plain JSON; a new analysis resets it.
     track_record: dict[str, Any] | None
+    # The user's whole record as the Desk last showed it ("/record"): follow-ups may ask about it.
+    record_shown: str | None
     # The edit this branch was forked by (graph/runtime/branches.py): the step, its words before and
     # after, and the decision of the branch it forked from. A new analysis clears it.
     forked: dict[str, Any] | None

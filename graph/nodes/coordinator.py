@@ -135,7 +135,8 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
         if asks_for_record(text):  # the track record, not an analysis: a table, and its chart
             return await _record_answer(runtime, vendor, models, text, today)
         # A stopped run's reports and turns are on screen too: questions about them are follow-ups.
-        decided = state.get("final_decision") is not None or bool(entries(state))
+        decided = (state.get("final_decision") is not None or bool(entries(state))
+                   or bool(state.get("record_shown")))  # the record shown: a question may be about it
         current = date.fromisoformat(trade_date) if (trade_date := state.get("trade_date")) else None
         parsed = await resolve(text, today, has_decision=decided, current_ticker=state.get("ticker"),
                                current_date=current, model=model, analysed=analysed(state))
@@ -198,7 +199,7 @@ async def _record_answer(runtime: Runtime[DeskContext], vendor: Vendor, models: 
     emit(runtime.stream_writer, Said(DESK, say))
     if points:
         emit(runtime.stream_writer, AlphaCurve([(day, alpha) for day, alpha in points], ticker or ""))
-    return {"intent": "record", "pending_ticker": None, "messages": [spoken(DESK, say)]}
+    return {"intent": "record", "pending_ticker": None, "record_shown": say, "messages": [spoken(DESK, say)]}
 
 
 async def _recalled(runtime: Runtime[DeskContext], vendor: Vendor, models: ModelRegistry, ticker: str,

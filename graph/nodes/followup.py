@@ -26,8 +26,11 @@ def make_followup(models: ModelRegistry) -> Callable[..., Any]:
         # After a Stop the record ends mid-deliberation: the Desk answers from what was said so far.
         status, extent = (("has finished its analysis of", "its whole deliberation") if finished else
                           ("was stopped before a decision in its analysis of", "what was said before the stop"))
-        system = case_file(state) + "\n\n" + render("desk", **subject(state), status=status, extent=extent,
-                                                      context=desk_notes(state))
+        if state.get("ticker"):
+            system = case_file(state) + "\n\n" + render("desk", **subject(state), status=status, extent=extent,
+                                                          context=desk_notes(state))
+        else:  # no analysis in this chat, only the track record shown: the Desk answers from it
+            system = render("desk_record", context=desk_notes(state))
         meter = Meter.of(state, DESK, models.settings.token_budget)  # capped, counted, within the budget
         reply = await ask(models.quick(runtime.context), [SystemMessage(system), HumanMessage(str(question))], DESK,
                           limits=models.limits("turn"), meter=meter)

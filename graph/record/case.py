@@ -159,6 +159,8 @@ def desk_notes(state: Mapping[str, Any]) -> str:
         parts.append("## Earlier decisions in this chat\n" + "\n".join(f"- {decision_line(p)}" for p in past))
     if (recalled := state.get("track_record") or {}).get("shared"):  # the user's record (graph/track/)
         parts.append(str(recalled["shared"]))
+    if shown := state.get("record_shown"):  # the whole record, as "/record" showed it
+        parts.append("## The user's track record, as the Desk last showed it\n" + str(shown))
     if edit := edit_notes(state):  # this branch was forked by an edit: what changed (graph/runtime/branches.py)
         parts.append(edit)
     return "\n\n".join(parts)

@@ -153,3 +153,24 @@ async def test_an_edited_branch_replaces_the_call_it_forked_from(desk_factory):
     await run(desk, "and AAPL on 2024-05-02?")
     assert [c.id for c in await DecisionLog(desk.runtime.store).calls("alice")] == [
         f"{desk.thread}:0", f"{desk.thread}:1"]
+
+
+async def test_a_followup_asks_about_the_record_shown(desk_factory):
+    model = ScriptedChatModel()
+    desk = desk_factory(model)
+    await run(desk, "should I buy NVDA on 2024-03-01?")
+    other = desk_factory(model, store=desk.runtime.store)  # a new chat of the same user: no analysis in it
+    await run(other, "/record")
+    model.calls.clear()
+    events = await run(other, "which of those calls was wrong, and by how much?")
+    assert (await other.state())["intent"] == "followup"
+    [prompt] = prompts_of(model, "Desk")
+    assert "| 2024-03-01 | NVDA |" in prompt and "no analysis yet" in prompt
+    answer = [ev for ev in events if isinstance(ev, NodeDone) and ev.node == "followup"][0].spoken
+    assert answer is not None and str(answer.content).strip()
+    # In a chat with an analysis, the record shown goes to the Desk's notes beside the case file.
+    await run(desk, "/record")
+    model.calls.clear()
+    await run(desk, "which of those calls was wrong?")
+    [prompt] = prompts_of(model, "Desk")
+    assert "The user's track record, as the Desk last showed it" in prompt and "case file" in prompt
