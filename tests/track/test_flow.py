@@ -166,7 +166,7 @@ async def test_a_followup_asks_about_the_record_shown(desk_factory):
     assert (await other.state())["intent"] == "followup"
     [prompt] = prompts_of(model, "Desk")
     assert "| 2024-03-01 | NVDA |" in prompt and "no analysis yet" in prompt
-    answer = [ev for ev in events if isinstance(ev, NodeDone) and ev.node == "followup"][0].spoken
+    answer = next(ev for ev in events if isinstance(ev, NodeDone) and ev.node == "followup").spoken
     assert answer is not None and str(answer.content).strip()
     # In a chat with an analysis, the record shown goes to the Desk's notes beside the case file.
     await run(desk, "/record")
