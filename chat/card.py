@@ -44,6 +44,13 @@ def _value(text: str) -> float | None:
     return float(m[0]) if m else None
 
 
+# How the ruling was read (graph's FinalDecision.read), as the card's footnote says it.
+READ_WORDS = {"json_schema": "Ruling read under its JSON schema.",
+              "json_object": "Ruling read under its JSON schema.",
+              "function_calling": "Ruling read through function calling.",
+              "lines": "Ruling read from the judge's lines."}
+
+
 def record_line(state: dict[str, Any]) -> str:
     """The desk's record on the decision's ticker as the analysis knew it ("4 past calls: 3 right,
     mean alpha +1.8 %"; graph/track/), or "" when it has none."""
@@ -52,10 +59,11 @@ def record_line(state: dict[str, Any]) -> str:
 
 
 def card_markdown(decision: FinalDecision, data_label: str = "", change: str | None = None,
-                  record: str = "") -> str:
+                  record: str = "", judge_words: str = "") -> str:
     """The final decision as a card a trader can read at a glance; `change`, what an edit of the
     past changed against the branch it forked from (chat/edits.py), right under the title; `record`,
-    the desk's past calls on the ticker (record_line), under the figures."""
+    the desk's past calls on the ticker (record_line), under the figures. When the judge's words name
+    another signal than its structured ruling, the card says so first and ends with `judge_words`."""
     filled = round(decision.confidence * 10)
     shown = {"Signal": f"{SIGNAL_MARK.get(decision.signal, '')} **{decision.signal}**",
              "Confidence": f"{decision.confidence:.0%} {'█' * filled}{'░' * (10 - filled)}"}
@@ -65,12 +73,19 @@ def card_markdown(decision: FinalDecision, data_label: str = "", change: str | N
     cells = [f"| **{k}** | {str(v).replace('|', '/')} |" for k, v in rows]
     # The signal row is the table's header: an empty header row would show as a blank band.
     lines = [f"## {SIGNAL_MARK.get(decision.signal, '')} {decision.signal} {decision.ticker} · {decision.trade_date}",
-             *(["", f"> {change}"] if change else []), "", cells[0], "|---|---|", *cells[1:]]
+             *(["", f"> {change}"] if change else []),
+             *(["", f"> ⚠ The judge's words say **{decision.words_say}**, but its structured ruling says "
+                    f"**{decision.signal}**: the two disagree. Read the judge's own words below before acting."]
+               if decision.words_say else []),
+             "", cells[0], "|---|---|", *cells[1:]]
     if record:
         lines += ["", f"**Track record:** {record.rstrip('.')}."]
     lines += ["", f"**Rationale.** {inert_links(decision.rationale)}"]
-    if data_label:
-        lines += ["", f"_Figures from {data_label}._"]
+    if decision.words_say and judge_words:
+        lines += ["", "**The judge's words.**", "", inert_links(judge_words)]
+    how = READ_WORDS.get(decision.read, "")
+    if data_label or how:
+        lines += ["", "_" + " ".join(filter(None, (how, f"Figures from {data_label}." if data_label else ""))) + "_"]
     lines += ["", "The chart and the full report of the deliberation are attached. "
               "Ask a follow-up (“why was the bear worried?”) or a new ticker any time."]
     return "\n".join(lines)
@@ -214,7 +229,9 @@ async def show_decision(thread_id: str, state: dict[str, Any], vendor: Vendor) -
     elements.append(cl.File(name=f"{decision.ticker}-{decision.trade_date}-desk-report.md",
                             content=report.encode(), mime="text/markdown", display="inline"))
     total, per_persona = spend(state)
-    card = cl.Message(content=card_markdown(decision, label, card_change(state), record_line(state)) + note
+    debate = state.get("risk_debate")
+    words = str(getattr(debate, "judge_decision", "") or "")
+    card = cl.Message(content=card_markdown(decision, label, card_change(state), record_line(state), words) + note
                       + (f"\n\n_{total}_" if total else ""), author=DESK,
                       elements=elements, actions=card_actions(thread_id, state))
     await card.send()

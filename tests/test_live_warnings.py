@@ -26,8 +26,8 @@ async def test_a_live_run_prints_no_user_warning(settings):
             await desk.ask("should I buy NVDA today?")
         state = await desk.state()
     # The run did reach the structured extraction (otherwise there is nothing to check).
-    assert any((r.get("tools") and r["tools"][0]["function"]["name"] == "FinalDecision") or
-               (r.get("response_format") or {}).get("json_schema", {}).get("name") == "FinalDecision"
+    assert any((r.get("tools") and r["tools"][0]["function"]["name"] == "Ruling") or
+               (r.get("response_format") or {}).get("json_schema", {}).get("name") == "Ruling"
                for r in server.requests)
     assert state["final_decision"].signal == "BUY"
     user_warnings = [f"{w.category.__name__}: {w.message}" for w in caught if issubclass(w.category, UserWarning)]

@@ -255,7 +255,7 @@ async def test_each_role_sends_its_output_cap_under_both_names(settings):
         caps[persona] = {(r.get("max_completion_tokens"), r.get("max_tokens")) for r in asked(server, persona)}
     assert caps == {"Market Analyst": {(900, 900)}, "Bull Researcher": {(500, 500)}, "Research Manager": {(500, 500)},
                     "Trader": {(500, 500)}, "Safe Analyst": {(500, 500)}, "Risk Judge": {(700, 700)}}
-    extraction = [r for r in server.requests if r.get("tool_choice") not in (None, "auto")]
+    extraction = [r for r in server.requests if r.get("response_format") or r.get("tool_choice") not in (None, "auto")]
     assert extraction and all(r["max_tokens"] == 700 for r in extraction), "the judge's extraction is capped too"
 
 

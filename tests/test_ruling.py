@@ -18,3 +18,29 @@ def test_the_prompts_template_echoed_back_is_no_decision():
 
 def test_no_signal_is_no_decision():
     assert decision_from_text("I would wait and see.", "NVDA", "2026-11-20") is None
+
+
+def test_a_chinese_ruling_is_read():
+    ruling = ("信号：卖出\n仓位：组合的 1.5%\n入场：43.10 附近\n止损：47.00\n期限：2-4 周\n置信度：75\n"
+              "理由：估值过高，动能转弱。")
+    d = decision_from_text(ruling, "NVDA", "2024-05-06")
+    assert d is not None
+    assert (d.signal, d.position_size, d.entry, d.stop, d.horizon, d.confidence) == (
+        "SELL", "组合的 1.5%", "43.10 附近", "47.00", "2-4 周", 0.75)
+    assert d.rationale == "估值过高，动能转弱。"
+    traditional = parse_ruling("信號: 買入 · 倉位: 2% · 止損: 850")
+    assert (traditional["signal"], traditional["position_size"], traditional["stop"]) == ("BUY", "2%", "850")
+
+
+def test_a_chinese_template_echo_is_no_decision_either():
+    assert parse_ruling("信号：买入、卖出或持有")["signal"] is None
+
+
+def test_a_plans_stated_call():
+    from graph.models.ruling import stated_call
+
+    assert stated_call("Long story.\n\nFINAL TRANSACTION PROPOSAL: **BUY**") == "BUY"
+    assert stated_call("Recommendation: Sell. The bear case holds.") == "SELL"
+    assert stated_call("**Hold** for now: the evidence is mixed.\nMore words.") == "HOLD"
+    assert stated_call("建议：持有。\n理由……") == "HOLD"
+    assert stated_call("Buy or sell? Either could work.") is None

@@ -51,6 +51,10 @@ class Settings(BaseSettings):
     turn_tokens: int = Field(500, ge=64, validation_alias="DESK_TURN_TOKENS")
     ruling_tokens: int = Field(700, ge=64, validation_alias="DESK_RULING_TOKENS")
     stall_timeout_s: float = Field(60.0, gt=0, validation_alias="DESK_STALL_TIMEOUT_S")
+    # How a ruling (and the other shapes the desk reads) is asked for: "schema" decodes under its JSON
+    # schema where the server can, else function calling; "tools" only function calling; both fall
+    # back to reading the judge's lines. "lines" reads the lines only (graph/models/shaped.py).
+    structured_output: Literal["schema", "tools", "lines"] = Field("schema", validation_alias="DESK_STRUCTURED_OUTPUT")
     # Tokens (prompt + completion) one run may spend; None is no limit.
     token_budget: int | None = Field(None, ge=1, validation_alias="DESK_TOKEN_BUDGET")
 

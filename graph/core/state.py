@@ -50,6 +50,19 @@ class Debate(BaseModel):
         return self.model_copy(update={"turns": [*self.turns, turn]})
 
 
+class Ruling(BaseModel):
+    """The ruling's shape as a model is asked to fill it: every field required and no bounds, so
+    that strict structured output (OpenAI) and grammar-constrained decoding (llama.cpp) take it."""
+
+    signal: Signal = Field(description="BUY, SELL or HOLD: the judge's decision")
+    position_size: str = Field(description="e.g. '2% of portfolio' or '0% (stay flat)'")
+    entry: str = Field(description="entry price or rule, e.g. 'limit 912.50' or 'n/a'")
+    stop: str = Field(description="stop-loss price or rule, e.g. '865.00' or 'n/a'")
+    horizon: str = Field(description="holding period, e.g. '2-6 weeks'")
+    confidence: float = Field(description="0..1")
+    rationale: str = Field(description="one paragraph: why")
+
+
 class FinalDecision(BaseModel):
     """The Risk Judge's ruling, as a trader would enter it."""
 
@@ -62,6 +75,11 @@ class FinalDecision(BaseModel):
     rationale: str = Field(description="one paragraph: why")
     ticker: str = ""
     trade_date: str = ""
+    # How the ruling was read (graph/models/shaped.py): "json_schema"/"json_object" (decoded under its
+    # schema), "function_calling", or "lines" (the judge's own words). And, when the words the user
+    # read name another signal than the structured ruling, the signal they name: the card says so.
+    read: str = ""
+    words_say: Signal | None = None
 
     def rows(self) -> list[tuple[str, str]]:
         """The ruling as (label, value) rows, in DECISION_FIELDS order, confidence as 0.00."""

@@ -48,7 +48,7 @@ class DemoChatModel(PolicyChatModel):
         system = "\n".join(str(m.content) for m in messages if isinstance(m, SystemMessage))
         human = "\n".join(str(m.content) for m in messages if isinstance(m, HumanMessage))
         notes = _NOTE.findall(human)
-        if tools and tool_choice and any(t["function"]["name"] == "FinalDecision" for t in tools):
+        if tools and tool_choice and any(t["function"]["name"] == "Ruling" for t in tools):
             return _extract_decision(system + "\n" + human)
         if persona in ANALYST_PERSONAS:
             return _analyst(persona, messages, system, tools, notes)

@@ -1,6 +1,6 @@
 """The demo deciders: the Research Manager's recommendation, the Trader's plan and the Risk
 Judge's ruling, each from the signal handed to it and the levels the figures give; and the
-ruling read back into a FinalDecision call."""
+ruling read back into a Ruling call (the decision's shape, graph/core/state.py)."""
 from __future__ import annotations
 
 import re
@@ -112,4 +112,4 @@ def _read_ruling(text: str) -> dict[str, object]:
 
 def _extract_decision(text: str) -> AIMessage:
     args = _read_ruling(sections(text).get("Ruling", text))
-    return AIMessage(content="", tool_calls=[{"name": "FinalDecision", "args": args, "id": None, "type": "tool_call"}])
+    return AIMessage(content="", tool_calls=[{"name": "Ruling", "args": args, "id": None, "type": "tool_call"}])

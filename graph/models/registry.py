@@ -14,6 +14,7 @@ from langchain_core.language_models import BaseChatModel
 
 from ..core.prompts import render
 from ..core.settings import Settings
+from .shaped import Shapes
 
 if TYPE_CHECKING:
     from ..core.context import DeskContext
@@ -50,6 +51,8 @@ class ModelRegistry:
             notice = (render("live_notice", quick_model=settings.quick_model, deep_model=settings.deep_model,
                              base_url=base) if self.live else render("demo_notice"))
         self.notice = notice  # one line for the user: which mode, and how to change it
+        # Which structured-output method each model's server takes, found out once (shaped.py).
+        self.shapes = Shapes(schema_first=settings.structured_output == "schema")
 
     @classmethod
     def fixed(cls, model: BaseChatModel, settings: Settings | None = None, notice: str = "test mode",

@@ -8,7 +8,8 @@ from collections.abc import Callable
 from datetime import date, timedelta
 from typing import Any
 
-from langchain_core.messages import HumanMessage
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
@@ -26,7 +27,7 @@ from ..record.case import entries, past_analysis
 from ..request.companies import all_companies, company_name, is_known_ticker
 from ..request.intent import ParsedRequest, parse_request
 from ..request.record_ask import asks_for_record
-from ..request.resolve import resolve
+from ..request.resolve import Shape, TickerGuess, resolve
 from ..tools.cutoff import cut_prices
 from ..tools.guarded import call_vendor
 from ..tools.market import INDICATOR_HISTORY_DAYS
@@ -139,7 +140,8 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
                    or bool(state.get("record_shown")))  # the record shown: a question may be about it
         current = date.fromisoformat(trade_date) if (trade_date := state.get("trade_date")) else None
         parsed = await resolve(text, today, has_decision=decided, current_ticker=state.get("ticker"),
-                               current_date=current, model=model, analysed=analysed(state))
+                               current_date=current, analysed=analysed(state),
+                               shape=_shaper(models, model) if model is not None else None)
         pending = state.get("pending_ticker")
         confirmed = _confirmed(text, parsed, pending, today) if pending else None
         parsed = confirmed or parsed
@@ -182,6 +184,16 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
         return update | {"messages": [spoken(DESK, say)]}
 
     return coordinator
+
+
+def _shaper(models: ModelRegistry, model: BaseChatModel) -> Shape:
+    """The coordinator's one structured call (a company the rules do not know), asked as every shape
+    the desk reads is: under its schema where the server can (graph/models/shaped.py)."""
+    async def shape(schema: type[TickerGuess], prompt: list[BaseMessage]) -> TickerGuess | None:
+        got = await models.shapes.ask(models.capped(model, "turn"), schema, prompt,
+                                      config={"tags": ["nostream"], "metadata": {"persona": DESK}})
+        return got.value if got is not None else None
+    return shape
 
 
 async def _record_answer(runtime: Runtime[DeskContext], vendor: Vendor, models: ModelRegistry, text: str,

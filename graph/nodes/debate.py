@@ -5,7 +5,7 @@ from collections.abc import Callable
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.messages import HumanMessage, SystemMessage
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
 
@@ -13,10 +13,10 @@ from ..core.context import DeskContext, user_of
 from ..core.errors import DeskError
 from ..core.personas import RESEARCH_MANAGER, RISK_JUDGE, TRADER, DebaterSpec, prompt_name
 from ..core.prompts import render
-from ..core.state import Debate, DeskState, FinalDecision, Turn
+from ..core.state import Debate, DeskState, FinalDecision, Ruling, Turn
 from ..core.usage import Meter
 from ..models.registry import ModelRegistry, Role
-from ..models.ruling import decision_from_text
+from ..models.ruling import decision_from_text, parse_ruling
 from ..track.keeper import call_from
 from ..track.log import DecisionLog
 from ..track.recall import block_for
@@ -77,37 +77,49 @@ def make_trader(models: ModelRegistry) -> Node:
     return trader
 
 
+async def read_ruling(models: ModelRegistry, model: BaseChatModel, state: DeskState, ruling: str,
+                      meter: Meter) -> FinalDecision | None:
+    """The decision in the judge's ruling, as the model itself gives it: decoded under the ruling's
+    schema where its server can (else through function calling), reading the judge's words only as
+    the last resort; None when none of them names a signal (a decision is never guessed).
+
+    The words the user read and the structured ruling must agree: when the words name one signal
+    and the structured ruling another, the decision carries the words' (`words_say`) and the card
+    says so, with the judge's own words."""
+    ticker, trade_date = state.get("ticker") or "", state.get("trade_date") or ""
+    said = parse_ruling(ruling)["signal"]
+    shaped = None
+    if models.settings.structured_output != "lines":
+        prompt = [HumanMessage(render("decision_extract", ruling=ruling, **subject(state)))]
+        meter.check(prompt, models.limits("ruling").max_tokens)
+        # Tagged nostream: the user reads the judge's words, not the JSON.
+        shaped = await models.shapes.ask(models.capped(model, "ruling"), Ruling, prompt, meter=meter,
+                                         config={"tags": ["nostream"], "metadata": {"persona": RISK_JUDGE}})
+    if shaped is not None:
+        fields = shaped.value.model_dump()
+        fields["confidence"] = min(1.0, max(0.0, fields["confidence"] / 100 if fields["confidence"] > 1
+                                            else fields["confidence"]))
+        decision: FinalDecision | None = FinalDecision(**fields, read=shaped.method)
+    else:
+        decision = decision_from_text(ruling, ticker, trade_date)
+        if decision is not None:
+            decision = decision.model_copy(update={"read": "lines"})
+    if decision is None:
+        return None
+    disagree = said if said is not None and said != decision.signal else None
+    return decision.model_copy(update={"ticker": ticker, "trade_date": trade_date, "words_say": disagree})
+
+
 def make_risk_judge(models: ModelRegistry, data_label: str) -> Node:
     async def risk_judge(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
         debate = state.get("risk_debate") or Debate()
         model = models.deep(runtime.context)
         notes, update = await take_notes(state, runtime, RISK_JUDGE)
         ruling, meter = await _speak(models, model, state, RISK_JUDGE, notes, "ruling", required=True)
-        ticker, trade_date = state.get("ticker") or "", state.get("trade_date") or ""
-        # The extraction call is tagged nostream: the user sees the judge's words, not the JSON.
-        # Function calling, not json_schema: a streaming ChatOpenAI parses json_schema through
-        # the SDK's beta stream, which warns on every event (the analysts need tools anyway).
-        limits = models.limits("ruling")
-        extractor = models.capped(model, "ruling").with_structured_output(
-            FinalDecision, method="function_calling", include_raw=True).with_config(
-            tags=["nostream"], metadata={"persona": RISK_JUDGE})
-        prompt = [HumanMessage(render("decision_extract", ruling=ruling, **subject(state)))]
-        meter.check(prompt, limits.max_tokens)
-        decision: object = None
-        try:
-            extracted = await extractor.ainvoke(prompt)
-        except Exception:  # a model without structured output: read the lines the prompt asked for
-            extracted = {}
-        if isinstance(extracted, dict):
-            if isinstance(raw := extracted.get("raw"), BaseMessage):
-                meter.add(raw, prompt)
-            decision = extracted.get("parsed")
-        if not isinstance(decision, FinalDecision):
-            decision = decision_from_text(ruling, ticker, trade_date)
+        decision = await read_ruling(models, model, state, ruling, meter)
         if decision is None:  # a ruling without BUY, SELL or HOLD is not a decision; never guess one
             raise DeskError(f"{RISK_JUDGE}: the ruling names no BUY, SELL or HOLD, so no decision was made. "
                             "Check the model, then type “resume” to ask the judge again.")
-        decision = decision.model_copy(update={"ticker": ticker, "trade_date": trade_date})
         if runtime.store is not None:  # the user's decision log (graph/track/): only a decision made is logged
             config = get_config()
             user, source = user_of(config, runtime.context)

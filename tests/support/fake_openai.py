@@ -69,8 +69,11 @@ def _shared(a: str, b: str) -> int:
 
 
 class FakeOpenAI:
-    def __init__(self, no_tools: bool = False, fault: Fault | None = None, stall_s: float = 30.0) -> None:
+    def __init__(self, no_tools: bool = False, fault: Fault | None = None, stall_s: float = 30.0,
+                 refuse_formats: frozenset[str] = frozenset()) -> None:
         self.no_tools = no_tools
+        # response_format types answered 400, as a server that does not take them answers
+        self.refuse_formats = refuse_formats
         self.fault = fault
         self.stall_s = stall_s
         self.prompts: list[str] = []
@@ -99,8 +102,10 @@ class FakeOpenAI:
     def reply(self, body: dict) -> tuple[str, list[dict]]:
         messages, tools = body["messages"], body.get("tools") or []
         fmt = body.get("response_format") or {}
-        if fmt.get("type") == "json_schema" or (tools and body.get("tool_choice") not in (None, "auto")):
-            name = fmt.get("json_schema", {}).get("name") or tools[0]["function"]["name"]
+        forced = tools and body.get("tool_choice") not in (None, "auto")
+        if fmt.get("type") in ("json_schema", "json_object") or forced:
+            name = (fmt.get("json_schema", {}).get("name") or (fmt.get("schema") or {}).get("title")
+                    or tools[0]["function"]["name"])
             args = self.structured(name, messages)
             if fmt:
                 return json.dumps(args), []
@@ -119,7 +124,7 @@ class FakeOpenAI:
 
     def structured(self, name: str, messages: list[dict]) -> dict:
         text = "\n".join(str(m["content"]) for m in messages)
-        if name == "FinalDecision":
+        if name in ("FinalDecision", "Ruling"):
             return {k: v for k, v in parse_ruling(text).items()} | {"ticker": "", "trade_date": ""}
         return {"ticker": None, "date": None}
 
@@ -138,6 +143,9 @@ class FakeOpenAI:
     async def chat(self, request: Request) -> Response:
         body = await request.json()
         self.requests.append(body)
+        if (kind := (body.get("response_format") or {}).get("type")) in self.refuse_formats:
+            error = f"response_format type {kind!r} is not supported"
+            return JSONResponse({"error": {"message": error, "type": "invalid_request_error"}}, status_code=400)
         if self.no_tools and body.get("tools"):
             error = f"registry.ollama.ai/library/{body['model']} does not support tools"
             return JSONResponse({"error": {"message": error, "type": "invalid_request_error"}}, status_code=400)

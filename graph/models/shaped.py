@@ -1,0 +1,131 @@
+"""Structured output a model really produced: under a JSON schema where its server can constrain
+decoding to one, else through function calling; the caller then reads the words as its last resort.
+
+Servers differ. OpenAI takes a strict `json_schema` response format; vLLM, Ollama and LM Studio take
+the same; llama-cpp-python's server takes `json_object` with the schema beside it and turns it into a
+grammar. Which one a model's server takes is found out by trying, once per model and server, and
+remembered for the process (`Shapes`): a server that refuses a format is not asked in it again, so
+only a model's first structured call pays for the finding out.
+
+Nothing here guesses: a reply that does not fill the schema is no answer, and the caller falls back.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+from langchain_core.runnables import RunnableConfig
+from pydantic import BaseModel, ValidationError
+
+from ..core.usage import Meter
+
+logger = logging.getLogger(__name__)
+
+Method = Literal["json_schema", "json_object", "function_calling"]
+# In the order they are tried: decoding under the schema first, then a tool call the model fills.
+SCHEMA_METHODS: tuple[Method, ...] = ("json_schema", "json_object")
+ALL_METHODS: tuple[Method, ...] = (*SCHEMA_METHODS, "function_calling")
+
+T = TypeVar("T", bound=BaseModel)
+
+
+@dataclass(frozen=True)
+class Shaped(Generic[T]):
+    value: T
+    method: Method
+
+
+def _server_key(model: BaseChatModel) -> str:
+    base = getattr(model, "openai_api_base", None) or ""
+    return f"{base}|{getattr(model, 'model_name', '') or type(model).__name__}"
+
+
+def _takes_response_format(model: BaseChatModel) -> bool:
+    """Only an OpenAI-compatible client sends a response format; other chat models (the demo, test
+    models) fill a schema through tool calls, whatever method is asked."""
+    try:
+        from langchain_openai import ChatOpenAI
+    except ImportError:  # pragma: no cover - a dependency of the project
+        return False
+    return isinstance(model, ChatOpenAI)
+
+
+class Shapes:
+    """Which structured-output method each model's server takes, found out and remembered."""
+
+    def __init__(self, schema_first: bool = True) -> None:
+        self.schema_first = schema_first   # False: never ask for a schema (DESK_STRUCTURED_OUTPUT=tools)
+        self._refused: dict[str, set[Method]] = {}
+        self._works: dict[str, Method] = {}
+
+    def methods(self, model: BaseChatModel) -> list[Method]:
+        key = _server_key(model)
+        if not _takes_response_format(model):
+            return ["function_calling"]
+        candidates = list(ALL_METHODS if self.schema_first else ("function_calling",))
+        if (known := self._works.get(key)) in candidates:
+            candidates.remove(known)
+            candidates.insert(0, known)
+        return [m for m in candidates if m not in self._refused.get(key, set())]
+
+    def known(self, model: BaseChatModel) -> Method | None:
+        return self._works.get(_server_key(model))
+
+    async def ask(self, model: BaseChatModel, schema: type[T], prompt: Sequence[BaseMessage], *,
+                  meter: Meter | None = None, config: RunnableConfig | None = None) -> Shaped[T] | None:
+        """`schema` filled by the model, and how; None when no method gave a valid one (the caller
+        reads the words instead). A method the server refuses is remembered as refused; one that
+        worked is tried first next time."""
+        key = _server_key(model)
+        for method in self.methods(model):
+            try:
+                value, raw = await _call(model, schema, list(prompt), method, config or RunnableConfig())
+            except Exception as exc:  # the server refused the format (or failed): the next method
+                if _refusal(exc):
+                    self._refused.setdefault(key, set()).add(method)
+                logger.info("structured output by %s failed for %s: %s", method, key, exc)
+                continue
+            if meter is not None and raw is not None:
+                meter.add(raw, prompt)
+            if value is not None:
+                self._works[key] = method
+                return Shaped(value, method)
+        return None
+
+
+def _refusal(exc: Exception) -> bool:
+    """A server saying it does not take the request as formed (400/422/501), not a failure worth
+    asking again."""
+    status = getattr(exc, "status_code", None) or getattr(getattr(exc, "response", None), "status_code", None)
+    return status in (400, 404, 415, 422, 501) or isinstance(exc, NotImplementedError)
+
+
+async def _call(model: BaseChatModel, schema: type[T], prompt: list[BaseMessage], method: Method,
+                config: RunnableConfig) -> tuple[T | None, BaseMessage | None]:
+    # One whole answer: a streamed structured call goes through the SDK's beta stream, which warns
+    # on every event, and nobody reads these words as they come.
+    whole = model.model_copy(update={"streaming": False}) if "streaming" in type(model).model_fields else model
+    if method == "json_object":
+        bound = whole.bind(response_format={"type": "json_object", "schema": schema.model_json_schema()})
+        reply: BaseMessage = await bound.with_config(config).ainvoke(prompt)
+        return _parsed(schema, reply.content), reply
+    kwargs: dict[str, Any] = {"method": method, "include_raw": True}
+    if method == "json_schema":
+        kwargs["strict"] = True
+    out = await whole.with_structured_output(schema, **kwargs).with_config(config).ainvoke(prompt)
+    raw = out.get("raw") if isinstance(out, dict) else None
+    parsed = out.get("parsed") if isinstance(out, dict) else None
+    return (parsed if isinstance(parsed, schema) else None), (raw if isinstance(raw, BaseMessage) else None)
+
+
+def _parsed(schema: type[T], content: object) -> T | None:
+    text = content if isinstance(content, str) else str(content)
+    try:
+        return schema.model_validate(json.loads(text))
+    except (ValueError, ValidationError):
+        return None

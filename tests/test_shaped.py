@@ -1,0 +1,114 @@
+"""The ruling as the model itself gives it (issue 25): decoded under the decision's JSON schema where
+the server can, else through function calling, else read from the judge's lines; which format a
+server takes is found out once and remembered; words and structure that disagree are said, never
+silently picked; a ruling with no signal anywhere is no decision."""
+from __future__ import annotations
+
+import pytest
+from langchain_core.messages import AIMessage
+
+from graph.core.errors import DeskError
+from graph.core.settings import Settings
+from tests.support.desk import LiveDesk, live_settings
+from tests.support.fake_openai import FakeOpenAI
+from tests.support.models import ScriptedChatModel
+
+ONE = {"analysts": ["market"]}
+
+
+def live(settings: Settings, server: FakeOpenAI, **overrides) -> LiveDesk:
+    return LiveDesk(live_settings(settings, server).model_copy(update=overrides))
+
+
+def formats(server: FakeOpenAI) -> list[str]:
+    """How each structured request of the run asked: a response format's type, or a forced tool."""
+    out = []
+    for r in server.requests:
+        if kind := (r.get("response_format") or {}).get("type"):
+            out.append(kind)
+        elif r.get("tools") and r.get("tool_choice") not in (None, "auto"):
+            out.append("tool:" + r["tools"][0]["function"]["name"])
+    return out
+
+
+async def test_the_ruling_is_decoded_under_its_schema(settings):
+    with FakeOpenAI() as server:
+        desk = live(settings, server)
+        await desk.ask("should I buy NVDA today?", **ONE)
+    decision = (await desk.state())["final_decision"]
+    assert (decision.signal, decision.read, decision.words_say) == ("BUY", "json_schema", None)
+    [request] = [r for r in server.requests if r.get("response_format")]
+    schema = request["response_format"]["json_schema"]
+    assert schema["name"] == "Ruling" and schema["strict"] is True and not request.get("stream")
+    assert formats(server) == ["json_schema"]
+
+
+async def test_a_server_that_refuses_a_format_is_asked_the_next_way_and_remembered(settings):
+    with FakeOpenAI(refuse_formats=frozenset({"json_schema"})) as server:
+        desk = live(settings, server)
+        await desk.ask("should I buy NVDA today?", **ONE)
+        assert (await desk.state())["final_decision"].read == "json_object"  # llama-cpp-python's form
+        assert formats(server) == ["json_schema", "json_object"]
+        server.requests.clear()
+        await desk.ask("and AAPL?", **ONE)  # the same process: the refused format is not asked again
+        assert formats(server) == ["json_object"]
+    with FakeOpenAI(refuse_formats=frozenset({"json_schema", "json_object"})) as server:
+        desk = live(settings, server)
+        await desk.ask("should I buy NVDA today?", **ONE)
+        assert (await desk.state())["final_decision"].read == "function_calling"
+        assert formats(server) == ["json_schema", "json_object", "tool:Ruling"]
+
+
+async def test_tools_only_as_before_when_the_schema_is_switched_off(settings):
+    with FakeOpenAI() as server:
+        desk = live(settings, server, structured_output="tools")
+        await desk.ask("should I buy NVDA today?", **ONE)
+    assert (await desk.state())["final_decision"].read == "function_calling"
+    assert formats(server) == ["tool:Ruling"]
+    with FakeOpenAI() as server:
+        desk = live(settings, server, structured_output="lines")
+        await desk.ask("should I buy NVDA today?", **ONE)
+    assert (await desk.state())["final_decision"].read == "lines" and formats(server) == []
+
+
+def judge(words: str, structured: dict | None):
+    """A judge whose words are `words` and whose structured ruling is `structured` (None: it fills none)."""
+    def script(persona, messages, tools):
+        if persona != "Risk Judge":
+            return None
+        if tools:  # the extraction's tool call
+            if structured is None:
+                return AIMessage(content="I cannot.")
+            return AIMessage(content="", tool_calls=[{"name": "Ruling", "args": structured, "id": "r1",
+                                                      "type": "tool_call"}])
+        return AIMessage(content=words)
+    return ScriptedChatModel(script=script)
+
+
+RULING = {"signal": "BUY", "position_size": "2%", "entry": "100", "stop": "95", "horizon": "1 month",
+          "confidence": 0.7, "rationale": "Demand."}
+
+
+async def test_words_and_structure_that_disagree_are_said_not_picked(desk_factory):
+    desk = desk_factory(judge("Signal: SELL · Position size: 1% · Confidence: 0.6", RULING))
+    await desk.ask("should I buy NVDA today?", **ONE)
+    decision = (await desk.state())["final_decision"]
+    assert (decision.signal, decision.words_say, decision.read) == ("BUY", "SELL", "function_calling")
+    from chat.card import card_markdown
+    card = card_markdown(decision, judge_words="Signal: SELL · Position size: 1% · Confidence: 0.6")
+    assert "The judge's words say **SELL**, but its structured ruling says **BUY**" in card
+    assert "**The judge's words.**" in card and "Signal: SELL" in card
+
+
+async def test_a_structured_ruling_is_a_decision_even_when_the_words_name_none(desk_factory):
+    desk = desk_factory(judge("The market is hard to read today; I weigh both sides.", RULING))
+    await desk.ask("should I buy NVDA today?", **ONE)
+    decision = (await desk.state())["final_decision"]
+    assert (decision.signal, decision.words_say) == ("BUY", None)
+
+
+async def test_no_structure_and_no_signal_in_the_words_is_no_decision(desk_factory):
+    desk = desk_factory(judge("The market is hard to read today; I weigh both sides.", None))
+    with pytest.raises(DeskError, match="names no BUY, SELL or HOLD"):
+        await desk.ask("should I buy NVDA today?", **ONE)
+    assert (await desk.state()).get("final_decision") is None
