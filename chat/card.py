@@ -59,7 +59,7 @@ def record_line(state: dict[str, Any]) -> str:
 
 
 def card_markdown(decision: FinalDecision, data_label: str = "", change: str | None = None,
-                  record: str = "", judge_words: str = "") -> str:
+                  record: str = "", judge_words: str = "", plan_calls: dict[str, Any] | None = None) -> str:
     """The final decision as a card a trader can read at a glance; `change`, what an edit of the
     past changed against the branch it forked from (chat/edits.py), right under the title; `record`,
     the desk's past calls on the ticker (record_line), under the figures. When the judge's words name
@@ -78,6 +78,9 @@ def card_markdown(decision: FinalDecision, data_label: str = "", change: str | N
                     f"**{decision.signal}**: the two disagree. Read the judge's own words below before acting."]
                if decision.words_say else []),
              "", cells[0], "|---|---|", *cells[1:]]
+    if calls := [f"{persona} {signal}" for persona, signal in (plan_calls or {}).items() if signal]:
+        # Where the desk's own chain stood: the manager's plan and the trader's proposal, then the ruling.
+        lines += ["", "**Along the way:** " + " → ".join([*calls, f"Risk Judge {decision.signal}"]) + "."]
     if record:
         lines += ["", f"**Track record:** {record.rstrip('.')}."]
     lines += ["", f"**Rationale.** {inert_links(decision.rationale)}"]
@@ -231,7 +234,8 @@ async def show_decision(thread_id: str, state: dict[str, Any], vendor: Vendor) -
     total, per_persona = spend(state)
     debate = state.get("risk_debate")
     words = str(getattr(debate, "judge_decision", "") or "")
-    card = cl.Message(content=card_markdown(decision, label, card_change(state), record_line(state), words) + note
+    card = cl.Message(content=card_markdown(decision, label, card_change(state), record_line(state), words,
+                                            state.get("plan_calls")) + note
                       + (f"\n\n_{total}_" if total else ""), author=DESK,
                       elements=elements, actions=card_actions(thread_id, state))
     await card.send()

@@ -20,14 +20,17 @@ def live(settings: Settings, server: FakeOpenAI, **overrides) -> LiveDesk:
     return LiveDesk(live_settings(settings, server).model_copy(update=overrides))
 
 
-def formats(server: FakeOpenAI) -> list[str]:
-    """How each structured request of the run asked: a response format's type, or a forced tool."""
+def formats(server: FakeOpenAI, shape: str = "Ruling") -> list[str]:
+    """How each structured request for `shape` asked: a response format's type, or a forced tool."""
     out = []
     for r in server.requests:
-        if kind := (r.get("response_format") or {}).get("type"):
-            out.append(kind)
-        elif r.get("tools") and r.get("tool_choice") not in (None, "auto"):
-            out.append("tool:" + r["tools"][0]["function"]["name"])
+        fmt = r.get("response_format") or {}
+        name = fmt.get("json_schema", {}).get("name") or (fmt.get("schema") or {}).get("title")
+        forced = r.get("tools") and r.get("tool_choice") not in (None, "auto")
+        if fmt and name == shape:
+            out.append(fmt["type"])
+        elif forced and r["tools"][0]["function"]["name"] == shape:
+            out.append("tool:" + shape)
     return out
 
 
@@ -37,10 +40,23 @@ async def test_the_ruling_is_decoded_under_its_schema(settings):
         await desk.ask("should I buy NVDA today?", **ONE)
     decision = (await desk.state())["final_decision"]
     assert (decision.signal, decision.read, decision.words_say) == ("BUY", "json_schema", None)
-    [request] = [r for r in server.requests if r.get("response_format")]
+    [request] = [r for r in server.requests if (r.get("response_format") or {}).get("json_schema", {}).get("name")
+                 == "Ruling"]
     schema = request["response_format"]["json_schema"]
     assert schema["name"] == "Ruling" and schema["strict"] is True and not request.get("stream")
     assert formats(server) == ["json_schema"]
+    # The fake's manager and trader state no call in words: theirs are asked the same way, once each.
+    assert formats(server, "StatedCall") == ["json_schema", "json_schema"]
+    assert (await desk.state())["plan_calls"] == {"Research Manager": "HOLD", "Trader": "HOLD"}
+
+
+def schema_asks(server: FakeOpenAI) -> dict[str, int]:
+    """Requests that asked for a strict JSON schema, per model."""
+    counts: dict[str, int] = {}
+    for r in server.requests:
+        if (r.get("response_format") or {}).get("type") == "json_schema":
+            counts[r["model"]] = counts.get(r["model"], 0) + 1
+    return counts
 
 
 async def test_a_server_that_refuses_a_format_is_asked_the_next_way_and_remembered(settings):
@@ -48,15 +64,19 @@ async def test_a_server_that_refuses_a_format_is_asked_the_next_way_and_remember
         desk = live(settings, server)
         await desk.ask("should I buy NVDA today?", **ONE)
         assert (await desk.state())["final_decision"].read == "json_object"  # llama-cpp-python's form
-        assert formats(server) == ["json_schema", "json_object"]
+        # Found out once per model: the manager (the deep model) and the trader (the quick one) asked
+        # first; the judge (deep) went straight to the form that works.
+        assert schema_asks(server) == {"deep-x": 1, "quick-x": 1}
+        assert formats(server, "Ruling") == ["json_object"]
         server.requests.clear()
         await desk.ask("and AAPL?", **ONE)  # the same process: the refused format is not asked again
-        assert formats(server) == ["json_object"]
+        assert schema_asks(server) == {} and formats(server, "Ruling") == ["json_object"]
     with FakeOpenAI(refuse_formats=frozenset({"json_schema", "json_object"})) as server:
         desk = live(settings, server)
         await desk.ask("should I buy NVDA today?", **ONE)
         assert (await desk.state())["final_decision"].read == "function_calling"
-        assert formats(server) == ["json_schema", "json_object", "tool:Ruling"]
+        assert formats(server, "Ruling") == ["tool:Ruling"]
+        assert formats(server, "StatedCall")[:3] == ["json_schema", "json_object", "tool:StatedCall"]
 
 
 async def test_tools_only_as_before_when_the_schema_is_switched_off(settings):
@@ -112,3 +132,16 @@ async def test_no_structure_and_no_signal_in_the_words_is_no_decision(desk_facto
     with pytest.raises(DeskError, match="names no BUY, SELL or HOLD"):
         await desk.ask("should I buy NVDA today?", **ONE)
     assert (await desk.state()).get("final_decision") is None
+
+
+def test_the_card_shows_the_chain_of_calls_and_how_the_ruling_was_read():
+    from chat.card import card_markdown
+    from graph.core.state import FinalDecision
+
+    decision = FinalDecision(signal="BUY", position_size="2%", entry="100", stop="95", horizon="1 month",
+                             confidence=0.7, rationale="Demand.", ticker="NVDA", trade_date="2024-05-06",
+                             read="json_schema")
+    card = card_markdown(decision, "synthetic demo data", plan_calls={"Research Manager": "SELL", "Trader": "BUY"})
+    assert "**Along the way:** Research Manager SELL → Trader BUY → Risk Judge BUY." in card
+    assert "_Ruling read under its JSON schema. Figures from synthetic demo data._" in card
+    assert "disagree" not in card

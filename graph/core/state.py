@@ -63,6 +63,12 @@ class Ruling(BaseModel):
     rationale: str = Field(description="one paragraph: why")
 
 
+class StatedCall(BaseModel):
+    """The call a Research Manager's plan or a Trader's proposal states, as a model is asked to give it."""
+
+    signal: Signal = Field(description="BUY, SELL or HOLD: the call the text states")
+
+
 class FinalDecision(BaseModel):
     """The Risk Judge's ruling, as a trader would enter it."""
 
@@ -150,6 +156,9 @@ class DeskState(TypedDict, total=False):
     investment_debate: Debate
     investment_plan: str
     trader_plan: str
+    # The call the manager's plan and the trader's proposal state, by persona (graph/nodes/debate.py
+    # `stated`): the card and the track record show them beside the judge's.
+    plan_calls: Annotated[dict[str, Signal | None], merge_keys]
     risk_debate: Debate
     final_decision: FinalDecision | None
 

@@ -48,7 +48,8 @@ def fresh_run(state: DeskState) -> dict[str, Any]:
         update["past_decisions"] = [state["final_decision"]]
     if (past := past_analysis(state)) is not None:
         update["past_analyses"] = [past]
-    update |= {"tool_figures": Overwrite({}), "unverified": Overwrite({})}  # the figure check is per run
+    # The figure check and the plan's calls are per run.
+    update |= {"tool_figures": Overwrite({}), "unverified": Overwrite({}), "plan_calls": Overwrite({})}
     return update
 
 

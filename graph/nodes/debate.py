@@ -13,15 +13,15 @@ from ..core.context import DeskContext, user_of
 from ..core.errors import DeskError
 from ..core.personas import RESEARCH_MANAGER, RISK_JUDGE, TRADER, DebaterSpec, prompt_name
 from ..core.prompts import render
-from ..core.state import Debate, DeskState, FinalDecision, Ruling, Turn
+from ..core.state import Debate, DeskState, FinalDecision, Ruling, StatedCall, Turn
 from ..core.usage import Meter
 from ..models.registry import ModelRegistry, Role
-from ..models.ruling import decision_from_text, parse_ruling
+from ..models.ruling import decision_from_text, parse_ruling, stated_call
 from ..track.keeper import call_from
 from ..track.log import DecisionLog
 from ..track.recall import block_for
 from .analysts import max_words
-from .speaking import ask, case_file, spoken, subject, take_notes, text_of
+from .speaking import ask, blank, case_file, spoken, subject, take_notes, text_of
 
 Node = Callable[..., Any]
 
@@ -62,8 +62,9 @@ def make_research_manager(models: ModelRegistry) -> Node:
         debate = state.get("investment_debate") or Debate()
         notes, update = await take_notes(state, runtime, RESEARCH_MANAGER)
         plan, meter = await _speak(models, models.deep(runtime.context), state, RESEARCH_MANAGER, notes, "turn")
+        called = await stated(models, models.deep(runtime.context), state, RESEARCH_MANAGER, plan, meter)
         return {"investment_plan": plan, "investment_debate": debate.model_copy(update={"judge_decision": plan}),
-                "messages": [spoken(RESEARCH_MANAGER, plan)], **update, **meter.update()}
+                "messages": [spoken(RESEARCH_MANAGER, plan)], **update, **called, **meter.update()}
 
     return research_manager
 
@@ -72,9 +73,25 @@ def make_trader(models: ModelRegistry) -> Node:
     async def trader(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
         notes, update = await take_notes(state, runtime, TRADER)
         plan, meter = await _speak(models, models.quick(runtime.context), state, TRADER, notes, "turn")
-        return {"trader_plan": plan, "messages": [spoken(TRADER, plan)], **update, **meter.update()}
+        called = await stated(models, models.quick(runtime.context), state, TRADER, plan, meter)
+        return {"trader_plan": plan, "messages": [spoken(TRADER, plan)], **update, **called, **meter.update()}
 
     return trader
+
+
+async def stated(models: ModelRegistry, model: BaseChatModel, state: DeskState, persona: str, text: str,
+                 meter: Meter) -> dict[str, Any]:
+    """The call a manager's plan or a trader's proposal states, for the card and the track record:
+    its call line when it has one that names one signal, else as the model gives it under the
+    call's schema (or a tool call); nothing when neither says (never a guess)."""
+    signal = stated_call(text)
+    if signal is None and models.settings.structured_output != "lines" and not blank(text):
+        prompt = [HumanMessage(render("call_extract", persona=persona, text=text, **subject(state)))]
+        meter.check(prompt, models.limits("turn").max_tokens)
+        shaped = await models.shapes.ask(models.capped(model, "turn"), StatedCall, prompt, meter=meter,
+                                         config={"tags": ["nostream"], "metadata": {"persona": persona}})
+        signal = shaped.value.signal if shaped is not None else None
+    return {"plan_calls": {persona: signal}}
 
 
 async def read_ruling(models: ModelRegistry, model: BaseChatModel, state: DeskState, ruling: str,

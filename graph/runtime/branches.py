@@ -35,6 +35,7 @@ from ..core.errors import DeskError
 from ..core.personas import ANALYSTS, DEBATERS, PERSONA_OF_NODE
 from ..core.plan import RESEARCH_MANAGER_NODE, RISK_JUDGE_NODE, TRADER_NODE, RunPlan, Slot
 from ..core.state import Debate, FinalDecision
+from ..models.ruling import stated_call
 from ..record.case import checked_entries, turn_key
 from ..record.edits import short_decision
 from ..request import clean_message
@@ -237,9 +238,10 @@ def edited_values(step: Step, state: Mapping[str, Any], text: str) -> dict[str, 
         update[spec.report_key] = text
     elif step.node == RESEARCH_MANAGER_NODE:
         debate: Debate = state.get("investment_debate") or Debate()
-        update |= {"investment_plan": text, "investment_debate": debate.model_copy(update={"judge_decision": text})}
+        update |= {"investment_plan": text, "investment_debate": debate.model_copy(update={"judge_decision": text}),
+                   "plan_calls": {step.persona: stated_call(text)}}  # the edited words' own call (or none)
     elif step.node == TRADER_NODE:
-        update["trader_plan"] = text
+        update |= {"trader_plan": text, "plan_calls": {step.persona: stated_call(text)}}
     else:
         key = DEBATERS[step.node].debate_key
         debate = state.get(key) or Debate()

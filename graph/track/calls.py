@@ -57,6 +57,8 @@ class Call(BaseModel):
     # The persona texts that argued, by persona name (Bull Researcher, Bear Researcher, Risky/Safe/
     # Neutral Analyst): their last turn each, cut to a bound (the record is read back into prompts).
     argued: dict[str, str] = Field(default_factory=dict)
+    # The calls the Research Manager's plan and the Trader's proposal stated (None: they stated none).
+    plan_calls: dict[str, Signal | None] = Field(default_factory=dict)
     data: str = ""                   # the vendor's label ("synthetic demo data", "Yahoo Finance …")
     source: str = "chat"             # chat, cli, server or backtest
     recorded_at: str = ""            # ISO UTC

@@ -47,6 +47,7 @@ def call_from(state: Mapping[str, Any], decision: FinalDecision, *, user: str, t
                 branch=str(forked.get("id") or "original"), ticker=decision.ticker,
                 company=str(state.get("company") or ""),
                 trade_date=decision.trade_date, argued={p: argued[p] for p in _debater_order() if p in argued},
+                plan_calls=dict(state.get("plan_calls") or {}),
                 data=data, source=source, recorded_at=datetime.now(UTC).isoformat(), **fields)
 
 

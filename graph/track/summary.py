@@ -9,9 +9,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from ..core.personas import DEBATERS, RISK_JUDGE
+from ..core.personas import DEBATERS, RESEARCH_MANAGER, RISK_JUDGE, TRADER
 from .calls import Call, Outcome
 from .horizon import due_date, sessions
+from .settle import verdict
 
 BULL = DEBATERS["bull"].persona
 BEAR = DEBATERS["bear"].persona
@@ -46,12 +47,17 @@ def summarize(calls: Sequence[Call]) -> Summary:
     alphas = [o.alpha for _, o in settled]
     bull = [o.alpha > 0 for c, o in settled if BULL in c.argued]
     bear = [o.alpha < 0 for c, o in settled if BEAR in c.argued]
+    # The manager's and the trader's own calls, scored by the judge's rule (graph/track/settle.py).
+    planners = {persona: [verdict(signal, o.alpha) == "right" for c, o in settled
+                          if (signal := c.plan_calls.get(persona)) is not None]
+                for persona in (RESEARCH_MANAGER, TRADER)}
     return Summary(
         calls=len(calls), settled=len(settled), right=right,
         mean_alpha=sum(alphas) / len(alphas) if alphas else None,
         hit_rate=right / len(settled) if settled else None,
         pending=len(calls) - len(settled),
-        sides={BULL: (sum(bull), len(bull)), BEAR: (sum(bear), len(bear)), RISK_JUDGE: (right, len(settled))},
+        sides={BULL: (sum(bull), len(bull)), BEAR: (sum(bear), len(bear)),
+               **{p: (sum(v), len(v)) for p, v in planners.items()}, RISK_JUDGE: (right, len(settled))},
     )
 
 

@@ -126,6 +126,8 @@ class FakeOpenAI:
         text = "\n".join(str(m["content"]) for m in messages)
         if name in ("FinalDecision", "Ruling"):
             return {k: v for k, v in parse_ruling(text).items()} | {"ticker": "", "trade_date": ""}
+        if name == "StatedCall":  # the manager's or trader's call, as a model reading "… answering the desk." gives it
+            return {"signal": "HOLD"}
         return {"ticker": None, "date": None}
 
     def _usage(self, prompt: str, content: str) -> dict:

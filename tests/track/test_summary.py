@@ -46,7 +46,8 @@ def test_summary_figures() -> None:
     assert s.hit_rate == 0.75
     # Bull argued 1, 2, 3 (settled): alpha > 0 on 1 and 2. Bear argued 1, 2: alpha < 0 on neither.
     # The pending call 5 counts for no one.
-    assert s.sides == {"Bull Researcher": (2, 3), "Bear Researcher": (0, 2), "Risk Judge": (3, 4)}
+    assert s.sides == {"Bull Researcher": (2, 3), "Bear Researcher": (0, 2), "Research Manager": (0, 0),
+                       "Trader": (0, 0), "Risk Judge": (3, 4)}
 
 
 def test_card_line() -> None:
@@ -61,7 +62,8 @@ def test_card_line() -> None:
 def test_empty_summary() -> None:
     s = summarize([])
     assert s == Summary(calls=0, settled=0, right=0, mean_alpha=None, hit_rate=None, pending=0,
-                        sides={"Bull Researcher": (0, 0), "Bear Researcher": (0, 0), "Risk Judge": (0, 0)})
+                        sides={"Bull Researcher": (0, 0), "Bear Researcher": (0, 0), "Research Manager": (0, 0),
+                               "Trader": (0, 0), "Risk Judge": (0, 0)})
 
 
 def test_cumulative_alpha_in_settle_order() -> None:
