@@ -16,6 +16,7 @@ from graph.core.errors import DeskError
 from graph.core.events import ToolStarted
 from graph.core.settings import Settings
 from graph.models.registry import ModelRegistry
+from graph.nodes.analysts import FETCHED_BY_DESK
 from tests.support.desk import LiveDesk, live_settings
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.models import ScriptedChatModel, human_text, system_text
@@ -225,7 +226,7 @@ async def test_a_report_written_without_any_tool_is_redone_from_fetched_data(des
     assert [bool(c["tools"]) for c in calls] == [True, False]
     assert "RSI 99" not in "".join(str(m.content) for m in calls[1]["messages"]), "the guess is dropped"
     assert "### get_indicators" in human_text(calls[1]["messages"])
-    assert (await desk.state())["market_report"] == "Report from the fetched data."
+    assert (await desk.state())["market_report"] == f"Report from the fetched data.\n\n{FETCHED_BY_DESK}"
 
 
 async def test_a_model_that_only_ever_writes_calls_gets_its_report_forced_and_the_desk_goes_on(desk_factory):
@@ -255,8 +256,10 @@ async def test_each_role_sends_its_output_cap_under_both_names(settings):
         caps[persona] = {(r.get("max_completion_tokens"), r.get("max_tokens")) for r in asked(server, persona)}
     assert caps == {"Market Analyst": {(900, 900)}, "Bull Researcher": {(500, 500)}, "Research Manager": {(500, 500)},
                     "Trader": {(500, 500)}, "Safe Analyst": {(500, 500)}, "Risk Judge": {(700, 700)}}
-    extraction = [r for r in server.requests if r.get("response_format") or r.get("tool_choice") not in (None, "auto")]
+    extraction = [r for r in server.requests if "Risk Judge**, recording" in json.dumps(r["messages"])]
     assert extraction and all(r["max_tokens"] == 700 for r in extraction), "the judge's extraction is capped too"
+    stated = [r for r in server.requests if "call the **" in json.dumps(r["messages"])]
+    assert stated and all(r["max_tokens"] == 500 for r in stated), "so is reading the manager's and trader's calls"
 
 
 async def test_a_runaway_answer_stops_at_the_cap(settings):

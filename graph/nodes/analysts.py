@@ -149,7 +149,12 @@ class _Turn:
         cannot call tools, or wrote a report without calling any (its figures would be made up)."""
         results = await self.run([{"name": n, "args": {}, "id": f"call_desk_{i}"} for i, n in enumerate(self.by_name)])
         prompt = HumanMessage(render("tool_data", why=why, results=_as_text(results)))
-        return _report(await self.ask(self.model, [*self.messages, prompt]), self.by_name, self.persona)
+        report = _report(await self.ask(self.model, [*self.messages, prompt]), self.by_name, self.persona)
+        # The report says where its data came from: a reader of a weak model's report should know.
+        return report if report.startswith(NO_ANSWER_START) else f"{report}\n\n{FETCHED_BY_DESK}"
+
+
+FETCHED_BY_DESK = "_(The model called no tool itself: this report is written from the data the desk fetched for it.)_"
 
 
 def max_words(max_tokens: int | None) -> int:
