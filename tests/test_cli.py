@@ -33,8 +33,9 @@ def test_cli_runs_the_desk_and_continues_the_thread(tmp_path):
     assert out.returncode == 0, out.stderr
     assert "Demo mode" in out.stdout and "synthetic" in out.stdout
     headers = re.findall(r"^▶ (.+)$", out.stdout, re.M)
-    assert headers[0] == "Desk" and set(headers) == {"Desk", *PERSONAS}
-    assert headers[5:] == list(PERSONAS[4:])
+    # The Desk's first words, what the analysis recalled of the track record, then every persona.
+    assert headers[:2] == ["Desk", "Track record"] and set(headers) == {"Desk", "Track record", *PERSONAS}
+    assert headers[6:] == list(PERSONAS[4:])
     assert re.search(r"Final decision for NVDA on 2024-05-06: (BUY|SELL|HOLD)", out.stdout)
     assert "⚙ get_indicators" in out.stdout
     thread = re.search(r"--thread (\w+)", out.stdout)[1]

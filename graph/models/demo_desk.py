@@ -55,7 +55,8 @@ def _record(system: str) -> dict[str, str]:
     and the notes after it (the final decision, interjections, earlier decisions)."""
     out: dict[str, str] = {}
     for name, text in sections(system).items():
-        if name in ("Your role", EARLIER_ANALYSES):  # the Desk's own instructions; other analyses
+        # The Desk's own instructions; other analyses; the track record (answered on its own, when asked).
+        if name in ("Your role", EARLIER_ANALYSES) or _TRACK in name.lower():
             continue
         said = turns(text)
         if not said:
@@ -126,7 +127,35 @@ def _about_earlier(secs: dict[str, str], earlier: list[_Earlier], question: str,
     return "\n".join(out)
 
 
+_TRACK = "track record"
+# A question about the track record shown or recalled, rather than about this deliberation.
+_ABOUT_RECORD = re.compile(r"\b(?:record|track|past\s+calls?|lessons?|history|last\s+time|were\s+you\s+right|"
+                           r"calls?\s+(?:was|were)|worst|best|alpha|hit\s+rate)\b")
+
+
+def _about_record(system: str, q: str) -> str | None:
+    """The lines of the track record (as recalled for this analysis, or as /record showed it) that
+    answer a question about it: those sharing the most words with it, else all its entries."""
+    tracks = [body for name, body in sections(system).items() if _TRACK in name.lower()]
+    if not tracks or not _ABOUT_RECORD.search(q):
+        return None
+    lines = [line.strip() for body in tracks for line in body.splitlines()
+             if line.strip().startswith(("- ", "| 20"))]
+    words = {w for w in re.findall(r"[a-z]+", q) if w not in _STOP and len(w) > 2}
+    scored = sorted(((len(words & set(re.findall(r"[a-z]+", line.lower()))), i, line)
+                     for i, line in enumerate(lines)), key=lambda x: (-x[0], x[1]))
+    chosen = [line for n, _, line in scored if n][:3] or lines[:3]
+    if not chosen:
+        return "From your track record: no call is on record yet."
+    return "From your track record:\n" + "\n".join(f"- {line.lstrip('- ')}" for line in chosen)
+
+
 def _desk(system: str, question: str) -> str:
+    """A follow-up's answer: about the track record when it asks about it, else about the deliberation."""
+    return _about_record(system, question.lower()) or _about_deliberation(system, question)
+
+
+def _about_deliberation(system: str, question: str) -> str:
     secs = _record(system)
     ticker, _, date = _subject(system)
     q = question.lower()

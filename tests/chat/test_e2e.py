@@ -135,7 +135,8 @@ async def test_stop_cancels_and_next_message_works(server):
         assert stop["name"] == "stop_run" and stop["label"] == "Stop"
         await client.click(stop)  # the Stop button
         await client.wait_for(lambda: runs_finished(client) >= 2, 10, "the second stop")
-        assert desk_text_after(client, before)[-1].startswith("Stopped")
+        # The Stop button goes first, then the Desk says the run stopped.
+        await client.wait_for(lambda: desk_text_after(client, before)[-1].startswith("Stopped"), 10, "the stop said")
         assert not [t for t in desk_text_after(client, before) if t.startswith("⚠️")]
     finally:
         await client.close()

@@ -20,7 +20,7 @@ import socketio
 from tests.chat.test_security import count, db, poll
 from tests.support.attacks import list_threads, request
 from tests.support.chat_server import Server
-from tests.support.socket_client import DeskClient
+from tests.support.socket_client import DeskClient, runs_finished
 
 QUESTION = "What can you do?"
 HUGE = "Should I buy NVDA today? " + "A" * 1_000_000 + "\x00" + "\ud800"
@@ -66,6 +66,8 @@ async def test_editing_a_sent_message_is_refused_and_deletes_nothing(server):
     try:
         await alice.send(QUESTION, message_id=mine)
         await alice.wait_for(lambda: alice.thread_id and alice.by_author("Desk"), 30, "the desk's answer")
+        # The run's end (its Stop button taken away) can come after its answer on a loaded machine.
+        await alice.wait_for(lambda: runs_finished(alice) >= 1, 30, "the run's end")
         before = await poll(lambda: thread_steps(server, alice), lambda steps: any(
             s["name"] == "Desk" and s["output"] for s in steps) and any(s["id"] == mine for s in steps),
             what="the answer stored")

@@ -167,7 +167,8 @@ async def test_a_followup_asks_about_the_record_shown(desk_factory):
     [prompt] = prompts_of(model, "Desk")
     assert "| 2024-03-01 | NVDA |" in prompt and "no analysis yet" in prompt
     answer = next(ev for ev in events if isinstance(ev, NodeDone) and ev.node == "followup").spoken
-    assert answer is not None and str(answer.content).strip()
+    assert answer is not None and str(answer.content).startswith("From your track record:")
+    assert "2024-03-01" in str(answer.content)
     # In a chat with an analysis, the record shown goes to the Desk's notes beside the case file.
     await run(desk, "/record")
     model.calls.clear()
