@@ -89,6 +89,11 @@ async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
     return 2 if state.get("intent") == "clarify" else 0
 
 
+# How the ruling was read (FinalDecision.read; graph/models/shaped.py).
+READ = {"json_schema": "under its JSON schema", "json_object": "under its JSON schema (a grammar)",
+        "function_calling": "through function calling", "lines": "from the judge's lines"}
+
+
 async def _continue(args: argparse.Namespace, desk: DeskRuntime, thread: str) -> int | None:
     """An edit forks the thread, a resume checks there is a run to resume; 2 when neither can be."""
     if args.edit:
@@ -132,6 +137,13 @@ def _print_outcome(args: argparse.Namespace, state: dict[str, Any], thread: str,
         print(f"\n══ Final decision for {decision.ticker} on {decision.trade_date}: {decision.signal} ══")
         for label, value in decision.rows()[1:-1]:  # the signal is in the title, the rationale was said
             print(f"  {label:<14}{value}")
+        if calls := [f"{p} {c}" for p, c in (state.get("plan_calls") or {}).items() if c]:
+            print(f"  {'Along the way':<14}{' → '.join([*calls, f'Risk Judge {decision.signal}'])}")
+        if decision.read:
+            print(f"  {'Ruling read':<14}{READ[decision.read]}")
+        if decision.words_say:
+            print(f"\n⚠ The judge's words say {decision.words_say}, but its structured ruling says {decision.signal}: "
+                  "the two disagree. Read the Risk Judge's words above before acting.")
         if line := (state.get("track_record") or {}).get("line"):
             print(f"  {'Track record':<14}{line} on {decision.ticker}")
         if args.edit and (change := edit_change(state)):
