@@ -14,6 +14,7 @@ in benchmarks/RESULTS.md.
 """
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -69,27 +70,40 @@ def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
         server.stop()
 
 
-def test_a_headless_deliberation_on_a_real_server_ends_in_a_decision_or_a_clear_stop(llama, tmp_path):
+def headless(llama: LlamaServer, data_dir: Path, **extra: str) -> subprocess.CompletedProcess[str]:
     mark = llama.mark()
     started = time.monotonic()
     run = subprocess.run(
         [sys.executable, "-m", "graph", REQUEST, "--today", "2024-05-06", "--analysts", ANALYSTS,
          "--debate-rounds", "1", "--risk-rounds", "1"],
-        cwd=ROOT, env=demo_env(**desk_env(llama, tmp_path / "data")), capture_output=True, text=True,
+        cwd=ROOT, env=demo_env(**desk_env(llama, data_dir), **extra), capture_output=True, text=True,
         timeout=RUN_LIMIT_S)
     took = time.monotonic() - started
     stats = llama.stats(mark)
-    out, err = run.stdout, run.stderr
-    print(f"headless run: exit {run.returncode} in {took:.0f} s; server: {stats}\n{out}\n{err}")
-    assert "Traceback" not in out + err
+    print(f"headless run {extra}: exit {run.returncode} in {took:.0f} s; server: {stats}\n{run.stdout}\n{run.stderr}")
+    assert "Traceback" not in run.stdout + run.stderr
     assert stats.completions > 0  # the desk spoke with the real server, not the demo model
-    assert "Live mode" in out and "Market data: synthetic" in out
-    if run.returncode == 0:
-        assert "Final decision for NVDA" in out
+    assert "Live mode" in run.stdout and "Market data: synthetic" in run.stdout
+    return run
+
+
+def test_a_headless_deliberation_ends_in_a_decision_made_under_the_schema(llama, tmp_path):
+    """The 135M model's ruling names no signal in words, but decoded under the ruling's schema it
+    gives one: a decision the model made token by token, read as such."""
+    run = headless(llama, tmp_path / "data")
+    assert run.returncode == 0, run.stderr
+    assert re.search(r"Final decision for NVDA on 2024-05-06: (BUY|SELL|HOLD)", run.stdout)
+    assert re.search(r"^  Ruling read\s+under its JSON schema", run.stdout, re.M)
+
+
+def test_with_the_schema_switched_off_it_ends_as_before_in_a_decision_or_a_clear_stop(llama, tmp_path):
+    run = headless(llama, tmp_path / "data", DESK_STRUCTURED_OUTPUT="tools")
+    if run.returncode == 0:  # function calling, or the judge's lines, named a signal
+        assert "Final decision for NVDA" in run.stdout and "under its JSON schema" not in run.stdout
     else:
         # A stop the user can act on: what happened, and how to resume the thread.
-        assert run.returncode == 1, out + err
-        assert UNCLEAR not in err and "error: " in err and "--resume" in err, err
+        assert run.returncode == 1, run.stdout + run.stderr
+        assert UNCLEAR not in run.stderr and "error: " in run.stderr and "--resume" in run.stderr, run.stderr
 
 
 async def test_a_chat_deliberation_on_a_real_server_ends_in_a_decision_or_a_clear_stop(llama, tmp_path):
