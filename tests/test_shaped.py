@@ -145,3 +145,27 @@ def test_the_card_shows_the_chain_of_calls_and_how_the_ruling_was_read():
     assert "**Along the way:** Research Manager SELL → Trader BUY → Risk Judge BUY." in card
     assert "_Ruling read under its JSON schema. Figures from synthetic demo data._" in card
     assert "disagree" not in card
+
+
+def test_only_a_refusal_of_the_form_is_remembered():
+    import httpx
+    from openai import BadRequestError, InternalServerError
+
+    from graph.models.shaped import _refusal
+
+    def error(cls, status: int, message: str) -> Exception:
+        response = httpx.Response(status, request=httpx.Request("POST", "http://127.0.0.1/v1/chat/completions"))
+        return cls(message, response=response, body=None)
+
+    assert _refusal(error(BadRequestError, 400, "response_format json_schema is not supported"))
+    # llama-cpp-python's server answers its own validation error with a 500
+    assert _refusal(error(InternalServerError, 500, "Input should be 'text' or 'json_object' (response_format)"))
+    assert not _refusal(error(BadRequestError, 400, "the prompt is longer than the context (8192 tokens)"))
+    assert not _refusal(error(InternalServerError, 500, "out of memory"))
+
+
+async def test_prose_that_names_another_signal_is_a_disagreement_too(desk_factory):
+    desk = desk_factory(judge("On balance I would sell here and wait.", RULING))
+    await desk.ask("should I buy NVDA today?", **ONE)
+    decision = (await desk.state())["final_decision"]
+    assert (decision.signal, decision.words_say) == ("BUY", "SELL")

@@ -46,12 +46,16 @@ def one_signal(text: str) -> Signal | None:
 
 def stated_call(text: str) -> Signal | None:
     """The call a manager's or trader's words state on their call line (the last one that names
-    exactly one signal), else the one signal of their opening line; None when neither is clear."""
+    exactly one signal), else the signal their opening line begins with; None when neither is clear."""
     for m in reversed(list(_CALL_LINE.finditer(text))):
         if (signal := one_signal(m[1])) is not None:
             return signal
+    # An opening line that begins with its call ("**Hold** for now"), not one that mentions a
+    # signal on the way ("After weighing the Bull's BUY case…").
     first = next((line for line in text.splitlines() if line.strip()), "")
-    return one_signal(first)
+    opening = re.match(r"^\W*(\w+)", first)
+    signal = one_signal(opening[1]) if opening else None
+    return signal if signal is not None and one_signal(first) == signal else None  # "Buy or sell?" is none
 
 
 def parse_ruling(text: str) -> dict[str, object]:

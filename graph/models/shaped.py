@@ -98,11 +98,19 @@ class Shapes:
         return None
 
 
+# What a server's refusal of the request's form says (OpenAI and vLLM: 400; llama-cpp-python's server:
+# a 500 carrying its validation error "Input should be 'text' or 'json_object'").
+_ABOUT_FORM = ("response_format", "json_schema", "json_object", "schema", "tool", "function")
+
+
 def _refusal(exc: Exception) -> bool:
-    """A server saying it does not take the request as formed (400/422/501), not a failure worth
-    asking again."""
+    """A server saying it does not take the request's form (its response format, its tools), so that
+    form is not asked of it again; not any failure: a prompt too long for its context is a 400 too,
+    and says nothing of the format."""
+    if isinstance(exc, NotImplementedError):
+        return True
     status = getattr(exc, "status_code", None) or getattr(getattr(exc, "response", None), "status_code", None)
-    return status in (400, 404, 415, 422, 501) or isinstance(exc, NotImplementedError)
+    return status in (400, 404, 415, 422, 500, 501) and any(w in str(exc).lower() for w in _ABOUT_FORM)
 
 
 async def _call(model: BaseChatModel, schema: type[T], prompt: list[BaseMessage], method: Method,

@@ -16,7 +16,7 @@ from ..core.prompts import render
 from ..core.state import Debate, DeskState, FinalDecision, Ruling, StatedCall, Turn
 from ..core.usage import Meter
 from ..models.registry import ModelRegistry, Role
-from ..models.ruling import decision_from_text, parse_ruling, stated_call
+from ..models.ruling import decision_from_text, one_signal, parse_ruling, stated_call
 from ..track.keeper import call_from
 from ..track.log import DecisionLog
 from ..track.recall import block_for
@@ -104,7 +104,8 @@ async def read_ruling(models: ModelRegistry, model: BaseChatModel, state: DeskSt
     and the structured ruling another, the decision carries the words' (`words_say`) and the card
     says so, with the judge's own words."""
     ticker, trade_date = state.get("ticker") or "", state.get("trade_date") or ""
-    said = parse_ruling(ruling)["signal"]
+    # What the words say: their Signal line, else the one signal their prose names ("I'd sell here").
+    said = parse_ruling(ruling)["signal"] or one_signal(ruling)
     shaped = None
     if models.settings.structured_output != "lines":
         prompt = [HumanMessage(render("decision_extract", ruling=ruling, **subject(state)))]

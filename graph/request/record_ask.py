@@ -6,13 +6,13 @@ import re
 
 _ASKS = re.compile(
     r"^\s*/record\b"
-    r"|\btrack\s+record\b"
+    r"|\b(?:your|the\s+desk'?s?|my)\s+track\s+record\b|^\W*track\s+record\W*$"
     r"|\bhow\s+(?:have|did|are|were)\s+(?:your|the\s+desk'?s?|my)\s+(?:past\s+|previous\s+|last\s+)?"
     r"(?:calls?|decisions?|picks?|trades?|recommendations?)\b"
-    r"|\b(?:were|was)\s+(?:you|the\s+desk|it|that(?:\s+call)?)\s+right\b"
+    r"|\b(?:were\s+you|was\s+the\s+desk|was\s+(?:that|your|the\s+desk'?s?)\s+(?:last\s+)?call)\s+right\b"
     r"|\bwhat\s+did\s+(?:you|the\s+desk)\s+(?:decide|say|call|recommend)\b.*\blast\s+time\b"
     r"|\byour\s+(?:past|previous|earlier|last)\s+(?:calls|decisions|picks)\b"
-    r"|\bhit\s+rate\b",
+    r"|\byour\s+hit\s+rate\b",
     re.I | re.S)
 
 

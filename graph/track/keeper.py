@@ -83,14 +83,27 @@ class TrackRecord:
                 reflections += 1
                 call = await reflect(call, self.models, context)
             if (new := call.model_dump(mode="json")) != value:
-                await self.log.save(call)
-                values[i] = new
+                values[i] = await self._swap(call, value, new)
         return values
+
+    async def _swap(self, call: Call, was: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+        """Write the scored (or reflected) call only if its record is still the one this pass read:
+        while the vendor and the model were asked, an edited branch may have decided it anew, or
+        another process scored it. Then theirs stands. The Store has no compare-and-set; the
+        window left is between this read and the write, not the whole of the vendor's and the
+        model's calls."""
+        current = await self.log.get(call.user, call.id)
+        if current is not None and current.model_dump(mode="json") != was:
+            return current.model_dump(mode="json")
+        await self.log.save(call)
+        return new
 
     async def recall(self, user: str, ticker: str, trade_date: str, today: date,
                      context: DeskContext | None = None) -> dict[str, Any]:
         """Settle what is due, then what an analysis of `ticker` on `trade_date` may know."""
-        return recall(await self.settle_due(user, today, context), ticker, trade_date)
+        values = await self.settle_due(user, today, context)
+        # Only calls made on the data this desk reads: demo lessons do not reach a live desk's prompts.
+        return recall([v for v in values if v.get("data") in ("", None, self.vendor.label)], ticker, trade_date)
 
     async def calls(self, user: str, today: date, *, ticker: str | None = None) -> Sequence[Call]:
         """The user's calls for the record table (settled first where due)."""

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from typing import Protocol
+from zoneinfo import ZoneInfo
 
 import pandas as pd
 
@@ -28,13 +29,15 @@ from .horizon import benchmark_for, due_date, sessions
 # than this over the window. A move inside the band is one no BUY or SELL would have been worth making for;
 # with no band (alpha exactly 0) almost every HOLD would be scored wrong.
 HOLD_BAND = 0.02
+NEW_YORK = ZoneInfo("America/New_York")  # where the sessions of US listings close
 
 # A number in the stop's text; one followed by "%", "x", "ATR" or a span of time ("5 %", "2x ATR",
 # "50-day") is not a price, nor is a date ("2024-06-01", taken out first).
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _NUMBER = re.compile(r"(?<![\w.])\$?\s*(\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)")
 _NOT_A_PRICE = re.compile(
-    r"\s*(?:%|x\b|×|atr\b|-?\s*(?:d|days?|sessions?|w|wks?|weeks?|months?|sma|ema|dma|ma)\b)", re.IGNORECASE)
+    r"\s*(?:%|x\b|×|atr\b|per\s*cent|percent|pct\b|sd\b|std\b|standard\s+dev|sigma|σ|-\s*\d"
+    r"|-?\s*(?:d|days?|sessions?|w|wks?|weeks?|months?|sma|ema|dma|ma)\b)", re.IGNORECASE)
 
 
 class Prices(Protocol):
@@ -71,11 +74,12 @@ def verdict(signal: Signal, alpha: float) -> Verdict:
 
 
 def last_close_day(today: date) -> date:
-    """The last day whose close is final as of `today`. On the real calendar's today (or later) a
-    live vendor's row for today is the price so far, not a close: settling on it would score the
-    call once, for good, on a number the market had not finished making. A past `today` (a
-    backtest, a test) is a day already closed."""
-    return today - timedelta(days=1) if today >= date.today() else today
+    """The last day whose close is final as of `today`. On the real today (in New York, whatever the
+    server's own zone), or a `today` a client put later, a live vendor's row for that day is the
+    price so far, not a close: settling on it would score the call once, for good, on a number the
+    market had not finished making. A past `today` (a backtest, a test) is a day already closed."""
+    real = datetime.now(NEW_YORK).date()
+    return real - timedelta(days=1) if today >= real else today
 
 
 def is_due(call: Call, today: date) -> bool:
@@ -108,6 +112,15 @@ def _bars(frame: pd.DataFrame, today: date) -> dict[date, _Bar]:
     return out
 
 
+def _sensible_stop(signal: Signal, price: float | None, entry: float) -> float | None:
+    """A stop read from the judge's words only when it is on the losing side of the entry (below it
+    for a BUY, above for a SELL): one on the wrong side was not a price ("7-8% below entry" read as
+    7) and would count as hit on the first session."""
+    if price is None or (signal == "BUY" and price >= entry) or (signal == "SELL" and price <= entry):
+        return None
+    return price
+
+
 def _stop_hit(signal: Signal, stop: float | None, bars: dict[date, _Bar], window: list[date]) -> str | None:
     """The first session of the window (after the trade date) whose low (BUY) or high (SELL) reached the stop."""
     if stop is None or signal == "HOLD":
@@ -130,6 +143,9 @@ def settle(call: Call, vendor: Prices, today: date, *, now: datetime | None = No
     returned as it is."""
     if call.settled:
         return call
+    if call.data and call.data != vendor.label:  # a demo call is not scored on live prices, nor the reverse
+        return _pending(call, f"made on {call.data}; this desk reads {vendor.label}, so it is scored only "
+                              "when the desk runs on that data again")
     try:
         trade = date.fromisoformat(call.trade_date)
     except ValueError:
@@ -159,7 +175,7 @@ def settle(call: Call, vendor: Prices, today: date, *, now: datetime | None = No
     raw_return = stock[end].close / stock[trade].close - 1
     benchmark_return = index[end].close / index[trade].close - 1
     alpha = raw_return - benchmark_return
-    price = stop_price(call.stop)
+    price = _sensible_stop(call.signal, stop_price(call.stop), stock[trade].close)
     outcome = Outcome(
         settle_date=end.isoformat(), sessions=n, entry_close=stock[trade].close, exit_close=stock[end].close,
         raw_return=raw_return, benchmark=benchmark, benchmark_return=benchmark_return, alpha=alpha,

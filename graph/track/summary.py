@@ -24,7 +24,7 @@ class Summary:
     calls: int                  # every logged call
     settled: int
     right: int                  # settled calls the Risk Judge got right
-    mean_alpha: float | None    # over the settled calls (None when none is)
+    mean_alpha: float | None    # the calls' own alpha (call_alpha), over the settled calls (None when none is)
     hit_rate: float | None      # right / settled (None when none is settled)
     pending: int
     # Persona -> (right, of): the Bull was right on a settled call it argued when the stock beat its
@@ -37,6 +37,13 @@ def pct(x: float, digits: int = 2) -> str:
     return f"{x * 100:+.{digits}f} %"
 
 
+def call_alpha(signal: str, o: Outcome) -> float:
+    """The alpha a call earned as a position: the stock's alpha for a BUY, its opposite for a SELL
+    (a short gains when the stock lags), none for a HOLD (no position). A right SELL of a stock that
+    lagged by 5 % earned +5 %, not -5 %."""
+    return o.alpha if signal == "BUY" else -o.alpha if signal == "SELL" else 0.0
+
+
 def _settled(calls: Sequence[Call]) -> list[tuple[Call, Outcome]]:
     return [(c, c.outcome) for c in calls if c.outcome is not None]
 
@@ -44,7 +51,7 @@ def _settled(calls: Sequence[Call]) -> list[tuple[Call, Outcome]]:
 def summarize(calls: Sequence[Call]) -> Summary:
     settled = _settled(calls)
     right = sum(o.verdict == "right" for _, o in settled)
-    alphas = [o.alpha for _, o in settled]
+    alphas = [call_alpha(c.signal, o) for c, o in settled]
     bull = [o.alpha > 0 for c, o in settled if BULL in c.argued]
     bear = [o.alpha < 0 for c, o in settled if BEAR in c.argued]
     # The manager's and the trader's own calls, scored by the judge's rule (graph/track/settle.py).
@@ -81,12 +88,13 @@ def sides_line(summary: Summary) -> str:
 
 
 def cumulative_alpha(calls: Sequence[Call]) -> list[tuple[str, float]]:
-    """(settle date, the running sum of alpha after it) over the settled calls, in the order they settled."""
+    """(settle date, the running sum of the calls' own alpha after it, call_alpha) over the settled calls,
+    in the order they settled."""
     settled = sorted(_settled(calls), key=lambda co: (co[1].settle_date, co[0].trade_date, co[0].id))
     out: list[tuple[str, float]] = []
     total = 0.0
-    for _, o in settled:
-        total += o.alpha
+    for c, o in settled:
+        total += call_alpha(c.signal, o)
         out.append((o.settle_date, total))
     return out
 

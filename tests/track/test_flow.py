@@ -175,3 +175,48 @@ async def test_a_followup_asks_about_the_record_shown(desk_factory):
     await run(desk, "which of those calls was wrong?")
     [prompt] = prompts_of(model, "Desk")
     assert "The user's track record, as the Desk last showed it" in prompt and "case file" in prompt
+
+
+def test_what_counts_as_asking_for_the_record():
+    from graph.request.record_ask import asks_for_record
+
+    for asked in ("/record", "how have your calls done?", "track record",
+                  "what did you decide on NVDA last time, and were you right?", "was your last call right?"):
+        assert asks_for_record(asked), asked
+    for other in ("should I buy BRK-B given Buffett's track record?", "was it right to ignore the RSI?",
+                  "what's the hit rate of MACD?", "should I buy NVDA today?"):
+        assert not asks_for_record(other), other
+
+
+async def test_a_demo_call_is_neither_scored_on_live_prices_nor_recalled_by_a_live_desk(desk_factory):
+    desk = desk_factory()
+    await run(desk, "should I buy NVDA on 2024-03-01?")
+    log = DecisionLog(desk.runtime.store)
+    [call] = await log.calls("alice")
+    await log.save(call.model_copy(update={"data": "Yahoo Finance (yfinance)"}))  # as if a live desk made it
+    track = recalled(await run(desk, "and NVDA on 2024-06-03?"))
+    assert track is not None and track["same"] == []
+    [live_call, _] = await log.calls("alice")
+    assert not live_call.settled and "this desk reads synthetic demo data" in live_call.pending
+
+
+async def test_a_call_re_decided_while_it_was_being_scored_keeps_the_new_decision(desk_factory):
+    from graph.track.keeper import TrackRecord
+
+    desk = desk_factory()
+    await run(desk, "should I buy NVDA on 2024-03-01?")
+    track = TrackRecord(desk.runtime.store, desk.runtime.vendor, desk.runtime.models)
+    [call] = await track.log.calls("alice")
+    redecided = call.model_copy(update={"signal": "HOLD", "recorded_at": call.recorded_at + "x"})
+
+    real = track.log.values
+
+    async def values_then_edit(user, **kw):  # the pass reads, then an edited branch writes anew
+        read = await real(user, **kw)
+        await track.log.save(redecided)
+        return read
+
+    track.log.values = values_then_edit  # type: ignore[method-assign]
+    await track.settle_due("alice", LATER)
+    [kept] = await DecisionLog(desk.runtime.store).calls("alice")
+    assert kept.signal == "HOLD" and not kept.settled  # the edit stands; the next pass scores it

@@ -367,3 +367,9 @@ def test_stop_price(text: str, price: float | None) -> None:
 ])
 def test_verdict(signal: Signal, alpha: float, expected: str) -> None:
     assert verdict(signal, alpha) == expected
+
+
+@pytest.mark.parametrize("text", ["7-8% below entry", "8 percent", "10 pct under", "2.5 standard deviations",
+                                  "2 sd below", "trailing 5%"])
+def test_a_stop_given_as_a_distance_is_not_a_price(text: str) -> None:
+    assert stop_price(text) is None

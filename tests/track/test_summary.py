@@ -25,7 +25,8 @@ def make(n: int, ticker: str, signal: Signal, trade_date: str, o: Outcome | None
                 position_size=size, horizon=horizon, stop=stop, outcome=o, argued=argued, pending=pending)
 
 
-# alpha: +3 %, +2 %, -1 %, +4 % over the settled four; the Judge right on 1, 3 and 4
+# The stocks' alpha: +3 %, +2 %, -1 %, +4 % over the settled four; the Judge right on 1, 3 and 4. The calls'
+# own alpha (call_alpha): +3 % (BUY), -2 % (a SELL of a stock that beat SPY), 0 (a HOLD), +4 % (BUY).
 CALLS = [
     make(1, "NVDA", "BUY", "2024-05-03", outcome("2024-05-10", 0.04, 0.03, "right", stop=850.0), BOTH,
          stop="850"),
@@ -42,7 +43,7 @@ CALLS = [
 def test_summary_figures() -> None:
     s = summarize(CALLS)
     assert (s.calls, s.settled, s.right, s.pending) == (5, 4, 3, 1)
-    assert s.mean_alpha == pytest.approx((0.03 + 0.02 - 0.01 + 0.04) / 4, abs=1e-12)   # +2 %
+    assert s.mean_alpha == pytest.approx((0.03 - 0.02 + 0.0 + 0.04) / 4, abs=1e-12)   # +1.25 %
     assert s.hit_rate == 0.75
     # Bull argued 1, 2, 3 (settled): alpha > 0 on 1 and 2. Bear argued 1, 2: alpha < 0 on neither.
     # The pending call 5 counts for no one.
@@ -51,9 +52,12 @@ def test_summary_figures() -> None:
 
 
 def test_card_line() -> None:
-    assert card_line(summarize(CALLS)) == "5 past calls: 3 right, mean alpha +2.0 %; 1 pending"
-    assert card_line(summarize(CALLS[:4])) == "4 past calls: 3 right, mean alpha +2.0 %"
-    assert card_line(summarize(CALLS[2:3])) == "1 past call: 1 right, mean alpha -1.0 %"
+    assert card_line(summarize(CALLS)) == "5 past calls: 3 right, mean alpha +1.2 %; 1 pending"
+    assert card_line(summarize(CALLS[:4])) == "4 past calls: 3 right, mean alpha +1.2 %"
+    assert card_line(summarize(CALLS[2:3])) == "1 past call: 1 right, mean alpha +0.0 %"  # a HOLD takes no position
+    # A right SELL earned the stock's lag: alpha -5 % is +5 % for the call.
+    sold = make(6, "INTC", "SELL", "2024-05-06", outcome("2024-05-13", -0.04, -0.05, "right"), BOTH)
+    assert card_line(summarize([sold])) == "1 past call: 1 right, mean alpha +5.0 %"
     assert card_line(summarize(CALLS[4:])) == "1 past call, none settled yet"
     assert card_line(summarize([CALLS[4], CALLS[4]])) == "2 past calls, none settled yet"
     assert card_line(summarize([])) == ""
@@ -67,10 +71,10 @@ def test_empty_summary() -> None:
 
 
 def test_cumulative_alpha_in_settle_order() -> None:
-    # settled 05-10 (+3 %), 05-14 (-1 %), 05-17 (+2 %), 05-20 (+4 %)
+    # settled 05-10 (BUY, +3 %), 05-14 (HOLD, 0), 05-17 (SELL of a stock 2 % up on SPY, -2 %), 05-20 (BUY, +4 %)
     curve = cumulative_alpha(CALLS)
     assert [d for d, _ in curve] == ["2024-05-10", "2024-05-14", "2024-05-17", "2024-05-20"]
-    assert [a for _, a in curve] == pytest.approx([0.03, 0.02, 0.04, 0.08], abs=1e-12)
+    assert [a for _, a in curve] == pytest.approx([0.03, 0.03, 0.01, 0.05], abs=1e-12)
     assert cumulative_alpha(CALLS[4:]) == []
 
 
@@ -88,7 +92,7 @@ def test_record_table() -> None:
     assert "| +0.00 % | -1.00 % vs SPY | right |" in rows[3]
     # every row has its 7 cells: the escaped "|" is not a cell border
     assert all(r.replace("\\|", "").count("|") == 8 for r in rows)
-    assert lines[7:] == ["", "5 past calls: 3 right, mean alpha +2.0 %; 1 pending",
+    assert lines[7:] == ["", "5 past calls: 3 right, mean alpha +1.2 %; 1 pending",
                          "Bull Researcher 2/3 right · Bear Researcher 0/2 · Risk Judge 3/4"]
 
 
