@@ -40,7 +40,11 @@ CHAT_FORMAT = "chatml-function-calling"
 N_CTX = 8192
 MODEL_NAME = "smollm2"
 CACHE_BYTES = 512 << 20
-INSTALL = "pip install -e '.[llama]' -c constraints.txt"
+# A portable CPU build: a native one here enabled AVX-512 and AMX (listed by this machine's CPU) and
+# crashed on every decode (README, "A real model server").
+LLAMA_CPU = ("-DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=OFF "
+             "-DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF")
+INSTALL = f"CMAKE_ARGS='{LLAMA_CPU}' pip install -e '.[llama]' -c constraints.txt"
 PROBE_ENV = "DESK_LLAMA_PROBE"
 CAP_ENV = "DESK_LLAMA_MAX_TOKENS"
 
