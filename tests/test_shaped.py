@@ -169,3 +169,25 @@ async def test_prose_that_names_another_signal_is_a_disagreement_too(desk_factor
     await desk.ask("should I buy NVDA today?", **ONE)
     decision = (await desk.state())["final_decision"]
     assert (decision.signal, decision.words_say) == ("BUY", "SELL")
+
+
+def test_a_grammar_gets_every_free_string_bounded():
+    """SmolLM2 under llama-cpp-python's grammar filled the ruling's strings until the output cap cut
+    its JSON unclosed: the grammar's schema bounds them (OpenAI's strict schema takes no maxLength)."""
+    from graph.core.state import Ruling
+    from graph.models.shaped import LONG_STRING_CHARS, STRING_CHARS, bounded_schema
+
+    props = bounded_schema(Ruling)["properties"]
+    assert "maxLength" not in props["signal"] and props["signal"]["enum"] == ["BUY", "SELL", "HOLD"]
+    assert props["stop"]["maxLength"] == STRING_CHARS and props["rationale"]["maxLength"] == LONG_STRING_CHARS
+    assert "maxLength" not in Ruling.model_json_schema()["properties"]["stop"]
+
+
+def test_a_grammars_raw_line_break_in_a_string_is_read():
+    from graph.core.state import Ruling
+    from graph.models.shaped import _parsed
+
+    reply = ('{"signal": "BUY", "position_size": ".5", "entry": "Sell at price", "stop": "N/A", '
+             '"horizon": "1.0}\n{}", "confidence": 0.5, "rationale": "Business"}')  # as SmolLM2 wrote it
+    ruling = _parsed(Ruling, reply)
+    assert ruling is not None and ruling.signal == "BUY" and ruling.horizon == "1.0}\n{}"

@@ -119,7 +119,7 @@ async def _call(model: BaseChatModel, schema: type[T], prompt: list[BaseMessage]
     # on every event, and nobody reads these words as they come.
     whole = model.model_copy(update={"streaming": False}) if "streaming" in type(model).model_fields else model
     if method == "json_object":
-        bound = whole.bind(response_format={"type": "json_object", "schema": schema.model_json_schema()})
+        bound = whole.bind(response_format={"type": "json_object", "schema": bounded_schema(schema)})
         reply: BaseMessage = await bound.with_config(config).ainvoke(prompt)
         return _parsed(schema, reply.content), reply
     kwargs: dict[str, Any] = {"method": method, "include_raw": True}
@@ -131,9 +131,30 @@ async def _call(model: BaseChatModel, schema: type[T], prompt: list[BaseMessage]
     return (parsed if isinstance(parsed, schema) else None), (raw if isinstance(raw, BaseMessage) else None)
 
 
+# A grammar (json_object) decodes until the schema is complete: a small model fills a free string until
+# the output cap cuts it (SmolLM2 wrote 249 of 250 tokens into the ruling and left it unclosed). Each
+# string gets a bound the grammar enforces; together they fit the ruling's cap.
+STRING_CHARS = 40
+LONG_STRING_CHARS = 200  # the one paragraph field ("rationale")
+_LONG = ("rationale",)
+
+
+def bounded_schema(schema: type[BaseModel]) -> dict[str, Any]:
+    """The schema with a maxLength on every free string, for a grammar. (OpenAI's strict mode takes
+    no maxLength, so `json_schema` sends the schema as it is.)"""
+    out = schema.model_json_schema()
+    for name, prop in out.get("properties", {}).items():
+        if prop.get("type") == "string" and "enum" not in prop:
+            prop["maxLength"] = LONG_STRING_CHARS if name in _LONG else STRING_CHARS
+    return out
+
+
 def _parsed(schema: type[T], content: object) -> T | None:
     text = content if isinstance(content, str) else str(content)
     try:
-        return schema.model_validate(json.loads(text))
-    except (ValueError, ValidationError):
+        # strict=False: a grammar's strings may hold raw line breaks (llama-cpp-python's JSON grammar
+        # allows them; SmolLM2 wrote one), which strict JSON refuses.
+        return schema.model_validate(json.loads(text, strict=False))
+    except (ValueError, ValidationError) as exc:
+        logger.warning("a reply under the %s schema did not fill it (%s): %.300r", schema.__name__, exc, text)
         return None
