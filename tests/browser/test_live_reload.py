@@ -104,7 +104,9 @@ def test_a_connection_that_drops_mid_run_comes_back_to_the_whole_run(browser: Br
             expect(persona_messages(page, persona)).to_have_count(1)
         expect(page.locator("#chat-input")).to_have_value("and the options market?")
         expect(page.locator("#desk-stop")).to_be_hidden()
-        # The run is over: another drop is not worth a reload.
+        # The run is over (on a slow page the stage list's last update can come after the Stop
+        # button goes): another drop is not worth a reload.
+        page.wait_for_function("() => !window.deskRunShowing()", timeout=30_000)
         page.evaluate("window.deskTestMark = 1")
         before = relay.accepted
         relay.cut(down_s=1)
