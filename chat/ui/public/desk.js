@@ -323,8 +323,7 @@
   // stays there, the card being taller than the window.
   const NEAR_BOTTOM_PX = 40, INPUT_MS = 1500;
   const SCROLL_KEYS = new Set(["ArrowUp", "ArrowDown", "PageUp", "PageDown", "Home", "End", " "]);
-  const PIN_MS = 8000;
-  let following = true, inputAt = -Infinity, scroller = null, userMessages = 0, pinned = null;
+  let following = true, inputAt = -Infinity, scroller = null, userMessages = 0;
 
   function chatScroller() {
     if (scroller && scroller.isConnected) return scroller;
@@ -354,7 +353,6 @@
   document.addEventListener("scroll", (event) => {
     const box = chatScroller();
     if (!box || event.target !== box) return;
-    if (pinned) { schedule(); return; } // the card is held in view: put it back if Chainlit moved it
     if (gap(box) < NEAR_BOTTOM_PX) following = true;
     else if (performance.now() - inputAt < INPUT_MS) following = false;
   }, true);
@@ -370,19 +368,7 @@
       window.deskCardId = null; // a person reading higher up is not moved, now or later
       if (following) {
         following = false;
-        // Held there while the card's chart and the lines under it are drawn: Chainlit scrolls to
-        // the bottom when they grow a view it found at the bottom (a slow page drew them after
-        // the card had been brought into view, and the card's top went out of sight).
-        pinned = { card, until: performance.now() + PIN_MS, since: inputAt };
-      }
-    }
-    if (pinned) {
-      if (!pinned.card.isConnected || performance.now() > pinned.until || inputAt !== pinned.since) {
-        if (inputAt === pinned.since) following = false; // the card stays where it is
-        pinned = null; // its time is over, or the person moved the view themselves
-      } else {
-        const off = pinned.card.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
-        if (Math.abs(off) > 1) box.scrollTop += off;
+        box.scrollTop += card.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
         return;
       }
     }
