@@ -18,7 +18,7 @@ from typing import Any
 from ..core.personas import RESEARCH_MANAGER, RISK_JUDGE, SIDE_OF, TRADER
 from ..core.prompts import render
 from .calls import Call
-from .summary import card_line, summarize
+from .summary import card_line, pct, summarize
 
 SAME_TICKER = 3     # calls on the ticker recalled
 OTHER_LESSONS = 3   # lessons from other tickers recalled
@@ -26,10 +26,6 @@ RECALL_CHARS = 1100  # a block's bound (about 300 tokens)
 LESSON_CHARS = 200  # a lesson's bound within it
 # Who reads which block (graph/nodes/debate.py): the whole record, or their own side of it.
 READS_ALL = (RESEARCH_MANAGER, TRADER, RISK_JUDGE)
-
-
-def pct(x: float) -> str:
-    return f"{x * 100:+.2f} %"
 
 
 def recall(values: Sequence[Mapping[str, Any]], ticker: str, trade_date: str) -> dict[str, Any]:

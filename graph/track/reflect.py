@@ -11,13 +11,10 @@ from ..core.prompts import render
 from ..models.registry import ModelRegistry
 from ..record.figures import numbers_in, unverified, unverified_note
 from .calls import Call, Outcome
+from .summary import pct
 
 ARGUED_CHARS = 600  # each side's words, as the reflection prompt quotes them
 DEMO = "demo"
-
-
-def pct(x: float) -> str:
-    return f"{x * 100:+.2f} %"
 
 
 def facts(call: Call, o: Outcome) -> str:

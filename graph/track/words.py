@@ -7,8 +7,7 @@ from datetime import date
 from typing import Any
 
 from .calls import Call
-from .recall import pct
-from .summary import record_table
+from .summary import pct, record_table
 
 
 def last_call(calls: Sequence[Call], ticker: str) -> str:
