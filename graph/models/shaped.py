@@ -73,9 +73,6 @@ class Shapes:
             candidates.insert(0, known)
         return [m for m in candidates if m not in self._refused.get(key, set())]
 
-    def known(self, model: BaseChatModel) -> Method | None:
-        return self._works.get(_server_key(model))
-
     async def ask(self, model: BaseChatModel, schema: type[T], prompt: Sequence[BaseMessage], *,
                   meter: Meter | None = None, config: RunnableConfig | None = None) -> Shaped[T] | None:
         """`schema` filled by the model, and how; None when no method gave a valid one (the caller

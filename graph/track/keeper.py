@@ -61,9 +61,6 @@ class TrackRecord:
         self.vendor = vendor
         self.models = models
 
-    async def record(self, call: Call) -> None:
-        await self.log.save(call)
-
     async def settle_due(self, user: str, today: date, context: DeskContext | None = None) -> list[dict[str, Any]]:
         """Score the user's calls whose window is over as of `today`, reflect on up to
         REFLECT_PER_PASS of the scored ones still without words (all of them in the demo), and

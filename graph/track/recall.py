@@ -117,9 +117,3 @@ def block_for(track_record: dict[str, Any] | None, persona: str) -> str:
     if (side := SIDE_OF.get(persona)) in ("bull", "bear"):
         return str(track_record.get(side) or "")
     return ""
-
-
-def recalled_calls(track_record: dict[str, Any] | None) -> list[Call]:
-    if not track_record:
-        return []
-    return [Call.model_validate(c) for c in (*track_record.get("same", []), *track_record.get("lessons", []))]
