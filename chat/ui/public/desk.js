@@ -369,6 +369,10 @@
       if (following) {
         following = false;
         box.scrollTop += card.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
+        // Chainlit learns the view left the bottom from the scroll event, which comes a frame
+        // later; a message drawn in between (the card's chart, on a slow page) still found it
+        // following and took the view to the bottom. Told now, it leaves the card where it is.
+        box.dispatchEvent(new Event("scroll"));
         return;
       }
     }
