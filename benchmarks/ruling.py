@@ -10,7 +10,10 @@ one speaker at a time, with the output caps a user sets for a small model on a s
 
 Per run: the exit, whether it ended in a decision and how its ruling was read, the wall time, and
 what the server did (its probe: prompt tokens, the share taken from its cache, and the time of the
-Risk Judge's decision record, the call the schema constrains).
+Risk Judge's decision record, the call the schema constrains). And the Market Analyst's work, read
+from the CLI's output: the tool calls the model made itself (the ⚙ lines, less the ones the desk
+made for it when it called none: its report then says so), the figures its report cites and how
+many of them no data holds (the figure check's ⚠ line under the turn).
 """
 from __future__ import annotations
 
@@ -22,8 +25,11 @@ import sys
 import tempfile
 import time
 from dataclasses import asdict, dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
+
+from graph import SyntheticVendor, cited, make_toolkit
 
 from .support.env import demo_env
 from .support.host import machine
@@ -34,6 +40,10 @@ REQUEST = "should I buy NVDA today?"
 SLOW_SERVER = {"DESK_REPORT_TOKENS": "250", "DESK_TURN_TOKENS": "160", "DESK_RULING_TOKENS": "250",
                "DESK_STALL_TIMEOUT_S": "300", "DESK_REQUEST_TIMEOUT": "600"}
 RECORD = "Risk Judge (decision record)"
+ANALYST = "Market Analyst"
+# the Market Analyst's tools: what the desk fetches for a model that calls none
+MARKET_TOOLS = len(make_toolkit(SyntheticVendor(), "NVDA", date(2024, 5, 6))["market"])
+FETCHED = "The model called no tool itself"
 
 
 def desk_env(server: LlamaServer, data_dir: Path, mode: str) -> dict[str, str]:
@@ -54,6 +64,21 @@ class Run:
     cached_share: float
     record_ms: float          # the decision record's prompt evaluation + generation
     stop: str
+    model_tool_calls: int     # the Market Analyst's tool calls made by the model itself
+    desk_fetched: bool        # the model called none, and its report was written from the desk's fetch
+    figures: int              # figures its report cites
+    unfounded: int            # of those, the figures no data of the run holds
+
+
+def analyst_work(stdout: str) -> tuple[int, bool, int, int]:
+    """The Market Analyst's section of the CLI output (from its `▶` header to the next one)."""
+    section = stdout.split(f"▶ {ANALYST}\n", 1)[-1].split("\n▶ ", 1)[0] if f"▶ {ANALYST}\n" in stdout else ""
+    tools = len(re.findall(r"^  ⚙ ", section, re.M))
+    fetched = FETCHED in section
+    flagged = re.search(r"^  ⚠ (\d+) figures? not found in the data", section, re.M)
+    report = "\n".join(line for line in section.splitlines() if not line.startswith(("  ⚙ ", "  ⚠ ")))
+    return (tools - MARKET_TOOLS if fetched else tools, fetched, len(cited(report, ticker="NVDA")),
+            int(flagged[1]) if flagged else 0)
 
 
 def one_run(server: LlamaServer, work: Path, mode: str, n: int) -> Run:
@@ -61,7 +86,7 @@ def one_run(server: LlamaServer, work: Path, mode: str, n: int) -> Run:
     started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-m", "graph", REQUEST, "--today", "2024-05-06", "--analysts", "market",
-         "--debate-rounds", "1", "--risk-rounds", "1", "--quiet-tools"],
+         "--debate-rounds", "1", "--risk-rounds", "1"],
         cwd=ROOT, env=desk_env(server, work / f"{mode}-{n}", mode), capture_output=True, text=True, timeout=1800)
     wall = time.monotonic() - started
     (work / f"{mode}-{n}.out").write_text(done.stdout + "\n--- stderr\n" + done.stderr)
@@ -73,7 +98,7 @@ def one_run(server: LlamaServer, work: Path, mode: str, n: int) -> Run:
     stop = next((line for line in done.stderr.splitlines() if line.startswith("error: ")), "")
     return Run(mode, done.returncode, decision[1] if decision else None, read[1] if read else None, round(wall, 1),
                stats.prompt_tokens, round(stats.cached_share, 3), round(record.prompt_eval_ms + record.generate_ms),
-               stop)
+               stop, *analyst_work(done.stdout))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,6 +128,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {mode} | {sum(r.decision is not None for r in mine)}/{len(mine)} | {', '.join(reads)} | "
               f"{', '.join(f'{r.wall_s:.0f}' for r in mine)} | {', '.join(str(r.prompt_tokens) for r in mine)} | "
               f"{', '.join(f'{r.cached_share:.0%}' for r in mine)} | {', '.join(str(r.record_ms) for r in mine)} |")
+    print("\n| mode | analyst's own tool calls (each) | report from the desk's fetch "
+          "| figures cited / not in the data (each) |")
+    print("|---|---|---|---|")
+    for mode in args.modes.split(","):
+        mine = [r for r in runs if r.mode == mode]
+        print(f"| {mode} | {', '.join(str(r.model_tool_calls) for r in mine)} | "
+              f"{sum(r.desk_fetched for r in mine)}/{len(mine)} | "
+              f"{', '.join(f'{r.figures} / {r.unfounded}' for r in mine)} |")
     for r in runs:
         if r.stop:
             print(f"- {r.mode}: {r.stop}")

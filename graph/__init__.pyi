@@ -39,7 +39,7 @@ from .persistence.lease import LeaseHeld, live_holder
 from .persistence.postgres import SCHEMA_LOCK, libpq_url, sqlalchemy_url
 from .record.case import report_markdown
 from .record.edits import edit_change
-from .record.figures import unverified_note
+from .record.figures import cited, unverified_note
 from .request import clean_message
 from .runtime.branches import EditRefused, Step
 from .runtime.desk import DeskRuntime, DeskTurn, Interrupted
@@ -95,6 +95,7 @@ __all__ = [
     "ToolStarted",
     "Vendor",
     "check_password",
+    "cited",
     "clean_message",
     "edit_change",
     "explain",

@@ -21,6 +21,7 @@ from .core.usage import usage_summary
 from .models.registry import ModelRegistry
 from .persistence.lease import LeaseHeld
 from .record.edits import edit_change
+from .record.figures import unverified_note
 from .request import clean_message
 from .request.resolve import resolve
 from .runtime.branches import EditRefused
@@ -127,6 +128,8 @@ async def _show(events: AsyncIterator[Event], quiet_tools: bool) -> None:
             printer.write("Track record", recalled_markdown(recalled))  # what this analysis recalled
             printer.done("Track record")
         elif isinstance(ev, NodeDone) and (said := ev.spoken) is not None and ev.node != "coordinator":
+            if flagged := ev.unverified:  # as the chat shows it under the turn: a figure no data holds
+                printer.write(str(said.name), f"\n  ⚠ {unverified_note(flagged)}\n")
             printer.done(str(said.name))
 
 

@@ -11,7 +11,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from langchain_core.messages import AIMessage
 
+from graph.cli import _show
+from graph.core.events import NodeDone, Token
 from graph.core.personas import PERSONAS
 from graph.core.settings import Settings
 from graph.persistence.database import open_checkpointer
@@ -148,3 +151,19 @@ def test_a_killed_cli_run_resumes_from_the_pending_step(tmp_path, kill_at):
     again = subprocess.run([sys.executable, "-m", "graph", "--thread", thread, "--resume"], capture_output=True,
                            text=True, env=cli_env(tmp_path), cwd=tmp_path, timeout=180)
     assert again.returncode == 2 and "no interrupted run" in again.stderr
+
+
+async def test_a_turn_citing_a_figure_no_data_holds_is_flagged_under_it(capsys):
+    """As the chat shows it under the turn: the figure check's finding is printed with the words."""
+    async def events():
+        yield Token("Bull Researcher", "NVDA will reach 987.65 by June.")
+        said = AIMessage("NVDA will reach 987.65 by June.", name="Bull Researcher")
+        yield NodeDone("bull", {"messages": [said], "unverified": {"Bull Researcher#0": ["987.65"]}})
+        yield Token("Bear Researcher", "No.")
+        yield NodeDone("bear", {"messages": [AIMessage("No.", name="Bear Researcher")], "unverified": {}})
+
+    await _show(events(), quiet_tools=True)
+    out = capsys.readouterr().out
+    bull, bear = out.split("▶ Bear Researcher")
+    assert "⚠ 1 figure not found in the data: 987.65" in bull
+    assert "⚠" not in bear
