@@ -32,8 +32,8 @@ from .track.words import recalled_markdown, record_answer
 class Printer:
     """Prints one persona at a time; parallel speakers are buffered and shown whole, in turn."""
 
-    def __init__(self, out=sys.stdout):
-        self.out, self.current, self.buffers, self.finished = out, None, {}, set()
+    def __init__(self, out=None):  # sys.stdout as it is when printing starts, not at import
+        self.out, self.current, self.buffers, self.finished = out or sys.stdout, None, {}, set()
 
     def write(self, persona: str, text: str) -> None:
         if self.current is None:
