@@ -14,6 +14,18 @@ expressions, no model:
 3. The intent (analyze / followup / chat / clarify) is decided from what was
    found plus the conversation state passed in by the caller (:mod:`.intent`).
 
+Requests in other languages go through the same steps. Chinese and Japanese are
+written without spaces, so their passes run first on each step and blank what
+they read, and the rest of the CJK text is blanked before the English passes
+(:mod:`.scripts`): dates said in Chinese, Japanese, Spanish, French or German
+(:mod:`.intl_dates`), company names in Chinese and Japanese (:mod:`.cjk_names`,
+``data/companies_cjk.csv``; a company listed in several places is asked about),
+mainland and Hong Kong codes (:mod:`.listing_codes`, which documents when a bare
+number is one). The language of the request is detected (:mod:`.language`) and
+returned as ``ParsedRequest.language``; the questions back are worded in it where
+a catalogue exists (:mod:`.messages`, ``data/messages_<code>.toml``: English and
+Chinese so far), else in English.
+
 The vocabularies the rules rely on (stop words, cue words, chat phrases, ...)
 are plain text files in ``data/``, loaded once at import (:mod:`.wordlists`).
 

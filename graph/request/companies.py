@@ -115,7 +115,8 @@ _EXCHANGE_FORM = re.compile(r"^([A-Z0-9]{1,8})\.([A-Z]{1,3})$")
 def normalize_ticker(raw: str) -> str | None:
     """Bring a user-written symbol into Yahoo form, or None if it can't be one.
 
-    ``brk.b``/``BRK/B``/``brk b`` -> ``BRK-B``; ``700.hk`` -> ``0700.HK``;
+    ``brk.b``/``BRK/B``/``brk b`` -> ``BRK-B``; ``700.hk``/``00700.HK`` -> ``0700.HK``;
+    ``600519.sh`` -> ``600519.SS``;
     ``shop.to`` -> ``SHOP.TO``; plain ``nvda`` -> ``NVDA``.
     """
     sym = raw.strip().lstrip("$").upper()
@@ -129,7 +130,9 @@ def normalize_ticker(raw: str) -> str | None:
     if match and match.group(2) in EXCHANGE_SUFFIXES:
         base, suffix = match.groups()
         if suffix == "HK" and base.isdigit():
-            base = base.zfill(4)  # Yahoo wants 4 digits for Hong Kong
+            base = str(int(base)).zfill(4)  # Yahoo wants 4 digits for Hong Kong: 700, 00700 -> 0700
+        if suffix == "SH":
+            suffix = "SS"  # Shanghai: "SH" in China, "SS" at Yahoo
         return f"{base}.{suffix}"
     match = _CLASS_FORM.match(sym)
     if match and match.group(2) in SHARE_CLASSES:

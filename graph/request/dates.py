@@ -49,7 +49,11 @@ Date conventions (documented here because they are choices, not facts):
 * dates before :data:`MIN_DATE`, impossible dates ("Feb 30") and two
   different dates are refused with a question back;
 * the trade date is always the last NYSE session on or before the asked date
-  (worked out by the caller, see :mod:`graph.request.intent`).
+  (worked out by the caller, see :mod:`graph.request.intent`);
+* dates said in Chinese, Japanese, Spanish, French or German follow the same rules
+  (:mod:`graph.request.intl_dates` lists the few choices of their own, such as 上周五).
+
+The questions back are worded in the asker's language (:mod:`graph.request.messages`).
 """
 
 from __future__ import annotations
@@ -72,7 +76,10 @@ from .absolute_dates import (
 from .date_hits import MIN_DATE, RANK_ABSOLUTE, RANK_NOW, RANK_TODAY, _DateHit, _quote
 from .date_words import _DATE_PREPS
 from .garbled_dates import _find_garbled
+from .intl_dates import find_intl_dates
+from .messages import say
 from .relative_dates import _find_now, _find_relative, _find_weekday
+from .scripts import blank_cjk, has_cjk
 from .text import blank, lower
 from .wordlists import load_words
 
@@ -90,15 +97,25 @@ class DateScan:
     error: str | None = None  # a clarifying question if the date is unusable
 
 
-def scan_dates(msg: str, today: date, shouted: bool = False) -> DateScan:
-    """Find the date ``msg`` asks about, relative to ``today``.
+def scan_dates(msg: str, today: date, shouted: bool = False, language: str = "en") -> DateScan:
+    """Find the date ``msg`` asks about, relative to ``today``; questions back are in ``language``.
 
     ``shouted`` (an all-caps message) lets an upper-case preposition right before a
     date be blanked with it: in "WHAT ABOUT NVDA, ON 05/01/2024" ON is not ON Semi.
     """
     low = lower(msg)
     hits: list[_DateHit] = []
+    # Other languages' dates first (:mod:`.intl_dates`); then the English finders read the rest with
+    # Chinese and Japanese blanked, so "英伟达2024/5/1" is "2024/5/1" to them. A bare year is not read
+    # in Chinese text, which writes years with 年: there "1810" is Xiaomi's code, not a year.
+    for hit in find_intl_dates(low, today):
+        hits.append(hit)
+        low = blank(low, hit.start, hit.end)
+    cjk = has_cjk(low)
+    low = blank_cjk(low)
     for finder in _DATE_FINDERS:
+        if cjk and finder is _find_year:
+            continue
         for hit in finder(low, today):
             hits.append(hit)
             low = blank(low, hit.start, hit.end)
@@ -114,7 +131,7 @@ def scan_dates(msg: str, today: date, shouted: bool = False) -> DateScan:
     # event is context, not the day to analyze.
     low = lower(msg)
     hits = [h for h in hits if not (_is_future(h, today) and _dates_an_event(low, h.start))]
-    return _choose_date(hits, remaining, today)
+    return _choose_date(hits, remaining, today, language)
 
 
 # Words that make a following future date an event's date ("earnings next week").
@@ -134,7 +151,7 @@ def _is_too_early(hit: _DateHit) -> bool:
     return hit.beyond == "past" or (hit.value is not None and hit.value < MIN_DATE)
 
 
-def _choose_date(hits: list[_DateHit], remaining: str, today: date) -> DateScan:
+def _choose_date(hits: list[_DateHit], remaining: str, today: date, language: str) -> DateScan:
     scan = DateScan(remaining=remaining)
     specific = [h for h in hits if h.rank > RANK_NOW and not h.vague and h.year_only is None]
     if specific:
@@ -146,7 +163,7 @@ def _choose_date(hits: list[_DateHit], remaining: str, today: date) -> DateScan:
     problems = sorted((h for h in hits if h.error or h.ask), key=lambda h: h.start)
     if problems:
         bad = problems[0]
-        scan.error = _question(bad)
+        scan.error = _question(bad, language)
         kind = "impossible" if bad.error else "unclear"
         scan.reason = f"{kind} date '{bad.text}': {bad.error or bad.unclear or bad.ask}"
         return scan
@@ -159,13 +176,10 @@ def _choose_date(hits: list[_DateHit], remaining: str, today: date) -> DateScan:
         distinct.setdefault(h.year_only or h.value or h.text, h)
     if len(distinct) > 1:
         ordered = sorted(distinct.values(), key=lambda h: h.start)
-        shown = " or ".join(_shown(h) for h in ordered[:3])
+        shown = say(language, "or").join(_shown(h) for h in ordered[:3])
         example = next((h.value.isoformat() for h in reversed(ordered) if h.value and h.year_only is None),
                        "2024-05-01")
-        scan.error = (
-            f"You mentioned more than one date ({shown}). Which one should I use? "
-            f"Reply with a single date like `{example}`."
-        )
+        scan.error = say(language, "several_dates", shown=shown, example=example)
         scan.reason = "several dates: " + ", ".join(f"'{h.text}'" for h in top)
         return scan
     chosen = top[0]
@@ -173,18 +187,13 @@ def _choose_date(hits: list[_DateHit], remaining: str, today: date) -> DateScan:
     scan.reason = f"date {chosen.value} from {chosen.how} '{chosen.text}'"
     if _is_future(chosen, today):
         scan.value = None
-        scan.error = (
-            f"I can't analyze the future: {_shown(chosen)} is after today ({today.isoformat()}). "
-            f"Ask about today or an earlier date, e.g. `{last_trading_day(today).isoformat()}`."
-        )
+        scan.error = say(language, "future", shown=_shown(chosen), today=today.isoformat(),
+                         example=last_trading_day(today).isoformat())
         scan.reason = f"future date '{chosen.text}' ({chosen.value or 'beyond the calendar'})"
     elif _is_too_early(chosen):
         scan.value = None
-        scan.error = (
-            f"{_shown(chosen)} is too far back: the earliest date I can analyze is {MIN_DATE.isoformat()} "
-            f"(I only have market data from {MIN_DATE.year} on). Pick a date on or after "
-            f"{MIN_DATE.isoformat()}, e.g. `2024-05-01`."
-        )
+        scan.error = say(language, "too_early", shown=_shown(chosen), min_date=MIN_DATE.isoformat(),
+                         min_year=MIN_DATE.year)
         scan.reason = f"date before {MIN_DATE.year} '{chosen.text}' ({chosen.value or 'beyond the calendar'})"
     return scan
 
@@ -198,24 +207,21 @@ def _shown(hit: _DateHit) -> str:
     return f"'{_quote(hit.text)}'"
 
 
-def _question(hit: _DateHit) -> str:
+def _question(hit: _DateHit, language: str) -> str:
     """What to ask back about a date that is not one usable day."""
     q = _quote(hit.text)
     if hit.error:
-        return (f"'{q}' isn't a real date ({hit.error}), so that date doesn't exist. "
-                f"Which date did you mean? Type it like `2024-05-01`.")
+        return say(language, "impossible", text=q, detail=hit.error)
     if hit.ask == "year" and hit.year_only is not None:
         example = last_trading_day(date(hit.year_only, 12, 31)).isoformat()
-        return (f"'{q}' is a whole year: which day of it should I analyze? "
-                f"Type a date like `{example}` (its last trading day).")
+        return say(language, "whole_year", text=q, example=example)
     if hit.ask == "ambiguous" and len(hit.options) == 2:
         first, second = (d.isoformat() for d in hit.options)
-        return f"'{q}' could be {first} or {second}. Which one did you mean? Type it like `{second}`."
+        return say(language, "ambiguous", text=q, first=first, second=second)
     if hit.ask == "vague":
-        return f"'{q}' doesn't say which day. Which date did you mean? Type it like `2024-05-01`."
-    offer = f" Did you mean `{hit.suggest}`?" if hit.suggest else ""
-    return f"I couldn't read '{q}' as a date ({hit.unclear or 'it is not in a form I know'}).{offer} " \
-           f"Type the date like `2024-05-01`."
+        return say(language, "vague", text=q)
+    offer = say(language, "offer", suggest=hit.suggest) if hit.suggest else ""
+    return say(language, "unreadable", text=q, detail=hit.unclear or say(language, "unreadable_detail"), offer=offer)
 
 
 _DATE_FINDERS = (

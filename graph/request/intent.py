@@ -28,9 +28,15 @@ from pydantic import BaseModel
 
 from ..core.state import Intent
 from ..core.trading_days import last_trading_day
+from .call_words import call_languages
+from .cjk_names import cjk_company_name
 from .companies import company_name, normalize_ticker
 from .dates import DateScan, scan_dates
 from .guard import clean_message
+from .language import DEFAULT_LANGUAGE, detect_language
+from .listing_codes import market_of
+from .messages import has_catalogue, listed, say
+from .scripts import CJK_LETTER, has_cjk
 from .text import is_shouted, lower, prepare
 from .tickers import TickerHit, scan_tickers
 from .wordlists import load_words, read_entries
@@ -46,13 +52,13 @@ class ParsedRequest(BaseModel):
     asked_date: date | None = None  # the date the user asked about (today by default)
     question: str | None = None  # for clarify: what to ask the user back
     reason: str = ""  # short explanation of how it was parsed (logs / CLI)
+    # ISO 639-1 code of the language the message is written in ("zh", "ja", "es", ...; see
+    # graph/request/language.py); `question` is worded in it where a catalogue exists.
+    language: str = DEFAULT_LANGUAGE
 
 
-ASK_TICKER = (
-    "Which stock should I analyze? Type a ticker like `NVDA` (or `$NVDA`) or a "
-    "company name like `Apple`, optionally with a date, e.g. `AAPL 2024-05-01`."
-)
-NO_TICKER = "I couldn't find a ticker or a company name I know in your message."
+ASK_TICKER = say("en", "ask_ticker")
+NO_TICKER = say("en", "no_ticker")
 
 
 # --------------------------------------------------------------------------
@@ -94,13 +100,27 @@ def _parse(
     cleaned = clean_message(text)
     msg = prepare(cleaned.text)
     if not msg.strip():
-        question = cleaned.problem or "Your message held nothing the desk can read. Type a ticker like `NVDA`."
+        question = cleaned.problem or say("en", "empty")
         return ParsedRequest(intent="clarify", question=question, reason="empty message (nothing readable)")
+    language = detect_language(msg)
+    parsed = _read(msg, language, today, has_decision, current_ticker, current_date, analysed)
+    parsed.language = language
+    return parsed
 
+
+def _read(
+    msg: str,
+    language: str,
+    today: date,
+    has_decision: bool,
+    current_ticker: str | None,
+    current_date: date | None,
+    analysed: Mapping[str, date],
+) -> ParsedRequest:
     shouted = is_shouted(msg)
-    dates = scan_dates(msg, today, shouted)
+    dates = scan_dates(msg, today, shouted, language)
     ignored: list[str] = []
-    tickers = scan_tickers(dates.remaining, shouted, ignored)
+    tickers = scan_tickers(dates.remaining, shouted, ignored, today)
     if current_ticker:
         current_ticker = normalize_ticker(current_ticker) or current_ticker.strip().upper()
 
@@ -108,12 +128,16 @@ def _parse(
     if dates.error:
         question = dates.error
         if not tickers and not current_ticker:
-            question += " And which stock? Put its ticker in front, e.g. `NVDA 2024-05-01`."
+            question += say(language, "and_which_stock")
         return _clarify(question, dates.reason, tickers)
 
-    # 2. Never guess between two symbols.
+    # 2. Never guess between two symbols, nor between two listings of one company.
     if len(tickers) > 1:
-        return _clarify(_ask_which_ticker(tickers), f"several tickers: {_list(tickers)}", tickers)
+        return _clarify(_ask_which_ticker(tickers, language), f"several tickers: {_list(tickers)}", tickers)
+    if tickers and tickers[0].listings:
+        hit = tickers[0]
+        return ParsedRequest(intent="clarify", question=_ask_which_listing(hit, language),
+                             reason=f"'{hit.source}' is listed in several places: {', '.join(hit.listings)}")
 
     ticker = tickers[0] if tickers else None
     # "analyze NVDA" typed again while NVDA is on screen is a request to rerun.
@@ -126,15 +150,15 @@ def _parse(
         # A question about an analysis already in this thread is answered from it, not re-run;
         # "should I buy AAPL?", "analyze AAPL again" or another date ask for a new one.
         low = msg.lower()
-        if not rerun and _ASKS_ABOUT.search(low) and not _WANTS_CALL.search(low) and not (
+        if not rerun and _ASKS_ABOUT.search(low) and not _wants_call(low) and not (
                 dates.explicit and _differs(dates.value, earlier, today)):
             return ParsedRequest(intent="followup", ticker=ticker.symbol, company=company_name(ticker.symbol),
                                  asked_date=earlier, trade_date=earlier,
                                  reason=f"question about the earlier {ticker.symbol} analysis in this thread")
 
     if has_decision:
-        return _with_decision(ticker, dates, rerun, today, current_ticker, current_date, ignored)
-    return _without_decision(ticker, dates, rerun, today, current_ticker, current_date, ignored)
+        return _with_decision(ticker, dates, rerun, today, current_ticker, current_date, ignored, language)
+    return _without_decision(ticker, dates, rerun, today, current_ticker, current_date, ignored, language)
 
 
 def _with_decision(
@@ -145,6 +169,7 @@ def _with_decision(
     current_ticker: str | None,
     current_date: date | None,
     ignored: list[str],
+    language: str,
 ) -> ParsedRequest:
     """An analysis is on screen: questions about it are followups."""
     new_ticker = ticker is not None and ticker.symbol != current_ticker
@@ -162,7 +187,7 @@ def _with_decision(
         )
     symbol = ticker.symbol if ticker else current_ticker
     if symbol is None:
-        return _ask_for_ticker(dates, today, "new analysis wanted but no ticker known", ignored)
+        return _ask_for_ticker(dates, today, "new analysis wanted but no ticker known", ignored, language)
     # A rerun of the same ticker without a date keeps the date on screen.
     keep_date = current_date if (rerun and not new_ticker and not dates.explicit) else None
     why = "new ticker" if new_ticker else "new date" if new_date else "re-analysis requested"
@@ -177,6 +202,7 @@ def _without_decision(
     current_ticker: str | None,
     current_date: date | None,
     ignored: list[str],
+    language: str,
 ) -> ParsedRequest:
     """Nothing on screen yet: a ticker starts an analysis, else ask for one."""
     if ticker is not None:
@@ -185,7 +211,7 @@ def _without_decision(
     if current_ticker and (rerun or dates.explicit):
         keep = current_date if (rerun and not dates.explicit) else None
         return _analyze(current_ticker, None, dates, today, "continuing current ticker", keep)
-    return _ask_for_ticker(dates, today, "no ticker or company found", ignored)
+    return _ask_for_ticker(dates, today, "no ticker or company found", ignored, language)
 
 
 def _analyze(
@@ -219,7 +245,7 @@ def _analyze(
     )
 
 
-def _ask_for_ticker(dates: DateScan, today: date, reason: str, ignored: list[str]) -> ParsedRequest:
+def _ask_for_ticker(dates: DateScan, today: date, reason: str, ignored: list[str], language: str) -> ParsedRequest:
     """No ticker, but the date is fine: keep it, so the coordinator's model
     fallback that names the company can reuse it. Upper-case words that were
     not taken for tickers are named, with the cashtag that would make them one."""
@@ -227,16 +253,14 @@ def _ask_for_ticker(dates: DateScan, today: date, reason: str, ignored: list[str
     hint = ""
     if ignored:
         words = ignored[:3]
-        listed = ", ".join(words[:-1]) + (" or " if len(words) > 1 else "") + words[-1]
-        what = "they are ordinary words" if len(words) > 1 else "it is an ordinary word"
-        hint = (f" I didn't take {listed} for a ticker: {what}."
-                f" If you do mean a stock with that symbol, type it with a `$`, e.g. `${words[0]}`.")
+        hint = say(language, "ignored_many" if len(words) > 1 else "ignored_one",
+                   listed=listed(language, words, "or"), first=words[0])
         reason += f" (ordinary words not taken for tickers: {', '.join(words)})"
     return ParsedRequest(
         intent="clarify",
         asked_date=asked,
         trade_date=last_trading_day(asked),
-        question=f"{NO_TICKER}{hint} {ASK_TICKER}",
+        question=_join_sentences(language, say(language, "no_ticker") + hint, say(language, "ask_ticker")),
         reason=f"{reason}; {dates.reason or 'no date given, using today'}",
     )
 
@@ -261,13 +285,28 @@ def _differs(value: date | None, current: date | None, today: date) -> bool:
     return value != reference and last_trading_day(value) != last_trading_day(reference)
 
 
-def _ask_which_ticker(tickers: list[TickerHit]) -> str:
-    names = [f"{t.symbol} ({company_name(t.symbol)})" if company_name(t.symbol) else t.symbol for t in tickers]
-    listed = ", ".join(names[:-1]) + f" and {names[-1]}"
-    return (
-        f"You mentioned {listed}. I analyze one ticker at a time: which one should I "
-        f"look at? Reply with just the ticker, e.g. `{tickers[0].symbol}`."
-    )
+def _ask_which_ticker(tickers: list[TickerHit], language: str) -> str:
+    names = [_named(t.symbol, language) for t in tickers]
+    return say(language, "which_ticker", listed=listed(language, names), first=tickers[0].symbol)
+
+
+def _ask_which_listing(hit: TickerHit, language: str) -> str:
+    """阿里巴巴: BABA (US) or 9988.HK (Hong Kong)?"""
+    places = [say(language, "labelled", symbol=s, label=say(language, "market_" + market_of(s))) for s in hit.listings]
+    company = (cjk_company_name(hit.symbol) if language == "zh" else None) or company_name(hit.symbol) or hit.source
+    return say(language, "which_listing", company=company, listed=listed(language, places, "or"),
+               first=hit.listings[0])
+
+
+def _named(symbol: str, language: str) -> str:
+    """'NVDA (NVIDIA)', in Chinese 'NVDA（英伟达）'."""
+    name = (cjk_company_name(symbol) if language == "zh" else None) or company_name(symbol)
+    return say(language, "labelled", symbol=symbol, label=name) if name else symbol
+
+
+def _join_sentences(language: str, first: str, second: str) -> str:
+    """English sentences take a space between them; Chinese and Japanese ones do not."""
+    return first + second if language in ("zh", "ja") and has_catalogue(language) else f"{first} {second}"
 
 
 def _list(tickers: list[TickerHit]) -> str:
@@ -291,6 +330,13 @@ _ASKS_ABOUT = re.compile(r"\b(?:why|what|how|which|who|when|compare[ds]?|compari
 _WANTS_CALL = re.compile(r"\b(?:should|shall|could|would)\s+(?:i|we)\b|\bis\s+(?:it|now)\s+(?:a\s+)?(?:good\s+)?time\b"
                          r"|\bworth\s+(?:buying|selling|it)\b|\b(?:buy|sell|short)\s+(?:it\s+)?(?:now|today)\b")
 
+
+
+def _wants_call(low: str) -> bool:
+    """'should I buy', or a buy/sell word of another language (comprar, kaufen, 买 ...)."""
+    return bool(_WANTS_CALL.search(low) or call_languages(low))
+
+
 _COMMAND = re.compile(r"^\W*(?:please\s+)?(?:can\s+you\s+)?(?:re-?)?(?:analy[sz]e|evaluate|run)\b")
 
 # Longest first, so a phrase wins over a shorter one it starts with
@@ -301,11 +347,26 @@ _CHAT_RE = re.compile(r"\b(?:" + "|".join(re.escape(p) for p in _CHAT_PHRASES) +
 _CHAT_FILLER = load_words("chat_filler.txt")
 
 
+# The same in Chinese and Japanese, matched anywhere: they are written without spaces.
+def _anywhere(name: str) -> re.Pattern[str]:
+    return re.compile("|".join(map(re.escape, sorted(read_entries(name), key=len, reverse=True))))
+
+
+_CJK_CHAT_RE = _anywhere("chat_phrases_cjk.txt")
+_CJK_FILLER_RE = _anywhere("chat_filler_cjk.txt")
+
+
 def _is_chat(msg: str) -> bool:
-    """Greetings, thanks, 'help', 'what can you do?', emoji: nothing to analyze."""
+    """Greetings, thanks, 'help', 'what can you do?', 你好, emoji: nothing to analyze."""
     low = lower(msg)
+    found = 0
+    if has_cjk(low):
+        low, found = _CJK_CHAT_RE.subn(" ", low)
+        low = _CJK_FILLER_RE.sub(" ", low)
+        if CJK_LETTER.search(low):
+            return False  # Chinese or Japanese words beyond a greeting: a request, unread
     if not re.search(r"[a-z0-9]", low):
-        return "?" not in low  # emoji / punctuation only; a bare "?" is a question
-    stripped, found = _CHAT_RE.subn(" ", low)
+        return found > 0 or "?" not in low  # emoji / punctuation only; a bare "?" is a question
+    stripped, more = _CHAT_RE.subn(" ", low)
     rest = [w for w in re.findall(r"[a-z0-9']+", stripped) if w not in _CHAT_FILLER]
-    return found > 0 and not rest
+    return found + more > 0 and not rest

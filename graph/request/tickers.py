@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import replace
+from datetime import date
 from functools import lru_cache
 
+from .cjk_names import cjk_name_hits
 from .companies import (
     EXCHANGE_SUFFIXES,
     SHARE_CLASSES,
@@ -32,31 +34,13 @@ from .companies import (
     is_known_ticker,
     normalize_ticker,
 )
+from .listing_codes import code_hits, listing_cues, market_of
+from .scripts import blank_cjk, has_cjk
 from .text import blank, lower, next_words, prev_word, sentence_start
+from .ticker_hits import ORDINARY_WORD, TIER_LISTED_ONLY, TIER_STRONG, TIER_UNKNOWN, TIER_WEAK, TickerHit
 from .wordlists import load_words, read_entries
 
 __all__ = ["TickerHit", "scan_tickers"]
-
-# How sure we are that a hit is meant as a ticker. Only the best tier present
-# is used; lower tiers join only when listed with it ("pepsi vs coke").
-TIER_LISTED_ONLY = -1  # an ordinary word: a ticker only in a list of tickers
-TIER_UNKNOWN = 0  # upper-case, not a word we know, not in companies.csv
-TIER_WEAK = 1  # a known ticker/name that is also a word, with supporting context
-TIER_STRONG = 2  # a cashtag, a known symbol or company name
-
-# How a hit says "an upper-case English word, not a ticker we know".
-ORDINARY_WORD = "ordinary word"
-
-
-@dataclass
-class TickerHit:
-    symbol: str
-    start: int
-    end: int
-    source: str  # as typed
-    tier: int  # how sure we are this is meant as a ticker
-    how: str
-
 
 # Never tickers unless written as $CASHTAG: pronouns, function words, time
 # words, trading vocabulary, finance/tech acronyms, chat slang (upper case).
@@ -97,20 +81,24 @@ _LISTED = re.compile(
 )
 
 
-def scan_tickers(remaining: str, shouted: bool, ignored: list[str] | None = None) -> list[TickerHit]:
+def scan_tickers(remaining: str, shouted: bool, ignored: list[str] | None = None,
+                 today: date | None = None) -> list[TickerHit]:
     """All ticker mentions worth acting on, one per symbol, in order of appearance.
 
     Upper-case words not taken for tickers because they are ordinary English
     ("TABLE") are appended to ``ignored``, so the question back can name them.
+    A company listed in several places comes back with its ``listings`` when the
+    message did not say which one.
     """
-    hits: list[TickerHit] = []
-    text = remaining
+    markets = listing_cues(lower(remaining))
+    hits, text = _local_hits(remaining, markets, today or date.today())
     for finder in (_exchange_hits, _share_class_hits, _alias_hits, _symbol_hits):
         for hit in finder(text, shouted):
             hits.append(hit)
             text = blank(text, hit.start, hit.end)
     if ignored is not None:
         ignored.extend(dict.fromkeys(h.symbol for h in hits if h.how == ORDINARY_WORD))
+    hits = _settle_listings(hits, markets)
     if not hits:
         return []
     best = max(h.tier for h in hits)
@@ -126,6 +114,35 @@ def scan_tickers(remaining: str, shouted: bool, ignored: list[str] | None = None
     for hit in chosen:
         unique.setdefault(hit.symbol, hit)
     return list(unique.values())
+
+
+def _local_hits(remaining: str, markets: set[str], today: date) -> tuple[list[TickerHit], str]:
+    """Chinese/Japanese names and mainland/HK codes, found first; the text left for the English
+    passes has them and every other CJK character blanked (:mod:`.scripts`), so "今日NVDAを買う"
+    is " NVDA " to them."""
+    hits = list(cjk_name_hits(remaining))
+    text = remaining
+    for hit in hits:
+        text = blank(text, hit.start, hit.end)
+    named = {s for h in hits for s in (h.listings or (h.symbol,))}
+    for hit in code_hits(lower(remaining), blank_cjk(lower(text)), markets, named, has_cjk(remaining), today):
+        hits.append(hit)
+        text = blank(text, hit.start, hit.end)
+    return hits, blank_cjk(text)
+
+
+def _settle_listings(hits: list[TickerHit], markets: set[str]) -> list[TickerHit]:
+    """A company listed in several places: the listing the message names (阿里巴巴 BABA, 阿里巴巴 9988)
+    or whose market it names (阿里巴巴港股) is the one; otherwise all stay, to be asked about."""
+    typed = {h.symbol for h in hits if not h.listings}
+    settled = []
+    for hit in hits:
+        if hit.listings:
+            chosen = [s for s in hit.listings if s in typed] or [s for s in hit.listings if market_of(s) in markets]
+            if len(chosen) == 1:
+                hit = replace(hit, symbol=chosen[0], listings=())
+        settled.append(hit)
+    return settled
 
 
 def _listed_together(a: TickerHit, b: TickerHit, text: str) -> bool:
@@ -256,7 +273,7 @@ def _symbol_hits(text: str, shouted: bool) -> Iterable[TickerHit]:
 
 def _split_chunk(chunk: str, offset: int) -> Iterable[tuple[int, str]]:
     """Strip punctuation and possessives; split 'NVDA/AMD' and 'NVDA,AMD' lists."""
-    lead = len(chunk) - len(chunk.lstrip("([{\"'#*<"))
+    lead = len(chunk) - len(chunk.lstrip("([{\"'#*<¿¡"))  # "¿AAPL hoy?"
     chunk = chunk[lead:].rstrip(".,!?;:)]}\"'*>…")
     offset += lead
     if chunk.lower().endswith("'s"):

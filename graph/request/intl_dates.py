@@ -1,0 +1,303 @@
+"""Finders of dates said in Chinese, Japanese, Spanish, French and German.
+
+They run before the English finders (:mod:`graph.request.dates`) and yield the same
+:class:`_DateHit` s, so every convention of the English parser holds: a future day is
+refused, a day before MIN_DATE too, two different dates are asked back, and the trade
+date is the last session on or before the day asked. The words themselves are data
+(``data/date_phrases.tsv``: phrase, language, meaning); the grammar around them is here.
+
+Choices (documented because they are choices):
+
+* 今天/今日, hoy, aujourd'hui, heute -> today; 现在/目前, ahora, maintenant, jetzt -> "now";
+  昨天, ayer, hier, gestern -> yesterday; 明天, mañana, demain, morgen -> tomorrow, refused;
+* 上周五 / 上星期五 / 上個星期五 / 先週の金曜日 -> Friday of the *previous Monday-Sunday week*:
+  that is what the Chinese and Japanese words say (on a Sunday, 上周五 is nine days back,
+  not two), unlike English "last Friday"; 本周五 / 这周五 / 今週の金曜日 -> that day of this week
+  (refused while ahead, as "this Friday"); 下周五 -> refused; 周五 / 星期五 / 金曜日 alone ->
+  the most recent Friday on or before today, as "Friday";
+* el viernes pasado, vendredi dernier, letzten Freitag -> as English "last Friday"; el viernes,
+  le vendredi, am Freitag, Freitag -> as "Friday"; este viernes, ce vendredi, diesen Freitag ->
+  as "this Friday"; a bare Spanish or French weekday needs its article or a modifier ("Mardi
+  Gras" is not a Tuesday);
+* 3月1日 / 3月1号 (no year) -> the most recent March 1st on or before today, as "March 1st";
+  2024年5月1日 -> that day; 2024年5月 and 去年12月 -> the last day of that month, as "Dec 2023";
+  2024年 alone -> a whole year, asked back, as "in 2024";
+* 三天前 / 3日前 / hace 3 días / il y a 3 jours / vor 3 Tagen -> calendar arithmetic, as "3 days
+  ago" (3个交易日前: NYSE sessions); 三天后 / dans 3 jours / in 3 Tagen -> refused; a month
+  count needs its counter word (3个月前, 3ヶ月前), since "3月前" is "before March".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import date, timedelta
+from functools import lru_cache
+
+from .absolute_dates import _make_date, _month_hit, _recent_occurrence
+from .date_hits import MIN_DATE, RANK_ABSOLUTE, RANK_NOW, RANK_RELATIVE, RANK_TODAY, _DateHit
+from .relative_dates import _last_week_friday, _offset, _shift_months, _weekday_date
+from .scripts import CJK_COUNT, cjk_number
+from .text import blank
+from .wordlists import DATA
+
+__all__ = ["find_intl_dates", "phrase_languages"]
+
+
+@lru_cache(maxsize=1)
+def _phrases() -> dict[str, tuple[str, str]]:
+    """phrase -> (language, meaning), from data/date_phrases.tsv."""
+    table: dict[str, tuple[str, str]] = {}
+    for line in (DATA / "date_phrases.tsv").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            phrase, language, meaning = line.split("\t")
+            table[phrase] = (language, meaning)
+    return table
+
+
+def _kind(prefix: str) -> dict[str, int | str]:
+    """The phrases whose meaning starts with ``prefix:``, mapped to what follows."""
+    out: dict[str, int | str] = {}
+    for phrase, (_, meaning) in _phrases().items():
+        head, _, value = meaning.partition(":")
+        if head == prefix:
+            out[phrase] = int(value) if value.lstrip("+-").isdigit() else value
+    return out
+
+
+@lru_cache(maxsize=1)
+def _by_language() -> dict[str, re.Pattern[str]]:
+    """language -> one pattern over its date words (numbers and units say too little alone)."""
+    words: dict[str, list[str]] = {}
+    for phrase, (language, meaning) in _phrases().items():
+        if not meaning.startswith(("number", "unit")):
+            words.setdefault(language, []).append(_bounded(phrase))
+    return {language: re.compile("|".join(parts)) for language, parts in words.items()}
+
+
+def phrase_languages(low: str) -> set[str]:
+    """Languages whose date words occur in ``low`` (a hint for short messages, see language.py)."""
+    return {language for language, pattern in _by_language().items() if pattern.search(low)}
+
+
+def _bounded(phrase: str) -> str:
+    """A phrase as a pattern: CJK phrases match anywhere, Latin ones as whole words."""
+    body = r"\s+".join(re.escape(p) for p in phrase.split())
+    if phrase.isascii() or re.match(r"[a-zà-ÿ']", phrase):
+        return rf"(?<![\w'-]){body}(?![\w-])"
+    return body
+
+
+# Words that make "morgen"/"mañana" a morning, not tomorrow: "guten Morgen", "por la mañana".
+_MORNING_BEFORE = re.compile(r"(?:guten|am|heute|gestern|la|esta|por|de)\s+$")
+
+
+# Chinese and Japanese patterns allow at most one space between their parts (\s?, never \s*):
+# the text they read is mostly blanks once hits are blanked, and two \s* in a row over a long
+# run of blanks backtrack cubically.
+
+
+def find_intl_dates(low: str, today: date) -> Iterable[_DateHit]:
+    """Every date said in zh/ja/es/fr/de, most specific first; each hit is blanked before the next finder."""
+    for finder in (_absolute_cjk, _counted_cjk, _weekday_cjk, _counted_latin, _weekday_latin, _simple):
+        for hit in finder(low, today):
+            yield hit
+            low = blank(low, hit.start, hit.end)
+
+
+# --------------------------------------------------------------------------
+# Chinese and Japanese
+# --------------------------------------------------------------------------
+
+_DAY_MARK = r"[日号號]"
+_MONTH_NUM = r"(\d{1,2}|[一二三四五六七八九十]{1,3})"
+_YEAR_WORDS = {"去年": -1, "昨年": -1, "前年": -2, "今年": 0, "本年": 0, "明年": 1, "来年": 1}
+
+
+def _absolute_cjk(low: str, today: date) -> Iterable[_DateHit]:
+    """2024年5月1日, 2024年5月, 去年12月, 今年3月5号, 3月1日, 2024年."""
+    full = re.compile(rf"(\d{{4}}|[〇零一二三四五六七八九]{{4}})\s?年\s?{_MONTH_NUM}\s?月\s?{_MONTH_NUM}\s?{_DAY_MARK}")
+    for m in full.finditer(low):
+        year, month, day = (cjk_number(g) or 0 for g in m.groups())
+        yield _make_date(year, month, day, m, "Chinese date")
+        low = blank(low, m.start(), m.end())
+    relative_year = "|".join(_YEAR_WORDS)
+    for m in re.finditer(rf"({relative_year})\s?{_MONTH_NUM}\s?月(?:\s?{_MONTH_NUM}\s?{_DAY_MARK})?", low):
+        year = today.year + _YEAR_WORDS[m.group(1)]
+        month = cjk_number(m.group(2)) or 0
+        if m.group(3):
+            yield _make_date(year, month, cjk_number(m.group(3)) or 0, m, "Chinese date")
+        elif 1 <= month <= 12:
+            yield _month_hit(year, month, m.start(), m.end(), m.group(0), today, "Chinese month")
+        else:
+            yield _DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "Chinese month",
+                           error=f"there is no month {month}")
+        low = blank(low, m.start(), m.end())
+    for m in re.finditer(rf"(\d{{4}})\s?年\s?{_MONTH_NUM}\s?月(?!\s?{_MONTH_NUM}\s?{_DAY_MARK})", low):
+        year, month = int(m.group(1)), cjk_number(m.group(2)) or 0
+        if 1 <= month <= 12:
+            yield _month_hit(year, month, m.start(), m.end(), m.group(0), today, "Chinese month")
+        else:
+            yield _DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "Chinese month",
+                           error=f"there is no month {month}")
+        low = blank(low, m.start(), m.end())
+    for m in re.finditer(rf"(?<![\d.])({_MONTH_NUM[1:-1]})\s?月\s?{_MONTH_NUM}\s?{_DAY_MARK}", low):
+        month, day = cjk_number(m.group(1)) or 0, cjk_number(m.group(2)) or 0
+        hit = _recent_occurrence(m, month, day, today)
+        if hit is None:
+            hit = _DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "Chinese date",
+                           error=f"there is no month {month}" if not 1 <= month <= 12 else "there is no day 0")
+        yield hit
+        low = blank(low, m.start(), m.end())
+    for m in re.finditer(r"(?<![\d.])(\d{4})\s?年(?!\s?(?:前|以前|之前|后|後|以后|以後|之后|之後))", low):
+        yield _year_hit(int(m.group(1)), m, today)
+
+
+def _year_hit(year: int, m: re.Match[str], today: date) -> _DateHit:
+    """A year alone, as the English "in 2022": which day of it is asked back."""
+    text = m.group(0)
+    if year == today.year:
+        return _DateHit(m.start(), m.end(), text, today, RANK_NOW, "this year", year_only=year)
+    if year > today.year:
+        return _DateHit(m.start(), m.end(), text, date(year, 1, 1), RANK_ABSOLUTE, "year", year_only=year)
+    if year < MIN_DATE.year:
+        return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, "year", beyond="past", year_only=year)
+    return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, "year", ask="year", year_only=year)
+
+
+_CJK_UNITS = {"交易日": "trading", "天": "day", "日": "day", "周": "week", "週": "week", "星期": "week",
+              "礼拜": "week", "禮拜": "week", "个月": "month", "個月": "month", "ヶ月": "month", "か月": "month",
+              "カ月": "month", "ケ月": "month", "个星期": "week", "個星期": "week", "年": "year"}  # fmt: skip
+_PAST_CJK = "以前|之前|前"
+_FUTURE_CJK = "以后|以後|之后|之後|后|後"
+
+
+def _counted_cjk(low: str, today: date) -> Iterable[_DateHit]:
+    """三天前, 3日前, 两周前, 3个月前, 5个交易日前, 一年前; 三天后 (refused)."""
+    units = "|".join(sorted(_CJK_UNITS, key=len, reverse=True))
+    pattern = rf"({CJK_COUNT})\s?(?:个|個)?\s?({units})\s?(?:間|间)?\s?({_PAST_CJK}|{_FUTURE_CJK})"
+    for m in re.finditer(pattern, low):
+        n = cjk_number(m.group(1))
+        if n is None:
+            continue
+        unit = _CJK_UNITS[m.group(2)]
+        sign = -1 if re.fullmatch(_PAST_CJK, m.group(3)) else 1
+        trading = unit == "trading"
+        value, beyond = _offset(today, n, "day" if trading else unit, sign, trading)
+        yield _DateHit(m.start(), m.end(), m.group(0), value, RANK_RELATIVE, "relative date", beyond=beyond)
+
+
+_CJK_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "1": 0, "2": 1, "3": 2,
+                 "4": 3, "5": 4, "6": 5, "7": 6}  # fmt: skip
+_JA_WEEKDAYS = {"月": 0, "火": 1, "水": 2, "木": 3, "金": 4, "土": 5, "日": 6}
+_CJK_MODES = {"上上": "prevweek2", "上": "prevweek", "先週": "prevweek", "先々週": "prevweek2",
+              "本": "this", "这": "this", "這": "this", "今週": "this", "下": "next", "来週": "next"}  # fmt: skip
+
+
+def _weekday_cjk(low: str, today: date) -> Iterable[_DateHit]:
+    """上周五, 上星期五, 上個星期五, 本周一, 周五, 星期天; 先週の金曜日, 金曜日."""
+    zh = r"(上上|上|本|这|這|下)?\s?(?:个|個)?\s?(?:周|週|星期|礼拜|禮拜)\s?([一二三四五六日天1-7])"
+    for m in re.finditer(zh, low):
+        yield _weekday_hit(m, _CJK_WEEKDAYS[m.group(2)], _CJK_MODES.get(m.group(1) or "", "on"), today)
+        low = blank(low, m.start(), m.end())
+    for m in re.finditer(r"(先々週|先週|今週|来週)?\s?の?\s?([月火水木金土日])曜(?:日)?", low):
+        yield _weekday_hit(m, _JA_WEEKDAYS[m.group(2)], _CJK_MODES.get(m.group(1) or "", "on"), today)
+
+
+def _weekday_hit(m: re.Match[str], weekday: int, mode: str, today: date) -> _DateHit:
+    if mode.startswith("prevweek"):
+        weeks = 2 if mode == "prevweek2" else 1
+        value = today - timedelta(days=today.weekday() + 7 * weeks) + timedelta(days=weekday)
+    else:
+        value = _weekday_date(today, weekday, mode)
+    return _DateHit(m.start(), m.end(), m.group(0).strip(), value, RANK_RELATIVE, "weekday")
+
+
+# --------------------------------------------------------------------------
+# Spanish, French, German
+# --------------------------------------------------------------------------
+
+
+def _counted_latin(low: str, today: date) -> Iterable[_DateHit]:
+    """hace 3 días, 3 días atrás, il y a trois jours, vor 3 Tagen; en 3 días, dans 3 jours, in 3 Tagen."""
+    numbers = _kind("number")
+    units = _kind("unit")
+    count = "|".join([r"\d{1,15}", *sorted(map(re.escape, numbers), key=len, reverse=True)])
+    unit = "|".join(sorted(map(re.escape, units), key=len, reverse=True))
+    # German "in 3 Tagen" only with German units: "in 3 days" is the English finder's.
+    german = "|".join(sorted((re.escape(u) for u in units if _phrases()[u][0] == "de"), key=len, reverse=True))
+    forms = (
+        (rf"(?<![\w-])(?:hace|il\s+y\s+a|vor)\s+({count})\s+({unit})(?![\w-])", -1),
+        (rf"(?<![\w-])({count})\s+({unit})\s+atr[aá]s(?![\w-])", -1),
+        (rf"(?<![\w-])(?:dentro\s+de|dans|en)\s+({count})\s+({unit})(?![\w-])", 1),
+        (rf"(?<![\w-])in\s+({count})\s+({german})(?![\w-])", 1),
+    )
+    for pattern, sign in forms:
+        for m in re.finditer(pattern, low):
+            n = int(m.group(1)) if m.group(1).isdigit() else int(numbers[m.group(1)])
+            value, beyond = _offset(today, n, str(units[m.group(2)]), sign, False)
+            yield _DateHit(m.start(), m.end(), m.group(0), value, RANK_RELATIVE, "relative date", beyond=beyond)
+            low = blank(low, m.start(), m.end())
+
+
+_LAST = {"pasado": "last", "dernier": "last", "passé": "last", "letzten": "last", "letzter": "last",
+         "vergangenen": "last", "vergangener": "last", "vorigen": "last", "voriger": "last",
+         "próximo": "next", "proximo": "next", "que viene": "next", "prochain": "next", "nächsten": "next",
+         "nächster": "next", "kommenden": "next", "kommender": "next",
+         "este": "this", "ce": "this", "diesen": "this", "dieser": "this",
+         "el": "on", "le": "on", "am": "on", "": "on"}  # fmt: skip
+
+
+def _weekday_latin(low: str, today: date) -> Iterable[_DateHit]:
+    """el viernes pasado, vendredi dernier, letzten Freitag, el viernes, am Freitag, Freitag."""
+    days = _kind("weekday")
+    names = "|".join(sorted(map(re.escape, days), key=len, reverse=True))
+    before = "|".join(re.escape(w) for w in _LAST if w and w != "que viene")
+    after = "pasado|dernier|passé|próximo|proximo|que\\s+viene|prochain"
+    pattern = rf"(?<![\w-])(?:(el|le)\s+)?(?:({before})\s+)?({names})(?:\s+({after}))?(?![\w-])"
+    for m in re.finditer(pattern, low):
+        article, modifier, name, trailing = m.groups()
+        mode_word = " ".join((trailing or modifier or article or "").split())
+        if not mode_word and not name.endswith(("tag", "abend")):
+            continue  # a bare Spanish/French weekday: "Mardi Gras", "Domingo"
+        yield _weekday_hit(m, int(days[name]), _LAST[mode_word], today)
+
+
+# --------------------------------------------------------------------------
+# Single words and phrases of every language
+# --------------------------------------------------------------------------
+
+
+def _simple(low: str, today: date) -> Iterable[_DateHit]:
+    """今天, 昨天, 上周, 明天, hoy, ayer, hier, heute, gestern, morgen, la semaine dernière ..."""
+    for phrase, (_, meaning) in sorted(_phrases().items(), key=lambda kv: len(kv[0]), reverse=True):
+        head, _, value = meaning.partition(":")
+        if head in ("number", "unit", "weekday", "marker"):
+            continue
+        for m in re.finditer(_bounded(phrase), low):
+            if phrase in ("morgen", "mañana") and _MORNING_BEFORE.search(low[max(0, m.start() - 8) : m.start()]):
+                continue  # "guten Morgen", "por la mañana"
+            hit = _simple_hit(head, int(value or 0), m, today)
+            yield hit
+            low = blank(low, m.start(), m.end())
+
+
+def _simple_hit(head: str, n: int, m: re.Match[str], today: date) -> _DateHit:
+    text = m.group(0)
+    if head == "today":
+        return _DateHit(m.start(), m.end(), text, today, RANK_TODAY, "today")
+    if head == "now":
+        return _DateHit(m.start(), m.end(), text, today, RANK_NOW, "now")
+    if head == "day":
+        value = today + timedelta(days=n)
+    elif head == "lastweek":
+        value = _last_week_friday(today)
+    elif head == "monthend":
+        value = _shift_months(today.replace(day=1), n + 1) - timedelta(days=1)
+    elif head == "yearend":
+        value = date(today.year + n, 12, 31)
+    elif head == "month":
+        value = _shift_months(today, n)
+    else:  # year
+        value = _shift_months(today, 12 * n)
+    return _DateHit(m.start(), m.end(), text, value, RANK_RELATIVE, "relative date")
