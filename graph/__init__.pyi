@@ -3,12 +3,13 @@
 from .core.errors import explain
 from .core.events import AlphaCurve, Event, NodeDone, NotePickedUp, Said, Token, ToolFinished, ToolStarted
 from .core.links import inert_links
-from .core.personas import ANALYST_KINDS, ANALYST_PERSONAS, ANALYSTS, DESK, PERSONAS, RISK_JUDGE
+from .core.personas import ANALYST_KINDS, ANALYST_PERSONAS, ANALYSTS, DESK, PERSONAS, RISK_JUDGE, persona_label
 from .core.plan import RISK_JUDGE_NODE, RunPlan
 from .core.private import private_dir, private_file, write_private
 from .core.settings import Settings, field_bounds
-from .core.state import FinalDecision
+from .core.state import FinalDecision, language_of
 from .core.usage import usage_summary
+from .core.words import phrase
 from .data import make_vendor
 from .data.indicators import indicator_series
 from .data.synthetic import SyntheticVendor
@@ -102,6 +103,7 @@ __all__ = [
     "field_bounds",
     "indicator_series",
     "inert_links",
+    "language_of",
     "libpq_url",
     "live_holder",
     "local_password",
@@ -110,6 +112,8 @@ __all__ = [
     "make_vendor",
     "normalize_name",
     "note_item",
+    "persona_label",
+    "phrase",
     "post_note",
     "private_dir",
     "private_file",

@@ -1,24 +1,29 @@
-"""Headless desk: `python -m graph "should I buy NVDA today?"` prints every persona as it speaks."""
+"""Headless desk: `python -m graph "should I buy NVDA today?"` prints every persona as it speaks;
+`python -m graph backtest AAPL --start … --end …` runs it over a window of days (graph/backtest/)."""
 from __future__ import annotations
 
 import argparse
 import asyncio
 import json
 import sys
+import unicodedata
 import uuid
 from collections.abc import AsyncIterator
 from datetime import date
-from typing import Any
+from typing import Any, TextIO
 
 from langchain_core.callbacks import UsageMetadataCallbackHandler
 
 from .core.context import LOCAL_USER
 from .core.errors import explain
 from .core.events import Event, NodeDone, Said, Token, ToolStarted
-from .core.personas import ANALYST_KINDS
+from .core.personas import ANALYST_KINDS, RISK_JUDGE, persona_label
 from .core.settings import Settings
+from .core.state import language_of
 from .core.usage import usage_summary
+from .core.words import DEFAULT_LANGUAGE, phrase
 from .models.registry import ModelRegistry
+from .nodes.thread_language import thread_language
 from .persistence.lease import LeaseHeld
 from .record.edits import edit_change
 from .record.figures import unverified_note
@@ -32,8 +37,12 @@ from .track.words import recalled_markdown, record_answer
 class Printer:
     """Prints one persona at a time; parallel speakers are buffered and shown whole, in turn."""
 
-    def __init__(self, out=None):  # sys.stdout as it is when printing starts, not at import
-        self.out, self.current, self.buffers, self.finished = out or sys.stdout, None, {}, set()
+    def __init__(self, out: TextIO | None = None, language: str = DEFAULT_LANGUAGE) -> None:
+        self.out = out or sys.stdout  # sys.stdout as it is when printing starts, not at import
+        self.current: str | None = None
+        self.buffers: dict[str, list[str]] = {}
+        self.finished: set[str] = set()
+        self.language = language  # personas are headed by their label in the thread's language
 
     def write(self, persona: str, text: str) -> None:
         if self.current is None:
@@ -63,7 +72,7 @@ class Printer:
 
     def _open(self, persona: str) -> None:
         self.current = persona
-        self.out.write(f"\n▶ {persona}\n")
+        self.out.write(f"\n▶ {persona_label(persona, self.language)}\n")
 
 
 async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
@@ -84,15 +93,13 @@ async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
             if (refused := await _continue(args, desk, thread)) is not None:
                 return refused
             context = desk.context(today=args.today, user=args.user, source="cli")
-            await _show(turn.events(context, callbacks=[usage]), args.quiet_tools)
+            # The Desk speaks before the coordinator's update says the thread's language: reckoned
+            # here the same way (graph/nodes/thread_language.py), then taken from that update.
+            language = thread_language(settings.language, (await desk.state(thread)).get("language"), text or "")
+            await _show(turn.events(context, callbacks=[usage]), args.quiet_tools, language)
             state = await desk.state(thread)
     _print_outcome(args, state, thread, usage)
     return 2 if state.get("intent") == "clarify" else 0
-
-
-# How the ruling was read (FinalDecision.read; graph/models/shaped.py).
-READ = {"json_schema": "under its JSON schema", "json_object": "under its JSON schema (a grammar)",
-        "function_calling": "through function calling", "lines": "from the judge's lines"}
 
 
 async def _continue(args: argparse.Namespace, desk: DeskRuntime, thread: str) -> int | None:
@@ -114,9 +121,11 @@ async def _continue(args: argparse.Namespace, desk: DeskRuntime, thread: str) ->
     return None
 
 
-async def _show(events: AsyncIterator[Event], quiet_tools: bool) -> None:
-    printer = Printer()
+async def _show(events: AsyncIterator[Event], quiet_tools: bool, language: str = DEFAULT_LANGUAGE) -> None:
+    printer = Printer(language=language)
     async for ev in events:
+        if isinstance(ev, NodeDone) and ev.node == "coordinator" and "language" in ev.update:
+            printer.language = language_of(ev.update)
         if isinstance(ev, Token):
             printer.write(ev.persona, ev.text)
         elif isinstance(ev, Said):
@@ -137,24 +146,35 @@ def _print_outcome(args: argparse.Namespace, state: dict[str, Any], thread: str,
                    usage: UsageMetadataCallbackHandler) -> None:
     decision = state.get("final_decision")
     if state.get("intent") == "analyze" and decision is not None:
-        print(f"\n══ Final decision for {decision.ticker} on {decision.trade_date}: {decision.signal} ══")
-        for label, value in decision.rows()[1:-1]:  # the signal is in the title, the rationale was said
-            print(f"  {label:<14}{value}")
-        if calls := [f"{p} {c}" for p, c in (state.get("plan_calls") or {}).items() if c]:
-            print(f"  {'Along the way':<14}{' → '.join([*calls, f'Risk Judge {decision.signal}'])}")
+        # The card's words in the thread's language (prompts/words_<code>.md); values, tickers and signals as they are.
+        lang = language_of(state)
+        title = phrase(lang, "card.title", ticker=decision.ticker, trade_date=decision.trade_date,
+                       signal=decision.signal)
+        print(f"\n══ {title} ══")
+        for label, value in decision.rows(lang)[1:-1]:  # the signal is in the title, the rationale was said
+            print(f"  {_padded(label)}{value}")
+        if calls := [f"{persona_label(p, lang)} {c}" for p, c in (state.get("plan_calls") or {}).items() if c]:
+            chain = " → ".join([*calls, f"{persona_label(RISK_JUDGE, lang)} {decision.signal}"])
+            print(f"  {_padded(phrase(lang, 'card.along_the_way'))}{chain}")
         if decision.read:
-            print(f"  {'Ruling read':<14}{READ[decision.read]}")
+            print(f"  {_padded(phrase(lang, 'card.ruling_read'))}{phrase(lang, 'read.' + decision.read)}")
         if decision.words_say:
-            print(f"\n⚠ The judge's words say {decision.words_say}, but its structured ruling says {decision.signal}: "
-                  "the two disagree. Read the Risk Judge's words above before acting.")
+            print("\n" + phrase(lang, "card.disagree", words=decision.words_say, signal=decision.signal))
         if line := (state.get("track_record") or {}).get("line"):
-            print(f"  {'Track record':<14}{line} on {decision.ticker}")
+            print(f"  {_padded(phrase(lang, 'card.track_record'))}"
+                  f"{phrase(lang, 'card.track_line', line=line, ticker=decision.ticker)}")
         if args.edit and (change := edit_change(state)):
-            print(f"\nAgainst the branch before the edit: {change}")
+            print("\n" + phrase(lang, "card.edit_change", change=change))
     if spent := usage_summary(state.get("usage")):  # the run's tokens per persona (graph/core/usage.py)
         print(f"\n{spent}")
     tokens = sum(u.get("total_tokens", 0) for u in usage.usage_metadata.values())
     print(f"\nthread {thread} · {tokens} tokens · continue with: python -m graph --thread {thread} \"your question\"")
+
+
+def _padded(label: str, width: int = 14) -> str:
+    """`label` padded to `width` terminal columns: a CJK character takes two."""
+    columns = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in label)
+    return label + " " * max(1, width - columns)
 
 
 async def show_past(args: argparse.Namespace, settings: Settings, thread: str) -> int:
@@ -246,7 +266,64 @@ def _check(ap: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         ap.error("say what to ask, e.g. \"should I buy NVDA today?\"")
 
 
+def _backtest_parser(settings: Settings) -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="python -m graph backtest",
+        description="Run the desk over a window of trading days, one deliberation per ticker and day on that "
+                    "day's data only, and score its signals against buy-and-hold and four rule baselines "
+                    "(the TradingAgents paper's Table 1).")
+    ap.add_argument("tickers", nargs="*", help="the tickers, e.g. AAPL GOOGL AMZN")
+    ap.add_argument("--start", type=date.fromisoformat, help="the window's first day, YYYY-MM-DD")
+    ap.add_argument("--end", type=date.fromisoformat, help="the window's last day, YYYY-MM-DD")
+    ap.add_argument("--every", type=int, default=1, metavar="N", help="deliberate every N trading days (default 1)")
+    ap.add_argument("--analysts", type=lambda s: [a.strip() for a in s.split(",") if a.strip()],
+                    help=f"comma-separated subset of {','.join(ANALYST_KINDS)}")
+    ap.add_argument("--debate-rounds", type=int)
+    ap.add_argument("--risk-rounds", type=int)
+    ap.add_argument("--concurrency", type=int, metavar="N",
+                    help=f"days deliberated at once (default {settings.backtest_concurrency}, "
+                         "DESK_BACKTEST_CONCURRENCY); 1 gives every day all the calls settled before it")
+    ap.add_argument("--budget", type=int, metavar="TOKENS",
+                    help="refuse a plan expected to spend more tokens, and start no day past it")
+    ap.add_argument("--yes", action="store_true", help="run without asking (needed when there is no terminal)")
+    ap.add_argument("--resume", metavar="ID", help="go on with a stored backtest: finished days are kept")
+    ap.add_argument("--out", metavar="DIR", help="where the Markdown and the daily CSV go (default: ./backtests)")
+    ap.add_argument("--long-only", dest="mode", action="store_const", const="long_only", default="long_short",
+                    help="SELL goes flat instead of short")
+    ap.add_argument("--cost-bps", type=float, default=0.0, metavar="BP", help="cost per unit of position change")
+    ap.add_argument("--risk-free", type=float, default=0.0, metavar="RATE", help="annual risk-free rate for SR")
+    ap.add_argument("--today", type=date.fromisoformat, help="pretend today is YYYY-MM-DD")
+    ap.add_argument("--user", default=LOCAL_USER, help=f"whose backtest it is (default: {LOCAL_USER})")
+    return ap
+
+
+def backtest(argv: list[str]) -> int:
+    """`python -m graph backtest …` (graph/backtest/headless.py)."""
+    from .backtest.headless import main as run_backtest  # the backtest's modules load only for it
+
+    settings = Settings()
+    ap = _backtest_parser(settings)
+    args = ap.parse_args(argv)
+    if args.resume and (args.tickers or args.start or args.end):
+        ap.error("--resume ID goes on with the stored plan: give no tickers, --start or --end with it")
+    if not args.resume and not (args.tickers and args.start and args.end):
+        ap.error("name the tickers and the window, e.g. AAPL GOOGL AMZN --start 2024-01-02 --end 2024-03-28")
+    if args.analysts and (bad := set(args.analysts) - set(ANALYST_KINDS)):
+        ap.error(f"unknown analysts {sorted(bad)}; choose from {', '.join(ANALYST_KINDS)}")
+    if args.concurrency is not None and args.concurrency < 1:
+        ap.error("--concurrency is 1 or more")
+    if args.budget is not None and args.budget < 1:
+        ap.error("--budget is a number of tokens, 1 or more")
+    return run_backtest(args)
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    # A first argument that is exactly "backtest" is the subcommand. The free-text request is one argument
+    # (quoted), so "backtest NVDA from January to March" still goes to the desk as a sentence; only the bare
+    # word alone, which the desk could do nothing with, changed meaning.
+    if argv[:1] == ["backtest"]:
+        return backtest(argv[1:])
     ap = _parser()
     args = ap.parse_args(argv)
     _check(ap, args)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .words import label
+
 DESK = "Desk"
 
 
@@ -67,3 +69,10 @@ PERSONAS: tuple[str, ...] = (
 def prompt_name(persona: str) -> str:
     """prompts/<snake_case persona>.md"""
     return persona.lower().replace(" ", "_")
+
+
+def persona_label(persona: str, language: str) -> str:
+    """How a persona is shown to a user of `language` ("空头研究员" for the Bear Researcher in
+    Chinese); the persona's own name where the language has no label for it. Only for display:
+    persona ids, state keys and prompts stay English (prompts/words_<language>.md holds the labels)."""
+    return label(language, "personas", persona)

@@ -30,3 +30,15 @@ def render(name: str, **fields: object) -> str:
     if missing:
         raise KeyError(f"prompt {name!r} needs {sorted(missing)}")
     return _template(name).format(**fields).strip()
+
+
+@cache
+def _has_template(name: str) -> bool:
+    return (PROMPTS_DIR / f"{name}.md").is_file()
+
+
+def render_in(language: str, name: str, **fields: object) -> str:
+    """A user-facing text in the user's language where prompts/<name>_<language>.md exists (the
+    demo notice, the Desk's help), else the English prompts/<name>.md."""
+    local = f"{name}_{language}"
+    return render(local if language.isalpha() and _has_template(local) else name, **fields)

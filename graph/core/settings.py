@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from annotated_types import Ge, Le
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .personas import ANALYST_KINDS
@@ -42,6 +42,11 @@ class Settings(BaseSettings):
     parallel_analysts: bool = Field(True, validation_alias="DESK_PARALLEL_ANALYSTS")
     max_tool_rounds: int = Field(5, ge=1, le=20, validation_alias="DESK_MAX_TOOL_ROUNDS")
 
+    # Backtests (graph/backtest/): analyses run at once, and the most one backtest may plan (each is a
+    # whole deliberation: a window too long by mistake should be refused, not started).
+    backtest_concurrency: int = Field(2, ge=1, le=16, validation_alias="DESK_BACKTEST_CONCURRENCY")
+    backtest_max_runs: int = Field(2000, ge=1, validation_alias="DESK_BACKTEST_MAX_RUNS")
+
     # Storage: SQLite files under data_dir unless a Postgres URL is given (postgresql://…).
     database_url: str | None = Field(None, validation_alias="DESK_DATABASE_URL")
 
@@ -57,6 +62,17 @@ class Settings(BaseSettings):
     structured_output: Literal["schema", "tools", "lines"] = Field("schema", validation_alias="DESK_STRUCTURED_OUTPUT")
     # Tokens (prompt + completion) one run may spend; None is no limit.
     token_budget: int | None = Field(None, ge=1, validation_alias="DESK_TOKEN_BUDGET")
+
+    # The language the desk answers in: "auto" is the request's (a thread keeps its language until
+    # a message is clearly in another, graph/nodes/thread_language.py), or an ISO 639 code ("en",
+    # "zh", ...) for every thread whatever the user writes.
+    language: str = Field("auto", pattern=r"^(auto|[a-z]{2,3})$", validation_alias="DESK_LANGUAGE")
+
+    @field_validator("language", mode="before")
+    @classmethod
+    def _language_code(cls, value: object) -> object:
+        """"ZH" or " zh " is "zh"; the pattern then refuses what is not a code."""
+        return value.strip().lower() if isinstance(value, str) else value
 
     @property
     def live(self) -> bool:

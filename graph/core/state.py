@@ -5,6 +5,7 @@ Pydantic types here are registered with the checkpoint serializer (see checkpoin
 from __future__ import annotations
 
 import operator
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from langchain_core.messages import AnyMessage
@@ -13,6 +14,7 @@ from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
 from .usage import RunUsage, merge_usage
+from .words import DEFAULT_LANGUAGE, is_language, label
 
 Signal = Literal["BUY", "SELL", "HOLD"]
 # What the coordinator made of a message (graph/request/intent.py decides it).
@@ -87,10 +89,12 @@ class FinalDecision(BaseModel):
     read: str = ""
     words_say: Signal | None = None
 
-    def rows(self) -> list[tuple[str, str]]:
-        """The ruling as (label, value) rows, in DECISION_FIELDS order, confidence as 0.00."""
-        return [(label, f"{self.confidence:.2f}" if key == "confidence" else str(getattr(self, key)))
-                for key, label in DECISION_FIELDS]
+    def rows(self, language: str = DEFAULT_LANGUAGE) -> list[tuple[str, str]]:
+        """The ruling as (label, value) rows, in DECISION_FIELDS order, confidence as 0.00; the
+        labels in `language` for display (the case file and the record keep the English ones)."""
+        return [(label(language, "fields", english, key),
+                 f"{self.confidence:.2f}" if key == "confidence" else str(getattr(self, key)))
+                for key, english in DECISION_FIELDS]
 
 
 # The ruling's fields and the labels the judge writes them under ("Position size: 2%"): the one
@@ -191,3 +195,13 @@ class DeskState(TypedDict, total=False):
     # The edit this branch was forked by (graph/runtime/branches.py): the step, its words before and
     # after, and the decision of the branch it forked from. A new analysis clears it.
     forked: dict[str, Any] | None
+    # The language the desk answers this thread in, an ISO 639 code ("zh"), set by the coordinator
+    # (graph/nodes/thread_language.py). Absent in threads checkpointed before it: read it with
+    # language_of, which takes that (or anything not a code) as English.
+    language: str | None
+
+
+def language_of(state: Mapping[str, Any]) -> str:
+    """The thread's language; English for a thread that never set one."""
+    code = state.get("language")
+    return code if is_language(code) else DEFAULT_LANGUAGE

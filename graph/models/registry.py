@@ -12,8 +12,9 @@ from urllib.parse import urlparse
 
 from langchain_core.language_models import BaseChatModel
 
-from ..core.prompts import render
+from ..core.prompts import render_in
 from ..core.settings import Settings
+from ..core.words import DEFAULT_LANGUAGE, phrase
 from .shaped import Shapes
 
 if TYPE_CHECKING:
@@ -46,13 +47,21 @@ class ModelRegistry:
         self.live = settings.live if live is None else live
         self._fixed = fixed
         self._built: dict[str, BaseChatModel] = {}
-        if notice is None:
-            base = f", server {settings.openai_base_url}" if settings.openai_base_url else ""
-            notice = (render("live_notice", quick_model=settings.quick_model, deep_model=settings.deep_model,
-                             base_url=base) if self.live else render("demo_notice"))
-        self.notice = notice  # one line for the user: which mode, and how to change it
+        self._given_notice = notice
+        self.notice = notice if notice is not None else self.notice_in(DEFAULT_LANGUAGE)
         # Which structured-output method each model's server takes, found out once (shaped.py).
         self.shapes = Shapes(schema_first=settings.structured_output == "schema")
+
+    def notice_in(self, language: str) -> str:
+        """One line for the user: which mode, and how to change it; in `language` where the prompts
+        hold it (prompts/demo_notice_<code>.md, live_notice_<code>.md), else in English."""
+        if self._given_notice is not None:
+            return self._given_notice
+        s = self.settings
+        if not self.live:
+            return render_in(language, "demo_notice")
+        base = phrase(language, "desk.server", url=s.openai_base_url) if s.openai_base_url else ""
+        return render_in(language, "live_notice", quick_model=s.quick_model, deep_model=s.deep_model, base_url=base)
 
     @classmethod
     def fixed(cls, model: BaseChatModel, settings: Settings | None = None, notice: str = "test mode",

@@ -28,7 +28,7 @@ from ..core.usage import Meter
 from ..models.registry import CallLimits, ModelRegistry
 from ..models.tool_text import calls_in_text
 from ..record.figures import tool_evidence
-from .speaking import NO_ANSWER_START, NoTools, ask, blank, spoken, subject, take_notes, text_of
+from .speaking import NO_ANSWER_START, NoTools, ask, blank, language_line, spoken, subject, take_notes, text_of
 
 Toolkit = Callable[[str, date], dict[str, list[BaseTool]]]
 Writer = Callable[[Any], None] | None
@@ -72,10 +72,11 @@ def _opening(spec: AnalystSpec, state: DeskState, notes: str, max_tool_rounds: i
              max_tokens: int | None) -> list[BaseMessage]:
     """An analyst's first messages: the rules every analyst shares first, then this analyst's role
     (the four prompts open alike, so a server that puts the tool schemas after the system text
-    caches the common part once), then the task with the user's notes."""
+    caches the common part once), then the thread's language when not English, then the task with
+    the user's notes."""
     system = (render("analyst", **subject(state), max_tool_rounds=max_tool_rounds, data_label=data_label,
                      max_words=max_words(max_tokens))
-              + "\n\n" + render(prompt_name(spec.persona), **subject(state)))
+              + "\n\n" + render(prompt_name(spec.persona), **subject(state)) + language_line(state))
     return [SystemMessage(system), HumanMessage(render("analyst_task", **subject(state), notes=notes))]
 
 

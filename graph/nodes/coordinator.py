@@ -18,12 +18,14 @@ from ..core.context import DeskContext, user_of
 from ..core.events import AlphaCurve, Said, emit
 from ..core.personas import DESK, REPORT_KEYS
 from ..core.plan import RunPlan
-from ..core.prompts import render
+from ..core.prompts import render_in
 from ..core.settings import Settings, bounded
 from ..core.state import Debate, DeskState
+from ..core.words import DEFAULT_LANGUAGE, phrase, word_list
 from ..data.vendor import UnknownSymbol, Vendor, VendorError
 from ..models.registry import ModelRegistry
 from ..record.case import entries, past_analysis
+from ..request.cjk_names import cjk_company_name
 from ..request.companies import all_companies, company_name, is_known_ticker
 from ..request.intent import ParsedRequest, parse_request
 from ..request.record_ask import asks_for_record
@@ -35,6 +37,7 @@ from ..track.keeper import TrackRecord
 from ..track.summary import cumulative_alpha
 from ..track.words import record_answer
 from .speaking import spoken
+from .thread_language import thread_language
 
 logger = logging.getLogger(__name__)
 
@@ -135,7 +138,8 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
         text = next((str(m.content) for m in reversed(state.get("messages", [])) if isinstance(m, HumanMessage)), "")
         today = (runtime.context.today if runtime.context else None) or date.today()
         if asks_for_record(text):  # the track record, not an analysis: a table, and its chart
-            return await _record_answer(runtime, vendor, models, text, today)
+            return await _record_answer(runtime, vendor, models, text, today) | {
+                "language": thread_language(settings.language, state.get("language"), text)}
         # A stopped run's reports and turns are on screen too: questions about them are follow-ups.
         decided = (state.get("final_decision") is not None or bool(entries(state))
                    or bool(state.get("record_shown")))  # the record shown: a question may be about it
@@ -146,7 +150,9 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
         pending = state.get("pending_ticker")
         confirmed = _confirmed(text, parsed, pending, today) if pending else None
         parsed = confirmed or parsed
-        update: dict[str, Any] = {"intent": parsed.intent, "pending_ticker": None}
+        # Set on every message, so a follow-up, an edit or a resume speaks the thread's language.
+        language = thread_language(settings.language, state.get("language"), text, parsed.language)
+        update: dict[str, Any] = {"intent": parsed.intent, "pending_ticker": None, "language": language}
         if parsed.intent == "analyze" and confirmed is None and (
                 question := await _unknown_ticker(parsed, vendor)) is not None:
             # Nothing of the analysis on screen is cleared: follow-ups about it still work.
@@ -159,12 +165,12 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
         if parsed.intent == "analyze":
             assert parsed.trade_date and parsed.asked_date, "an analysis always has its dates"
             asked = parsed.asked_date
-            note = "" if asked == parsed.trade_date else (
-                f" (you asked about {asked:%A %Y-%m-%d}; markets were closed, so I use the last trading day before it)")
-            name = f" ({parsed.company})" if parsed.company else ""
-            say = f"Analyzing **{parsed.ticker}**{name} for the trade date **{parsed.trade_date}**{note}."
+            say = _analyzing(parsed, language)
             if confirmed is not None:
                 say += f" As you asked: every figure about {parsed.ticker} is synthetic demo data, made up for it."
+            if not models.live and language != DEFAULT_LANGUAGE:
+                # The demo model writes English only: the user is told so in their own language.
+                say += "\n\n" + phrase(language, "desk.demo_speaks_english")
             update |= fresh_run(state) | {
                 "ticker": parsed.ticker, "company": parsed.company or parsed.ticker,
                 "trade_date": parsed.trade_date.isoformat(), "asked_date": asked.isoformat(),
@@ -176,7 +182,7 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
             update["track_record"] = await _recalled(runtime, vendor, models, parsed.ticker or "",
                                                      parsed.trade_date.isoformat(), today)
         elif parsed.intent == "chat":
-            say = render("desk_help", mode_line=models.notice)
+            say = render_in(language, "desk_help", mode_line=models.notice_in(language))
         elif parsed.intent == "clarify":
             say = parsed.question or "Which stock should the desk look at? Try “should I buy NVDA today?”."
         else:  # a follow-up: Desk answers in its own node, from the record
@@ -185,6 +191,17 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
         return update | {"messages": [spoken(DESK, say)]}
 
     return coordinator
+
+
+def _analyzing(parsed: ParsedRequest, language: str) -> str:
+    """The Desk's acknowledgement of an analysis, in the thread's language (prompts/words_<code>.md)."""
+    assert parsed.trade_date and parsed.asked_date, "an analysis always has its dates"
+    asked = parsed.asked_date
+    closed = "" if asked == parsed.trade_date else phrase(
+        language, "desk.closed", asked=asked.isoformat(), weekday=word_list(language, "desk.weekdays")[asked.weekday()])
+    company = (cjk_company_name(parsed.ticker) if language == "zh" else None) or parsed.company
+    return phrase(language, "desk.analyzing", ticker=parsed.ticker, trade_date=parsed.trade_date.isoformat(),
+                  closed=closed, company=phrase(language, "desk.company", company=company) if company else "")
 
 
 def _shaper(models: ModelRegistry, model: BaseChatModel) -> Shape:

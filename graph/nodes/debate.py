@@ -21,7 +21,7 @@ from ..track.keeper import call_from
 from ..track.log import DecisionLog
 from ..track.recall import block_for
 from .analysts import max_words
-from .speaking import ask, blank, case_file, spoken, subject, take_notes, text_of
+from .speaking import ask, blank, case_file, language_line, spoken, subject, take_notes, text_of
 
 Node = Callable[..., Any]
 
@@ -31,14 +31,15 @@ async def _speak(models: ModelRegistry, model: BaseChatModel, state: DeskState, 
     """One turn: its words, and the meter of what it spent. The prompt opens with the case file
     every speaker shares (everything said so far, append-only), then this persona's role
     (prompts/<persona>.md, with the length the role's output cap allows), then its turn and the
-    user's notes: consecutive speakers' prompts share all but the newest turn as a prefix."""
+    user's notes: consecutive speakers' prompts share all but the newest turn as a prefix. The thread's
+    language, when not English, is asked for after the role (speaking.language_line)."""
     limits = models.limits(role)
     meter = Meter.of(state, persona, models.settings.token_budget)
     # The track record's block for this persona comes after the shared case file, so the case file
     # stays the prefix every speaker's prompt shares (graph/track/recall.py).
     recalled = block_for(state.get("track_record"), persona)
     system = case_file(state) + "\n\n" + (recalled + "\n\n" if recalled else "") + render(
-        prompt_name(persona), **subject(state), max_words=max_words(limits.max_tokens))
+        prompt_name(persona), **subject(state), max_words=max_words(limits.max_tokens)) + language_line(state)
     reply = await ask(model, [SystemMessage(system), HumanMessage(render("your_turn", persona=persona, notes=notes))],
                       persona, required=required, limits=limits, meter=meter)
     return text_of(reply), meter

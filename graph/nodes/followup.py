@@ -14,23 +14,24 @@ from ..core.state import DeskState
 from ..core.usage import Meter
 from ..models.registry import ModelRegistry
 from ..record.case import desk_notes
-from .speaking import ask, case_file, spoken, subject, text_of
+from .speaking import ask, case_file, language_line, spoken, subject, text_of
 
 
 def make_followup(models: ModelRegistry) -> Callable[..., Any]:
     async def followup(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
         question = next((m.content for m in reversed(state["messages"]) if isinstance(m, HumanMessage)), "")
         # The case file first, as every speaker read it (the ruling appended): a follow-up right
-        # after the decision finds all of it in the server's prefix cache.
+        # after the decision finds all of it in the server's prefix cache. The thread's language, when
+        # not English, is asked for right after the Desk's role, before the notes it answers from.
         finished = state.get("final_decision") is not None
         # After a Stop the record ends mid-deliberation: the Desk answers from what was said so far.
         status, extent = (("has finished its analysis of", "its whole deliberation") if finished else
                           ("was stopped before a decision in its analysis of", "what was said before the stop"))
         if state.get("ticker"):
             system = case_file(state) + "\n\n" + render("desk", **subject(state), status=status, extent=extent,
-                                                          context=desk_notes(state))
+                                                          context=desk_notes(state), language=language_line(state))
         else:  # no analysis in this chat, only the track record shown: the Desk answers from it
-            system = render("desk_record", context=desk_notes(state))
+            system = render("desk_record", context=desk_notes(state), language=language_line(state))
         meter = Meter.of(state, DESK, models.settings.token_budget)  # capped, counted, within the budget
         reply = await ask(models.quick(runtime.context), [SystemMessage(system), HumanMessage(str(question))], DESK,
                           limits=models.limits("turn"), meter=meter)

@@ -21,8 +21,9 @@ from ..core.errors import NO_TOOLS, DeskError, explain
 from ..core.events import NotePickedUp, emit
 from ..core.plan import RunPlan
 from ..core.prompts import render
-from ..core.state import DeskState, Intervention
+from ..core.state import DeskState, Intervention, language_of
 from ..core.usage import Meter
+from ..core.words import DEFAULT_LANGUAGE, language_name
 from ..models.registry import CallLimits
 from ..notes.address import started_at_read, waiting
 from ..notes.inbox import NOTES_PER_TURN, Inbox, quoted_note
@@ -62,6 +63,21 @@ def case_file(state: DeskState) -> str:
     previous speaker's case file is a prefix of the next one's: prefix caching (llama.cpp,
     vLLM, OpenAI) skips all of it but the newest turn (benchmarks/prompts.py measures it)."""
     return render("case_file", **subject(state), record=case_record(state))
+
+
+def language_line(state: DeskState) -> str:
+    """The instruction to answer in the thread's language (prompts/language.md), to follow a
+    speaker's role; nothing for English, so an English run's prompts are what they always were.
+
+    It goes in the per-persona tail, after the role, never in the case file: the case file is the
+    prefix every later speaker's prompt shares (and a server caches), and the role after it is the
+    speaker's own anyway, so the line breaks no shared prefix and costs only itself (~58 tokens a
+    call, ~930 uncached per one-round decision). Last in the system text, it is also the instruction
+    a model reads nearest its answer, after pages of English case file: where it is followed best."""
+    language = language_of(state)
+    if language == DEFAULT_LANGUAGE:
+        return ""
+    return "\n\n" + render("language", language=language_name(language))
 
 
 def subject(state: DeskState) -> dict[str, str]:

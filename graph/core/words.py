@@ -1,0 +1,80 @@
+"""The desk's own short texts in each language: persona labels, the decision card's labels, the
+Desk's acknowledgement of a request, the names the language instruction gives languages.
+
+The texts are data, one catalogue per language: the TOML block of prompts/words_<code>.md. They sit
+among the prompts, as Markdown, because that is what ships with the package (prompts/*.md); graph/core
+reads no other files. A language without a catalogue, or a key its catalogue lacks, falls back to
+English, so adding a language is adding one file. (The request parser's own questions have their
+catalogue in graph/request/data/: graph/core may not import graph/request.)
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from functools import lru_cache
+from typing import Any, TypeGuard
+
+from .prompts import PROMPTS_DIR
+
+__all__ = ["DEFAULT_LANGUAGE", "is_language", "label", "language_name", "phrase", "word_list"]
+
+DEFAULT_LANGUAGE = "en"
+# An ISO 639 code as the desk keeps it ("zh", "en"): anything else (a client's input on LangGraph
+# Server) is not a language and is never written into a prompt.
+_CODE = re.compile(r"[a-z]{2,3}")
+_TOML_BLOCK = re.compile(r"^```toml\n(.*?)^```", re.S | re.M)
+
+
+def is_language(code: object) -> TypeGuard[str]:
+    return isinstance(code, str) and _CODE.fullmatch(code) is not None
+
+
+@lru_cache(maxsize=16)  # one per language with a catalogue, and a few without
+def _catalogue(language: str) -> dict[str, Any]:
+    if not is_language(language):
+        return {}
+    path = PROMPTS_DIR / f"words_{language}.md"
+    if not path.is_file():
+        return {}
+    blocks = _TOML_BLOCK.findall(path.read_text(encoding="utf-8"))
+    return tomllib.loads("\n".join(blocks))
+
+
+def _lookup(language: str, section: str, key: str) -> Any:
+    """The catalogue's entry for `section.key` in `language`, else in English, else None."""
+    for lang in (language, DEFAULT_LANGUAGE):
+        value = _catalogue(lang).get(section, {}).get(key)
+        if value is not None:
+            return value
+    return None
+
+
+def phrase(language: str, key: str, **fields: object) -> str:
+    """The text `section.key` (e.g. "card.title") in `language`, its placeholders filled. A key
+    missing from the English catalogue is a bug, so it raises."""
+    section, _, name = key.partition(".")
+    template = _lookup(language, section, name)
+    if template is None:
+        raise KeyError(f"no desk text {key!r} (prompts/words_{DEFAULT_LANGUAGE}.md)")
+    return str(template).format(**fields)
+
+
+def word_list(language: str, key: str) -> list[str]:
+    """A list the catalogue holds (e.g. "desk.weekdays")."""
+    section, _, name = key.partition(".")
+    return [str(v) for v in _lookup(language, section, name) or []]
+
+
+def label(language: str, section: str, english: str, key: str | None = None) -> str:
+    """A display label: the catalogue's for `key` (default: the English text itself) in
+    `language`, else the English the code already holds (a persona's name, a field's label)."""
+    found = _catalogue(language).get(section, {}).get(key or english)
+    return str(found) if found else english
+
+
+def language_name(code: str) -> str:
+    """How the language instruction names a language: "Chinese (简体中文)" for "zh"."""
+    if not is_language(code):  # never a client's text in a prompt
+        code = DEFAULT_LANGUAGE
+    name = _catalogue(DEFAULT_LANGUAGE).get("languages", {}).get(code)
+    return str(name) if name else phrase(DEFAULT_LANGUAGE, "languages.unknown", code=code)
