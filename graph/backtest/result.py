@@ -1,0 +1,160 @@
+"""A finished backtest scored: the desk's signals and every rule baseline simulated on the same closes, the
+paper's metrics, Table 1, and its two exports (the Markdown and the daily CSV).
+
+The closes are the vendor's as of the window's end, from the vendor the desk itself read, with a look-back
+before the window for the baselines' indicators (MACD needs 34 closes). For a US listing the window's days
+are the NYSE sessions, so a session the vendor has no close for is a gap the simulation states (never
+filled); a listing abroad has the vendor's own rows. Between the desk's deliberations (`--every N`) and on
+a failed day the desk has no signal, so its position is kept, and the result says so.
+"""
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+
+import pandas as pd
+
+from ..core.state import Signal
+from ..core.trading_days import is_trading_day
+from ..data.vendor import Vendor
+from ..tools.cutoff import cut_prices
+from ..track.horizon import US_BENCHMARK, benchmark_for
+from .baselines import BASELINES
+from .export import daily_csv
+from .metrics import Metrics, metrics
+from .record import Backtest, Day
+from .simulate import Rules, Simulation, simulate
+from .table import Table, is_paper_window, published_rows, table
+
+DESK = "Trading Desk"  # the desk's row, after the baselines as in the paper
+LOOKBACK_DAYS = 120  # calendar days of closes before the window: ~80 sessions, over MACD's 34
+
+
+@dataclass(frozen=True)
+class Result:
+    backtest: Backtest
+    table: Table
+    simulations: Mapping[tuple[str, str], Simulation]  # (ticker, strategy) → its days
+    scores: Mapping[str, Mapping[str, Metrics]]  # strategy → ticker → metrics
+    days: Mapping[str, Day]
+    rules: Rules
+
+    @property
+    def failed(self) -> list[Day]:
+        return [d for d in self.days.values() if d.status == "failed"]
+
+    @property
+    def missing(self) -> list[str]:
+        """Planned days with no record: left to run (a budget stop)."""
+        plan = self.backtest.plan
+        return [f"{t}:{d.isoformat()}" for t in plan.tickers for d in plan.days[t]
+                if f"{t}:{d.isoformat()}" not in self.days]
+
+    def csv(self) -> str:
+        return daily_csv(self.simulations)
+
+    def markdown(self) -> str:
+        """The file: the table with its notes, the baselines' rules, then every day of the desk."""
+        lines = [self.table.markdown(), "## The baselines' rules", ""]
+        lines += [f"- **{b.label}**: {b.rule}" for b in BASELINES]
+        lines += ["", "## The desk's days", "",
+                  "| Ticker | Day | Signal | Size | Confidence | Tokens | Seconds | Thread | Note |",
+                  "|---|---|---|---|---:|---:|---:|---|---|"]
+        for day in self.days.values():
+            note = day.reason if day.status == "failed" else (
+                f"may not have recalled {', '.join(day.unseen)} (still running)" if day.unseen else "")
+            confidence = "" if day.confidence is None else f"{day.confidence:.2f}"
+            seconds = "" if day.wall_s is None else f"{day.wall_s:.1f}"
+            lines.append(f"| {day.ticker} | {day.day} | {day.signal or 'failed'} | {_cell(day.size)} | {confidence} | "
+                         f"{day.tokens:,} | {seconds} | {day.thread} | {_cell(note)} |")
+        return "\n".join(lines) + "\n"
+
+    def write(self, folder: Path) -> tuple[Path, Path]:
+        folder.mkdir(parents=True, exist_ok=True)
+        markdown = folder / f"backtest-{self.backtest.id}.md"
+        daily = folder / f"backtest-{self.backtest.id}-daily.csv"
+        markdown.write_text(self.markdown(), encoding="utf-8")
+        daily.write_text(self.csv(), encoding="utf-8")
+        return markdown, daily
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def closes(vendor: Vendor, ticker: str, start: date, end: date) -> tuple[pd.Series, pd.Series]:
+    """(the closes from the look-back to the end, for the baselines; the window's closes, NaN on a gap)."""
+    frame = cut_prices(vendor.ohlcv(ticker, start - timedelta(days=LOOKBACK_DAYS), end), end)
+    series = pd.Series(frame["close"].astype(float).to_numpy(),
+                       index=[stamp.date().isoformat() for stamp in frame.index], dtype=float)
+    window = series[(series.index >= start.isoformat()) & (series.index <= end.isoformat())]
+    if benchmark_for(ticker) == US_BENCHMARK and "." not in ticker:  # a US listing: its sessions are NYSE's
+        days = [d.isoformat() for d in pd.date_range(start, end).date if is_trading_day(d)]
+        window = window.reindex(sorted(set(days) | set(window.index)))
+    return series, window
+
+
+def score(backtest: Backtest, days: Mapping[str, Day], vendor: Vendor, *, rules: Rules | None = None,
+          risk_free_rate: float = 0.0, closes_of: Mapping[str, tuple[pd.Series, pd.Series]] | None = None) -> Result:
+    plan = backtest.plan
+    rules = rules or Rules()
+    simulations: dict[tuple[str, str], Simulation] = {}
+    scores: dict[str, dict[str, Metrics]] = {}
+    for ticker in plan.tickers:
+        history, window = (closes_of or {}).get(ticker) or closes(vendor, ticker, plan.start, plan.end)
+        for baseline in BASELINES:
+            ruled: dict[str | date, Signal | None] = {day: sig for day, sig in baseline.signals(history).items()}
+            simulations[(ticker, baseline.label)] = simulate(window, ruled, rules)
+        signals: dict[str | date, Signal | None] = {
+            d.day: d.signal for d in days.values() if d.ticker == ticker and d.status == "done"}
+        simulations[(ticker, DESK)] = simulate(window, signals, rules)
+    for (ticker, strategy), simulation in simulations.items():
+        scores.setdefault(strategy, {})[ticker] = metrics(simulation, risk_free_rate)
+    strategies = [*(b.label for b in BASELINES), DESK]
+    extra = () if plan.synthetic else published_rows(plan.tickers, plan.start, plan.end)
+    title = f"Backtest {backtest.id}: {', '.join(plan.tickers)}, {plan.start.isoformat()} … {plan.end.isoformat()}"
+    if plan.synthetic:
+        title += " (synthetic)"
+    shown = table(scores, plan.tickers, strategies, title=title,
+                  notes=_notes(backtest, days, simulations, rules, risk_free_rate), extra_rows=extra)
+    return Result(backtest, shown, simulations, scores, days, rules)
+
+
+def _notes(backtest: Backtest, days: Mapping[str, Day], simulations: Mapping[tuple[str, str], Simulation],
+           rules: Rules, risk_free_rate: float) -> list[str]:
+    plan = backtest.plan
+    notes: list[str] = []
+    if plan.synthetic:
+        notes.append(f"Synthetic: {plan.data} and/or the demo model. These figures say nothing about a market.")
+    every = "every trading day" if plan.every == 1 else f"every {plan.every} trading days"
+    rounds = f"{plan.debate_rounds} debate and {plan.risk_rounds} risk round{'s' * (plan.risk_rounds > 1)}"
+    notes.append(f"{DESK}: one deliberation {every} ({', '.join(plan.analysts)}; {rounds}), each on that day's data "
+                 "only; in between, its position is kept.")
+    notes += [f"Rule: {line}" for line in rules.describe()]
+    notes.append(f"CR, ARR, SR, MDD in % (SR as is) from quantstats; SR with a risk-free rate of {risk_free_rate:g}.")
+    if failed := [d for d in days.values() if d.status == "failed"]:
+        notes.append("Failed days (no signal: the position was kept): "
+                     + "; ".join(f"{d.ticker} {d.day} ({d.reason})" for d in failed))
+    planned = {f"{t}:{d.isoformat()}" for t in plan.tickers for d in plan.days[t]}
+    if left := sorted(planned - set(days)):
+        notes.append(f"Not run ({len(left)} days: no signal, the position was kept): {', '.join(left[:10])}"
+                     + (" …" if len(left) > 10 else ""))
+    if unseen := [d for d in days.values() if d.unseen]:
+        notes.append(f"{len(unseen)} day(s) ran beside an earlier day whose call had settled by their date, so "
+                     "could not recall it (see the days below; --concurrency 1 avoids it).")
+    gaps = sorted({f"{ticker} {day}" for (ticker, strategy), sim in simulations.items() if strategy == DESK
+                   for day in sim.gaps})
+    if gaps:
+        notes.append(f"Gaps (a session without a close: no trade, no return): {', '.join(gaps)}")
+    if plan.synthetic and is_paper_window(plan.start, plan.end):
+        notes.append("The paper's published figures are not shown beside synthetic data.")
+    return notes
+
+
+async def score_async(backtest: Backtest, days: Mapping[str, Day], vendor: Vendor, *, rules: Rules | None = None,
+                      risk_free_rate: float = 0.0) -> Result:
+    """`score` off the event loop (vendor reads, and quantstats' imports the first time)."""
+    return await asyncio.to_thread(score, backtest, days, vendor, rules=rules, risk_free_rate=risk_free_rate)

@@ -1,0 +1,95 @@
+"""Which day a vendor call is made for, and the vendor failures of each day.
+
+The analysts' tools answer a vendor failure with "no data: …" and the desk deliberates on what is left
+(graph/tools/guarded.py): right for a live question, wrong for a backtest day, whose signal would then rest
+on data it did not have. So the backtest's desk reads its vendor through `WatchedVendor`, which notes every
+failure against the day being run; the runner retries such a day once and otherwise marks it failed
+(graph/backtest/runner.py), never using its signal.
+
+The day is a context variable set by the runner around each day's run: asyncio tasks and the worker threads
+of `asyncio.to_thread` (where the tools call the vendor) inherit it, so days running at once each see their
+own. A test's vendor reads `current_day()` to refuse data after the day being run.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, TypeVar
+
+import pandas as pd
+
+from ..data.vendor import NewsItem, Post, StatementKind, Vendor
+
+T = TypeVar("T")
+
+
+@dataclass
+class DayWatch:
+    ticker: str
+    day: date
+    failures: list[str] = field(default_factory=list)
+
+
+_DAY: ContextVar[DayWatch | None] = ContextVar("backtest_day", default=None)
+
+
+def current_day() -> DayWatch | None:
+    """The (ticker, day) whose run this code is part of; None outside a backtest day."""
+    return _DAY.get()
+
+
+@contextmanager
+def watching(ticker: str, day: date) -> Iterator[DayWatch]:
+    watch = DayWatch(ticker, day)
+    token = _DAY.set(watch)
+    try:
+        yield watch
+    finally:
+        _DAY.reset(token)
+
+
+class WatchedVendor:
+    """`inner`, with each failure noted against the day being run (then raised as it was)."""
+
+    def __init__(self, inner: Vendor):
+        self.inner = inner
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def label(self) -> str:
+        return self.inner.label
+
+    def _call(self, what: str, fn: Callable[..., T], *args: Any) -> T:
+        try:
+            return fn(*args)
+        except Exception as exc:
+            if (watch := _DAY.get()) is not None:
+                watch.failures.append(f"{what}: {str(exc) or type(exc).__name__}")
+            raise
+
+    def ohlcv(self, ticker: str, start: date, end: date) -> pd.DataFrame:
+        return self._call(f"prices of {ticker}", self.inner.ohlcv, ticker, start, end)
+
+    def profile(self, ticker: str, as_of: date) -> dict:
+        return self._call(f"profile of {ticker}", self.inner.profile, ticker, as_of)
+
+    def statements(self, ticker: str, as_of: date, kind: StatementKind) -> pd.DataFrame:
+        return self._call(f"{kind} statements of {ticker}", self.inner.statements, ticker, as_of, kind)
+
+    def news(self, ticker: str, start: date, end: date) -> list[NewsItem]:
+        return self._call(f"news of {ticker}", self.inner.news, ticker, start, end)
+
+    def macro_news(self, start: date, end: date) -> list[NewsItem]:
+        return self._call("market news", self.inner.macro_news, start, end)
+
+    def social_posts(self, ticker: str, start: date, end: date) -> list[Post]:
+        return self._call(f"social posts on {ticker}", self.inner.social_posts, ticker, start, end)
+
+    def recommendations(self, ticker: str, as_of: date) -> list[dict]:
+        return self._call(f"analyst grades of {ticker}", self.inner.recommendations, ticker, as_of)
