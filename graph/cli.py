@@ -121,13 +121,32 @@ async def _continue(args: argparse.Namespace, desk: DeskRuntime, thread: str) ->
     return None
 
 
+def unstreamed(shown: str, kept: str) -> str:
+    """What of a turn as kept did not stream: the chat replaces a turn's streamed words with the
+    turn as kept, a terminal cannot, so the CLI prints what the kept turn adds. Most often the
+    kept turn is the tail of what streamed (words before tool calls are not kept) and adds
+    nothing; an analyst's report written from the desk's fetch adds the line that says so; a turn
+    that kept none of what streamed (its answer stalled and was asked again) is printed whole."""
+    shown, kept = shown.rstrip(), kept.strip()
+    if not kept or shown.endswith(kept):
+        return ""
+    # The longest start of the kept turn that streamed last (a few words at least: one shared
+    # full stop is no overlap).
+    for end in range(len(kept) - 1, min(40, len(kept) // 2), -1):
+        if not kept[end - 1].isspace() and shown.endswith(kept[:end]):
+            return kept[end:]
+    return "\n  ⟲ As kept:\n" + kept + "\n" if shown else kept + "\n"
+
+
 async def _show(events: AsyncIterator[Event], quiet_tools: bool, language: str = DEFAULT_LANGUAGE) -> None:
     printer = Printer(language=language)
+    streamed: dict[str, str] = {}  # each persona's words as they went out, to hold against its turn as kept
     async for ev in events:
         if isinstance(ev, NodeDone) and ev.node == "coordinator" and "language" in ev.update:
             printer.language = language_of(ev.update)
         if isinstance(ev, Token):
             printer.write(ev.persona, ev.text)
+            streamed[ev.persona] = streamed.get(ev.persona, "") + ev.text
         elif isinstance(ev, Said):
             printer.write(ev.persona, ev.text)
             printer.done(ev.persona)
@@ -137,6 +156,9 @@ async def _show(events: AsyncIterator[Event], quiet_tools: bool, language: str =
             printer.write("Track record", recalled_markdown(recalled))  # what this analysis recalled
             printer.done("Track record")
         elif isinstance(ev, NodeDone) and (said := ev.spoken) is not None and ev.node != "coordinator":
+            persona = str(said.name)
+            if rest := unstreamed(streamed.pop(persona, ""), str(said.content)):
+                printer.write(persona, rest)
             if flagged := ev.unverified:  # as the chat shows it under the turn: a figure no data holds
                 printer.write(str(said.name), f"\n  ⚠ {unverified_note(flagged)}\n")
             printer.done(str(said.name))

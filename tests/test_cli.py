@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage
 
-from graph.cli import _show
+from graph.cli import _show, unstreamed
 from graph.core.events import NodeDone, Token
 from graph.core.personas import PERSONAS
 from graph.core.settings import Settings
@@ -167,3 +167,17 @@ async def test_a_turn_citing_a_figure_no_data_holds_is_flagged_under_it(capsys):
     bull, bear = out.split("▶ Bear Researcher")
     assert "⚠ 1 figure not found in the data: 987.65" in bull
     assert "⚠" not in bear
+
+
+@pytest.mark.parametrize(("shown", "kept", "printed"), [
+    ("Let me look.\nNVDA closed at 74.02, below its SMA 50.", "NVDA closed at 74.02, below its SMA 50.", ""),
+    ("A report from nothing.\nThe close is 74.02, below the SMA 50 of 81.82.",
+     "The close is 74.02, below the SMA 50 of 81.82.\n\n_(The model called no tool itself.)_",
+     "\n\n_(The model called no tool itself.)_"),
+    ("Words that stalled and were asked ag", "A whole new answer, sent again after the stall.",
+     "\n  ⟲ As kept:\nA whole new answer, sent again after the stall.\n"),
+    ("", "A turn that sent no words as it went.", "A turn that sent no words as it went.\n"),
+])
+def test_what_a_turn_keeps_beyond_what_streamed_is_printed(shown, kept, printed):
+    """A terminal cannot replace streamed words as the chat does: it prints what the kept turn adds."""
+    assert unstreamed(shown, kept) == printed
