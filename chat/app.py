@@ -8,7 +8,8 @@ address in local mode), the door (door.py: tokens, thread ids and owners checked
 a request) and the desk's own routes (serving.py). Threads and the history sidebar come from
 history/ (the data layer, its owner checks), logins from logins.py; the settings panel from
 panel.py; rendering from render.py; the decision card and chart from card.py; Edit and Switch from
-edits.py and edit_actions.py.
+edits.py and edit_actions.py; the language the chat words itself in (the thread's, else the
+browser's) from languages.py, its words from graph's catalogue (prompts/words_<code>.md, [chat]).
 """
 from __future__ import annotations
 
@@ -25,13 +26,14 @@ from chat.accounts import is_loopback
 from chat.door import Door
 from chat.edits import EDIT_ACTION, SWITCH_ACTION, offer_on_resume
 from chat.history import LocalFileStorage, make_data_layer
+from chat.languages import page_language, session_language
 from chat.logins import DeskAuth
 from chat.panel import check_settings, describe, next_analysis, settings_widgets
-from chat.runs import RESUME_ACTION, RESUME_WORDS, STOP_ACTION, ChatRun, DeskService
+from chat.runs import RESUME_ACTION, RESUME_WORDS, STOP_ACTION, ChatRun, DeskService, said
 from chat.serving import Serving, keep_session_files
 from chat.startup import prepare
 from chat.tokens import CLIENT_ADDRESS
-from graph import DESK, Settings
+from graph import DESK, Settings, word_list
 
 SETTINGS = Settings()
 prepare(SETTINGS, chainlit_config.run.host)  # exits (2) on a public address in local mode
@@ -42,7 +44,7 @@ FILES = LocalFileStorage(SETTINGS.data_dir / "files")
 AUTH = DeskAuth(SETTINGS.data_dir, public=not is_loopback(chainlit_config.run.host))
 DOOR = Door(AUTH, lambda: SERVICE.runtime(), SETTINGS)
 DOOR.install(server, sio)
-SERVING = Serving(AUTH, FILES, lambda: SERVICE.models.live)
+SERVING = Serving(AUTH, FILES, lambda: SERVICE.models.live, SETTINGS)
 SERVING.install(server)
 
 # `/stop` is typed text, not a Chainlit command: a command turns "/stop" into a chip on the first
@@ -80,12 +82,9 @@ async def shutdown():
 
 @cl.set_starters
 async def starters(user=None, language=None):
-    return [
-        cl.Starter(label="Should I buy NVDA today?", message="Should I buy NVDA today?"),
-        cl.Starter(label="Thoughts on Apple last Friday?", message="Thoughts on Apple last Friday?"),
-        cl.Starter(label="$TSLA 2024-05-01", message="$TSLA 2024-05-01"),
-        cl.Starter(label="Is Berkshire B a sell?", message="Is Berkshire B a sell?"),
-    ]
+    # Chainlit passes the browser's language ("zh-CN"): a Chinese page is offered Chinese requests.
+    return [cl.Starter(label=text, message=text)
+            for text in word_list(page_language(SETTINGS, language), "chat.starters")]
 
 
 async def _open_chat(values: dict | None) -> ChatRun:
@@ -106,10 +105,12 @@ async def _open_chat(values: dict | None) -> ChatRun:
 
 @cl.on_chat_start
 async def start():
-    await _open_chat(cl.user_session.get("chat_settings"))
+    chat = await _open_chat(cl.user_session.get("chat_settings"))
+    # A new chat has no language yet: the page's (DESK_LANGUAGE, else the browser's) until its first request.
+    chat.language = session_language(SETTINGS, cl.context.session)
     # A system message: Chainlit keeps showing the starters under it (an assistant message
     # counts as a conversation and hides them); desk.js keeps a demo badge in the header.
-    await cl.Message(content=SERVICE.models.notice, author=DESK, type="system_message").send()
+    await cl.Message(content=SERVICE.models.notice_in(chat.language), author=DESK, type="system_message").send()
 
 
 @cl.on_chat_resume
@@ -121,6 +122,7 @@ async def resume(thread: ThreadDict) -> None:
         except json.JSONDecodeError:
             metadata = {}
     chat = await _open_chat(metadata.get("chat_settings") or cl.user_session.get("chat_settings"))
+    await chat.speak_as(session_language(SETTINGS, cl.context.session))
     steps = thread.get("steps")
     if steps is None:
         steps = thread["steps"] = []
@@ -158,7 +160,7 @@ async def _chat() -> ChatRun:
 
 async def _stop(chat: ChatRun) -> None:
     if not await chat.stop():
-        await cl.Message(content="Nothing is running.", author=DESK).send()
+        await said(chat.language, "nothing_running").send()
 
 
 @cl.on_message
@@ -199,9 +201,9 @@ async def stop_action(action: cl.Action):
 async def resume_action(action: cl.Action):
     chat = await _chat()
     if chat.active:
-        await cl.Message(content="The desk is already running on this thread.", author=DESK).send()
+        await said(chat.language, "already_running").send()
     elif await chat.interrupted() is None:
-        await cl.Message(content="Nothing to resume: the last run on this thread finished.", author=DESK).send()
+        await said(chat.language, "nothing_to_resume").send()
     else:
         chat.start(None, next_analysis(cl.user_session.get("chat_settings"), SETTINGS))
 

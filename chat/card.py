@@ -28,12 +28,17 @@ from graph import (
     explain,
     indicator_series,
     inert_links,
+    language_of,
+    persona_label,
+    phrase,
     report_markdown,
     usage_summary,
 )
 
 from .edits import card_actions, card_change
+from .languages import DEFAULT
 from .render import fold_under
+from .speakers import label_metadata
 
 SIGNAL_MARK = {"BUY": "🟢", "SELL": "🔴", "HOLD": "🟡"}
 HISTORY_DAYS = 420  # enough rows for a 200-day average at the start of the window
@@ -44,11 +49,12 @@ def _value(text: str) -> float | None:
     return float(m[0]) if m else None
 
 
-# How the ruling was read (graph's FinalDecision.read), as the card's footnote says it.
-READ_WORDS = {"json_schema": "Ruling read under its JSON schema.",
-              "json_object": "Ruling read under its JSON schema.",
-              "function_calling": "Ruling read through function calling.",
-              "lines": "Ruling read from the judge's lines."}
+def read_words(decision: FinalDecision, language: str = DEFAULT) -> str:
+    """How the ruling was read (graph's FinalDecision.read), as the card's footnote says it."""
+    try:
+        return phrase(language, "chat.card_read", how=phrase(language, "read." + decision.read))
+    except KeyError:  # a way of reading the catalogue does not name: the footnote leaves it out
+        return ""
 
 
 def record_line(state: dict[str, Any]) -> str:
@@ -59,38 +65,47 @@ def record_line(state: dict[str, Any]) -> str:
 
 
 def card_markdown(decision: FinalDecision, data_label: str = "", change: str | None = None,
-                  record: str = "", judge_words: str = "", plan_calls: dict[str, Any] | None = None) -> str:
+                  record: str = "", judge_words: str = "", plan_calls: dict[str, Any] | None = None,
+                  language: str = DEFAULT) -> str:
     """The final decision as a card a trader can read at a glance; `change`, what an edit of the
     past changed against the branch it forked from (chat/edits.py), right under the title; `record`,
     the desk's past calls on the ticker (record_line), under the figures. When the judge's words name
-    another signal than its structured ruling, the card says so first and ends with `judge_words`."""
+    another signal than its structured ruling, the card says so first and ends with `judge_words`.
+    The card's own words are in `language` (prompts/words_<code>.md); figures, tickers and signals
+    are the ruling's as they are."""
+    def say(key: str, **fields: object) -> str:
+        return phrase(language, "chat." + key, **fields)
+
     filled = round(decision.confidence * 10)
     shown = {"Signal": f"{SIGNAL_MARK.get(decision.signal, '')} **{decision.signal}**",
              "Confidence": f"{decision.confidence:.0%} {'█' * filled}{'░' * (10 - filled)}"}
     # The judge's words (its entry, stop and horizon as written, its rationale) are a model's: inert.
-    rows = [(label, shown.get(label, inert_links(str(value)))) for label, value in decision.rows()
-            if label != "Rationale"]
+    # Rows are told apart by their English labels, shown under the language's.
+    rows = [(label, shown.get(english, inert_links(str(value))))
+            for (english, _), (label, value) in zip(decision.rows(), decision.rows(language), strict=True)
+            if english != "Rationale"]
     cells = [f"| **{k}** | {str(v).replace('|', '/')} |" for k, v in rows]
     # The signal row is the table's header: an empty header row would show as a blank band.
     lines = [f"## {SIGNAL_MARK.get(decision.signal, '')} {decision.signal} {decision.ticker} · {decision.trade_date}",
              *(["", f"> {change}"] if change else []),
-             *(["", f"> ⚠ The judge's words say **{decision.words_say}**, but its structured ruling says "
-                    f"**{decision.signal}**: the two disagree. Read the judge's own words below before acting."]
+             *(["", "> " + say("card_disagree", words=decision.words_say, signal=decision.signal)]
                if decision.words_say else []),
              "", cells[0], "|---|---|", *cells[1:]]
-    if calls := [f"{persona} {signal}" for persona, signal in (plan_calls or {}).items() if signal]:
+    if calls := [f"{persona_label(persona, language)} {signal}"
+                 for persona, signal in (plan_calls or {}).items() if signal]:
         # Where the desk's own chain stood: the manager's plan and the trader's proposal, then the ruling.
-        lines += ["", "**Along the way:** " + " → ".join([*calls, f"Risk Judge {decision.signal}"]) + "."]
+        chain = " → ".join([*calls, f"{persona_label('Risk Judge', language)} {decision.signal}"])
+        lines += ["", say("card_along", chain=chain)]
     if record:
-        lines += ["", f"**Track record:** {record.rstrip('.')}."]
-    lines += ["", f"**Rationale.** {inert_links(decision.rationale)}"]
+        lines += ["", say("card_track", record=record.rstrip("."))]
+    lines += ["", say("card_rationale", text=inert_links(decision.rationale))]
     if decision.words_say and judge_words:
-        lines += ["", "**The judge's words.**", "", inert_links(judge_words)]
-    how = READ_WORDS.get(decision.read, "")
+        lines += ["", say("card_judge_words"), "", inert_links(judge_words)]
+    how = read_words(decision, language)
     if data_label or how:
-        lines += ["", "_" + " ".join(filter(None, (how, f"Figures from {data_label}." if data_label else ""))) + "_"]
-    lines += ["", "The chart and the full report of the deliberation are attached. "
-              "Ask a follow-up (“why was the bear worried?”) or a new ticker any time."]
+        figures = say("card_figures", label=data_label) if data_label else ""
+        lines += ["", "_" + say("sentence_gap").join(filter(None, (how, figures))) + "_"]
+    lines += ["", say("card_closing")]
     return "\n".join(lines)
 
 
@@ -207,11 +222,11 @@ def spend(state: dict[str, Any]) -> tuple[str, str]:
     return total, per_persona
 
 
-async def show_spend(parent: cl.Message, per_persona: str) -> None:
+async def show_spend(parent: cl.Message, per_persona: str, language: str = DEFAULT) -> None:
     """Tokens per persona, folded under the message that ends the run."""
     if not per_persona:
         return
-    await fold_under(parent, "tokens per persona", per_persona)
+    await fold_under(parent, phrase(language, "chat.tokens_per_persona"), per_persona)
 
 
 async def show_decision(thread_id: str, state: dict[str, Any], vendor: Vendor) -> None:
@@ -222,12 +237,13 @@ async def show_decision(thread_id: str, state: dict[str, Any], vendor: Vendor) -
     if decision is None:
         return
     label = vendor.label
+    language = language_of(state)
     elements: list[cl.Element] = []
     note = ""
     try:
         elements.append(await price_chart(vendor, decision, state.get("chart_window_days") or 90))
     except Exception as exc:
-        note = f"\n\n_No chart: {explain(exc)}_"
+        note = "\n\n_" + phrase(language, "chat.no_chart", reason=explain(exc)) + "_"
     report = report_markdown(state, label)
     elements.append(cl.File(name=f"{decision.ticker}-{decision.trade_date}-desk-report.md",
                             content=report.encode(), mime="text/markdown", display="inline"))
@@ -235,10 +251,11 @@ async def show_decision(thread_id: str, state: dict[str, Any], vendor: Vendor) -
     debate = state.get("risk_debate")
     words = str(getattr(debate, "judge_decision", "") or "")
     card = cl.Message(content=card_markdown(decision, label, card_change(state), record_line(state), words,
-                                            state.get("plan_calls")) + note
+                                            state.get("plan_calls"), language) + note
                       + (f"\n\n_{total}_" if total else ""), author=DESK,
-                      elements=elements, actions=card_actions(thread_id, state))
+                      elements=elements, actions=card_actions(thread_id, state),
+                      metadata=label_metadata(DESK, language=language))
     await card.send()
     # The page brings the card's top into view if it was following the run (chat/ui/public/desk.js).
     await cl.context.emitter.emit("desk_card", {"id": card.id})
-    await show_spend(card, per_persona)
+    await show_spend(card, per_persona, language)

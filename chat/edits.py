@@ -42,7 +42,7 @@ import chainlit as cl
 from chainlit.data import get_data_layer
 from chainlit.logger import logger
 
-from graph import DESK, DeskRuntime, Step, edit_change, inert_links
+from graph import DESK, DeskRuntime, Step, edit_change, inert_links, language_of, phrase
 
 EDIT_ACTION = "edit_turn"
 SWITCH_ACTION = "switch_branch"
@@ -64,9 +64,10 @@ WORDS = "desk_words"            # a collapsed message's words, put back when its
 NOTE = "desk_note"              # a Desk note about edits and branches: on every branch
 
 
-def edit_action(thread_id: str, step: Step) -> cl.Action:
-    return cl.Action(name=EDIT_ACTION, label="Edit", icon="pencil",
-                     tooltip="Change these words; the desk re-runs only what comes after them",
+def edit_action(thread_id: str, step: Step, language: str = "en") -> cl.Action:
+    # The button under each finished turn, in the thread's language (what the edit then asks stays English).
+    return cl.Action(name=EDIT_ACTION, label=phrase(language, "chat.edit"), icon="pencil",
+                     tooltip=phrase(language, "chat.edit_tooltip"),
                      payload={"thread_id": thread_id, "step": step.id, "checkpoint": step.checkpoint_id})
 
 
@@ -226,9 +227,10 @@ async def offer(desk: DeskRuntime, thread_id: str, messages: Sequence[dict[str, 
     steps = await desk.history(thread_id)
     offered = {a.forId for a in _sent() if a.name == EDIT_ACTION}
     by_id = {s.id: s for s in steps}
+    language = language_of(await desk.state(thread_id))
     for step_id, message_id in match_messages(steps, messages).items():
         if message_id not in offered:
-            await _send(edit_action(thread_id, by_id[step_id]), message_id)
+            await _send(edit_action(thread_id, by_id[step_id], language), message_id)
 
 
 async def offer_way_back(desk: DeskRuntime, thread_id: str, messages: Sequence[dict[str, Any]]) -> None:

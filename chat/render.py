@@ -38,11 +38,14 @@ from graph import (
     ToolFinished,
     ToolStarted,
     inert_links,
+    language_of,
+    persona_label,
     recalled_markdown,
     unverified_note,
 )
 
-from .speakers import speaker_metadata
+from .languages import DEFAULT
+from .speakers import label_metadata, speaker_metadata
 from .stages import StageList
 from .tables import fold_name, shown_so_far, split_tables
 
@@ -136,8 +139,12 @@ class Renderer:
 
     def __init__(self, plan: RunPlan, *, stop_action: cl.Action | None = None,
                  on_pickup: Callable[[int, str], Awaitable[None]] | None = None,
-                 on_curve: Callable[[cl.Message, AlphaCurve], Awaitable[None]] | None = None):
+                 on_curve: Callable[[cl.Message, AlphaCurve], Awaitable[None]] | None = None,
+                 language: str = DEFAULT):
         self.plan = plan
+        # The thread's language, for the speakers' labels and the stage list: the chat reckons it before
+        # the run (the Desk speaks first), the coordinator's update then says it (chat/runs.py).
+        self.language = language
         self.streams: dict[str, Stream] = {}         # persona -> its turn being streamed
         self.steps: dict[str, ToolCall] = {}         # tool call id -> its step
         self.paragraph: set[str] = set()             # personas whose next token starts a paragraph
@@ -225,8 +232,10 @@ class Renderer:
 
     async def _node_event(self, ev: Said | AlphaCurve | ToolStarted | ToolFinished | NotePickedUp) -> None:
         if isinstance(ev, Said):
-            msg = cl.Message(content=inert_links(ev.text), author=ev.persona or DESK,
-                             actions=[self.stop_action] if self.stop_action else [])
+            author = ev.persona or DESK
+            msg = cl.Message(content=inert_links(ev.text), author=author,
+                             actions=[self.stop_action] if self.stop_action else [],
+                             metadata=label_metadata(author, language=self.language))
             await msg.send()
             self.said.append(msg)
         elif isinstance(ev, AlphaCurve):
@@ -261,6 +270,8 @@ class Renderer:
     async def _node_done(self, ev: NodeDone) -> None:
         last = ev.spoken
         if ev.node == "coordinator":  # it already spoke through Said
+            if "language" in ev.update:
+                self.language = language_of(ev.update)
             await self._recalled(ev.update.get("track_record"))
             return
         if last is None:
@@ -272,7 +283,8 @@ class Renderer:
         # or the start of an answer that stalled and was asked again (shown twice otherwise).
         said = text if text.strip() or stream is None else stream.raw
         shown, folded = split_tables(inert_links(said))
-        msg = stream.msg if stream is not None else cl.Message(content="", author=persona)
+        msg = stream.msg if stream is not None else cl.Message(
+            content="", author=persona, metadata=speaker_metadata(self.plan, self.started, persona, self.language))
         msg.content = shown
         if ev.unverified:  # graph/record/figures.py: numbers this turn cites that the run's data lacks
             msg.content += "\n\n⚠ " + unverified_note(ev.unverified)
@@ -295,12 +307,14 @@ class Renderer:
         if not isinstance(track_record, dict) or not track_record:
             return
         text = inert_links(recalled_markdown(track_record))
+        name = persona_label(TRACK_RECORD_STEP, self.language)
         if not self.said:  # the coordinator always announces an analysis; should it not, the text stands alone
-            msg = cl.Message(content=f"**{TRACK_RECORD_STEP}**\n\n{text}", author=DESK)
+            msg = cl.Message(content=f"**{name}**\n\n{text}", author=DESK,
+                             metadata=label_metadata(DESK, language=self.language))
             await msg.send()
             self.said.append(msg)
             return
-        step = await fold_under(self.said[-1], TRACK_RECORD_STEP, text)
+        step = await fold_under(self.said[-1], name, text)
         self._ended(step.to_dict())  # a page opening the thread now gets it even if not yet stored
 
     def _ended(self, step: StepDict) -> None:
@@ -313,7 +327,8 @@ class Renderer:
         stream = self.streams.get(persona)
         if stream is None:
             # A debate turn's message names its round (chat/speakers.py: the page shows it).
-            msg = cl.Message(content="", author=persona, metadata=speaker_metadata(self.plan, self.started, persona))
+            msg = cl.Message(content="", author=persona,
+                             metadata=speaker_metadata(self.plan, self.started, persona, self.language))
             stream = self.streams[persona] = Stream(msg)
             self.opened.append(persona)
         return stream
@@ -355,7 +370,7 @@ class Renderer:
             return
         self.started.append(persona)
         if self.progress is None:
-            self.progress = StageList(self.plan)
+            self.progress = StageList(self.plan, self.language)
         await self.progress.started(persona)
 
     # -- pacing ------------------------------------------------------------

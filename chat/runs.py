@@ -38,18 +38,24 @@ from graph import (
     Settings,
     Vendor,
     explain,
+    language_of,
     live_holder,
     make_vendor,
+    persona_label,
+    phrase,
     post_note,
     quoted_note,
+    thread_language,
     unread_in,
 )
 
 from .card import show_decision, spend
 from .edits import offer_edits
+from .languages import DEFAULT
 from .pages import Pages
 from .panel import NextAnalysis
 from .render import Renderer
+from .speakers import label_metadata
 from .thread_names import NAME_RUNNING, NAME_STOPPED, name_thread
 from .track_view import show_alpha_curve
 
@@ -59,18 +65,11 @@ LEASE_WAIT_S = 5.0
 STOP_ACTION = "stop_run"
 RESUME_ACTION = "resume_run"
 RESUME_WORDS = frozenset({"resume", "continue", "go on", "resume the run"})
-RESUME_OFFER = ("Everything before is kept: type “resume” (or press Resume) to continue from there; "
-                "nothing finished is done again.")
+RESUME_OFFER = phrase(DEFAULT, "chat.resume_offer")  # how a page finds an offer already in a thread
 # A page that opens the thread mid-run joins the run at the latest this long after asking.
 ATTACH_LATEST_S = 10.0
-CUT_OFF = "*(cut off: the desk stopped before this turn was finished; a resumed run says it again below)*"
-STOPPED = ("Stopped. Everything up to the last finished turn is kept: type “resume” to go on from there, ask a "
-           "follow-up, or send a new request.")
-STOPPED_LEASE_LOST = ("Stopped: this server lost the thread's lease (it could not renew it in time), so another "
-                      "window may be running the thread now. Everything up to the last finished turn is kept: when "
-                      "that run is over, type “resume” to go on from there.")
-FAILED = ("Everything up to the last finished turn is kept. When the cause is fixed, press Resume (or type “resume”): "
-          "only what failed is done again.")
+# The chat's own sentences are the catalogue's (prompts/words_<code>.md, section [chat]), in the
+# thread's language.
 
 
 def _asked(turn: DeskTurn) -> str:
@@ -79,13 +78,19 @@ def _asked(turn: DeskTurn) -> str:
     return str(said[0].content) if said else ""
 
 
-def acknowledgement(posted: Posted) -> str:
+def acknowledgement(posted: Posted, language: str = DEFAULT) -> str:
     """What the Desk says when a note is stored: who will answer it."""
     if posted.note.to:
-        return f"Noted — the **{posted.note.to}** will answer this."
+        return phrase(language, "chat.noted_to", who=persona_label(posted.note.to, language))
     if posted.reader:
-        return f"Noted — the **{posted.reader}** will answer this next."
-    return "Noted — the desk will take this up as soon as the current step finishes."
+        return phrase(language, "chat.noted_next", who=persona_label(posted.reader, language))
+    return phrase(language, "chat.noted_desk")
+
+
+def said(language: str, key: str, **fields: object) -> cl.Message:
+    """A message of the Desk in the chat's own words, labelled in `language`."""
+    return cl.Message(content=phrase(language, "chat." + key, **fields), author=DESK,
+                      metadata=label_metadata(DESK, language=language))
 
 
 def signed_in(session: Any) -> str | None:
@@ -94,9 +99,10 @@ def signed_in(session: Any) -> str | None:
     return str(user.identifier) if user is not None and user.identifier else None
 
 
-def resume_action(thread_id: str) -> cl.Action:
+def resume_action(thread_id: str, language: str = DEFAULT) -> cl.Action:
+    # Its label stays "Resume": the sentences that offer it say to press Resume in every language.
     return cl.Action(name=RESUME_ACTION, payload={"thread_id": thread_id}, label="Resume", icon="play",
-                     tooltip="Continue the interrupted run from its last finished step")
+                     tooltip=phrase(language, "chat.resume_tooltip"))
 
 
 def _spent_line(spent: str) -> str:
@@ -184,6 +190,9 @@ class ChatRun:
         self.closing = False   # the run is past its last event: a note now would find no reader
         # The signed-in user of the page that started the run: whose track record it reads and writes.
         self.user: str | None = None
+        # The language the chat words itself in on this thread: the page's until the thread has its own
+        # (chat/app.py sets both), then the thread's, kept as each run's coordinator says it.
+        self.language = DEFAULT
 
     @property
     def active(self) -> bool:
@@ -219,7 +228,7 @@ class ChatRun:
             await self.interject(text)
             return
         await self._join_page()
-        await cl.Message(content="The desk is already running on this thread.", author=DESK).send()
+        await said(self.language, "already_running").send()
 
     async def _join_page(self) -> None:
         """A page of the thread that was open before this run began (a second tab) speaks while it
@@ -235,6 +244,14 @@ class ChatRun:
             await renderer.catch_up(emitter)
             await pages.attach(emitter)
 
+    async def speak_as(self, page: str) -> None:
+        """The chat's language on a reopened thread: the thread's own, else the page's."""
+        try:
+            state = await self.service.state(self.thread_id)
+        except Exception:  # the thread is gone or the store is closing: the page's language will do
+            state = {}
+        self.language = language_of(state) if state.get("language") else page
+
     async def interrupted(self) -> Interrupted | None:
         """The thread's interrupted run, if it has one and it is not running here."""
         if self.active:
@@ -244,14 +261,14 @@ class ChatRun:
             return None
         return await desk.interrupted(self.thread_id)
 
-    async def offer_resume(self, stopped: Interrupted, steps: list[Any] | None = None,
-                           reason: str = "The last run on this thread was interrupted") -> None:
+    async def offer_resume(self, stopped: Interrupted, steps: list[Any] | None = None, reason: str = "") -> None:
         """Offer to resume. On a reopened thread pass its (mutable) steps list: Chainlit sends the UI
         the steps it read *before* on_chat_resume and does not store actions, so an offer already in
         the thread only gets its button back, and a new one is added to those steps."""
-        said = [s for s in (steps or []) if str(s.get("type", "")).endswith("_message")]
-        if said and RESUME_OFFER in str(said[-1].get("output") or ""):
-            await resume_action(self.thread_id).send(for_id=str(said[-1]["id"]))
+        messages = [s for s in (steps or []) if str(s.get("type", "")).endswith("_message")]
+        offer_text = phrase(self.language, "chat.resume_offer")
+        if messages and (RESUME_OFFER in (last := str(messages[-1].get("output") or "")) or offer_text in last):
+            await resume_action(self.thread_id, self.language).send(for_id=str(messages[-1]["id"]))
             return
         # A crash or a restart left the thread named "… · running"; its decision, if the
         # interrupted run is a follow-up to one, keeps the name it gave.
@@ -259,9 +276,12 @@ class ChatRun:
             state = await self.service.state(self.thread_id)
             if not state.get("final_decision"):
                 await self._name(state, NAME_STOPPED)
-        who = ", ".join(f"**{p}**" for p in dict.fromkeys(stopped.personas))
-        offer = cl.Message(content=f"{reason} before the {who} spoke. {RESUME_OFFER}",
-                           author=DESK, actions=[resume_action(self.thread_id)])
+        lang = self.language
+        who = phrase(lang, "chat.list_separator").join(
+            f"**{persona_label(p, lang)}**" for p in dict.fromkeys(stopped.personas))
+        offer = said(lang, "interrupted_before", reason=reason or phrase(lang, "chat.interrupted"), who=who,
+                     offer=offer_text)
+        offer.actions = [resume_action(self.thread_id, lang)]
         await offer.send()
         if steps is not None:
             steps.append(offer.to_dict())
@@ -273,9 +293,12 @@ class ChatRun:
         for step in steps:
             if (step.get("type") == "assistant_message" and step.get("name") in PERSONAS
                     and step.get("id") not in writing and not str(step.get("output") or "").strip()):
-                await cl.Message(content=CUT_OFF, author=str(step["name"]), id=str(step["id"]),
-                                 parent_id=step.get("parentId")).update()
-                step["output"] = CUT_OFF  # the UI is shown these steps, read before this update
+                # Its metadata kept: the update replaces the stored message whole (its label, its round).
+                cut_off = phrase(self.language, "chat.cut_off")
+                await cl.Message(content=cut_off, author=str(step["name"]), id=str(step["id"]),
+                                 parent_id=step.get("parentId"),
+                                 metadata=meta if isinstance(meta := step.get("metadata"), dict) else {}).update()
+                step["output"] = cut_off  # the UI is shown these steps, read before this update
 
     async def _run(self, text: str | None, nxt: NextAnalysis) -> None:
         renderer = self.renderer = self._open_run(nxt)
@@ -283,27 +306,37 @@ class ChatRun:
         lost: asyncio.Event | None = None   # set if this server loses the thread's lease mid-run
         try:
             desk = await self.service.runtime()
+            # The Desk speaks before the coordinator's update says the thread's language: reckoned here
+            # as the coordinator does (the CLI does the same), then taken from that update.
+            renderer.language = self.language = thread_language(
+                self.service.settings.language, (await desk.state(self.thread_id)).get("language"), text or "")
             # One run per thread across processes: another window's process may run this thread.
             async with desk.turn(self.thread_id, text, nxt.plan, wait_s=LEASE_WAIT_S) as turn:
                 lost = turn.held.lost
                 await self._deliberate(turn, renderer, nxt)
+            self.language = renderer.language
             if renderer.decided:
                 await self._show_decision()
-            await renderer.finish("Decision ready" if renderer.decided else "Done")
+            await renderer.finish(phrase(self.language, "chat.decision_ready" if renderer.decided else "chat.done"))
             await self._quietly(offer_edits(desk, self.thread_id))  # Edit buttons on the finished turns
         except LeaseHeld:
             outcome = "elsewhere"
             await self._quietly(self._run_elsewhere(text))
         except asyncio.CancelledError:
             outcome = "stopped"
-            spent = await self._cut_short(renderer, " — *stopped*", "Stopped")
-            said = STOPPED_LEASE_LOST if lost is not None and lost.is_set() else STOPPED
-            await self._quietly(cl.Message(content=said + _spent_line(spent), author=DESK).send())
+            lang = self.language = renderer.language
+            spent = await self._cut_short(renderer, "cut_off_suffix", "stopped_status")
+            key = "stopped_lease_lost" if lost is not None and lost.is_set() else "stopped"
+            await self._quietly(cl.Message(content=phrase(lang, "chat." + key) + _spent_line(spent), author=DESK,
+                                           metadata=label_metadata(DESK, language=lang)).send())
         except Exception as exc:  # the user gets a sentence, never a traceback
             outcome = "failed"
-            spent = await self._cut_short(renderer, " — *interrupted*", "Failed")
-            await self._quietly(cl.Message(content=f"⚠️ {explain(exc)}\n\n{FAILED}" + _spent_line(spent),
-                                           author=DESK, actions=[resume_action(self.thread_id)]).send())
+            lang = self.language = renderer.language
+            spent = await self._cut_short(renderer, "failed_suffix", "failed_status")
+            await self._quietly(cl.Message(content=f"⚠️ {explain(exc)}\n\n{phrase(lang, 'chat.failed')}"
+                                           + _spent_line(spent), author=DESK,
+                                           metadata=label_metadata(DESK, language=lang),
+                                           actions=[resume_action(self.thread_id, lang)]).send())
         finally:
             leftover = await self._close_run(outcome)
         await self._answer_leftover(leftover, outcome, nxt)
@@ -323,11 +356,13 @@ class ChatRun:
         own = ChainlitContext(pages.session, cast(BaseChainlitEmitter, pages))
         pages.context = own
         context_var.set(own)
+        # Its label stays "Stop" in every language: public/desk.js finds the action by it.
         stop = cl.Action(name=STOP_ACTION, payload={"thread_id": self.thread_id}, label="Stop",
-                         icon="square", tooltip="Stop the desk (or type /stop)")
+                         icon="square", tooltip=phrase(self.language, "chat.stop_tooltip"))
         self.closing = False
         self.analysing = None
-        return Renderer(nxt.plan, stop_action=stop, on_pickup=self._picked_up, on_curve=show_alpha_curve)
+        return Renderer(nxt.plan, stop_action=stop, on_pickup=self._picked_up, on_curve=show_alpha_curve,
+                        language=self.language)
 
     async def _deliberate(self, turn: DeskTurn, renderer: Renderer, nxt: NextAnalysis) -> None:
         """Stream the run's events to the pages, naming the thread after its analysis."""
@@ -343,12 +378,14 @@ class ChatRun:
         await renderer.close_open()
 
     async def _cut_short(self, renderer: Renderer, suffix: str, status: str) -> str:
-        """A run stopped or failed: its open turns and stage list closed, the thread named "· stopped"
-        (unless a decision was made just before: it stands). Returns its token total."""
+        """A run stopped or failed: its open turns (their `suffix`) and stage list (its `status`: keys of
+        the catalogue's [chat]) closed, the thread named "· stopped" (unless a decision was made just
+        before: it stands). Returns its token total."""
+        lang = renderer.language
         if not renderer.decided:
             await self._quietly(self._name(self.analysing, NAME_STOPPED))
-        await self._quietly(renderer.close_open(suffix))
-        await self._quietly(renderer.finish(status, failed=True))
+        await self._quietly(renderer.close_open(phrase(lang, "chat." + suffix)))
+        await self._quietly(renderer.finish(phrase(lang, "chat." + status), failed=True))
         return await self._spent()
 
     async def _close_run(self, outcome: str) -> list[Note]:
@@ -491,7 +528,9 @@ class ChatRun:
         await self._join_page()
         posted = await post_note(await self.service.runtime(), self.thread_id, text,
                                  self.renderer.started if self.renderer else None)
-        msg = cl.Message(content=f"{acknowledgement(posted)}\n\n> {text}", author=DESK)
+        lang = self.renderer.language if self.renderer else self.language
+        msg = cl.Message(content=f"{acknowledgement(posted, lang)}\n\n> {text}", author=DESK,
+                         metadata=label_metadata(DESK, language=lang))
         self.acks[posted.note.seq] = (msg, [])
         await msg.send()
         return msg
@@ -505,7 +544,9 @@ class ChatRun:
         who.append(persona)
         first = msg.content.split("\n\n", 1)
         quote = first[1] if len(first) > 1 else ""
-        msg.content = f"Noted — picked up by the **{', '.join(who)}**.\n\n{quote}".rstrip()
+        lang = self.renderer.language if self.renderer else self.language
+        names = phrase(lang, "chat.list_separator").join(persona_label(p, lang) for p in who)
+        msg.content = f"{phrase(lang, 'chat.picked_up', who=names)}\n\n{quote}".rstrip()
         await msg.update()
 
     async def stop(self, timeout: float = 10.0) -> bool:

@@ -29,11 +29,12 @@ from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import FileResponse, JSONResponse
 from starlette.routing import Route
 
-from graph import DESK, private_dir
+from graph import DESK, Settings, phrase, private_dir
 
 from .accounts import DEFAULT_PASSWORD, local_password
 from .door import history
 from .history import FILES_ROUTE, LocalFileStorage, served_type
+from .languages import page_language
 from .logins import DeskAuth
 from .page_policy import PagePolicy
 from .speakers import speaker_persona
@@ -50,6 +51,10 @@ PRELOAD = sorted("/assets/" + p.name for p in (Path(cl.__file__).parent / "front
 # chat/ui/public served instead: the desk runs air-gapped beside a local model, where those requests
 # fail (KaTeX's styles from jsDelivr, Inter from Google Fonts, and the connections opened to them
 # ahead). KaTeX's version is the one Chainlit's page bundles.
+# The page's own words (public/desk.js) in the page's language: the catalogue's keys, as desk.js names them.
+PAGE_WORDS = {"badge": "chat.badge", "badge_title": "chat.badge_title", "stop": "chat.stop_button",
+              "stop_title": "chat.stop_button_title", "stages": "chat.stages", "login_title": "chat.login_title",
+              "user_name": "chat.login_user", "user_name_placeholder": "chat.login_user_placeholder"}
 OFFLINE = {  # what (a pattern): with what ({root}: the page's root path)
     r'\s*<link\s+rel="preconnect"\s+href="https://fonts\.(?:googleapis|gstatic)\.com"[^>]*>': "",
     r'href="https://fonts\.googleapis\.com/css2\?family=Inter[^"]*"': 'href="{root}/public/inter/inter.css"',
@@ -60,10 +65,12 @@ OFFLINE = {  # what (a pattern): with what ({root}: the page's root path)
 class Serving:
     """The routes, for one server: its logins, its element files and whether it runs live models."""
 
-    def __init__(self, auth: DeskAuth, files: LocalFileStorage, live: Callable[[], bool]) -> None:
+    def __init__(self, auth: DeskAuth, files: LocalFileStorage, live: Callable[[], bool],
+                 settings: Settings | None = None) -> None:
         self.auth = auth
         self.files = files
         self.live = live
+        self.settings = settings or Settings()
 
     def install(self, server: FastAPI) -> None:
         server.router.routes.insert(0, Route(f"{FILES_ROUTE}/{{key:path}}", self.serve_file, methods=["GET"]))
@@ -91,20 +98,22 @@ class Serving:
         return FileResponse(path, media_type=served_type(mime),
                             headers={"X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox"})
 
-    def login_hint(self) -> str:
+    def login_hint(self, language: str = "en") -> str:
         """What the login page says to type: local mode's shared password only while it is the
         documented default (a password someone chose is not shown to whoever opens the page)."""
         if not self.auth.local:
-            return "Log in with your account name and password."
+            return phrase(language, "chat.login_accounts")
         if local_password() == DEFAULT_PASSWORD:
-            return f"Local mode: any user name, password “{DEFAULT_PASSWORD}”."
-        return "Local mode: any user name, and the password set in DESK_PASSWORD."
+            return phrase(language, "chat.login_local_default", password=DEFAULT_PASSWORD)
+        return phrase(language, "chat.login_local_set")
 
     async def page_facts(self, request: Request | None) -> JSONResponse:
-        """Asked before login too: the mode (for the demo badge), the login hint and the page's
-        scripts to load ahead, nothing more."""
-        return JSONResponse({"mode": "live" if self.live() else "demo", "login_hint": self.login_hint(),
-                             "preload": PRELOAD})
+        """Asked before login too: the mode (for the demo badge), the login hint, the page's scripts to
+        load ahead and the page's own words in the browser's language (its Accept-Language), nothing more."""
+        language = page_language(self.settings, request.headers.get("accept-language") if request else None)
+        return JSONResponse({"mode": "live" if self.live() else "demo", "login_hint": self.login_hint(language),
+                             "preload": PRELOAD, "language": language,
+                             "words": {name: phrase(language, key) for name, key in PAGE_WORDS.items()}})
 
 
 _chainlit_page = chainlit.server.get_html_template

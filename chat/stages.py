@@ -6,7 +6,7 @@ fetch it, re-render it through React with each title parsed as Markdown, and spi
 icon per running stage, ~0.3 s of the browser's CPU per analysis (benchmarks/browser.py). The
 page now draws the event's data as plain elements. The list is not stored: a page that opens
 the thread mid-run is sent it again (Renderer.catch_up), and a finished run's card says what was
-decided.
+decided. Its titles are in the thread's language (the plan's are English: graph/core/plan.py).
 """
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ from typing import Any
 
 import chainlit as cl
 
-from graph import ANALYST_PERSONAS, RISK_JUDGE, RunPlan
+from graph import ANALYST_PERSONAS, RISK_JUDGE, RunPlan, persona_label, phrase
+
+from .languages import DEFAULT
 
 EVENT = "desk_stages"
 READY, RUNNING, DONE, FAILED = "ready", "running", "done", "failed"
@@ -24,19 +26,35 @@ READY, RUNNING, DONE, FAILED = "ready", "running", "done", "failed"
 GAP_S = 0.25
 
 
+def _rounds(language: str, n: int) -> str:
+    return phrase(language, "chat.rounds_one" if n == 1 else "chat.rounds_many", n=n)
+
+
+def stage_title(plan: RunPlan, title: str, language: str) -> str:
+    """A stage's title in `language`: a debate's says its rounds, any other stage is a persona's."""
+    if language == DEFAULT:
+        return title
+    for stage, key, rounds in ((plan.investment_stage, "chat.investment_stage", plan.debate_rounds),
+                               (plan.risk_stage, "chat.risk_stage", plan.risk_rounds)):
+        if title == stage:
+            return phrase(language, key, rounds=_rounds(language, rounds))
+    return persona_label(title, language)
+
+
 class StageList:
-    def __init__(self, plan: RunPlan):
+    def __init__(self, plan: RunPlan, language: str = DEFAULT):
         self.stages = plan.stages()
+        self.titles = [stage_title(plan, stage.title, language) for stage in self.stages]
         self.status = [READY] * len(self.stages)
-        self.title = "Deliberating…"
+        self.title = phrase(language, "chat.deliberating")
         self.sent = False
         self._dirty = False
         self._worker: asyncio.Task | None = None
 
     def payload(self) -> dict[str, Any]:
         return {"title": self.title,
-                "stages": [{"title": stage.title, "status": status}
-                           for stage, status in zip(self.stages, self.status, strict=True)]}
+                "stages": [{"title": title, "status": status}
+                           for title, status in zip(self.titles, self.status, strict=True)]}
 
     def _index(self, persona: str) -> int | None:
         return next((i for i, stage in enumerate(self.stages) if persona in stage.personas), None)

@@ -9,7 +9,7 @@ from .core.private import private_dir, private_file, write_private
 from .core.settings import Settings, field_bounds
 from .core.state import FinalDecision, language_of
 from .core.usage import usage_summary
-from .core.words import phrase
+from .core.words import phrase, word_list
 from .data import make_vendor
 from .data.indicators import indicator_series
 from .data.synthetic import SyntheticVendor
@@ -17,6 +17,7 @@ from .data.vendor import Vendor
 from .models.demo import DemoChatModel
 from .models.policy import streamed_words
 from .models.registry import ModelRegistry
+from .nodes.thread_language import thread_language
 from .notes.address import note_item
 from .notes.inbox import NOTES_PER_TURN, Note, quoted_note, unread_in
 from .persistence.accounts import (
@@ -122,8 +123,10 @@ __all__ = [
     "report_markdown",
     "sqlalchemy_url",
     "streamed_words",
+    "thread_language",
     "unread_in",
     "unverified_note",
     "usage_summary",
+    "word_list",
     "write_private",
 ]

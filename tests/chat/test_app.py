@@ -166,7 +166,9 @@ async def test_the_page_is_told_the_mode_and_what_to_type_at_the_login(app, monk
     monkeypatch.delenv("DESK_PASSWORD", raising=False)
     facts = json.loads((await app.SERVING.page_facts(None)).body)
     preload = facts.pop("preload")
-    assert facts == {"mode": "demo", "login_hint": "Local mode: any user name, password “desk”."}
+    words = facts.pop("words")  # the page's own words in the browser's language (test_language.py)
+    assert facts == {"mode": "demo", "login_hint": "Local mode: any user name, password “desk”.", "language": "en"}
+    assert words["badge"] == "Demo mode · synthetic data, no real figures"
     # Chainlit's Plotly chunk, for desk.js to load while the page is idle (one file, which exists).
     assert len(preload) == 1 and preload[0].startswith("/assets/react-plotly-")
     assert (Path(cl.__file__).parent / "frontend" / "dist" / preload[0].lstrip("/")).is_file()

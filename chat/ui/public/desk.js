@@ -4,7 +4,8 @@
 // Stop action on the run's first message (thousands of pixels up mid-run) and its login page
 // asks for an e-mail address. This script, without touching Chainlit's build:
 // - writes the speaker's name above every assistant message ("Bull Researcher · round 2"),
-//   read from the avatar Chainlit draws for the message's author;
+//   read from the avatar Chainlit draws for the message's author, or in the thread's language
+//   ("多头研究员 · 第 2 轮") from the message's metadata (chat/speakers.py);
 // - mirrors the run's Stop action as a button that stays just above the composer;
 // - keeps the newest words in view until the person scrolls up, and the card in view at the end;
 // - shows the mode (demo) in the header, and on the login page what to type.
@@ -96,8 +97,10 @@
       aside = document.createElement("aside");
       aside.id = "desk-stages";
       aside.setAttribute("aria-label", "The desk's stages");
-      aside.innerHTML = '<header><span class="desk-stages-name">Stages</span><span class="desk-stages-title"></span></header><ol></ol>';
+      aside.innerHTML = '<header><span class="desk-stages-name"></span><span class="desk-stages-title"></span></header><ol></ol>';
     }
+    // In the page's language (/desk/ui.json, read by the script below), English until it has come.
+    aside.querySelector(".desk-stages-name").textContent = (window.deskWords && window.deskWords.stages) || "Stages";
     aside.dataset.path = window.location.pathname; // shown on this thread's page only
     aside.querySelector(".desk-stages-title").textContent = data.title || "";
     const list = aside.querySelector("ol");
@@ -114,6 +117,23 @@
     });
     while (list.children.length > data.stages.length) list.lastElementChild.remove();
     window.deskPlaceStages(aside);
+  }
+
+  // A speaker's label in the thread's language (chat/speakers.py: metadata.deskSpeaker), by message
+  // id, read off the messages that can carry one: a new message, a stream's start, an update, and
+  // the steps of a thread the page opens. The avatar keeps the English persona name (its picture,
+  // its colour), so the label can only come from here. Tokens (most frames) are not parsed.
+  const LABELLED = ['42["new_message",', '42["stream_start",', '42["update_message",', '42["resume_thread",'];
+  const speakers = window.deskSpeakers = new Map();
+  function noteSpeakers(frame) {
+    if (!frame.includes('"deskSpeaker"') || !LABELLED.some((prefix) => frame.startsWith(prefix))) return;
+    let data = null;
+    try { data = JSON.parse(frame.slice(2))[1]; } catch (error) { return; }
+    const steps = data && Array.isArray(data.steps) ? data.steps : [data];
+    for (const step of steps) {
+      const meta = step && step.metadata;
+      if (meta && typeof meta === "object" && typeof meta.deskSpeaker === "string") speakers.set(step.id, meta.deskSpeaker);
+    }
   }
 
   // The run's decision card (chat/card.py show_decision): the message the view brings into sight
@@ -161,6 +181,7 @@
           noteCard(event.data); // the desk's own too: the view brings this message in at the end
           return;
         }
+        if (typeof event.data === "string") noteSpeakers(event.data);
         queue.push(event);
         if (!timer) timer = setTimeout(deliver, Math.max(0, last + window_ms - performance.now()));
       });
@@ -173,8 +194,13 @@
 
   const AVATAR_PREFIX = "Avatar for ";
   const STOP_LABEL = "Stop";
-  let facts = null; // /desk/ui.json: {mode, login_hint}
+  let facts = null; // /desk/ui.json: {mode, login_hint, preload, language, words}
   let scheduled = false;
+
+  // The page's own words in the browser's language (chat/serving.py PAGE_WORDS), else the English given.
+  function word(name, english) {
+    return (facts && facts.words && facts.words[name]) || english;
+  }
 
   function slug(name) {
     return name.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "");
@@ -193,10 +219,12 @@
       const speaker = img.alt.slice(AVATAR_PREFIX.length).trim();
       if (!speaker) continue;
       const persona = speaker.split(" · ")[0];
+      const box = row.closest("[id^='step-']");
+      const shown = (box && window.deskSpeakers && window.deskSpeakers.get(box.id.slice(5))) || speaker;
       const label = document.createElement("div");
       label.className = "desk-speaker";
       label.dataset.persona = slug(persona);
-      label.textContent = speaker;
+      label.textContent = shown;
       column.insertBefore(label, column.firstChild);
       row.setAttribute("data-desk-speaker", speaker);
     }
@@ -218,8 +246,9 @@
       button = document.createElement("button");
       button.id = "desk-stop";
       button.type = "button";
-      button.title = "Stop the desk's run (or type /stop)";
-      button.innerHTML = '<span class="desk-stop-square" aria-hidden="true"></span><span>Stop the desk</span>';
+      button.title = word("stop_title", "Stop the desk's run (or type /stop)");
+      button.innerHTML = '<span class="desk-stop-square" aria-hidden="true"></span><span></span>';
+      button.lastElementChild.textContent = word("stop", "Stop the desk");
       button.addEventListener("click", () => {
         const targets = stopActions();
         const target = targets[targets.length - 1];
@@ -262,9 +291,9 @@
     if (!header || header.querySelector("#desk-mode")) return;
     const badge = document.createElement("div");
     badge.id = "desk-mode";
-    badge.title = "An offline deterministic model and synthetic market data: no figure here is real. " +
-      "To go live, set OPENAI_API_KEY (and OPENAI_BASE_URL for a local server) and restart.";
-    badge.textContent = "Demo mode · synthetic data, no real figures";
+    badge.title = word("badge_title", "An offline deterministic model and synthetic market data: no figure here is " +
+      "real. To go live, set OPENAI_API_KEY (and OPENAI_BASE_URL for a local server) and restart.");
+    badge.textContent = word("badge", "Demo mode · synthetic data, no real figures");
     header.appendChild(badge);
   }
 
@@ -272,11 +301,14 @@
     const email = document.getElementById("email");
     if (!email || !facts) return;
     const form = email.closest("form");
-    if (email.placeholder !== "your user name") email.placeholder = "your user name";
+    const placeholder = word("user_name_placeholder", "your user name");
+    if (email.placeholder !== placeholder) email.placeholder = placeholder;
     const label = form && form.querySelector("label[for='email']");
-    if (label && label.textContent !== "User name") label.textContent = "User name";
+    const name = word("user_name", "User name");
+    if (label && label.textContent !== name) label.textContent = name;
     const title = form && form.querySelector("h1");
-    if (title && title.textContent !== "Log in to the Trading Desk") title.textContent = "Log in to the Trading Desk";
+    const heading = word("login_title", "Log in to the Trading Desk");
+    if (title && title.textContent !== heading) title.textContent = heading;
     if (form && !form.querySelector("#desk-login-hint")) {
       const hint = document.createElement("p");
       hint.id = "desk-login-hint";
@@ -420,6 +452,7 @@
     .then((r) => (r.ok ? r.json() : null))
     .then((json) => {
       facts = json;
+      window.deskWords = json && json.words;
       schedule();
     })
     .catch(() => {});

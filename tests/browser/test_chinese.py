@@ -1,0 +1,61 @@
+"""A person whose browser reads Chinese asks in Chinese (issue 24, point 2, chat side): Chainlit's own
+interface in Chinese (its zh-CN translation), the desk's badge and starters in Chinese, the personas
+named in Chinese above their messages, and the decision card's labels in Chinese. The screenshot of
+the page at the end is kept in .data/browser-shots/ for a person to look at."""
+from __future__ import annotations
+
+import re
+
+from graph.core.personas import DESK, PERSONAS, persona_label
+
+from .person import FAILURES, VIEWPORT, Browser, Site, ask, speaker_labels, wait_until_connected
+
+SHOTS = FAILURES.parent / "browser-shots"
+
+
+def test_a_chinese_request_in_a_chinese_browser(browser: Browser, desk: Site):
+    # A browser set to Chinese: navigator.language and every request's Accept-Language say zh-CN.
+    context = browser.new_context(viewport=VIEWPORT, storage_state=str(desk.state), locale="zh-CN")
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    try:
+        page.goto(desk.base)
+        wait_until_connected(page)
+        # Chainlit's words from its zh-CN translation, the desk's own from its Chinese catalogue.
+        assert page.locator("#chat-input").get_attribute("placeholder") == "在此输入您的消息..."
+        page.locator("#desk-mode").filter(has_text="演示模式 · 合成数据，没有真实数字").wait_for()
+        page.locator("#starters button").filter(has_text="英伟达今天能买吗？").wait_for()
+        page.locator("[data-step-type=system_message]").filter(has_text="演示模式").first.wait_for()
+
+        ask(page, "英伟达今天能买吗？")
+        card = page.locator(".ai-message th, .ai-message td").filter(has_text=re.compile(r"^信号$"))
+        card.first.wait_for(timeout=120_000)
+        for label in ("仓位", "入场", "止损", "期限", "置信度"):
+            assert page.locator(".ai-message td").filter(has_text=re.compile(f"^{label}$")).count() == 1, label
+        page.get_by_text("决策链：").first.wait_for()
+
+        names = set(speaker_labels(page).all_inner_texts())
+        chinese = {persona_label(p, "zh") for p in [*PERSONAS, DESK]}
+        shown = {n.split(" · ")[0] for n in names}
+        assert chinese <= shown, sorted(chinese - shown)
+        assert not shown & set(PERSONAS), "an English persona name is shown"
+        assert "多头研究员 · 第 1 轮" in names
+        bull = page.locator(".ai-message").filter(has=page.locator(".desk-speaker", has_text="多头研究员"))
+        bull.first.get_by_role("button", name="编辑").wait_for()  # its Edit button
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "chinese-card.png"))  # the view stays on the card at the end
+        speaker_labels(page).filter(has_text="多头研究员").first.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "chinese-speakers.png"))
+
+        # The thread opened again: the labels were stored with the messages.
+        page.reload()
+        speaker_labels(page).filter(has_text="多头研究员 · 第 1 轮").first.wait_for()
+        speaker_labels(page).filter(has_text="风险裁判").first.wait_for()  # the labels drawn down to the last turn
+        again = {n.split(" · ")[0] for n in speaker_labels(page).all_inner_texts()}
+        assert chinese <= again and not again & set(PERSONAS), sorted(again)
+    except Exception:
+        FAILURES.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(FAILURES / "test_chinese.png"))
+        raise
+    finally:
+        context.close()
