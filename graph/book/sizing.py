@@ -1,0 +1,187 @@
+"""What a ruling's signal and size mean against the user's book, in shares and money.
+
+Rules:
+- the book's value is its cash plus every position at the price given for it (shorts count
+  negative); a held symbol with no price is a stated gap and nothing is sized (never a guess);
+- the size is the ruling's `position_size` read as a percent of that value ("2% of portfolio",
+  "2.5%"); no percent in it is a stated gap; "0% (stay flat)" sizes nothing;
+- BUY: buy the size's worth, in whole shares rounded down (floor(value * pct / price)); when the cash
+  does not cover it, only what the cash covers (floor(cash / price)), said so; cost = shares * price;
+  cash after = cash - cost; the weight after is the ticker's value over the book's value (a buy at
+  the price only turns cash into stock, so the value stays);
+- SELL when held: sell the size's worth in whole shares rounded down, at most the holding;
+  proceeds = shares * price, cash after = cash + proceeds; the position after keeps its cost;
+- SELL when none held: "short" the size's worth when shorting is allowed (proceeds credited to the
+  cash, as a broker does, the position after negative), else "stay out" with no change;
+- HOLD: no change;
+- money is Decimal: amounts are exact (whole shares times the given price), then rounded to cents
+  half-up for cost, proceeds and cash; weights are fractions rounded to 4 places (0.0123 = 1.23%).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
+from typing import Any, Literal
+
+from graph.core.state import FinalDecision, Signal
+
+from .holdings import CENT, Book, Position, money, shares, symbol_of, to_decimal
+
+Action = Literal["buy", "sell", "short", "stay out", "hold", "gap"]
+_PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
+_WEIGHT = Decimal("0.0001")
+
+
+@dataclass(frozen=True)
+class Sizing:
+    action: Action
+    symbol: str
+    summary: str  # one line for the card: "buy 21 NVDA at 100.00 for 2,100.00: weight 0.00% -> 2.05%"
+    shares: Decimal = Decimal(0)  # traded, >= 0
+    price: Decimal | None = None
+    amount: Decimal = Decimal(0)  # cost of a buy, proceeds of a sale or short, to the cent
+    value: Decimal | None = None  # the book's value at the given prices
+    cash_before: Decimal | None = None
+    cash_after: Decimal | None = None
+    before: Position | None = None
+    after: Position | None = None
+    weight_before: Decimal | None = None
+    weight_after: Decimal | None = None
+    notes: tuple[str, ...] = ()
+    gaps: tuple[str, ...] = ()
+
+
+def percent_of(position_size: str) -> Decimal | None:
+    """'2% of portfolio' -> 2; '0% (stay flat)' -> 0; no percent -> None."""
+    match = _PERCENT.search(position_size or "")
+    return Decimal(match.group(1)) if match else None
+
+
+def book_value(book: Book, prices: dict[str, Decimal]) -> tuple[Decimal | None, list[str]]:
+    """Cash plus each position at its given price; the held symbols with no price, when there are any."""
+    missing = [p.symbol for p in book.positions if p.symbol not in prices]
+    if missing:
+        return None, missing
+    return book.cash + sum((p.quantity * prices[p.symbol] for p in book.positions), Decimal(0)), []
+
+
+def size_against(book: Book, symbol: str, price: Decimal | int | str, signal: Signal, position_size: str,
+                 prices: dict[str, Decimal] | None = None, *, allow_short: bool = False) -> Sizing:
+    """The ruling's meaning for this book: `price` is the ticker's, `prices` the other holdings'."""
+    symbol = symbol_of(symbol)
+    given = {symbol_of(s): to_decimal(p, f"the price of {s}") for s, p in (prices or {}).items()}
+    price_d = to_decimal(price, f"the price of {symbol}")
+    given[symbol] = price_d
+    before = book.get(symbol)
+    held = before.quantity if before else Decimal(0)
+    base: dict[str, Any] = dict(symbol=symbol, price=price_d, cash_before=book.cash, before=before)
+    if price_d <= 0:
+        return Sizing("gap", summary=f"no sizing: the price of {symbol} ({price_d}) is not a price",
+                      gaps=(f"price of {symbol}",), **base)
+    value, missing = book_value(book, given)
+    if value is None:
+        return Sizing("gap", summary=f"no sizing: no price for {', '.join(missing)}, so the book's value is unknown",
+                      gaps=tuple(f"price of {s}" for s in missing), **base)
+    weight_before = _weight(held * price_d, value)
+    base.update(value=value, weight_before=weight_before)
+    if signal == "HOLD":
+        return Sizing("hold", summary=f"hold: no change to {_held(before, symbol)}", cash_after=book.cash,
+                      after=before, weight_after=weight_before, **base)
+    pct = percent_of(position_size)
+    if pct is None:
+        return Sizing("gap", summary=f"no sizing: the size {position_size!r} gives no percent of the portfolio",
+                      gaps=("position size",), cash_after=book.cash, after=before,
+                      weight_after=weight_before, **base)
+    if value <= 0:
+        return Sizing("gap", summary=f"no sizing: the book's value is {money(value)}", gaps=("book value",),
+                      cash_after=book.cash, after=before, weight_after=weight_before, **base)
+    wanted = (value * pct / 100 / price_d).to_integral_value(rounding=ROUND_DOWN)
+    notes = [f"{pct.normalize():f}% of {money(value)} is {money(value * pct / 100)}: {shares(wanted)} whole "
+             f"shares at {money(price_d)}"]
+    if signal == "BUY":
+        return _buy(book, base, wanted, notes)
+    if held > 0:
+        return _sell(book, base, wanted, notes)
+    if not allow_short:
+        why = f"already short {shares(-held)} {symbol}" if held < 0 else f"no {symbol} held to sell"
+        return Sizing("stay out", summary=f"stay out: {why}, and shorting is not allowed",
+                      cash_after=book.cash, after=before, weight_after=weight_before,
+                      notes=tuple(notes), **base)
+    return _short(book, base, wanted, notes)
+
+
+def _buy(book: Book, base: dict[str, Any], wanted: Decimal, notes: list[str]) -> Sizing:
+    symbol, price, value, before = base["symbol"], base["price"], base["value"], base["before"]
+    held = before.quantity if before else Decimal(0)
+    affordable = (max(book.cash, Decimal(0)) / price).to_integral_value(rounding=ROUND_DOWN)
+    count = min(wanted, affordable)
+    if affordable < wanted:
+        notes.append(f"the cash ({money(book.cash)}) covers only {shares(affordable)}")
+    cost = _cents(count * price)
+    after = _bought(before, symbol, count, price) if count else before
+    weight_after = _weight((held + count) * price, value)
+    summary = (f"buy {shares(count)} {symbol} at {money(price)} for {money(cost)}: "
+               f"weight {_pct(base['weight_before'])} -> {_pct(weight_after)}")
+    return Sizing("buy", summary=summary, shares=count, amount=cost, cash_after=_cents(book.cash - cost),
+                  after=after, weight_after=weight_after, notes=tuple(notes), **base)
+
+
+def _sell(book: Book, base: dict[str, Any], wanted: Decimal, notes: list[str]) -> Sizing:
+    symbol, price, value, before = base["symbol"], base["price"], base["value"], base["before"]
+    held = before.quantity
+    count = min(wanted, held)
+    if wanted > held:
+        notes.append(f"capped at the {shares(held)} held")
+    proceeds = _cents(count * price)
+    left = held - count
+    after = Position(symbol, left, before.cost) if left else None
+    weight_after = _weight(left * price, value)
+    summary = (f"sell {shares(count)} of {shares(held)} {symbol} at {money(price)} for {money(proceeds)}: "
+               f"{shares(left)} left, weight {_pct(base['weight_before'])} -> {_pct(weight_after)}")
+    return Sizing("sell", summary=summary, shares=count, amount=proceeds, cash_after=_cents(book.cash + proceeds),
+                  after=after, weight_after=weight_after, notes=tuple(notes), **base)
+
+
+def _short(book: Book, base: dict[str, Any], wanted: Decimal, notes: list[str]) -> Sizing:
+    symbol, price, value, before = base["symbol"], base["price"], base["value"], base["before"]
+    held = before.quantity if before else Decimal(0)  # a short already held is added to
+    proceeds = _cents(wanted * price)
+    after = Position(symbol, held - wanted, price if before is None else None) if wanted else before
+    weight_after = _weight((held - wanted) * price, value)
+    summary = (f"short {shares(wanted)} {symbol} at {money(price)} for {money(proceeds)}: "
+               f"weight {_pct(base['weight_before'])} -> {_pct(weight_after)}")
+    return Sizing("short", summary=summary, shares=wanted, amount=proceeds, cash_after=_cents(book.cash + proceeds),
+                  after=after, weight_after=weight_after, notes=tuple(notes), **base)
+
+
+def size_decision(book: Book, decision: FinalDecision, price: Decimal | int | str,
+                  prices: dict[str, Decimal] | None = None, *, allow_short: bool = False) -> Sizing:
+    """`size_against` with the ruling's ticker, signal and size."""
+    return size_against(book, decision.ticker, price, decision.signal, decision.position_size, prices,
+                        allow_short=allow_short)
+
+
+def _bought(before: Position | None, symbol: str, count: Decimal, price: Decimal) -> Position:
+    if before is None:
+        return Position(symbol, count, price)
+    total = before.quantity + count
+    if before.cost is None or before.quantity < 0:
+        return Position(symbol, total, None)
+    return Position(symbol, total, ((before.quantity * before.cost + count * price) / total).quantize(_WEIGHT))
+
+
+def _cents(amount: Decimal) -> Decimal:
+    return amount.quantize(CENT, rounding=ROUND_HALF_UP)
+
+
+def _weight(part: Decimal, value: Decimal) -> Decimal:
+    return (part / value).quantize(_WEIGHT, rounding=ROUND_HALF_UP) if value else Decimal(0)
+
+
+def _pct(weight: Decimal) -> str:
+    return f"{weight * 100:.2f}%"
+
+
+def _held(before: Position | None, symbol: str) -> str:
+    return before.describe() if before else f"no {symbol} held"

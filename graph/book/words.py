@@ -1,0 +1,378 @@
+"""Holdings told in a sentence, read into proposed changes; nothing is applied here.
+
+"I hold 200 NVDA at 95 and have $20k cash" -> set NVDA to 200 @ 95.00; set cash to 20,000.00.
+"sold half my AAPL" (AAPL 200 in the book) -> sell half of AAPL: 100 of 200, leaving 100.
+"我持有200股英伟达，成本95，现金2万" -> set NVDA to 200 @ 95.00; set cash to 20,000.00.
+
+Rules (deterministic, no model):
+- the text is cut into clauses at sentence marks, ';', a comma not between digits, "and"/"plus"/和/以及/还有;
+  a clause with no verb takes the previous clause's ("I hold 100 AAPL and 50 MSFT"), and a clause that
+  only gives a cost ("，成本95", ", avg cost 95") gives it to the holding before it;
+- verbs: hold/own/have/got/持有/持仓/拥有/有 set a position; bought/buy/added/买入/买了/加仓 add to it;
+  sold/sell/trimmed/卖出/卖了/减仓 take from it, 清仓 sells all; "short 50 TSLA" sets a short; a clause
+  with a symbol and a number but no verb sets the position;
+- a price is the number after at/@/cost/avg/average/成本/均价 (per share); the other number is the quantity;
+  "half"/一半, "a third", "a quarter", "25%" and "all"/全部/清仓 are parts of the current holding, so they
+  need the book and are rounded down to whole shares when the holding is whole;
+- cash: a clause naming cash/现金 with an amount sets the cash ("$20k", "15,000", "2万");
+- a trade told in words moves the position only, never the cash: the desk does not know the fees, so
+  the user says the cash;
+- a buy at a price averages the cost ((q0*c0 + q*p) / (q0 + q)); a buy without one, or onto a holding
+  of unknown cost, leaves the cost unknown; a sale keeps the cost;
+- refused, each with its reason: an unknown symbol, a company listed in several places without saying
+  which, no quantity, a negative quantity not called a short, a quantity over MAX_SHARES or cash over
+  MAX_CASH, selling more than is held, a part of a holding that is not in the book, a sum of money
+  where a number of shares is wanted, a clause with a number but no symbol, and text with nothing to read.
+Chinese numerals (两百) are not read: write digits.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from decimal import ROUND_DOWN, Decimal
+from typing import Literal
+
+from graph.request.companies import is_known_ticker
+from graph.request.ticker_hits import TIER_UNKNOWN, TickerHit
+from graph.request.tickers import scan_tickers
+
+from .amounts import AMOUNT, word_amount
+from .holdings import MAX_CASH, MAX_SHARES, Book, BookError, Position, money, shares
+
+Action = Literal["set", "buy", "sell", "cash"]
+MAX_TEXT = 2_000  # characters: a longer message is refused, not read
+
+_SPLIT = re.compile(
+    r"[;；。!！?？\n、]|，|,(?!\d)|(?<!\d),|\.(?=\s|$)|\b(?:and|plus|also)\b|和|以及|还有|并且|另外",
+    re.IGNORECASE,
+)
+_VERBS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("short", re.compile(r"\b(?:short(?:ed)?|i'?m short)\b|做空|卖空|融券", re.IGNORECASE)),
+    ("sell_all", re.compile(r"清仓")),
+    ("sell", re.compile(r"\b(?:sold|sell(?:ing)?|trimmed|trim|dumped|dump|exited|unloaded)\b|卖出|卖了|卖掉|减仓|卖",
+                        re.IGNORECASE)),
+    ("buy", re.compile(r"\b(?:bought|buy(?:ing)?|added|add|purchased|picked\s+up)\b|买入|买进|买了|加仓|买",
+                       re.IGNORECASE)),
+    ("set", re.compile(r"\b(?:hold(?:ing|s)?|own(?:s)?|have|has|got|position\s+(?:is|of))\b|持有|持仓|拥有|有",
+                       re.IGNORECASE)),
+)
+_CASH = re.compile(r"\bcash\b|现金|资金|余额", re.IGNORECASE)
+_COST_CUE = re.compile(
+    r"(?:\bat|@|\bcost(?:\s+basis)?(?:\s+(?:of|is))?|\bavg(?:\.|\s+cost|\s+price)?|\baverage(?:\s+(?:cost|price))?"
+    r"|\bpaid|成本价?|均价|买入价|价格|价)\s*[:：=]?\s*(?:of\s+)?$",
+    re.IGNORECASE,
+)
+_SHARES_AFTER = re.compile(r"^\s*(?:shares?|股|手)", re.IGNORECASE)
+_FRACTIONS: tuple[tuple[str, re.Pattern[str], Decimal | None], ...] = (
+    ("half", re.compile(r"\bhalf\b|一半|半仓", re.IGNORECASE), Decimal(1) / 2),
+    ("a third", re.compile(r"\ba\s+third\b|\bone\s+third\b|三分之一", re.IGNORECASE), Decimal(1) / 3),
+    ("a quarter", re.compile(r"\ba\s+quarter\b|\bone\s+quarter\b|四分之一", re.IGNORECASE), Decimal(1) / 4),
+    ("all", re.compile(r"\ball\b|\beverything\b|\bentire\b|\bwhole\b|全部|所有|全仓", re.IGNORECASE), None),
+)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One proposed change, as it would leave the book: `after` None with a symbol removes the position."""
+
+    action: Action
+    summary: str  # "set NVDA to 200 @ 95.00", "sell half of AAPL: 100 of 200, leaving 100"
+    text: str  # the words it was read from
+    symbol: str | None = None
+    before: Position | None = None
+    after: Position | None = None
+    cash: Decimal | None = None
+
+
+@dataclass(frozen=True)
+class Problem:
+    text: str  # the words that could not be read
+    reason: str
+
+
+@dataclass(frozen=True)
+class Reading:
+    changes: tuple[Change, ...] = ()
+    problems: tuple[Problem, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.changes) and not self.problems
+
+    def summary(self) -> str:
+        return "; ".join([c.summary for c in self.changes] + [f"{p.text!r}: {p.reason}" for p in self.problems])
+
+
+@dataclass
+class _Intent:
+    text: str
+    verb: str | None = None
+    symbol: str | None = None
+    quantity: Decimal | None = None
+    fraction: Decimal | None = None
+    whole: bool = False  # "all"
+    part: str = ""  # how the part was written: "half", "25%"
+    price: Decimal | None = None
+    cash: Decimal | None = None
+    problems: list[str] = field(default_factory=list)
+
+
+def read_holdings(text: str, book: Book | None = None) -> Reading:
+    """The changes `text` proposes to `book` (parts of a holding are resolved against it), and what
+    could not be read. Later clauses see the earlier ones' changes ("bought 10 AAPL and sold half")."""
+    if len(text) > MAX_TEXT:
+        return Reading(problems=(Problem(text[:40] + "…", f"longer than {MAX_TEXT} characters: tell it in parts"),))
+    intents = _intents(text)
+    working = book or Book()
+    changes: list[Change] = []
+    problems: list[Problem] = []
+    for intent in intents:
+        if intent.problems:
+            problems += [Problem(intent.text, reason) for reason in intent.problems]
+            continue
+        try:
+            change = _resolve(intent, working)
+        except BookError as error:
+            problems.append(Problem(intent.text, str(error)))
+            continue
+        if change is None:
+            continue
+        changes.append(change)
+        working = apply_changes(working, [change])
+    if not changes and not problems:
+        problems.append(Problem(text.strip()[:80], "no holding or cash read: say e.g. 'I hold 200 NVDA at 95' "
+                                                   "or 'cash is 15,000'"))
+    return Reading(tuple(changes), tuple(problems))
+
+
+def _intents(text: str) -> list[_Intent]:
+    """The clauses read, a cost-only clause merged into the holding before it."""
+    intents: list[_Intent] = []
+    previous_verb: str | None = None
+    for clause in (c.strip() for c in _SPLIT.split(text)):
+        if not clause:
+            continue
+        intent = _read_clause(clause, previous_verb)
+        if _only_cost(intent) and intents and intents[-1].symbol and intents[-1].price is None:
+            intents[-1].price = intent.price
+            intents[-1].text += ", " + clause
+            continue
+        if intent.verb and intent.verb != "cash":
+            previous_verb = intent.verb
+        intents.append(intent)
+    return intents
+
+
+def apply_changes(book: Book | None, changes: list[Change] | tuple[Change, ...]) -> Book:
+    """The book with the (confirmed) changes applied in order."""
+    result = book or Book()
+    for change in changes:
+        if change.action == "cash" and change.cash is not None:
+            result = result.with_cash(change.cash)
+        elif change.symbol:
+            result = result.with_position(change.after or Position(change.symbol, Decimal(0)))
+    return result
+
+
+_NO_SYMBOL = "no symbol read: name the stock, e.g. 'NVDA' or 'Nvidia'"
+
+
+def _read_clause(clause: str, previous_verb: str | None) -> _Intent:
+    intent = _Intent(clause)
+    amounts = list(AMOUNT.finditer(clause))
+    blanked = clause
+    for m in amounts:  # numbers blanked, so "at 300" is not read as the code 0300.HK
+        blanked = blanked[: m.start()] + " " * (m.end() - m.start()) + blanked[m.end():]
+    intent.verb = next((name for name, pattern in _VERBS if pattern.search(clause)), None)
+    cash = bool(_CASH.search(clause))
+    hits = scan_tickers(blanked, blanked.isupper()) if not cash or intent.verb in ("buy", "sell") else []
+    if cash and not hits:
+        return _cash_clause(intent, amounts)
+    intent.verb = intent.verb or previous_verb
+    prices = [m for m in amounts if _COST_CUE.search(clause[: m.start()])]
+    counts = [m for m in amounts if m not in prices]
+    if prices:
+        intent.price = word_amount(prices[0])
+    if len(prices) > 1:
+        intent.problems.append("more than one price: give one cost per holding")
+    if not hits:
+        if counts or (intent.verb and intent.verb != "set"):
+            intent.problems.append(_NO_SYMBOL)
+        return intent
+    hit = _the_hit(hits, intent)
+    if hit is None:
+        return intent
+    intent.symbol = hit.symbol
+    intent.verb = intent.verb or "set"
+    counts = _part_of(intent, clause, blanked, counts)
+    _quantity_of(intent, hit, counts)
+    return intent
+
+
+def _the_hit(hits: list[TickerHit], intent: _Intent) -> TickerHit | None:
+    """The one symbol of a clause, or None with the problem said."""
+    if len(hits) > 1:
+        intent.problems.append(f"several symbols in one part ({', '.join(h.symbol for h in hits)}): "
+                               "give each its own quantity, e.g. '100 AAPL and 50 MSFT'")
+        return None
+    hit = hits[0]
+    if hit.listings:
+        intent.problems.append(f"{hit.source} is listed as {' and '.join(hit.listings)}: say which")
+        return None
+    if hit.tier == TIER_UNKNOWN or not (is_known_ticker(hit.symbol) or "." in hit.symbol):
+        intent.problems.append(f"unknown symbol {hit.symbol}: the desk does not know it")
+        return None
+    return hit
+
+
+def _part_of(intent: _Intent, clause: str, blanked: str, counts: list[re.Match[str]]) -> list[re.Match[str]]:
+    """'half', 'all', '25%' of the holding, into the intent; the counts left once a percent is taken."""
+    for name, pattern, fraction in _FRACTIONS:
+        if pattern.search(blanked):
+            intent.whole, intent.fraction, intent.part = fraction is None, fraction, name
+            break
+    if intent.verb == "sell_all":
+        intent.verb, intent.whole, intent.fraction, intent.part = "sell", True, None, "all"
+    percent = [m for m in counts if clause[m.end():].lstrip().startswith("%")]
+    if not percent:
+        return counts
+    value = word_amount(percent[0])
+    intent.fraction, intent.whole, intent.part = value / 100, False, f"{value.normalize():f}%"
+    if not 0 < value <= 100:
+        intent.problems.append("a part of a holding is between 0% and 100%")
+    return [m for m in counts if m not in percent]
+
+
+def _quantity_of(intent: _Intent, hit: TickerHit, counts: list[re.Match[str]]) -> None:
+    if len(counts) > 1:
+        # "200 NVDA 95": a number before the symbol and one after, no cue: the one after is the price
+        after = [m for m in counts if m.start() >= hit.end]
+        if intent.price is None and len(counts) == 2 and len(after) == 1 and counts[0].start() < hit.start:
+            intent.price = word_amount(after[0])
+            counts = [counts[0]]
+        else:
+            intent.problems.append("more than one quantity: give one number of shares per holding")
+            return
+    if counts:
+        if counts[0].group("cur"):
+            intent.problems.append(f"{counts[0].group(0).strip()} is a sum of money: say how many shares")
+            return
+        intent.quantity = word_amount(counts[0])
+    elif intent.fraction is None and not intent.whole:
+        intent.problems.append(f"how many {intent.symbol}? give a number of shares")
+    if intent.price is not None and intent.price < 0:
+        intent.problems.append("a price cannot be negative")
+
+
+def _cash_clause(intent: _Intent, amounts: list[re.Match[str]]) -> _Intent:
+    intent.verb = "cash"
+    if not amounts:
+        intent.problems.append("how much cash? give an amount, e.g. 'cash is 15,000'")
+    elif len(amounts) > 1:
+        intent.problems.append("more than one amount of cash: give one")
+    else:
+        intent.cash = word_amount(amounts[0])
+    return intent
+
+
+def _only_cost(intent: _Intent) -> bool:
+    return (intent.price is not None and intent.symbol is None and intent.cash is None
+            and intent.verb in (None, "set", "buy") and set(intent.problems) <= {_NO_SYMBOL})
+
+
+def _part(held: Decimal, intent: _Intent) -> tuple[Decimal, str]:
+    if intent.whole or intent.fraction is None:
+        return held, "all"
+    part = held * intent.fraction
+    if held == held.to_integral_value():
+        part = part.to_integral_value(rounding=ROUND_DOWN)
+    return part, intent.part
+
+
+def _resolve(intent: _Intent, book: Book) -> Change | None:
+    if intent.verb == "cash":
+        assert intent.cash is not None
+        if abs(intent.cash) > MAX_CASH:
+            raise BookError(f"cash of {money(intent.cash)} is more than the {MAX_CASH:,.0f} a book allows")
+        return Change("cash", f"set cash to {money(intent.cash)} {book.currency}", intent.text, cash=intent.cash)
+    symbol = intent.symbol
+    if symbol is None:
+        return None
+    quantity = intent.quantity
+    if quantity is not None:
+        if quantity < 0 and intent.verb != "short":
+            raise BookError(f"a negative quantity ({shares(quantity)}): to record a short say 'short "
+                            f"{shares(abs(quantity))} {symbol}'")
+        if abs(quantity) > MAX_SHARES:
+            raise BookError(f"{shares(quantity)} shares is more than the {MAX_SHARES:,.0f} a book allows")
+    if intent.verb == "buy":
+        return _buy(intent, symbol, book.get(symbol))
+    if intent.verb == "sell":
+        return _sell(intent, symbol, book.get(symbol))
+    return _set(intent, symbol, book.get(symbol))
+
+
+def _price_text(intent: _Intent) -> str:
+    return f" @ {money(intent.price)}" if intent.price is not None else ""
+
+
+def _set(intent: _Intent, symbol: str, before: Position | None) -> Change:
+    """'I hold 200 NVDA at 95', 'short 50 TSLA': the position as told."""
+    quantity = intent.quantity
+    if quantity is None:
+        raise BookError(f"how many {symbol}{' short' if intent.verb == 'short' else ''}? give a number of shares")
+    if intent.verb == "short":
+        after = Position(symbol, -abs(quantity), intent.price)
+        return Change("set", f"set {symbol} to short {shares(abs(quantity))}{_price_text(intent)}", intent.text,
+                      symbol, before, after)
+    if quantity == 0:
+        return Change("set", f"remove {symbol}" + (f" (was {before.describe()})" if before else ""),
+                      intent.text, symbol, before, None)
+    after = Position(symbol, quantity, intent.price)
+    return Change("set", f"set {symbol} to {shares(quantity)}{after.describe().split(symbol, 1)[1]}", intent.text,
+                  symbol, before, after)
+
+
+def _buy(intent: _Intent, symbol: str, before: Position | None) -> Change:
+    """'bought 10 more MSFT at 410': added, the cost averaged when both costs are known."""
+    quantity = intent.quantity
+    if quantity is None:
+        raise BookError(f"how many {symbol} bought? give a number of shares")
+    if quantity == 0:
+        raise BookError("a purchase of 0 shares changes nothing")
+    held = before.quantity if before else Decimal(0)
+    total = held + quantity
+    cost: Decimal | None = None
+    if intent.price is not None and held >= 0:
+        if before is None:
+            cost = intent.price
+        elif before.cost is not None:
+            cost = ((held * before.cost + quantity * intent.price) / total).quantize(Decimal("0.0001"))
+    after = Position(symbol, total, cost)
+    return Change("buy", f"buy {shares(quantity)} {symbol}{_price_text(intent)}: {shares(held)} -> "
+                         f"{after.describe()}", intent.text, symbol, before, after)
+
+
+def _sell(intent: _Intent, symbol: str, before: Position | None) -> Change:
+    """'sold 50 AAPL', 'sold half my AAPL', '清仓特斯拉': taken from what is held, never past it."""
+    quantity = intent.quantity
+    if before is None or before.quantity <= 0:
+        raise BookError(f"no {symbol} in the book to sell" + (
+            ": tell the desk what you hold first" if quantity is None else
+            f": to record a short say 'short {shares(quantity)} {symbol}'"))
+    held = before.quantity
+    if quantity is None:
+        quantity, part = _part(held, intent)
+        label = f"sell {part} of {symbol}: {shares(quantity)} of {shares(held)}"
+        if quantity == 0:
+            raise BookError(f"{part} of {shares(held)} {symbol} rounds down to no shares")
+    else:
+        label = f"sell {shares(quantity)} {symbol}{_price_text(intent)}"
+        if quantity == 0:
+            raise BookError("a sale of 0 shares changes nothing")
+        if quantity > held:
+            raise BookError(f"selling {shares(quantity)} {symbol} is more than the {shares(held)} held "
+                            f"(to record a short say 'short {shares(quantity - held)} {symbol}')")
+    left = held - quantity
+    tail = f", leaving {shares(left)}" if left else ", closing the position"
+    return Change("sell", label + tail, intent.text, symbol, before, replace(before, quantity=left) if left else None)
