@@ -22,7 +22,7 @@ from typing import Any, Literal
 from langgraph.store.base import BaseStore
 
 from ..core.state import Signal
-from ..track.log import user_label
+from ..persistence.namespaces import user_label
 from .plan import Plan
 
 BACKTEST = "backtest"

@@ -6,15 +6,11 @@ from __future__ import annotations
 
 from langgraph.store.base import BaseStore
 
+from ..persistence.namespaces import user_label
 from .holdings import Book
 
 BOOK = "book"
 _KEY = "book"
-
-
-def user_label(user: str) -> str:
-    """The user as a namespace label (the Store refuses periods, emails have them); as graph.track's."""
-    return user.replace("%", "%25").replace(".", "%2E")
 
 
 class BookStore:

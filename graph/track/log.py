@@ -13,19 +13,11 @@ from typing import Any
 
 from langgraph.store.base import BaseStore
 
+from ..persistence.namespaces import user_label, user_of
 from .calls import Call
 
 TRACK = "track"
 _PAGE = 500
-
-
-def user_label(user: str) -> str:
-    """The user as a namespace label: the Store refuses periods in labels, and emails have them."""
-    return user.replace("%", "%25").replace(".", "%2E")
-
-
-def _user_of(label: str) -> str:
-    return label.replace("%2E", ".").replace("%25", "%")
 
 
 class DecisionLog:
@@ -70,4 +62,4 @@ class DecisionLog:
     async def users(self) -> list[str]:
         """Every user with a logged call (the settlement pass at server start)."""
         spaces = await self.store.alist_namespaces(prefix=(TRACK,), max_depth=2, limit=100_000)
-        return [_user_of(ns[1]) for ns in spaces if len(ns) == 2]
+        return [user_of(ns[1]) for ns in spaces if len(ns) == 2]

@@ -19,7 +19,8 @@ from graph.backtest.watch import current_day
 from graph.core.settings import Settings
 from graph.data.synthetic import SyntheticVendor
 from graph.data.vendor import VendorError
-from graph.track.log import DecisionLog, user_label
+from graph.persistence.namespaces import user_label
+from graph.track.log import DecisionLog
 from tests.backtest.conftest import Make, backtest_desk, run_all
 
 START, END = date(2024, 1, 2), date(2024, 1, 8)  # five sessions
