@@ -1,0 +1,102 @@
+"""When a watch runs: every trading day or one weekday a week, at a time of the exchange's day ("after the
+close" is 16:30 in New York), and which slot is due at a given moment.
+
+A slot is one moment a watch should run (a time-zone-aware datetime). Slots fall on the exchange's trading
+days only: a weekly watch whose weekday is a holiday skips that week, as the market does. At most one slot a
+trading day: a call settles over weeks (graph/track/horizon.py), so re-deliberating within a day would only
+repeat the desk's last words at the price of a whole run; "every hour" is refused with that reason.
+
+`due` is the rule that makes a missed slot run once, not many times: whatever slots passed since the last one
+run (the server was down over a long weekend), only the latest is due. Time is always passed in (`now`), so
+tests drive it with any clock and never sleep.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from zoneinfo import ZoneInfo
+
+from ..core.trading_days import is_trading_day
+
+NEW_YORK = ZoneInfo("America/New_York")
+AFTER_CLOSE = time(16, 30)  # the close is 16:00; half an hour for the day's bar to settle at the vendor
+MORNING = time(9, 0)  # before the 9:30 open
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday")
+EVERY_TRADING_DAY = -1
+_LOOK_BACK_DAYS = 14  # a due slot is looked for this far back; older missed slots are not worth a run
+
+
+class RuleRefused(ValueError):
+    """A schedule that cannot or should not run, with the reason in words."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A watch's timing: `weekday` 0 (Monday) … 4 (Friday), or EVERY_TRADING_DAY; `at` in the exchange's
+    own time zone."""
+
+    weekday: int = EVERY_TRADING_DAY
+    at: time = AFTER_CLOSE
+    zone: str = "America/New_York"
+
+    def __post_init__(self) -> None:
+        if self.weekday != EVERY_TRADING_DAY and not 0 <= self.weekday <= 4:
+            raise RuleRefused("A watch runs on trading days, Monday to Friday: the market is closed on weekends.")
+
+    @property
+    def tz(self) -> ZoneInfo:
+        return ZoneInfo(self.zone)
+
+    def runs_on(self, day: date) -> bool:
+        """Whether the rule has a slot on this day: a trading day of the exchange, and its weekday."""
+        if not is_trading_day(day):
+            return False
+        return self.weekday == EVERY_TRADING_DAY or day.weekday() == self.weekday
+
+    def slot_on(self, day: date) -> datetime:
+        return datetime.combine(day, self.at, tzinfo=self.tz)
+
+    def slots(self, after: datetime, until: datetime) -> list[datetime]:
+        """Every slot in (after, until], oldest first."""
+        out: list[datetime] = []
+        day = after.astimezone(self.tz).date()
+        last = until.astimezone(self.tz).date()
+        while day <= last:
+            if self.runs_on(day) and after < (slot := self.slot_on(day)) <= until:
+                out.append(slot)
+            day += timedelta(days=1)
+        return out
+
+    def due(self, now: datetime, *, last_run: datetime | None, since: datetime) -> datetime | None:
+        """The slot to run now, if any: the latest one passed since the last run (or since the watch was
+        made), never one already run. Several missed slots give one run, the latest's."""
+        floor = max(last_run or since, since, now - timedelta(days=_LOOK_BACK_DAYS))
+        passed = self.slots(floor, now)
+        return passed[-1] if passed else None
+
+    def next_slot(self, now: datetime) -> datetime:
+        """The next slot after `now` (the trading calendar has no gap longer than a few days)."""
+        day = now.astimezone(self.tz).date()
+        for _ in range(_LOOK_BACK_DAYS + 8):
+            if self.runs_on(day) and (slot := self.slot_on(day)) > now:
+                return slot
+            day += timedelta(days=1)
+        raise RuleRefused("No trading day in the next three weeks.")  # not reached on the NYSE calendar
+
+    def cron(self) -> dict[str, object]:
+        """The rule as APScheduler's CronTrigger fields: it wakes on the weekday(s) at the time; a holiday
+        is skipped by `runs_on` when the job runs (cron knows no exchange calendar)."""
+        days = "mon-fri" if self.weekday == EVERY_TRADING_DAY else WEEKDAYS[self.weekday][:3]
+        return {"day_of_week": days, "hour": self.at.hour, "minute": self.at.minute, "timezone": self.zone}
+
+    def words(self) -> str:
+        when = "every trading day" if self.weekday == EVERY_TRADING_DAY else f"every {WEEKDAYS[self.weekday].title()}"
+        return f"{when} at {self.at:%H:%M} New York time"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"weekday": self.weekday, "at": self.at.strftime("%H:%M"), "zone": self.zone}
+
+    @classmethod
+    def from_dict(cls, value: dict[str, object]) -> Rule:
+        return cls(int(str(value.get("weekday", EVERY_TRADING_DAY))), time.fromisoformat(str(value.get("at", "16:30"))),
+                   str(value.get("zone", "America/New_York")))

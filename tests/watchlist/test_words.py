@@ -1,0 +1,69 @@
+"""A watch asked in words (graph/watchlist/words.py), in English and Chinese, and what is refused with a reason:
+more often than once a trading day, a weekend, a date already past, too many tickers, nothing named."""
+from __future__ import annotations
+
+from datetime import date, time
+
+import pytest
+
+from graph.watchlist.rules import AFTER_CLOSE, EVERY_TRADING_DAY, MORNING
+from graph.watchlist.words import WatchCommand, read_command, read_watch
+
+TODAY = date(2026, 11, 26)
+
+
+@pytest.mark.parametrize(("text", "tickers", "book", "weekday", "at"), [
+    ("watch NVDA and AMD every trading day after the close", ("NVDA", "AMD"), False, EVERY_TRADING_DAY, AFTER_CLOSE),
+    ("check my whole book every Monday morning", (), True, 0, MORNING),
+    ("watch TSLA every Friday at 5pm", ("TSLA",), False, 4, time(17, 0)),
+    ("watch NVDA daily", ("NVDA",), False, EVERY_TRADING_DAY, AFTER_CLOSE),
+    ("watch AAPL weekly", ("AAPL",), False, 0, AFTER_CLOSE),
+    ("watch my portfolio daily", (), True, EVERY_TRADING_DAY, AFTER_CLOSE),
+    ("/watch MSFT every Wednesday at 9:15", ("MSFT",), False, 2, time(9, 15)),
+    ("每个交易日收盘后关注英伟达和AMD", ("NVDA", "AMD"), False, EVERY_TRADING_DAY, AFTER_CLOSE),
+    ("每周一早上检查我的持仓", (), True, 0, MORNING),
+    ("关注 特斯拉 每周五 收盘后", ("TSLA",), False, 4, AFTER_CLOSE),
+])
+def test_a_watch_is_read(text: str, tickers: tuple[str, ...], book: bool, weekday: int, at: time) -> None:
+    ask = read_watch(text, TODAY)
+    assert ask is not None and not ask.problem, ask
+    assert (ask.tickers, ask.book, ask.rule.weekday, ask.rule.at) == (tickers, book, weekday, at)
+
+
+@pytest.mark.parametrize(("text", "says"), [
+    ("watch NVDA every hour", "at most once a trading day"),
+    ("watch NVDA every 15 minutes", "at most once a trading day"),
+    ("watch NVDA every Saturday", "closed on weekends"),
+    ("watch NVDA on 2024-01-01", "2024-01-01 has passed"),
+    ("watch every day after the close", "What should I watch?"),
+    ("每小时关注英伟达", "最多运行一次"),
+    ("每周六关注英伟达", "周末休市"),
+])
+def test_what_should_not_run_is_refused_with_the_reason(text: str, says: str) -> None:
+    ask = read_watch(text, TODAY)
+    assert ask is not None and says in ask.problem, ask
+
+
+def test_more_tickers_than_a_watch_holds_are_refused() -> None:
+    ask = read_watch("watch NVDA AMD INTC TSLA daily", TODAY, max_tickers=3)
+    assert ask is not None and "at most 3 tickers" in ask.problem and "names 4" in ask.problem
+
+
+@pytest.mark.parametrize(("text", "command"), [
+    ("/watch", WatchCommand("list")),
+    ("/watch list", WatchCommand("list")),
+    ("/watch pause 2", WatchCommand("pause", "2")),
+    ("/watch resume 2", WatchCommand("resume", "2")),
+    ("/watch remove a1b2c3d4", WatchCommand("remove", "a1b2c3d4")),
+    ("/watch delete 1", WatchCommand("remove", "1")),
+])
+def test_the_watch_commands(text: str, command: WatchCommand) -> None:
+    assert read_command(text) == command
+    assert read_watch(text, TODAY) is None
+
+
+@pytest.mark.parametrize("text", ["should I buy NVDA?", "watch out for NVDA?", "what's on my watchlist of ideas"])
+def test_anything_else_is_no_watch(text: str) -> None:
+    assert read_command(text) is None
+    ask = read_watch(text, TODAY)
+    assert ask is None or ask.problem
