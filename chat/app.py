@@ -8,8 +8,10 @@ address in local mode), the door (door.py: tokens, thread ids and owners checked
 a request) and the desk's own routes (serving.py). Threads and the history sidebar come from
 history/ (the data layer, its owner checks), logins from logins.py; the settings panel from
 panel.py; rendering from render.py; the decision card and chart from card.py; Edit and Switch from
-edits.py and edit_actions.py; the language the chat words itself in (the thread's, else the
-browser's) from languages.py, its words from graph's catalogue (prompts/words_<code>.md, [chat]).
+edits.py and edit_actions.py; backtests asked in words ("backtest NVDA from January to March 2024")
+from backtests.py, each day's thread opened from backtest_days.py; the language the chat words itself
+in (the thread's, else the browser's) from languages.py, its words from graph's catalogue
+(prompts/words_<code>.md, [chat]).
 """
 from __future__ import annotations
 
@@ -23,6 +25,9 @@ from chainlit.types import ThreadDict
 
 from chat import edit_actions
 from chat.accounts import is_loopback
+from chat.backtest_days import DayLinks, is_day_thread, render_day
+from chat.backtests import CANCEL_ACTION, RUN_ACTION, Backtests
+from chat.backtests import STOP_ACTION as BACKTEST_STOP_ACTION
 from chat.door import Door
 from chat.edits import EDIT_ACTION, SWITCH_ACTION, offer_on_resume
 from chat.history import LocalFileStorage, make_data_layer
@@ -46,6 +51,8 @@ DOOR = Door(AUTH, lambda: SERVICE.runtime(), SETTINGS)
 DOOR.install(server, sio)
 SERVING = Serving(AUTH, FILES, lambda: SERVICE.models.live, SETTINGS)
 SERVING.install(server)
+BACKTESTS = Backtests(SERVICE)
+DayLinks(AUTH, lambda: SERVICE.runtime()).install(server)  # a backtest's day opened as its owner's thread
 
 # `/stop` is typed text, not a Chainlit command: a command turns "/stop" into a chip on the first
 # Enter and sends it on the second. A command sent by a client that has one still stops.
@@ -77,6 +84,7 @@ async def startup():
 
 @cl.on_app_shutdown
 async def shutdown():
+    await BACKTESTS.close()  # finished days are kept; `resume backtest <id>` goes on after a restart
     await SERVICE.close()
 
 
@@ -133,10 +141,14 @@ async def resume(thread: ThreadDict) -> None:
             except json.JSONDecodeError:
                 step["metadata"] = {}
     await chat.reattach(steps)  # a run in flight on the thread: this page joins it (runs.py)
+    BACKTESTS.reattach(chat.thread_id)  # a backtest in flight started from the thread: its progress goes on here
+    # A backtest's day opened for the first time: told from its checkpoint (backtest_days.py).
+    render_day(await SERVICE.runtime(), chat.thread_id, metadata, steps)
     await chat.close_cut_off_turns(steps)
     # Chainlit stores no actions: the Edit buttons come back.
     await offer_on_resume(await SERVICE.runtime(), chat.thread_id, steps)
-    if (stopped := await chat.interrupted()) is not None:
+    # A backtest's day stopped half-way is the backtest's to resume (with that day's date), not the chat's.
+    if not is_day_thread(chat.thread_id) and (stopped := await chat.interrupted()) is not None:
         await chat.offer_resume(stopped, steps)  # the same list Chainlit then sends as resume_thread
 
 
@@ -159,7 +171,8 @@ async def _chat() -> ChatRun:
 
 
 async def _stop(chat: ChatRun) -> None:
-    if not await chat.stop():
+    # The desk's run on the thread, else a backtest started from it.
+    if not await chat.stop() and not await BACKTESTS.stop(chat.thread_id):
         await said(chat.language, "nothing_running").send()
 
 
@@ -173,6 +186,9 @@ async def on_message(message: cl.Message):
         await _stop(chat)
         return
     if not text:
+        return
+    # "backtest NVDA from January to March 2024", "resume backtest 1a2b3c4d": a plan to confirm, not a run.
+    if await BACKTESTS.answer(text, chat.thread_id, chat.language):
         return
     if await chat.busy():
         await chat.interject(text)
@@ -216,3 +232,18 @@ async def edit_pressed(action: cl.Action):
 @cl.action_callback(SWITCH_ACTION)
 async def switch_pressed(action: cl.Action):
     await edit_actions.switch_pressed(action)
+
+
+@cl.action_callback(RUN_ACTION)
+async def backtest_run(action: cl.Action):
+    await BACKTESTS.run_pressed(action)
+
+
+@cl.action_callback(CANCEL_ACTION)
+async def backtest_cancel(action: cl.Action):
+    await BACKTESTS.cancel_pressed(action)
+
+
+@cl.action_callback(BACKTEST_STOP_ACTION)
+async def backtest_stop(action: cl.Action):
+    await BACKTESTS.stop_pressed(action)

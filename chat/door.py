@@ -35,7 +35,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from graph import DeskRuntime, Settings, clean_message
 
-from .history import DeskDataLayer, InvalidThreadId, NotOwner, valid_thread_id
+from .history import DeskDataLayer, InvalidThreadId, NotOwner, is_uuid, valid_thread_id
 from .logins import DeskAuth
 from .origins import SameOrigin, allowed_origins
 from .panel import CheckedSettings, check_settings
@@ -245,7 +245,7 @@ def _check_handshake(auth: dict[str, Any]) -> None:
     type and chat profile went into the thread's metadata as sent; this app has no chat profiles
     and asks for no user environment."""
     session_id = auth.get("sessionId")
-    if not session_id or not valid_thread_id(session_id):  # a UUID, as Chainlit's page makes it
+    if not is_uuid(session_id):  # a UUID, as Chainlit's page makes it
         raise ConnectionRefusedError("invalid session id")
     if auth.get("clientType") not in CLIENT_TYPES:
         raise ConnectionRefusedError("invalid client type")

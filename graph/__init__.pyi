@@ -1,5 +1,22 @@
 # graph/'s public face: what the chat, the benchmarks and LangGraph Server use. Loaded lazily
 # (graph/__init__.py), so importing one room of graph/ does not import them all.
+from .backtest.ask import Ask, read_ask
+from .backtest.flow import (
+    DESK_STRATEGY,
+    PlanRefused,
+    Prepared,
+    backtest_desk,
+    confirmed,
+    prepare_new,
+    prepare_resume,
+    scored,
+)
+from .backtest.progress import clock, landed
+from .backtest.record import Backtest, Day, Records
+from .backtest.result import Result
+from .backtest.runner import Progress, Runner
+from .backtest.simulate import Simulation
+from .core.context import LOCAL_USER
 from .core.errors import explain
 from .core.events import AlphaCurve, Event, NodeDone, NotePickedUp, Said, Token, ToolFinished, ToolStarted
 from .core.links import inert_links
@@ -57,6 +74,8 @@ __all__ = [
     "ANALYST_PERSONAS",
     "DEFAULT_PASSWORD",
     "DESK",
+    "DESK_STRATEGY",
+    "LOCAL_USER",
     "MAX_NAME",
     "MAX_PASSWORD",
     "MIN_PASSWORD",
@@ -70,7 +89,10 @@ __all__ = [
     "AccountError",
     "Accounts",
     "AlphaCurve",
+    "Ask",
+    "Backtest",
     "Call",
+    "Day",
     "DemoChatModel",
     "DeskRuntime",
     "DeskTurn",
@@ -86,24 +108,35 @@ __all__ = [
     "Note",
     "NotePickedUp",
     "Outcome",
+    "PlanRefused",
     "Posted",
+    "Prepared",
+    "Progress",
+    "Records",
+    "Result",
     "RunPlan",
+    "Runner",
     "Said",
     "Settings",
+    "Simulation",
     "Step",
     "SyntheticVendor",
     "Token",
     "ToolFinished",
     "ToolStarted",
     "Vendor",
+    "backtest_desk",
     "check_password",
     "cited",
     "clean_message",
+    "clock",
+    "confirmed",
     "edit_change",
     "explain",
     "field_bounds",
     "indicator_series",
     "inert_links",
+    "landed",
     "language_of",
     "libpq_url",
     "live_holder",
@@ -116,11 +149,15 @@ __all__ = [
     "persona_label",
     "phrase",
     "post_note",
+    "prepare_new",
+    "prepare_resume",
     "private_dir",
     "private_file",
     "quoted_note",
+    "read_ask",
     "recalled_markdown",
     "report_markdown",
+    "scored",
     "sqlalchemy_url",
     "streamed_words",
     "thread_language",

@@ -316,6 +316,13 @@ def _backtest_parser(settings: Settings) -> argparse.ArgumentParser:
     ap.add_argument("--risk-free", type=float, default=0.0, metavar="RATE", help="annual risk-free rate for SR")
     ap.add_argument("--today", type=date.fromisoformat, help="pretend today is YYYY-MM-DD")
     ap.add_argument("--user", default=LOCAL_USER, help=f"whose backtest it is (default: {LOCAL_USER})")
+    ap.add_argument("--server", metavar="URL", default=None,
+                    help="deliberate the days on this LangGraph Server (`langgraph dev`, langgraph.json) as background "
+                         "runs; --concurrency is then the days in flight there (default: DESK_BACKTEST_SERVER; "
+                         "'' runs them here)")
+    ap.add_argument("--server-user", metavar="NAME",
+                    help="the server's account (default: DESK_SERVER_USER, else --user); its password is "
+                         "DESK_SERVER_PASSWORD, or asked at the terminal")
     return ap
 
 

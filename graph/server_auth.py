@@ -14,7 +14,10 @@ What a user may touch, default deny:
 - crons: likewise, stamped and filtered by `owner` (and a cron on a thread needs that thread's read).
 - the store: only the inbox of a thread the user owns, `("inbox", thread_id)`, the namespace
   `note_item` posts into (graph/notes/address.py); the desk's own layout is unchanged, so the owner
-  is checked on the thread. Any other namespace, and listing namespaces, is refused.
+  is checked on the thread. And deleting a call from the track record of one of the user's own
+  backtests, `("track", "<user>/backtest/<id>")`: a backtest's runner takes back a day's call made on
+  missing data (graph/backtest/server_days.py). Any other namespace or action (reading or writing any
+  track record, the user's own included), and listing namespaces, is refused.
 - assistants: read and search only (the desk is served as `desk`; nobody makes others).
 
 `disable_studio_auth` in `langgraph.json` matters: without it `langgraph dev` takes any request with
@@ -41,6 +44,7 @@ from langgraph_sdk import Auth, get_client
 from langgraph_sdk.client import LangGraphClient
 from starlette.exceptions import HTTPException
 
+from .core.context import BACKTEST_ID, backtest_user
 from .core.settings import Settings
 from .persistence.accounts import (
     MAX_NAME,
@@ -52,6 +56,8 @@ from .persistence.accounts import (
     local_password_ok,
     normalize_name,
 )
+from .persistence.namespaces import user_label
+from .track.log import TRACK
 
 auth = Auth()
 
@@ -186,10 +192,21 @@ async def _owner(thread_id: str) -> str | None:
     return owner if isinstance(owner, str) else None
 
 
+def _own_backtest_record(identity: str, namespace: tuple[str, ...]) -> bool:
+    """Whether the namespace is the track record of one of this user's backtests."""
+    if len(namespace) != 2 or namespace[0] != TRACK:
+        return False
+    prefix = user_label(backtest_user(identity, ""))
+    return namespace[1].startswith(prefix) and BACKTEST_ID.fullmatch(namespace[1][len(prefix):]) is not None
+
+
 @auth.on.store
 async def own_inboxes(ctx: Auth.types.AuthContext, value: Any) -> bool:
-    """Only the inbox of a thread the user owns, as the desk lays it out: (INBOX, thread_id)."""
+    """Only the inbox of a thread the user owns, as the desk lays it out: (INBOX, thread_id); and
+    deleting from their own backtests' track records."""
     namespace = tuple(value.get("namespace") or ())
+    if ctx.action == "delete" and _own_backtest_record(ctx.user.identity, namespace):
+        return True
     if ctx.action == "list_namespaces" or len(namespace) != 2 or namespace[0] != INBOX:
         return False
     return await _owner(namespace[1]) == ctx.user.identity

@@ -2,8 +2,18 @@
 against the thread's owner (layer.py), writing through one queue in call order (writer.py), and its
 element files (files.py). The tables themselves are chat/storage.py's."""
 from .files import FILES_ROUTE, LocalFileStorage, served_type
-from .layer import DeskDataLayer, InvalidThreadId, NotOwner, make_data_layer, require_thread_id, valid_thread_id
+from .layer import (
+    BACKTEST_DAY_THREAD,
+    DeskDataLayer,
+    InvalidThreadId,
+    NotOwner,
+    is_uuid,
+    make_data_layer,
+    require_thread_id,
+    valid_thread_id,
+)
 from .writer import HistoryWriter
 
-__all__ = ["FILES_ROUTE", "DeskDataLayer", "HistoryWriter", "InvalidThreadId", "LocalFileStorage", "NotOwner",
-           "make_data_layer", "require_thread_id", "served_type", "valid_thread_id"]
+__all__ = ["BACKTEST_DAY_THREAD", "FILES_ROUTE", "DeskDataLayer", "HistoryWriter", "InvalidThreadId",
+           "LocalFileStorage", "NotOwner", "is_uuid", "make_data_layer", "require_thread_id", "served_type",
+           "valid_thread_id"]

@@ -6,7 +6,8 @@ a thread id of `x') UNION SELECT … FROM steps s --` read every user's steps. I
 build column lists from the keys of the dict they are handed, and let any write overwrite a row
 by id whatever thread it belongs to. Here:
 
-- thread ids are UUIDs (`valid_thread_id`); anything else is refused before it is stored or queried;
+- thread ids are UUIDs, or a backtest day's (`valid_thread_id`); anything else is refused before it is
+  stored or queried;
 - values are always bound parameters, `IN` lists included; column names come from fixed lists;
 - a step, element or feedback id that exists in another thread is never overwritten (the upsert's
   `WHERE` compares the stored row's thread), and a thread's owner is never replaced;
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -67,17 +69,26 @@ class NotOwner(PermissionError):
     """A read or write of something that belongs to another user (or to nobody known)."""
 
 
-def valid_thread_id(value: object) -> bool:
-    """Empty (a new thread) or a UUID in canonical form (lowercase, hyphenated), as Chainlit and its
-    frontend make them."""
-    if value is None or value == "":
-        return True
+# A backtest day's own thread (graph/backtest/record.py: bt-<id>-<TICKER>-<YYYYMMDD>, the symbol's marks made "_"),
+# opened in the chat like any analysis (chat/backtest_days.py). Letters, digits, "-" and "_" only.
+BACKTEST_DAY_THREAD = re.compile(r"bt-([0-9a-f]{8})-([A-Za-z0-9_-]{1,32})-([0-9]{8})")
+
+
+def is_uuid(value: object) -> bool:
+    """A UUID in canonical form (lowercase, hyphenated), as Chainlit and its frontend make them."""
     if not isinstance(value, str) or len(value) != 36:
         return False
     try:
         return str(uuid.UUID(value)) == value  # one spelling per thread: lowercase, hyphenated
     except ValueError:
         return False
+
+
+def valid_thread_id(value: object) -> bool:
+    """Empty (a new thread), a UUID in canonical form, or a backtest day's thread."""
+    if value is None or value == "":
+        return True
+    return is_uuid(value) or (isinstance(value, str) and BACKTEST_DAY_THREAD.fullmatch(value) is not None)
 
 
 def require_thread_id(value: object) -> str:

@@ -1,6 +1,10 @@
 """`python -m graph backtest …`: the plan stated, confirmed, the days run with a progress bar on stderr, then
 Table 1 on stdout and its two exports in a folder. graph/cli.py reads the arguments; this is the flow.
 
+With `--server URL` (or DESK_BACKTEST_SERVER) the days are deliberated on that LangGraph Server as the account
+DESK_SERVER_USER (or --server-user; DESK_SERVER_PASSWORD, else asked at the terminal): graph/backtest/server_days.py.
+The plan, the records and the scoring stay here.
+
 Exit codes: 0 every day decided; 1 the table was made but some days failed or were left to run (the budget),
 or the run stopped (resume it); 2 nothing ran: a plan refused, no confirmation, an unknown backtest id.
 """
@@ -8,9 +12,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import getpass
 import sys
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
-from datetime import date
 from pathlib import Path
 
 from ..core.errors import explain
@@ -18,21 +23,14 @@ from ..core.settings import Settings
 from ..data import make_vendor
 from ..persistence.lease import LeaseHeld
 from ..runtime.desk import DeskRuntime
-from .plan import PlanRefused, check_budget, cost, make_plan, statement
+from .flow import backtest_settings, confirmed, prepare_new, prepare_resume, scored
+from .plan import PlanRefused
 from .progress import ProgressBar
-from .record import Backtest, Records
-from .result import score_async
-from .runner import Runner
+from .record import Backtest
+from .runner import Days, Runner
+from .server_days import ServerAccount, account_from, server_days
 from .simulate import Rules
 from .watch import WatchedVendor
-
-
-def backtest_settings(settings: Settings) -> Settings:
-    """The demo model at full speed: its pace (a hosted model's, three seconds to each first word) is there
-    so a person reading along can interject, and nobody reads along a backtest. A pace set on purpose
-    (DESK_DEMO_DELAY_MS, DESK_DEMO_FIRST_TOKEN_MS) is kept."""
-    fast = {name: 0.0 for name in ("demo_delay_ms", "demo_first_token_ms") if name not in settings.model_fields_set}
-    return settings.model_copy(update=fast) if fast and not settings.live else settings
 
 
 @dataclass
@@ -56,48 +54,62 @@ def _confirmed(yes: bool) -> bool | None:
     return answer.strip().lower() in ("y", "yes")
 
 
-async def _prepare(args: argparse.Namespace, desk: DeskRuntime, session: _Session) -> Runner | int:
+def server_account(args: argparse.Namespace, settings: Settings) -> ServerAccount | None:
+    """The server the days run on and its account (None: in process). The password is never an argument
+    (a command line is visible to every user of the machine): the setting, or asked at the terminal."""
+    url = settings.backtest_server if args.server is None else args.server
+    if not url:
+        return None
+    user = args.server_user or settings.backtest_server_user or args.user
+    password = settings.backtest_server_password.get_secret_value() if settings.backtest_server_password else None
+    if password is None and sys.stdin.isatty():
+        password = getpass.getpass(f"Password of {user} on {url}: ")
+    if password is None:
+        raise ValueError("set DESK_SERVER_PASSWORD to the password of the server's account "
+                         f"{user!r} (or run at a terminal to be asked)")
+    return account_from(settings, url=url, user=user, password=password)
+
+
+async def _prepare(args: argparse.Namespace, desk: DeskRuntime, session: _Session,
+                   days: Days | None = None) -> Runner | int:
     """The plan (new, or the stored one of --resume ID) stated, checked against the budget and confirmed;
     the runner to run it, or the exit code when nothing is to run."""
-    records = Records(desk.store)
     concurrency = args.concurrency or desk.settings.backtest_concurrency
-    backtest: Backtest | None = None
-    runner: Runner | None = None
     if args.resume:
-        if (backtest := await records.get(args.user, args.resume)) is None:
+        prepared = await prepare_resume(desk, args.user, args.resume, budget=args.budget, concurrency=concurrency,
+                                        days=days)
+        if prepared is None:
             print(f"No backtest {args.resume} for user {args.user}.", file=sys.stderr)
             return 2
-        runner = Runner(desk, backtest, concurrency=concurrency, budget=args.budget)
-        plan, to_run = backtest.plan, len(await runner.survey())
-        kept, spent, per_run = runner.progress.kept, runner.progress.tokens, runner.per_run()
     else:
-        plan = await make_plan(desk.vendor, desk.settings, args.tickers, args.start, args.end, every=args.every,
-                               analysts=args.analysts, debate_rounds=args.debate_rounds,
-                               risk_rounds=args.risk_rounds, today=args.today or date.today(),
-                               live=desk.models.live)
-        to_run, kept, spent, per_run = plan.runs, 0, 0, cost(plan, live=desk.models.live)
-    print(statement(plan, per_run, done=kept, spent=spent, budget=args.budget, concurrency=concurrency))
-    check_budget(plan, per_run, args.budget, to_run=to_run, spent=spent)
-    if to_run and (ok := _confirmed(args.yes)) is not True:
+        prepared = await prepare_new(desk, args.tickers, args.start, args.end, every=args.every,
+                                     analysts=args.analysts, debate_rounds=args.debate_rounds,
+                                     risk_rounds=args.risk_rounds, today=args.today, budget=args.budget,
+                                     concurrency=concurrency)
+    print(prepared.statement())
+    prepared.check_budget()
+    if prepared.to_run and (ok := _confirmed(args.yes)) is not True:
         if ok is None:
             print("Not started: there is no terminal to confirm on. Add --yes to run the plan above.", file=sys.stderr)
         else:
             print("Not started.", file=sys.stderr)
         return 2
-    if backtest is None or runner is None:  # a new backtest is stored only once it is confirmed
-        backtest = await records.create(args.user, plan)
-        runner = Runner(desk, backtest, concurrency=concurrency, budget=args.budget)
-    session.backtest = backtest
-    print(f"backtest {backtest.id} · if it stops, resume with: {session.resume_hint()}", flush=True)
+    runner = await confirmed(desk, args.user, prepared, days)  # a new backtest is stored only now
+    session.backtest = runner.backtest
+    print(f"backtest {runner.backtest.id} · if it stops, resume with: {session.resume_hint()}", flush=True)
     return runner
 
 
 async def run(args: argparse.Namespace, settings: Settings, session: _Session) -> int:
     settings = backtest_settings(settings)
-    async with DeskRuntime.open(settings, vendor=WatchedVendor(make_vendor(settings))) as desk:
-        print(desk.models.notice)  # the market data is in the plan's statement
+    account = server_account(args, settings)
+    async with AsyncExitStack() as stack:
+        where = await stack.enter_async_context(server_days(account)) if account else None
+        desk = await stack.enter_async_context(DeskRuntime.open(settings, vendor=WatchedVendor(make_vendor(settings))))
+        # On a server, the server's model and pace deliberate; this desk plans, keeps the records and scores.
+        print(f"days on {account.url} as {account.user} (the server's model)" if account else desk.models.notice)
         try:
-            prepared = await _prepare(args, desk, session)
+            prepared = await _prepare(args, desk, session, where)
         except PlanRefused as refused:
             print(str(refused), file=sys.stderr)
             return 2
@@ -111,8 +123,7 @@ async def run(args: argparse.Namespace, settings: Settings, session: _Session) -
             days = await runner.run()
         finally:
             shown.close()
-        result = await score_async(runner.backtest, days, desk.vendor, rules=Rules(args.mode, args.cost_bps),
-                                   risk_free_rate=args.risk_free)
+        result = await scored(runner, days, rules=Rules(args.mode, args.cost_bps), risk_free_rate=args.risk_free)
     print()
     print(result.table.markdown())
     markdown, daily = result.write(Path(args.out) if args.out else Path("backtests"))

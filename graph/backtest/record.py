@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from langgraph.store.base import BaseStore
 
+from ..core.context import backtest_user
 from ..core.state import Signal
 from ..persistence.namespaces import user_label
 from .plan import Plan
@@ -46,8 +47,9 @@ def memory_user(user: str, backtest: str) -> str:
     A backtest starts with no memory and learns from its own settled calls as it goes, as a desk would have
     live over that window; its hundreds of calls never crowd the user's own record (`/record`, and the
     lessons a live analysis recalls), and running the same window twice does not teach the second run
-    what the first one decided."""
-    return f"{user}/backtest/{backtest}"
+    what the first one decided. On LangGraph Server the server makes it from the authenticated user
+    (graph/core/context.py user_of), the same way."""
+    return backtest_user(user, backtest)
 
 
 @dataclass

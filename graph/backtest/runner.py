@@ -27,6 +27,10 @@ no look-ahead. Each day lists the calls it may have missed (`Day.unseen`, from e
 "no data": the day is run afresh once, then marked failed with the reason, its signal not used and its call
 taken out of the backtest's memory. A run that raised (a model timeout) continues from its checkpoint once,
 then is marked failed. A failed day is listed with the result, never filled; a resume tries it again.
+
+**Where a day runs.** All of the above (the order, the gate, resuming, retries, the records) is this runner's,
+wherever a day's deliberation happens: `InProcess` (the default) runs it on the runner's own `DeskRuntime`;
+graph/backtest/server_days.py submits it to a LangGraph Server as a background run. Both are a `Days`.
 """
 from __future__ import annotations
 
@@ -35,10 +39,11 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, Protocol
 
 from ..core.errors import explain
 from ..core.events import ToolFinished
+from ..core.plan import RunPlan
 from ..core.state import FinalDecision
 from ..core.usage import run_total, tokens
 from ..persistence.lease import LeaseHeld, hold_run
@@ -89,7 +94,7 @@ OnDay = Callable[[Day, Progress], None]
 
 
 @dataclass
-class _Task:
+class DayTask:
     ticker: str
     day: date
     thread: str
@@ -106,7 +111,7 @@ def decided(state: dict[str, Any], day: date) -> FinalDecision | None:
     return decision if decision.trade_date == day.isoformat() else None
 
 
-def day_of(task: _Task, state: dict[str, Any], decision: FinalDecision, wall_s: float | None) -> Day:
+def day_of(task: DayTask, state: dict[str, Any], decision: FinalDecision, wall_s: float | None) -> Day:
     spent = run_total(state.get("usage"))
     return Day(task.ticker, task.day.isoformat(), task.thread, "done", decision.signal, decision.position_size,
                decision.confidence, decision.horizon, tokens(spent), spent["calls"], wall_s)
@@ -119,10 +124,71 @@ def _last_words(state: dict[str, Any]) -> str:
     return "no answer"
 
 
+class Days(Protocol):
+    """Where a backtest's days are deliberated: in this process, or on a LangGraph Server."""
+
+    def thread(self, backtest: Backtest, ticker: str, day: date) -> str:
+        """The id of the day's thread where it runs."""
+        ...
+
+    async def state(self, thread: str) -> dict[str, Any]:
+        """The thread's values as `DeskRuntime.state` gives them ({} when it has none)."""
+        ...
+
+    async def deliberate(self, backtest: Backtest, task: DayTask, plan: RunPlan, *,
+                         fresh: bool) -> tuple[dict[str, Any], list[str]]:
+        """Run the day (begun again when `fresh`, else continued where its thread stopped): the thread's
+        values after it, and the vendor failures seen during it."""
+        ...
+
+    async def forget(self, backtest: Backtest, thread: str) -> None:
+        """Take the thread's call out of the backtest's memory."""
+        ...
+
+
+class InProcess:
+    """Days run on the runner's own desk: one `DeskRuntime.turn` each, its vendor watched."""
+
+    def __init__(self, desk: DeskRuntime):
+        self.desk = desk
+
+    def thread(self, backtest: Backtest, ticker: str, day: date) -> str:
+        return backtest.thread(ticker, day)
+
+    async def state(self, thread: str) -> dict[str, Any]:
+        return await self.desk.state(thread)
+
+    async def deliberate(self, backtest: Backtest, task: DayTask, plan: RunPlan, *,
+                         fresh: bool) -> tuple[dict[str, Any], list[str]]:
+        desk = self.desk
+        if fresh:
+            await self.forget(backtest, task.thread)
+            await desk.delete_thread(task.thread)
+        stopped = await desk.interrupted(task.thread) if await desk.has_thread(task.thread) else None
+        text = None if stopped is not None else request_text(task.ticker, task.day)
+        context = desk.context(today=task.day, user=backtest.memory_user, source="backtest")
+        with watching(task.ticker, task.day) as watch:
+            async with desk.turn(task.thread, text, None if text is None else plan) as turn:
+                async for event in turn.events(context):
+                    # A vendor call that outlived the tools' time limit never raised in the vendor.
+                    if isinstance(event, ToolFinished) and event.result.startswith("no data: timeout"):
+                        watch.failures.append(f"{event.tool}: timeout")
+        return await desk.state(task.thread), watch.failures
+
+    async def forget(self, backtest: Backtest, thread: str) -> None:
+        log = DecisionLog(self.desk.store)
+        space = log.namespace(backtest.memory_user)
+        for value in await log.values(backtest.memory_user):
+            if value.get("thread_id") == thread:
+                await self.desk.store.adelete(space, str(value["id"]))
+
+
 class Runner:
     def __init__(self, desk: DeskRuntime, backtest: Backtest, *, concurrency: int = 2, budget: int | None = None,
-                 on_day: OnDay | None = None, on_start: Callable[[str, date], None] | None = None):
-        self.desk = desk
+                 on_day: OnDay | None = None, on_start: Callable[[str, date], None] | None = None,
+                 days: Days | None = None):
+        self.desk = desk  # its Store keeps the records, its settings and models shape the plan and its cost
+        self.where: Days = days or InProcess(desk)
         self.backtest = backtest
         self.plan: Plan = backtest.plan
         self.concurrency = max(1, concurrency)
@@ -138,23 +204,23 @@ class Runner:
 
     # -- what is done already --------------------------------------------------------------------------
 
-    async def survey(self) -> list[_Task]:
+    async def survey(self) -> list[DayTask]:
         """The days still to run, in order; the finished ones read into `self.days` (kept)."""
         recorded = await self.records.days(self.backtest)
         dates = sorted({d for days in self.plan.days.values() for d in days})
         step = {d: i for i, d in enumerate(dates)}
-        tasks: list[_Task] = []
+        tasks: list[DayTask] = []
         for day in dates:
             for ticker in self.plan.tickers:
                 if day not in self.plan.days[ticker]:
                     continue
-                thread = self.backtest.thread(ticker, day)
-                task = _Task(ticker, day, thread, step[day])
+                thread = self.where.thread(self.backtest, ticker, day)
+                task = DayTask(ticker, day, thread, step[day])
                 known = recorded.get(f"{ticker}:{day.isoformat()}")
                 if known is not None and known.status == "done":
                     self.days[known.key] = known
                     continue
-                if known is None and (decision := decided(state := await self.desk.state(thread), day)):
+                if known is None and (decision := decided(state := await self.where.state(thread), day)):
                     # Finished, but killed before its record was written: read it from its thread.
                     found = day_of(task, state, decision, None)
                     await self.records.save_day(self.backtest, found)
@@ -185,9 +251,9 @@ class Runner:
         keys = [f"{t}:{d.isoformat()}" for t in self.plan.tickers for d in self.plan.days[t]]
         return {k: self.days[k] for k in keys if k in self.days}
 
-    async def _schedule(self, tasks: list[_Task]) -> None:
+    async def _schedule(self, tasks: list[DayTask]) -> None:
         pending = list(tasks)
-        running: dict[asyncio.Task[Day], _Task] = {}
+        running: dict[asyncio.Task[Day], DayTask] = {}
         try:
             while pending or running:
                 while pending and len(running) < self.concurrency and self._may_start(pending[0], pending, running):
@@ -213,7 +279,7 @@ class Runner:
                 job.cancel()
             await asyncio.gather(*running, return_exceptions=True)
 
-    def _may_start(self, task: _Task, pending: Sequence[_Task], running: dict[asyncio.Task[Day], _Task]) -> bool:
+    def _may_start(self, task: DayTask, pending: Sequence[DayTask], running: dict[asyncio.Task[Day], DayTask]) -> bool:
         """The point-in-time gate: every day `concurrency` or more dates before this one is done."""
         unfinished = [t.step for t in running.values()] + [t.step for t in pending]
         return task.step < min(unfinished) + self.concurrency
@@ -224,7 +290,7 @@ class Runner:
         per = self.per_run().tokens
         return self.progress.tokens + per * (in_flight + 1) <= self.budget
 
-    async def _landed(self, task: _Task, day: Day) -> None:
+    async def _landed(self, task: DayTask, day: Day) -> None:
         self.days[day.key] = day
         self.progress.ran += 1
         self.progress.failed += day.status == "failed"
@@ -235,7 +301,7 @@ class Runner:
         if self.on_day is not None:
             self.on_day(day, self.progress)
 
-    def _note_unseen(self, task: _Task, day: Day) -> list[Day]:
+    def _note_unseen(self, task: DayTask, day: Day) -> list[Day]:
         """Mark the calls a day could have recalled but did not see, because the day that made them was
         still running when it started and they had settled by its date (the NYSE estimate of the call's
         holding window, graph/track/horizon.py). Checked both ways as days land, in whatever order. The
@@ -257,13 +323,13 @@ class Runner:
 
     # -- one day ---------------------------------------------------------------------------------------
 
-    async def _day(self, task: _Task) -> Day:
+    async def _day(self, task: DayTask) -> Day:
         started = time.monotonic()
         reason = ""
         fresh = task.fresh
         for _attempt in range(1 + RETRIES):
             try:
-                state, failures = await self._deliberate(task, fresh=fresh)
+                state, failures = await self.where.deliberate(self.backtest, task, self.run_plan, fresh=fresh)
             except LeaseHeld:
                 reason = "its thread is running in another process"
                 break
@@ -279,29 +345,6 @@ class Runner:
                 reason = f"the desk did not decide: {_last_words(state)}"
                 break
             return day_of(task, state, decision, time.monotonic() - started)
-        await self._forget_call(task.thread)  # a decision made on missing data is not learnt from
+        await self.where.forget(self.backtest, task.thread)  # a decision made on missing data is not learnt from
         return Day(task.ticker, task.day.isoformat(), task.thread, "failed", reason=reason,
                    wall_s=time.monotonic() - started)
-
-    async def _deliberate(self, task: _Task, *, fresh: bool) -> tuple[dict[str, Any], list[str]]:
-        desk = self.desk
-        if fresh:
-            await self._forget_call(task.thread)
-            await desk.delete_thread(task.thread)
-        stopped = await desk.interrupted(task.thread) if await desk.has_thread(task.thread) else None
-        text = None if stopped is not None else request_text(task.ticker, task.day)
-        context = desk.context(today=task.day, user=self.backtest.memory_user, source="backtest")
-        with watching(task.ticker, task.day) as watch:
-            async with desk.turn(task.thread, text, None if text is None else self.run_plan) as turn:
-                async for event in turn.events(context):
-                    # A vendor call that outlived the tools' time limit never raised in the vendor.
-                    if isinstance(event, ToolFinished) and event.result.startswith("no data: timeout"):
-                        watch.failures.append(f"{event.tool}: timeout")
-        return await desk.state(task.thread), watch.failures
-
-    async def _forget_call(self, thread: str) -> None:
-        log = DecisionLog(self.desk.store)
-        space = log.namespace(self.backtest.memory_user)
-        for value in await log.values(self.backtest.memory_user):
-            if value.get("thread_id") == thread:
-                await self.desk.store.adelete(space, str(value["id"]))

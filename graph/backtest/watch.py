@@ -24,6 +24,9 @@ import pandas as pd
 from ..data.vendor import NewsItem, Post, StatementKind, Vendor
 
 T = TypeVar("T")
+# The custom event a LangGraph Server's vendor sends for each failure (graph/server.py), which a runner whose
+# days run there counts (graph/backtest/server_days.py).
+VENDOR_FAILED = "vendor_failed"
 
 
 @dataclass

@@ -5,7 +5,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from annotated_types import Ge, Le
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .personas import ANALYST_KINDS
@@ -46,6 +46,12 @@ class Settings(BaseSettings):
     # whole deliberation: a window too long by mistake should be refused, not started).
     backtest_concurrency: int = Field(2, ge=1, le=16, validation_alias="DESK_BACKTEST_CONCURRENCY")
     backtest_max_runs: int = Field(2000, ge=1, validation_alias="DESK_BACKTEST_MAX_RUNS")
+    # A LangGraph Server that serves the desk (langgraph.json) to run a backtest's days on, as background
+    # runs its queue spreads over its workers (graph/backtest/server_days.py); None runs them in process.
+    # The account is the desk account the server's auth checks (graph/server_auth.py).
+    backtest_server: str | None = Field(None, validation_alias="DESK_BACKTEST_SERVER")
+    backtest_server_user: str | None = Field(None, validation_alias="DESK_SERVER_USER")
+    backtest_server_password: SecretStr | None = Field(None, validation_alias="DESK_SERVER_PASSWORD")
 
     # Storage: SQLite files under data_dir unless a Postgres URL is given (postgresql://…).
     database_url: str | None = Field(None, validation_alias="DESK_DATABASE_URL")

@@ -1,0 +1,429 @@
+"""Backtests asked in the chat: "backtest NVDA from January to March 2024", "回测英伟达 2024年1月到3月".
+
+The flow is the CLI's (graph's `prepare_new` / `prepare_resume`, `confirmed`, `scored`: graph/backtest/flow.py),
+shown the chat's way:
+
+1. The ask is read (graph's `read_ask`); what cannot be read, or a plan refused (a reversed window, one in the
+   future, an unknown ticker, more runs than DESK_BACKTEST_MAX_RUNS), is said back. Otherwise the plan is stated
+   with Run and Cancel: nothing runs, and nothing is stored, before a person has seen the plan and pressed Run.
+2. Run starts the runner in a task of its own (like a desk run, chat/runs.py: never inside a socket handler),
+   with a context whose emitter is every page showing the thread (chat/pages.py), so a reloaded page gets the
+   rest. Its progress is one message updated in place, at most twice a second: days done / total, elapsed and
+   remaining time, tokens so far, the days running, the last signals as they land.
+3. /stop (or Stop) stops it; finished days are kept, and "resume backtest <id>" (or the CLI's --resume) goes on.
+4. At the end: Table 1 (with the paper's published row on its window, "synthetic" in demo), an equity and
+   drawdown chart per ticker (chat/backtest_chart.py), the CSV and Markdown exports, and a link to each day's
+   thread (opened by chat/backtest_days.py).
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import uuid
+from collections import deque
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, cast
+from urllib.parse import quote
+
+import chainlit as cl
+from chainlit.context import ChainlitContext, context_var, local_steps
+from chainlit.data import get_data_layer
+from chainlit.emitter import BaseChainlitEmitter
+from chainlit.logger import logger
+
+from graph import (
+    DESK,
+    LOCAL_USER,
+    Ask,
+    Day,
+    DeskRuntime,
+    LeaseHeld,
+    PlanRefused,
+    Prepared,
+    Progress,
+    Result,
+    Runner,
+    backtest_desk,
+    clock,
+    confirmed,
+    explain,
+    landed,
+    phrase,
+    prepare_new,
+    prepare_resume,
+    read_ask,
+    scored,
+)
+
+from .backtest_chart import equity_chart
+from .card import SIGNAL_MARK
+from .pages import Pages
+from .runs import DeskService, signed_in
+from .speakers import label_metadata
+
+RUN_ACTION = "backtest_run"
+CANCEL_ACTION = "backtest_cancel"
+STOP_ACTION = "backtest_stop"
+UPDATE_EVERY_S = 0.5  # the progress message at most twice a second: 183 days must not flood the socket
+LATEST = 6            # signals listed under the progress
+OFFERS_KEPT = 200     # plans offered and not yet answered, per server (the oldest are forgotten first)
+# "resume backtest 1a2b3c4d", "continue backtest …", "继续回测 …"
+RESUME = re.compile(r"^\W*(?:resume|continue)\s+(?:the\s+)?back[\s-]?test\s+([0-9a-f]{8})\W*$"
+                    r"|^\W*继续回[测測]\s*([0-9a-f]{8})\W*$", re.I)
+DAY_ROUTE = "/backtest"  # /backtest/<id>/<TICKER>/<YYYY-MM-DD>: chat/backtest_days.py
+
+
+def day_link(backtest_id: str, ticker: str, day: str) -> str:
+    return f"{DAY_ROUTE}/{backtest_id}/{quote(ticker, safe='')}/{day}"
+
+
+def _say(language: str, key: str, actions: list[cl.Action] | None = None, **fields: object) -> cl.Message:
+    return cl.Message(content=phrase(language, "chat." + key, **fields), author=DESK, actions=actions or [],
+                      metadata=label_metadata(DESK, language=language))
+
+
+def _user() -> str:
+    """Whose backtests these are: the page's signed-in user (the desk's local user without a login)."""
+    return signed_in(cl.context.session) or LOCAL_USER
+
+
+@dataclass
+class Offer:
+    """A plan stated and waiting for Run or Cancel."""
+
+    prepared: Prepared
+    user: str
+    thread_id: str
+    language: str
+    actions: tuple[cl.Action, ...] = ()
+
+
+class Backtests:
+    """The server's backtests: the plans offered, the runs in flight (by the chat thread that started them) and
+    the desk they run on (the chat's stores, the backtest's settings: graph's `backtest_desk`)."""
+
+    def __init__(self, service: DeskService) -> None:
+        self.service = service
+        self.offers: dict[str, Offer] = {}
+        self.running: dict[str, BacktestRun] = {}  # chat thread id → its backtest in flight
+        self._desk: DeskRuntime | None = None
+
+    async def desk(self) -> DeskRuntime:
+        if self._desk is None:
+            self._desk = backtest_desk(await self.service.runtime())
+        return self._desk
+
+    # -- what the user types ------------------------------------------------------------------------
+
+    async def answer(self, text: str, thread_id: str, language: str) -> bool:
+        """Answer a message that asks for a backtest, or to resume one; False for any other message."""
+        if (m := RESUME.match(text)) is not None:
+            await self._offer_resume(m[1] or m[2], thread_id, language)
+            return True
+        ask = read_ask(text, date.today())
+        if ask is None:
+            return False
+        await self._offer_new(ask, thread_id)
+        return True
+
+    async def _offer_new(self, ask: Ask, thread_id: str) -> None:
+        lang = ask.language
+        if ask.problem:
+            await cl.Message(content=ask.problem, author=DESK, metadata=label_metadata(DESK, language=lang)).send()
+            return
+        assert ask.start is not None and ask.end is not None  # read_ask says a problem otherwise
+        try:
+            prepared = await prepare_new(await self.desk(), ask.tickers, ask.start, ask.end, every=ask.every)
+            prepared.check_budget()
+        except PlanRefused as refused:
+            await _say(lang, "backtest_refused", reason=str(refused)).send()
+            return
+        await self._offer(prepared, thread_id, lang)
+
+    async def _offer_resume(self, backtest_id: str, thread_id: str, language: str) -> None:
+        if (run := self._run_of(backtest_id)) is not None:
+            await _say(language, "backtest_running", id=run.id).send()
+            return
+        prepared = await prepare_resume(await self.desk(), _user(), backtest_id)
+        if prepared is None:
+            await _say(language, "backtest_unknown", id=backtest_id).send()
+            return
+        if prepared.to_run == 0:  # every day is done: nothing to confirm, the result is shown again
+            self._start(prepared, _user(), thread_id, language, await confirmed(await self.desk(), _user(), prepared))
+            return
+        await self._offer(prepared, thread_id, language)
+
+    async def _offer(self, prepared: Prepared, thread_id: str, language: str) -> None:
+        """The plan in a code block (its columns line up), with Run and Cancel."""
+        key = uuid.uuid4().hex
+        actions = [cl.Action(name=RUN_ACTION, payload={"offer": key}, label=phrase(language, "chat.backtest_run"),
+                             icon="play", tooltip=phrase(language, "chat.backtest_run_tooltip")),
+                   cl.Action(name=CANCEL_ACTION, payload={"offer": key},
+                             label=phrase(language, "chat.backtest_cancel"), icon="x",
+                             tooltip=phrase(language, "chat.backtest_cancel_tooltip"))]
+        self.offers[key] = Offer(prepared, _user(), thread_id, language, tuple(actions))
+        while len(self.offers) > OFFERS_KEPT:
+            self.offers.pop(next(iter(self.offers)))
+        text = f"{phrase(language, 'chat.backtest_plan')}\n\n```text\n{prepared.statement()}\n```"
+        await cl.Message(content=text, author=DESK, actions=actions,
+                         metadata=label_metadata(DESK, language=language)).send()
+
+    # -- the buttons --------------------------------------------------------------------------------
+
+    async def run_pressed(self, action: cl.Action) -> None:
+        offer = await self._answered(action)
+        if offer is None:
+            return
+        if (busy := self.running.get(offer.thread_id)) is not None and busy.active:
+            await _say(offer.language, "backtest_busy", id=busy.id).send()
+            return
+        desk = await self.desk()
+        runner = await confirmed(desk, offer.user, offer.prepared)  # a new backtest is stored only now
+        self._start(offer.prepared, offer.user, offer.thread_id, offer.language, runner)
+
+    async def cancel_pressed(self, action: cl.Action) -> None:
+        offer = await self._answered(action)
+        if offer is None:
+            return
+        await _say(offer.language, "backtest_cancelled").send()
+
+    async def _answered(self, action: cl.Action) -> Offer | None:
+        """The offer a button answers, taken off the list with its buttons, if it is still on offer to the
+        pressing user (once: a second press finds it gone)."""
+        key = str((action.payload or {}).get("offer") or "")
+        offer = self.offers.get(key)
+        if offer is None:
+            await _say("en", "backtest_offer_gone").send()
+            return None
+        if offer.user != _user():
+            await _say(offer.language, "backtest_not_yours").send()
+            return None
+        del self.offers[key]
+        for shown in offer.actions:
+            await _quietly(shown.remove())
+        return offer
+
+    def _start(self, prepared: Prepared, user: str, thread_id: str, language: str, runner: Runner) -> None:
+        run = BacktestRun(self, runner, prepared, thread_id, language)
+        self.running[thread_id] = run
+        run.start()
+
+    def _run_of(self, backtest_id: str) -> BacktestRun | None:
+        return next((r for r in self.running.values() if r.id == backtest_id and r.active), None)
+
+    # -- stop, and a page that opens the thread mid-run ---------------------------------------------
+
+    async def stop(self, thread_id: str) -> bool:
+        """Stop the thread's backtest; False when none runs."""
+        run = self.running.get(thread_id)
+        return run is not None and await run.stop()
+
+    async def stop_pressed(self, action: cl.Action) -> None:
+        thread_id = str((action.payload or {}).get("thread_id") or "")
+        if thread_id == cl.context.session.thread_id:  # only the page's own thread's
+            await self.stop(thread_id)
+
+    def reattach(self, thread_id: str) -> None:
+        """A page opened a thread whose backtest runs (a reload, a second tab): call in on_chat_resume. Once
+        Chainlit has shown it the stored thread (the progress message as last stored), it gets the updates
+        that follow, and Stop."""
+        run = self.running.get(thread_id)
+        emitter, session = cl.context.emitter, cl.context.session
+        if run is None or not run.active or run.pages is None or isinstance(emitter, Pages):
+            return
+        run.pages.expect(session, emitter)
+        shown = emitter.resume_thread
+
+        async def shown_then_attached(thread: Any) -> None:
+            try:
+                await shown(thread)
+            finally:
+                await run.attach(emitter)
+
+        emitter.resume_thread = shown_then_attached  # type: ignore[method-assign,assignment]
+
+    async def close(self) -> None:
+        for run in list(self.running.values()):
+            await run.stop()
+
+
+class BacktestRun:
+    """One backtest running for a chat thread: the runner in a task, its progress message kept up to date."""
+
+    def __init__(self, backtests: Backtests, runner: Runner, prepared: Prepared, thread_id: str,
+                 language: str) -> None:
+        self.backtests = backtests
+        self.runner = runner
+        self.prepared = prepared
+        self.thread_id = thread_id
+        self.language = language
+        self.id = runner.backtest.id
+        self.task: asyncio.Task[None] | None = None
+        self.pages: Pages | None = None
+        self.message: cl.Message | None = None
+        self.stop_action: cl.Action | None = None
+        self.latest: deque[str] = deque(maxlen=LATEST)
+        self.in_flight: dict[str, str] = {}  # "TICKER:day" → "TICKER day", the days running now
+        self.changed = asyncio.Event()
+
+    @property
+    def active(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def start(self) -> None:
+        self.task = asyncio.create_task(self._run(), name=f"backtest-{self.id}")
+
+    async def stop(self, timeout: float = 15.0) -> bool:
+        task = self.task
+        if task is None or task.done():
+            return False
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError, Exception):
+            await asyncio.wait_for(asyncio.shield(task), timeout)
+        return True
+
+    async def attach(self, emitter: BaseChainlitEmitter) -> None:
+        if self.pages is None:
+            return
+        await self.pages.attach(emitter)
+        if self.stop_action is not None and self.message is not None:
+            # Chainlit stores no actions: the page that joined gets Stop on the progress message.
+            await emitter.emit("action", self.stop_action.to_dict())
+
+    # -- the runner's callbacks (sync: they only note what changed) -------------------------------------
+
+    def _started(self, ticker: str, day: date) -> None:
+        self.in_flight[f"{ticker}:{day.isoformat()}"] = f"{ticker} {day.isoformat()}"
+        self.changed.set()
+
+    def _landed(self, day: Day, progress: Progress) -> None:
+        self.in_flight.pop(day.key, None)
+        mark = SIGNAL_MARK.get(day.signal or "", "⚠️")
+        self.latest.appendleft(f"{mark} {landed(day)}")
+        self.changed.set()
+
+    # -- the run ------------------------------------------------------------------------------------------
+
+    def _own_context(self) -> None:
+        """The task's own context, whose emitter is every page of the thread (as a desk run's, chat/runs.py)."""
+        local_steps.set(None)  # or the messages would nest under the Run button's step
+        self.pages = Pages(cl.context.session, cl.context.emitter)
+        own = ChainlitContext(self.pages.session, cast(BaseChainlitEmitter, self.pages))
+        self.pages.context = own
+        context_var.set(own)
+
+    async def _run(self) -> None:
+        self._own_context()
+        lang = self.language
+        runner = self.runner
+        runner.on_day, runner.on_start = self._landed, self._started
+        self.stop_action = cl.Action(name=STOP_ACTION, payload={"thread_id": self.thread_id}, label="Stop",
+                                     icon="square", tooltip=phrase(lang, "chat.backtest_stop_tooltip"))
+        self.message = cl.Message(content=self._progress_text(), author=DESK, actions=[self.stop_action],
+                                  metadata=label_metadata(DESK, language=lang))
+        await self.message.send()
+        await _quietly(self._name_thread())
+        job = asyncio.create_task(runner.run(), name=f"backtest-{self.id}-days")
+        try:
+            while not job.done():
+                await asyncio.wait({job}, timeout=UPDATE_EVERY_S)
+                if self.changed.is_set():
+                    self.changed.clear()
+                    await self._show_progress()
+            days = job.result()
+            await self._show_progress()
+            await self._show_result(await scored(runner, days))
+        except asyncio.CancelledError:
+            job.cancel()
+            await asyncio.gather(job, return_exceptions=True)
+            await _quietly(self._show_progress())
+            progress = runner.progress
+            await _quietly(_say(lang, "backtest_stopped", id=self.id, done=progress.finished,
+                                total=progress.total).send())
+        except LeaseHeld:
+            await _quietly(_say(lang, "backtest_elsewhere", id=self.id).send())
+        except Exception as exc:  # the user gets a sentence, never a traceback
+            logger.exception("Backtest %s failed", self.id)
+            await _quietly(self._show_progress())
+            await _quietly(_say(lang, "backtest_failed", id=self.id, reason=explain(exc)).send())
+        finally:
+            if self.stop_action is not None:
+                await _quietly(self.stop_action.remove())
+            if self.backtests.running.get(self.thread_id) is self:
+                self.backtests.running.pop(self.thread_id, None)
+
+    async def _name_thread(self) -> None:
+        """A thread whose first message asked for a backtest is named after it in the sidebar."""
+        layer = get_data_layer()
+        if layer is None:
+            return
+        plan = self.runner.plan
+        thread = await layer.get_thread(self.thread_id)
+        if thread is None or not thread.get("name") or str(thread.get("name")).lower().startswith(("backtest", "回测")):
+            await layer.update_thread(self.thread_id, name=f"Backtest {', '.join(plan.tickers)} · "
+                                                           f"{plan.start.isoformat()} … {plan.end.isoformat()}")
+
+    def _progress_text(self) -> str:
+        lang, progress, plan = self.language, self.runner.progress, self.runner.plan
+        say = lambda key, **f: phrase(lang, "chat." + key, **f)  # noqa: E731 - one line per part below
+        filled = round(24 * progress.finished / progress.total) if progress.total else 24
+        failed = say("backtest_failed_count", n=progress.failed) if progress.failed else ""
+        counts = say("backtest_counts", done=progress.finished, total=progress.total, failed=failed,
+                     elapsed=clock(progress.elapsed), left=clock(progress.remaining_s()), tokens=f"{progress.tokens:,}")
+        lines = [say("backtest_title", id=self.id, tickers=", ".join(plan.tickers), start=plan.start.isoformat(),
+                     end=plan.end.isoformat()),
+                 "", f"`[{'█' * filled}{'░' * (24 - filled)}]` {counts}"]
+        if progress.kept:
+            lines += ["", say("backtest_kept", n=progress.kept)]
+        if self.in_flight:
+            lines += ["", say("backtest_running_now", days=", ".join(self.in_flight.values()))]
+        elif not progress.ran and self.active:
+            lines += ["", say("backtest_waiting")]
+        if self.latest:
+            lines += ["", say("backtest_latest"), *(f"- {line}" for line in self.latest)]
+        return "\n".join(lines)
+
+    async def _show_progress(self) -> None:
+        if self.message is not None:
+            self.message.content = self._progress_text()
+            await self.message.update()
+
+    async def _show_result(self, result: Result) -> None:
+        """Table 1 with its notes, a chart per ticker, the two exports, then the links to each day's thread."""
+        lang, progress, plan = self.language, self.runner.progress, self.runner.plan
+        summary = phrase(lang, "chat.backtest_done", id=self.id, done=progress.finished, total=progress.total,
+                         kept=progress.kept, ran=progress.ran, failed=progress.failed,
+                         tokens=f"{progress.tokens:,}", elapsed=clock(progress.elapsed))
+        why = progress.stopped or (phrase(lang, "chat.backtest_failed_why", n=len(result.failed))
+                                   if result.failed else "")
+        incomplete = f"\n\n{phrase(lang, 'chat.backtest_incomplete', why=why, id=self.id)}" if why else ""
+        elements: list[cl.Element] = []
+        for ticker in plan.tickers:
+            try:
+                elements.append(equity_chart(result.simulations, ticker, self.id))
+            except Exception:  # a chart that cannot be drawn must not cost the table
+                logger.exception("No equity chart for %s in backtest %s", ticker, self.id)
+        elements.append(cl.File(name=f"backtest-{self.id}.md", content=result.markdown().encode(),
+                                mime="text/markdown", display="inline"))
+        elements.append(cl.File(name=f"backtest-{self.id}-daily.csv", content=result.csv().encode(),
+                                mime="text/csv", display="inline"))
+        await cl.Message(content=f"{summary}{incomplete}\n\n{result.table.markdown()}", author=DESK,
+                         elements=elements, metadata=label_metadata(DESK, language=lang)).send()
+        await cl.Message(content=self._day_links(result), author=DESK,
+                         metadata=label_metadata(DESK, language=lang)).send()
+
+    def _day_links(self, result: Result) -> str:
+        lines = [phrase(self.language, "chat.backtest_day_links")]
+        for ticker in self.runner.plan.tickers:
+            links = [f"[{day.day[5:]} {SIGNAL_MARK.get(day.signal or '', '⚠️')}{day.signal or '—'}]"
+                     f"({day_link(self.id, ticker, day.day)})"
+                     for day in result.days.values() if day.ticker == ticker]
+            lines += ["", f"**{ticker}**: " + " · ".join(links)]
+        return "\n".join(lines)
+
+
+async def _quietly(aw: Any) -> None:
+    with contextlib.suppress(Exception):  # showing an error must not raise another
+        await aw
