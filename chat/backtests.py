@@ -135,7 +135,8 @@ class Backtests:
             return
         assert ask.start is not None and ask.end is not None  # read_ask says a problem otherwise
         try:
-            prepared = await prepare_new(await self.desk(), ask.tickers, ask.start, ask.end, every=ask.every)
+            prepared = await prepare_new(await self.desk(), ask.tickers, ask.start, ask.end, every=ask.every,
+                                         budget=ask.budget)
             prepared.check_budget()
         except PlanRefused as refused:
             await _say(lang, "backtest_refused", reason=str(refused)).send()

@@ -12,7 +12,9 @@ it reads:
   ("2023"), the paper's window ("the paper's window": 2024-01-01 … 2024-03-29), or a span back from today
   ("the last 3 months", "year to date", "过去三个月"). A span reaching today ends at the last close: a
   backtest replays days that have closed;
-- a step: "every 5 days", "weekly" (every 5th trading day), "每5天".
+- a step: "every 5 days", "weekly" (every 5th trading day), "每5天";
+- a token budget: "budget 2M tokens", "with a budget of 500k tokens", "预算50万token" (the plan is refused
+  when what it expects to spend is over it, and the runner stops before passing it).
 
 What it cannot read is said back (`Ask.problem`) with an example to type; whether the window is in the
 future, the tickers known, the runs too many is the plan's to say (graph/backtest/plan.py), in the same words
@@ -58,6 +60,9 @@ _TO_DATE = re.compile(r"\b(?:year[\s-]to[\s-]date|ytd|this\s+year)\b|今年", re
 _EVERY = re.compile(r"\bevery\s+(\d+)(?:st|nd|rd|th)?\s+(?:trading\s+)?days?\b|\bevery\s+(other)\s+(?:trading\s+)?day\b"
                     r"|\b(weekly|every\s+week)\b", re.I)
 _CN_EVERY = re.compile(rf"每\s*(?:隔\s*)?({_CN_NUMBER})\s*个?個?\s*(?:交易)?[天日]|(每周|每週|每星期)")
+_BUDGET = re.compile(r"\b(?:with\s+)?(?:a\s+)?(?:token\s+)?budget\s+(?:of\s+)?([\d.,]+)\s*([km]|million|thousand)?"
+                     r"\s*(?:tokens?)?\b|预算\s*([\d.]+)\s*(万|亿|[km])?\s*(?:个)?\s*(?:tokens?|词元)?", re.I)
+_SCALES = {"k": 1_000, "thousand": 1_000, "m": 1_000_000, "million": 1_000_000, "万": 10_000, "亿": 100_000_000}
 _WORD_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "twelve": 12}
 _TRADING_WEEK = 5  # "weekly": every fifth trading day
 
@@ -72,6 +77,7 @@ class Ask:
     every: int = 1
     language: str = "en"
     problem: str = ""
+    budget: int | None = None  # tokens
 
 
 def asks_for_backtest(text: str) -> bool:
@@ -86,6 +92,7 @@ def read_ask(text: str, today: date) -> Ask | None:
     language = "zh" if has_cjk(text) else "en"
     rest = text[m.end():]
     every, rest = _every(rest)
+    budget, rest = _budget(rest)
     try:
         window, rest = _window(rest, today)
     except _NoSuchDate as exc:
@@ -100,7 +107,7 @@ def read_ask(text: str, today: date) -> Ask | None:
         elif hit.symbol not in tickers:
             tickers.append(hit.symbol)
     start, end = window if window else (None, None)
-    ask = Ask(tuple(tickers), start, end, every, language)
+    ask = Ask(tuple(tickers), start, end, every, language, budget=budget)
     if listings:
         return _with_problem(ask, "listing", "; ".join(listings), example)
     if not tickers:
@@ -137,7 +144,7 @@ def _with_problem(ask: Ask, key: str, detail: str = "", example: str = "") -> As
     words = _PROBLEMS.get(ask.language, _PROBLEMS["en"])[key]
     tickers = " ".join(ask.tickers) or "NVDA"
     text = words.format(tickers=tickers, detail=detail, example=example)
-    return Ask(ask.tickers, ask.start, ask.end, ask.every, ask.language, text)
+    return Ask(ask.tickers, ask.start, ask.end, ask.every, ask.language, text, ask.budget)
 
 
 def _number(text: str) -> int | None:
@@ -159,6 +166,19 @@ def _every(text: str) -> tuple[int, str]:
                 step = _TRADING_WEEK
             return step, text[:m.start()] + " " + text[m.end():]
     return 1, text
+
+
+def _budget(text: str) -> tuple[int | None, str]:
+    m = _BUDGET.search(text)
+    if m is None:
+        return None, text
+    figure, scale = (m[1], m[2]) if m[1] else (m[3], m[4])
+    try:
+        amount = float(figure.replace(",", ""))
+    except ValueError:
+        return None, text
+    tokens = int(amount * _SCALES.get((scale or "").lower(), 1))
+    return (tokens or None), text[:m.start()] + " " + text[m.end():]
 
 
 def _month_end(year: int, month: int) -> date:

@@ -219,7 +219,8 @@ def statement(plan: Plan, per_run: Estimate, *, done: int = 0, spent: int = 0, b
     lines.append(f"    ({per_run.source})")
     if spent:
         lines.append(f"  Spent so far: {spent:,} tokens")
-    lines.append(f"  Budget: {f'{budget:,} tokens' if budget is not None else 'none (set one with --budget TOKENS)'}")
+    unset = "none (--budget TOKENS, or 'budget 2M tokens' in the chat)"
+    lines.append(f"  Budget: {f'{budget:,} tokens' if budget is not None else unset}")
     if model:
         lines.append(f"  {model}")
     lines.append(f"  Market data: {plan.data}" + (" — every result is labelled synthetic" if plan.synthetic else ""))

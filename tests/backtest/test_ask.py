@@ -40,6 +40,19 @@ def test_a_backtest_is_read_from_the_sentence(text: str, tickers: tuple[str, ...
                                                             date.fromisoformat(end), every)
 
 
+@pytest.mark.parametrize(("text", "budget"), [
+    ("backtest NVDA Q1 2024 with a budget of 500k tokens", 500_000),
+    ("backtest NVDA Q1 2024 budget 2M tokens", 2_000_000),
+    ("backtest NVDA Q1 2024 token budget 1,500,000", 1_500_000),
+    ("回测 英伟达 2024年第一季度 预算50万token", 500_000),
+    ("backtest NVDA Q1 2024", None),
+])
+def test_a_token_budget_is_read(text: str, budget: int | None) -> None:
+    ask = read_ask(text, TODAY)
+    assert ask is not None and not ask.problem and ask.tickers == ("NVDA",), ask
+    assert ask.budget == budget and ask.start == date(2024, 1, 1)
+
+
 def test_a_month_still_going_ends_at_the_last_close() -> None:
     ask = read_ask("backtest NVDA November 2026", TODAY)
     assert ask is not None and (ask.start, ask.end) == (date(2026, 11, 1), min(date(2026, 11, 30),

@@ -130,6 +130,7 @@ async def test_ask_run_progress_result_and_day_threads(server):
     ("backtest ZZZQX 2024-01-02 to 2024-01-05", "Unknown ticker ZZZQX"),
     ("backtest NVDA 2024-01-02 to 2024-03-28", "more than a backtest may run"),  # DESK_BACKTEST_MAX_RUNS=12
     ("backtest from January to March 2024", "Which tickers should I backtest"),
+    ("backtest NVDA 2024-01-02 to 2024-01-05 with a budget of 1000 tokens", "more than the budget of 1,000"),
 ])
 async def test_refused_plans_are_said_back(server, ask, answer):
     client = DeskClient(server.base)
