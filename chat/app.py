@@ -9,7 +9,8 @@ a request) and the desk's own routes (serving.py). Threads and the history sideb
 history/ (the data layer, its owner checks), logins from logins.py; the settings panel from
 panel.py; rendering from render.py; the decision card and chart from card.py; Edit and Switch from
 edits.py and edit_actions.py; backtests asked in words ("backtest NVDA from January to March 2024")
-from backtests.py, each day's thread opened from backtest_days.py; the language the chat words itself
+from backtests.py, each day's thread opened from backtest_days.py; watches ("watch NVDA every trading
+day after the close", /watch), their scheduler and notices from watches.py; the language the chat words itself
 in (the thread's, else the browser's) from languages.py, its words from graph's catalogue
 (prompts/words_<code>.md, [chat]).
 """
@@ -25,12 +26,13 @@ from chainlit.types import ThreadDict
 
 from chat import edit_actions
 from chat.accounts import is_loopback
-from chat.backtest_days import DayLinks, is_day_thread, render_day
+from chat.backtest_days import DayLinks, render_day
 from chat.backtests import CANCEL_ACTION, RUN_ACTION, Backtests
 from chat.backtests import STOP_ACTION as BACKTEST_STOP_ACTION
+from chat.book import Books
 from chat.door import Door
 from chat.edits import EDIT_ACTION, SWITCH_ACTION, offer_on_resume
-from chat.history import LocalFileStorage, make_data_layer
+from chat.history import LocalFileStorage, is_server_thread, make_data_layer
 from chat.languages import page_language, session_language
 from chat.logins import DeskAuth
 from chat.panel import check_settings, describe, next_analysis, settings_widgets
@@ -38,6 +40,9 @@ from chat.runs import RESUME_ACTION, RESUME_WORDS, STOP_ACTION, ChatRun, DeskSer
 from chat.serving import Serving, keep_session_files
 from chat.startup import prepare
 from chat.tokens import CLIENT_ADDRESS
+from chat.watches import CANCEL_ACTION as WATCH_CANCEL_ACTION
+from chat.watches import SAVE_ACTION as WATCH_SAVE_ACTION
+from chat.watches import Watches, render_scheduled
 from graph import DESK, Settings, word_list
 
 SETTINGS = Settings()
@@ -52,6 +57,9 @@ DOOR.install(server, sio)
 SERVING = Serving(AUTH, FILES, lambda: SERVICE.models.live, SETTINGS)
 SERVING.install(server)
 BACKTESTS = Backtests(SERVICE)
+BOOKS = Books(SERVICE)  # the user's holdings (book.py): told in words, /book, a CSV; stored on Store
+BOOKS.install(server)  # its Store and Cancel buttons, and the cap on uploads (uploads.py)
+WATCHES = Watches(SERVICE)  # watches asked in words, /watch, the scheduler and its notices
 DayLinks(AUTH, lambda: SERVICE.runtime()).install(server)  # a backtest's day opened as its owner's thread
 
 # `/stop` is typed text, not a Chainlit command: a command turns "/stop" into a chip on the first
@@ -80,10 +88,12 @@ async def startup():
     # Open the runtime (checkpointer, graph, the coordinator's tables) before the first user waits,
     # and score the track record's calls whose window is over, in the background.
     (await SERVICE.runtime()).start_settling()
+    await WATCHES.start()  # scheduled runs in this server (DESK_WATCH=off: not in this process)
 
 
 @cl.on_app_shutdown
 async def shutdown():
+    WATCHES.stop()
     await BACKTESTS.close()  # finished days are kept; `resume backtest <id>` goes on after a restart
     await SERVICE.close()
 
@@ -116,6 +126,7 @@ async def start():
     chat = await _open_chat(cl.user_session.get("chat_settings"))
     # A new chat has no language yet: the page's (DESK_LANGUAGE, else the browser's) until its first request.
     chat.language = session_language(SETTINGS, cl.context.session)
+    await WATCHES.show_notices(chat.language)  # what scheduled runs changed since the last visit, at the top
     # A system message: Chainlit keeps showing the starters under it (an assistant message
     # counts as a conversation and hides them); desk.js keeps a demo badge in the header.
     await cl.Message(content=SERVICE.models.notice_in(chat.language), author=DESK, type="system_message").send()
@@ -144,11 +155,12 @@ async def resume(thread: ThreadDict) -> None:
     BACKTESTS.reattach(chat.thread_id)  # a backtest in flight started from the thread: its progress goes on here
     # A backtest's day opened for the first time: told from its checkpoint (backtest_days.py).
     render_day(await SERVICE.runtime(), chat.thread_id, metadata, steps)
+    render_scheduled(await SERVICE.runtime(), chat.thread_id, metadata, steps)  # a watch's run, likewise
     await chat.close_cut_off_turns(steps)
     # Chainlit stores no actions: the Edit buttons come back.
     await offer_on_resume(await SERVICE.runtime(), chat.thread_id, steps)
-    # A backtest's day stopped half-way is the backtest's to resume (with that day's date), not the chat's.
-    if not is_day_thread(chat.thread_id) and (stopped := await chat.interrupted()) is not None:
+    # A backtest's day or a scheduled run stopped half-way is the server's to resume (with its date), not the chat's.
+    if not is_server_thread(chat.thread_id) and (stopped := await chat.interrupted()) is not None:
         await chat.offer_resume(stopped, steps)  # the same list Chainlit then sends as resume_thread
 
 
@@ -179,16 +191,23 @@ async def _stop(chat: ChatRun) -> None:
 @cl.on_message
 async def on_message(message: cl.Message):
     chat = await _chat()
-    if problem := DOOR.input_problem(cl.context.session.id):
-        await cl.Message(content=problem, author=DESK).send()
     text = (message.content or "").strip()
+    file_alone = bool(message.elements) and not text  # a CSV sent with no words is not an empty message
+    if (problem := DOOR.input_problem(cl.context.session.id)) and not file_alone:
+        await cl.Message(content=problem, author=DESK).send()
     if message.command == STOP_COMMAND or text.lower() == "/stop":
         await _stop(chat)
+        return
+    # "/book", a broker's CSV attached, "I hold 200 NVDA at 95": a change of the book to confirm, not a run.
+    if await BOOKS.answer(message, text, chat.language):
         return
     if not text:
         return
     # "backtest NVDA from January to March 2024", "resume backtest 1a2b3c4d": a plan to confirm, not a run.
     if await BACKTESTS.answer(text, chat.thread_id, chat.language):
+        return
+    # "watch NVDA every trading day after the close", "/watch", "/watch pause 2": a watch to save, or a change.
+    if await WATCHES.answer(text, chat.language):
         return
     if await chat.busy():
         await chat.interject(text)
@@ -242,6 +261,16 @@ async def backtest_run(action: cl.Action):
 @cl.action_callback(CANCEL_ACTION)
 async def backtest_cancel(action: cl.Action):
     await BACKTESTS.cancel_pressed(action)
+
+
+@cl.action_callback(WATCH_SAVE_ACTION)
+async def watch_save(action: cl.Action):
+    await WATCHES.save_pressed(action)
+
+
+@cl.action_callback(WATCH_CANCEL_ACTION)
+async def watch_cancel(action: cl.Action):
+    await WATCHES.cancel_pressed(action)
 
 
 @cl.action_callback(BACKTEST_STOP_ACTION)

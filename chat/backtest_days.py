@@ -8,31 +8,27 @@ Chainlit thread the first time (owned by them, named "Backtest NVDA · 2024-01-0
 backtest) and sends the page to /thread/<day thread>. Only the days opened appear in the sidebar.
 
 The thread then has no stored messages: on_chat_resume calls `render_day`, which tells the day from its
-checkpoint once Chainlit has shown the (empty) thread: the request, each persona's turn, the decision card
-with its chart and report. Those messages are stored with the thread, so the next opening is the history's.
+checkpoint once Chainlit has shown the (empty) thread (chat/headless.py, as a watch's scheduled run is told):
+the request, each persona's turn, the decision card with its chart and report. Those messages are stored with
+the thread, so the next opening is the history's.
 Another user's link is a 404, as the door answers for another user's thread.
 """
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import Any
 
-import chainlit as cl
-from chainlit.logger import logger
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import RedirectResponse
 from starlette.routing import Route
 
-from graph import DESK, RISK_JUDGE, DeskRuntime, Records, inert_links, language_of, phrase
+from graph import DeskRuntime, Records, phrase
 
 from .backtests import DAY_ROUTE
-from .card import show_decision
-from .door import history
+from .headless import own_thread, tell_on_first_open
 from .history import BACKTEST_DAY_THREAD
 from .logins import DeskAuth
-from .speakers import label_metadata
 from .tokens import request_token
 
 BACKTEST_DAY = "backtest_day"  # the day thread's metadata: {"id", "ticker", "day"}
@@ -69,65 +65,25 @@ class DayLinks:
         if backtest is None or day not in backtest.plan.days.get(ticker, ()):
             raise HTTPException(status_code=404, detail="Not found")
         thread_id = backtest.thread(ticker, day)
-        layer = history()
-        if layer is None or not await desk.has_thread(thread_id):
+        if not await desk.has_thread(thread_id):
             raise HTTPException(status_code=404, detail="This day has not run yet")
-        owner = await layer.thread_owner(thread_id)
-        if owner is None:
-            persisted = await layer.get_user(user.identifier)
-            if persisted is None:
-                raise HTTPException(status_code=404, detail="Not found")
-            await layer.update_thread(thread_id, name=f"Backtest {ticker} · {day.isoformat()}", user_id=persisted.id,
-                                      metadata={BACKTEST_DAY: {"id": backtest_id, "ticker": ticker,
-                                                               "day": day.isoformat()}})
-            await layer.flush()  # stored before the page asks for it
-        elif owner != user.identifier:
+        if not await own_thread(thread_id, user.identifier, f"Backtest {ticker} · {day.isoformat()}",
+                                {BACKTEST_DAY: {"id": backtest_id, "ticker": ticker, "day": day.isoformat()}}):
             raise HTTPException(status_code=404, detail="Not found")
         root = request.scope.get("root_path", "").rstrip("/")
         return RedirectResponse(f"{root}/thread/{thread_id}", status_code=303)
 
 
 def render_day(desk: DeskRuntime, thread_id: str, metadata: dict[str, Any], steps: list[Any]) -> None:
-    """On a day thread's first opening (no stored messages), tell the day from its checkpoint once Chainlit has
-    shown the page the thread (what is sent before that, the page's resume would wipe)."""
-    if not is_day_thread(thread_id) or any(str(s.get("type", "")).endswith("_message") for s in steps):
+    """On a day thread's first opening (no stored messages), tell the day from its checkpoint (chat/headless.py)."""
+    if not is_day_thread(thread_id):
         return
-    emitter = cl.context.emitter
-    shown = emitter.resume_thread
-
-    async def shown_then_told(thread: Any) -> None:
-        await shown(thread)
-        try:
-            await _tell(desk, thread_id, metadata.get(BACKTEST_DAY) or {})
-        except Exception:
-            logger.exception("Could not show the backtest day %s", thread_id)
-
-    emitter.resume_thread = shown_then_told  # type: ignore[method-assign,assignment]
-
-
-async def _tell(desk: DeskRuntime, thread_id: str, about: dict[str, Any]) -> None:
-    state = await desk.state(thread_id)
-    language = language_of(state)
+    about = metadata.get(BACKTEST_DAY) or {}
     m = BACKTEST_DAY_THREAD.fullmatch(thread_id)
-    backtest_id = str(about.get("id") or (m[1] if m else ""))
-    ticker = str(about.get("ticker") or state.get("ticker") or "")
-    day = str(about.get("day") or state.get("trade_date") or "")
-    if not state:
-        await cl.Message(content=phrase(language, "chat.backtest_day_gone"), author=DESK).send()
-        return
-    await cl.Message(content=phrase(language, "chat.backtest_day_intro", id=backtest_id, ticker=ticker, day=day),
-                     author=DESK, metadata=label_metadata(DESK, language=language)).send()
-    asked = next((str(m.content) for m in state.get("messages") or [] if getattr(m, "type", "") == "human"), "")
-    if asked:
-        await cl.Message(content=asked, author="User", type="user_message").send()
-    turns = [(step.persona, step.round, step.text) for step in await desk.history(thread_id)]
-    # The judge's words are the last turn; the thread's steps (made for Edit) end before the ruling.
-    judged = str(getattr(state.get("risk_debate"), "judge_decision", "") or "")
-    if judged and RISK_JUDGE not in (persona for persona, _, _ in turns):
-        turns.append((RISK_JUDGE, 0, judged))
-    for persona, round_, text in turns:
-        # A model's words: links made inert, as every turn is shown (chat/render.py).
-        await cl.Message(content=inert_links(text), author=persona,
-                         metadata=label_metadata(persona, round_, language)).send()
-    with contextlib.suppress(Exception):  # no card (a day that failed) leaves the turns as they are
-        await show_decision(thread_id, state, desk.vendor)
+
+    def intro(language: str, state: dict[str, Any]) -> str:
+        return phrase(language, "chat.backtest_day_intro", id=str(about.get("id") or (m[1] if m else "")),
+                      ticker=str(about.get("ticker") or state.get("ticker") or ""),
+                      day=str(about.get("day") or state.get("trade_date") or ""))
+
+    tell_on_first_open(desk, thread_id, steps, intro, "chat.backtest_day_gone")

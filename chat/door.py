@@ -35,7 +35,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from graph import DeskRuntime, Settings, clean_message
 
-from .history import DeskDataLayer, InvalidThreadId, NotOwner, is_uuid, valid_thread_id
+from .history import DeskDataLayer, InvalidThreadId, NotOwner, is_server_thread, is_uuid, valid_thread_id
 from .logins import DeskAuth
 from .origins import SameOrigin, allowed_origins
 from .panel import CheckedSettings, check_settings
@@ -154,6 +154,10 @@ class Door:
             owner = await layer.thread_owner(thread_id) if layer is not None else None
             if owner is not None:
                 return owner == identifier
+            if is_server_thread(thread_id):
+                # A backtest's day or a scheduled run gets its row (its owner) from the server; a page that
+                # named one first would own the thread the server then runs for someone else.
+                return False
             desk = await self.runtime()
             return not await desk.has_thread(thread_id)
         except Exception:  # a store that does not answer: refuse, never guess

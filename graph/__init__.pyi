@@ -16,6 +16,17 @@ from .backtest.record import Backtest, Day, Records
 from .backtest.result import Result
 from .backtest.runner import Progress, Runner
 from .backtest.simulate import Simulation
+from .book import (
+    Book,
+    BookStore,
+    CsvImport,
+    Position,
+    Reading,
+    apply_changes,
+    read_csv,
+    read_holdings,
+    tells_holdings,
+)
 from .core.context import LOCAL_USER
 from .core.errors import explain
 from .core.events import AlphaCurve, Event, NodeDone, NotePickedUp, Said, Token, ToolFinished, ToolStarted
@@ -66,6 +77,11 @@ from .runtime.notes import Posted, post_note
 from .tools import make_toolkit
 from .track.calls import Call, Outcome
 from .track.words import recalled_markdown
+from .watchlist.rules import EVERY_TRADING_DAY, Rule
+from .watchlist.scheduler import WatchDesk, jobs_url
+from .watchlist.slots import Ran
+from .watchlist.store import MAX_WATCHES, Notice, Watch, WatchStore
+from .watchlist.words import WatchAsk, WatchCommand, read_command, read_watch
 
 __all__ = [
     "ACCOUNTS_FILE",
@@ -75,9 +91,11 @@ __all__ = [
     "DEFAULT_PASSWORD",
     "DESK",
     "DESK_STRATEGY",
+    "EVERY_TRADING_DAY",
     "LOCAL_USER",
     "MAX_NAME",
     "MAX_PASSWORD",
+    "MAX_WATCHES",
     "MIN_PASSWORD",
     "NOTES_PER_TURN",
     "PERSONAS",
@@ -91,7 +109,10 @@ __all__ = [
     "AlphaCurve",
     "Ask",
     "Backtest",
+    "Book",
+    "BookStore",
     "Call",
+    "CsvImport",
     "Day",
     "DemoChatModel",
     "DeskRuntime",
@@ -107,13 +128,18 @@ __all__ = [
     "NodeDone",
     "Note",
     "NotePickedUp",
+    "Notice",
     "Outcome",
     "PlanRefused",
+    "Position",
     "Posted",
     "Prepared",
     "Progress",
+    "Ran",
+    "Reading",
     "Records",
     "Result",
+    "Rule",
     "RunPlan",
     "Runner",
     "Said",
@@ -125,6 +151,12 @@ __all__ = [
     "ToolFinished",
     "ToolStarted",
     "Vendor",
+    "Watch",
+    "WatchAsk",
+    "WatchCommand",
+    "WatchDesk",
+    "WatchStore",
+    "apply_changes",
     "backtest_desk",
     "check_password",
     "cited",
@@ -136,6 +168,7 @@ __all__ = [
     "field_bounds",
     "indicator_series",
     "inert_links",
+    "jobs_url",
     "landed",
     "language_of",
     "libpq_url",
@@ -155,11 +188,16 @@ __all__ = [
     "private_file",
     "quoted_note",
     "read_ask",
+    "read_command",
+    "read_csv",
+    "read_holdings",
+    "read_watch",
     "recalled_markdown",
     "report_markdown",
     "scored",
     "sqlalchemy_url",
     "streamed_words",
+    "tells_holdings",
     "thread_language",
     "unread_in",
     "unverified_note",

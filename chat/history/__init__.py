@@ -4,9 +4,11 @@ element files (files.py). The tables themselves are chat/storage.py's."""
 from .files import FILES_ROUTE, LocalFileStorage, served_type
 from .layer import (
     BACKTEST_DAY_THREAD,
+    SCHEDULED_THREAD,
     DeskDataLayer,
     InvalidThreadId,
     NotOwner,
+    is_server_thread,
     is_uuid,
     make_data_layer,
     require_thread_id,
@@ -14,6 +16,6 @@ from .layer import (
 )
 from .writer import HistoryWriter
 
-__all__ = ["BACKTEST_DAY_THREAD", "FILES_ROUTE", "DeskDataLayer", "HistoryWriter", "InvalidThreadId",
-           "LocalFileStorage", "NotOwner", "is_uuid", "make_data_layer", "require_thread_id", "served_type",
-           "valid_thread_id"]
+__all__ = ["BACKTEST_DAY_THREAD", "FILES_ROUTE", "SCHEDULED_THREAD", "DeskDataLayer", "HistoryWriter",
+           "InvalidThreadId", "LocalFileStorage", "NotOwner", "is_server_thread", "is_uuid", "make_data_layer",
+           "require_thread_id", "served_type", "valid_thread_id"]

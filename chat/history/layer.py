@@ -6,8 +6,8 @@ a thread id of `x') UNION SELECT … FROM steps s --` read every user's steps. I
 build column lists from the keys of the dict they are handed, and let any write overwrite a row
 by id whatever thread it belongs to. Here:
 
-- thread ids are UUIDs, or a backtest day's (`valid_thread_id`); anything else is refused before it is
-  stored or queried;
+- thread ids are UUIDs, or a backtest day's or a scheduled run's (`valid_thread_id`); anything else is
+  refused before it is stored or queried;
 - values are always bound parameters, `IN` lists included; column names come from fixed lists;
 - a step, element or feedback id that exists in another thread is never overwritten (the upsert's
   `WHERE` compares the stored row's thread), and a thread's owner is never replaced;
@@ -72,6 +72,9 @@ class NotOwner(PermissionError):
 # A backtest day's own thread (graph/backtest/record.py: bt-<id>-<TICKER>-<YYYYMMDD>, the symbol's marks made "_"),
 # opened in the chat like any analysis (chat/backtest_days.py). Letters, digits, "-" and "_" only.
 BACKTEST_DAY_THREAD = re.compile(r"bt-([0-9a-f]{8})-([A-Za-z0-9_-]{1,32})-([0-9]{8})")
+# A watch's scheduled run (graph/watchlist/slots.py: watch-<id>-<TICKER>-<YYYYMMDDHHMM>), made by the server at the
+# slot and opened in the chat like a backtest's day (chat/watches.py). Letters, digits, "-" and "_" only.
+SCHEDULED_THREAD = re.compile(r"watch-([0-9a-f]{8})-([A-Za-z0-9_-]{1,32})-([0-9]{12})")
 
 
 def is_uuid(value: object) -> bool:
@@ -85,10 +88,17 @@ def is_uuid(value: object) -> bool:
 
 
 def valid_thread_id(value: object) -> bool:
-    """Empty (a new thread), a UUID in canonical form, or a backtest day's thread."""
+    """Empty (a new thread), a UUID in canonical form, or a thread the server made: a backtest's day, a
+    watch's scheduled run."""
     if value is None or value == "":
         return True
-    return is_uuid(value) or (isinstance(value, str) and BACKTEST_DAY_THREAD.fullmatch(value) is not None)
+    return is_uuid(value) or is_server_thread(value)
+
+
+def is_server_thread(value: object) -> bool:
+    """A thread the server makes without a page (a backtest's day, a scheduled run): a page may open it once
+    it is its user's, never start it (chat/door.py)."""
+    return isinstance(value, str) and any(p.fullmatch(value) for p in (BACKTEST_DAY_THREAD, SCHEDULED_THREAD))
 
 
 def require_thread_id(value: object) -> str:

@@ -20,11 +20,12 @@ from chainlit.element import ElementDict
 from chainlit.step import StepDict
 from chainlit.types import FeedbackDict, ThreadDict
 
-# A user's threads (or one thread), most recently active first.
+# A user's threads (or one thread), most recently active first. A thread the server made without a page (a
+# scheduled run, chat/headless.py) has no message until it is opened: it is as recent as its making.
 THREADS = """
     SELECT t."id" AS thread_id, t."createdAt" AS thread_createdat, t."name" AS thread_name,
            t."userId" AS user_id, t."userIdentifier" AS user_identifier, t."tags" AS thread_tags,
-           t."metadata" AS thread_metadata, MAX(s."createdAt") AS updatedAt
+           t."metadata" AS thread_metadata, COALESCE(MAX(s."createdAt"), t."createdAt") AS updatedAt
     FROM threads t LEFT JOIN steps s ON t."id" = s."threadId"
     WHERE t."userId" = :user_id OR t."id" = :thread_id
     GROUP BY t."id", t."createdAt", t."name", t."userId", t."userIdentifier", t."tags", t."metadata"

@@ -6,9 +6,10 @@ from .csv_import import CsvImport, read_csv
 from .holdings import MAX_CASH, MAX_SHARES, Book, BookError, Position
 from .sizing import Sizing, size_against, size_decision
 from .store import BookStore
-from .words import Change, Problem, Reading, apply_changes, read_holdings
+from .words import Change, Problem, Reading, apply_changes, read_holdings, tells_holdings
 
 __all__ = [
     "MAX_CASH", "MAX_SHARES", "Book", "BookError", "BookStore", "Change", "CsvImport", "Position",
     "Problem", "Reading", "Sizing", "apply_changes", "read_csv", "read_holdings", "size_against", "size_decision",
+    "tells_holdings",
 ]

@@ -58,6 +58,7 @@ class CsvImport:
     errors: tuple[RowError, ...] = ()
     notes: tuple[str, ...] = ()
     rows: int = 0
+    has_cash: bool = False  # the file had a cash row: without one, the caller may keep the cash it knew
 
     @property
     def ok(self) -> bool:
@@ -98,7 +99,7 @@ def read_csv(data: bytes | str, currency: str = "USD") -> CsvImport:
         return CsvImport(None, (RowError(0, str(error)),), tuple(reader.notes), len(body))
     merged = [f"{symbol}: {len(held)} rows added into one position" for symbol, held in reader.lots.items()
               if len(held) > 1]
-    return CsvImport(book, (), (*reader.notes, *merged), len(body))
+    return CsvImport(book, (), (*reader.notes, *merged), len(body), reader.has_cash)
 
 
 def _table(data: bytes | str) -> tuple[list[list[str]], str] | CsvImport:
@@ -130,6 +131,7 @@ class _Rows:
         self.notes: list[str] = []
         self.lots: dict[str, list[tuple[Decimal, Decimal | None]]] = {}
         self.cash = Decimal(0)
+        self.has_cash = False
 
     def read(self, number: int, row: list[str]) -> None:
         if len(row) > self.width:
@@ -164,6 +166,7 @@ class _Rows:
             self.errors.append(RowError(number, f"the cash amount {cell.strip()!r} is not a number"))
         else:
             self.cash += amount
+            self.has_cash = True
 
 
 def _columns(header: list[str]) -> tuple[int, int, int | None, int | None] | str:

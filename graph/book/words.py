@@ -24,6 +24,10 @@ Rules (deterministic, no model):
   MAX_CASH, selling more than is held, a part of a holding that is not in the book, a sum of money
   where a number of shares is wanted, a clause with a number but no symbol, and text with nothing to read.
 Chinese numerals (两百) are not read: write digits.
+
+Whether a message tells holdings at all is `tells_holdings`'s call (below): the chat reads only
+what it says yes to, so an analysis question ("should I buy NVDA?", "what if I sold half my
+AAPL?") goes to the desk, not to the book.
 """
 from __future__ import annotations
 
@@ -33,6 +37,7 @@ from decimal import ROUND_DOWN, Decimal
 from typing import Literal
 
 from graph.request.companies import is_known_ticker
+from graph.request.scripts import has_cjk
 from graph.request.ticker_hits import TIER_UNKNOWN, TickerHit
 from graph.request.tickers import scan_tickers
 
@@ -94,6 +99,7 @@ class Problem:
 class Reading:
     changes: tuple[Change, ...] = ()
     problems: tuple[Problem, ...] = ()
+    language: str = "en"  # of the words read: "zh" when they hold Chinese, so the answer can be Chinese
 
     @property
     def ok(self) -> bool:
@@ -120,8 +126,10 @@ class _Intent:
 def read_holdings(text: str, book: Book | None = None) -> Reading:
     """The changes `text` proposes to `book` (parts of a holding are resolved against it), and what
     could not be read. Later clauses see the earlier ones' changes ("bought 10 AAPL and sold half")."""
+    language = "zh" if has_cjk(text) else "en"
     if len(text) > MAX_TEXT:
-        return Reading(problems=(Problem(text[:40] + "…", f"longer than {MAX_TEXT} characters: tell it in parts"),))
+        return Reading(problems=(Problem(text[:40] + "…", f"longer than {MAX_TEXT} characters: tell it in parts"),),
+                       language=language)
     intents = _intents(text)
     working = book or Book()
     changes: list[Change] = []
@@ -142,7 +150,7 @@ def read_holdings(text: str, book: Book | None = None) -> Reading:
     if not changes and not problems:
         problems.append(Problem(text.strip()[:80], "no holding or cash read: say e.g. 'I hold 200 NVDA at 95' "
                                                    "or 'cash is 15,000'"))
-    return Reading(tuple(changes), tuple(problems))
+    return Reading(tuple(changes), tuple(problems), language)
 
 
 def _intents(text: str) -> list[_Intent]:
@@ -376,3 +384,75 @@ def _sell(intent: _Intent, symbol: str, before: Position | None) -> Change:
     left = held - quantity
     tail = f", leaving {shares(left)}" if left else ", closing the position"
     return Change("sell", label + tail, intent.text, symbol, before, replace(before, quantity=left) if left else None)
+
+
+# -- whether a message tells holdings at all ---------------------------------------------------------
+# The chat sends a message to `read_holdings` only when `tells_holdings` says yes. It must say no to
+# what the desk analyses ("should I buy NVDA?", "is AAPL a sell?", "what if I sold half my AAPL?"):
+# a wrong yes costs the user their analysis, a wrong no only a "/book <words>" (which reads anyway).
+#
+# Yes: a statement of fact in the first person or in a broker's past tense, with no question, no "if"
+# and no intention in it. A weak verb ("I have", "我有") needs a quantity of something holdable after
+# it: "I have 200 NVDA" tells, "I have 2 questions about NVDA" does not.
+
+# A question, a hypothesis, an intention or a denial anywhere in the message: not a statement of holdings.
+_ASKS = re.compile(
+    r"[?？]"
+    r"|\b(?:should|shall|would|could|might|will|if|whether|suppose|imagine|hypothetically|want|wanna|"
+    r"plan(?:ning)?\s+to|going\s+to|gonna|thinking\s+(?:of|about)|consider(?:ing)?|"
+    r"don'?t|doesn'?t|do\s+not|no\s+longer|never|not)\b"
+    r"|\b(?:I|we)'(?:ll|d)\b"
+    r"|吗|嗎|呢|是否|应该|應該|要不要|该不该|能不能|可不可以|可以|怎么|怎麼|怎样|怎樣|什么|什麼|为什么|為什麼|如何|多少|几|幾"
+    r"|建议|建議|分析|看法|如果|假如|要是|假设|假設|想|打算|准备|準備|计划|計劃|考虑|考慮|会不会|是不是|没有|沒有|不再|不持有",
+    re.IGNORECASE,
+)
+# A question's first word at the start of the message or of a clause: "What now", "how is NVDA".
+_ASKS_FIRST = re.compile(
+    r"(?:^|[,;:.!，；。！]\s*|\band\s+)(?:is|are|am|do|does|did|can|what|why|how|when|which|who|where|any)\b",
+    re.IGNORECASE,
+)
+_ADVERB = r"(?:(?:just|still|already|also|now|currently|recently|only|actually)\s+)?"
+_TELLS = re.compile(
+    # "I hold", "I'm holding", "we own", "I just bought", "I've sold", "I'm short"
+    r"\b(?:I|we)(?:'m|'ve|\s+am|\s+are|\s+have)?\s+" + _ADVERB +
+    r"(?:hold(?:ing)?|own|bought|sold|added|trimmed|shorted|purchased|picked\s+up|dumped|unloaded|exited|long|short)\b"
+    # a broker's note: "bought 50 AMD at 120", "just sold half my AAPL"
+    r"|^\s*(?:(?:just|also|today|yesterday|recently)\s+)?"
+    r"(?:bought|sold|added|trimmed|shorted|purchased|picked\s+up|dumped|unloaded|exited)\b"
+    r"|^\s*(?:holding|long|short)\s+[-−]?\$?\d"            # "long 200 NVDA at 95", "short 50 TSLA"
+    r"|\bmy\s+(?:holdings?|positions?|portfolio|book)\s*(?:is|are|:)"
+    r"|\b(?:my\s+)?cash(?:\s+balance)?\s*(?:is|:|=)"       # "cash is 15,000", "my cash: $20k"
+    r"|我(?:现在|目前|还|已经|刚|刚刚|也)?(?:持有|拥有|持仓|买了|买入|卖了|卖出|卖掉|清仓|加仓|减仓)"
+    r"|持有|持仓|买了|卖了|卖掉了|买入了|卖出了|清仓了|加仓了|减仓了|已买入|已卖出|已经买入|已经卖出|刚买入|刚卖出|已清仓"
+    r"|现金\s*[:：]?\s*(?:是|有|为|為)?\s*[$¥￥]?\d",       # "现金2万"
+    re.IGNORECASE,
+)
+# "I have", "I've got", "我有": holdings only when a quantity of something holdable follows.
+_HAVE = re.compile(r"(?:\b(?:I|we)(?:'ve|\s+have|\s+also\s+have|\s+still\s+have)?\s+(?:got\s+)?|\bI\s+have\s+|"
+                   r"我(?:还|也|现在|目前)?有)\s*(?:about\s+|around\s+|roughly\s+)?(?=[-−]?[$€£¥]?\d)",
+                   re.IGNORECASE)
+_HOLDABLE = re.compile(r"^\s*(?:more\s+)?(?:shares?\b|股|手|(?:in\s+)?cash\b|现金|元|美元|美金)", re.IGNORECASE)
+
+
+def tells_holdings(text: str) -> bool:
+    """Whether `text` tells the desk what the user holds (to be read by `read_holdings` and confirmed),
+    rather than asking about it."""
+    text = text.strip()
+    if not text or len(text) > MAX_TEXT or text.startswith("/"):
+        return False
+    if _ASKS.search(text) or _ASKS_FIRST.search(text):
+        return False
+    return bool(_TELLS.search(text)) or any(_holdable_after(text, m.end()) for m in _HAVE.finditer(text))
+
+
+def _holdable_after(text: str, at: int) -> bool:
+    """Whether the amount at `at` counts something holdable: shares, cash or a stock ("200 NVDA")."""
+    amount = AMOUNT.match(text, at)
+    if amount is None:
+        return False
+    rest = text[amount.end():]
+    if _HOLDABLE.match(rest):
+        return True
+    head = rest[:40]
+    hits = scan_tickers(head, head.isupper())
+    return bool(hits) and not head[: hits[0].start].strip(" \t-")

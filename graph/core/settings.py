@@ -53,6 +53,13 @@ class Settings(BaseSettings):
     backtest_server_user: str | None = Field(None, validation_alias="DESK_SERVER_USER")
     backtest_server_password: SecretStr | None = Field(None, validation_alias="DESK_SERVER_PASSWORD")
 
+    # Watches (graph/watchlist/): whether this process runs the scheduler (DESK_WATCH=off for a process
+    # that must not run scheduled slots; another process on the same database runs them), and where a
+    # notice is posted (JSON, signed with the secret: neither the secret nor the URL's path is logged).
+    watch_scheduler: bool = Field(True, validation_alias="DESK_WATCH")
+    webhook_url: str | None = Field(None, validation_alias="DESK_WEBHOOK_URL")
+    webhook_secret: SecretStr | None = Field(None, validation_alias="DESK_WEBHOOK_SECRET")
+
     # Storage: SQLite files under data_dir unless a Postgres URL is given (postgresql://…).
     database_url: str | None = Field(None, validation_alias="DESK_DATABASE_URL")
 

@@ -1,0 +1,345 @@
+"""The user's book in the chat (issue 26): what they hold, told in words, shown and edited with `/book`,
+or imported from a broker's CSV attached to a message. Private to the user (graph's `BookStore`, one
+namespace per signed-in user) and stored only once confirmed.
+
+The reading is graph's (`tells_holdings`, `read_holdings`, `read_csv`); this module says it back:
+
+1. What cannot be read is listed, each part with its reason, and nothing is offered: a message or a
+   file is stored whole or not at all, so nothing is half-imported and the stored book is never touched.
+2. What can be read is shown as the book before → after (only the rows that change) with Store and
+   Cancel, as a backtest's plan is (chat/backtests.py): nothing is stored before the user presses Store.
+3. Store works once, only for the user it was offered to, and only while the stored book is still the
+   one the offer was worked out against (another tab or message may have changed it since): a stale
+   offer would otherwise write back an older book and lose the newer change.
+
+`/book` shows the book; `/book remove` forgets it (after a Remove press); `/book clear NVDA` drops a
+position; `/book <words>` reads the words as holdings even when they do not look like a statement.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+import uuid
+from dataclasses import dataclass
+from decimal import Decimal
+from pathlib import Path
+
+import chainlit as cl
+from fastapi import FastAPI
+
+from graph import (
+    DESK,
+    LOCAL_USER,
+    Book,
+    BookStore,
+    CsvImport,
+    Position,
+    Reading,
+    apply_changes,
+    phrase,
+    read_csv,
+    read_holdings,
+    tells_holdings,
+)
+
+from .runs import DeskService, signed_in
+from .speakers import label_metadata
+from .uploads import UploadLimit
+
+STORE_ACTION = "book_store"
+CANCEL_ACTION = "book_cancel"
+OFFERS_KEPT = 200  # offers not yet answered, per server (the oldest are forgotten first)
+COMMAND = re.compile(r"^/book\b(.*)$", re.IGNORECASE | re.DOTALL)
+REMOVE_WORDS = ("remove", "delete", "forget", "删除")
+CLEAR_WORDS = ("clear", "drop", "清除")
+CSV_TYPES = ("text/csv", "application/csv", "text/comma-separated-values", "application/vnd.ms-excel")
+MAX_FILE_BYTES = 1_000_001  # read_csv refuses over 1,000,000 with its own words: one byte more is enough to know
+CENT = Decimal("0.01")
+
+
+@dataclass
+class Offer:
+    """A change shown and waiting for Store or Cancel."""
+
+    user: str
+    before: Book | None  # the stored book the change was worked out against
+    after: Book | None   # None: forget the book
+    language: str
+    actions: tuple[cl.Action, ...] = ()
+
+
+def _user() -> str:
+    """Whose book: the page's signed-in user (the desk's local user without a login)."""
+    return signed_in(cl.context.session) or LOCAL_USER
+
+
+async def _send(language: str, text: str, actions: list[cl.Action] | None = None) -> None:
+    """A message of the Desk, labelled in `language`."""
+    await cl.Message(content=text, author=DESK, actions=actions or [],
+                     metadata=label_metadata(DESK, language=language)).send()
+
+
+def _say(language: str, key: str, **fields: object) -> str:
+    return phrase(language, "chat." + key, **fields)
+
+
+# -- how a book reads ---------------------------------------------------------------------------------
+
+def quantity_text(quantity: Decimal) -> str:
+    """200 -> '200', 0.5 -> '0.5', 1500 -> '1,500'."""
+    return f"{quantity.normalize():,f}"
+
+
+def money_text(value: Decimal) -> str:
+    return f"{value.quantize(CENT):,}"
+
+
+def position_text(position: Position | None, language: str) -> str:
+    """'200 @ 95.00', '200 (no cost)', 'short 50 @ 240.00', '—'."""
+    if position is None:
+        return _say(language, "book_nothing")
+    quantity = quantity_text(abs(position.quantity))
+    if position.short:
+        quantity = _say(language, "book_short", quantity=quantity)
+    if position.cost is None:
+        return _say(language, "book_no_cost", quantity=quantity)
+    return f"{quantity} @ {money_text(position.cost)}"
+
+
+def book_table(book: Book, language: str) -> str:
+    """The positions as a table (symbol, quantity, cost), then the cash."""
+    say = lambda key, **f: _say(language, key, **f)  # noqa: E731 - one line per part below
+    lines = [say("book_title", currency=book.currency), ""]
+    if book.positions:
+        lines += [f"| {say('book_symbol')} | {say('book_quantity')} | {say('book_cost')} |", "|---|---:|---:|"]
+        for p in book.positions:
+            quantity = quantity_text(p.quantity)
+            cost = money_text(p.cost) if p.cost is not None else say("book_nothing")
+            lines.append(f"| {p.symbol} | {quantity} | {cost} |")
+    else:
+        lines.append(say("book_no_positions"))
+    lines += ["", say("book_cash_line", cash=money_text(book.cash), currency=book.currency)]
+    return "\n".join(lines)
+
+
+def change_table(before: Book | None, after: Book, language: str) -> str:
+    """Only the rows that change, before → after: a position added, changed or dropped, and the cash."""
+    old = before or Book(currency=after.currency)
+    say = lambda key, **f: _say(language, key, **f)  # noqa: E731
+    lines = [f"| | {say('book_before')} | {say('book_after')} |", "|---|---:|---:|"]
+    symbols = sorted({p.symbol for p in old.positions} | {p.symbol for p in after.positions})
+    for symbol in symbols:
+        was, now = old.get(symbol), after.get(symbol)
+        if was != now:
+            lines.append(f"| {symbol} | {position_text(was, language)} | {position_text(now, language)} |")
+    if old.cash != after.cash:
+        lines.append(f"| {say('book_cash')} | {money_text(old.cash)} | {money_text(after.cash)} |")
+    return "\n".join(lines)
+
+
+def _shown_name(name: str) -> str:
+    """A file's name as the chat writes it: no Markdown or line breaks from the name itself."""
+    return re.sub(r"[^\w.\- ()]", "_", name or "file")[:80]
+
+
+# -- the book's answers -------------------------------------------------------------------------------
+
+class Books:
+    """The server's book offers (changes shown and waiting for Store), over the desk's Store."""
+
+    def __init__(self, service: DeskService) -> None:
+        self.service = service
+        self.offers: dict[str, Offer] = {}
+        self._writing = asyncio.Lock()  # one compare-then-write at a time in this process
+
+    def install(self, server: FastAPI) -> None:
+        """The offers' buttons, and the cap on uploads (chat/uploads.py) in front of Chainlit's upload route."""
+        cl.action_callback(STORE_ACTION)(self.store_pressed)
+        cl.action_callback(CANCEL_ACTION)(self.cancel_pressed)
+        server.add_middleware(UploadLimit)
+
+    async def books(self) -> BookStore:
+        return BookStore((await self.service.runtime()).store)
+
+    async def answer(self, message: cl.Message, text: str, language: str) -> bool:
+        """Answer a message about the book: a file attached, `/book …`, or holdings told in words. False
+        for any other message (it goes to the desk)."""
+        files = list(message.elements or [])
+        if files:
+            await self._import(files, language)
+            return True
+        if (command := COMMAND.match(text)) is not None:
+            await self._command(command[1].strip(), language)
+            return True
+        if tells_holdings(text):
+            await self._told(text)
+            return True
+        return False
+
+    async def _command(self, rest: str, language: str) -> None:
+        words = rest.split()
+        first = words[0].lower() if words else ""
+        if not words or first in ("show", "help", "显示"):
+            await self._show(language)
+        elif first in REMOVE_WORDS and len(words) == 1:
+            await self._offer_removal(language)
+        elif first in CLEAR_WORDS + REMOVE_WORDS:
+            await self._offer_clear(" ".join(words[1:]), language)
+        else:  # "/book 200 NVDA at 95": the words are holdings, whatever tells_holdings would say
+            await self._told(rest)
+
+    async def _show(self, language: str) -> None:
+        book = await (await self.books()).get(_user())
+        if book is None:
+            await _send(language, _say(language, "book_empty"))
+            return
+        await _send(language, f"{book_table(book, language)}\n\n{_say(language, 'book_help')}")
+
+    async def _told(self, text: str) -> None:
+        before = await (await self.books()).get(_user())
+        reading = read_holdings(text, before)
+        language = reading.language
+        if reading.problems:
+            await _send(language, _problems(reading))
+            return
+        lead = [_say(language, "book_read")]
+        if language == "en":  # graph words its summaries in English: the table says it in any language
+            lead[0] += "\n" + "\n".join(f"- {change.summary}" for change in reading.changes)
+        await self._offer(before, apply_changes(before, reading.changes), language, lead)
+
+    async def _offer_clear(self, symbol: str, language: str) -> None:
+        if not symbol:
+            await _send(language, _say(language, "book_clear_which"))
+            return
+        before = await (await self.books()).get(_user())
+        held = before.get(symbol) if before is not None else None
+        if before is None or held is None:
+            await _send(language, _say(language, "book_not_held", symbol=_shown_name(symbol.upper())))
+            return
+        await self._offer(before, before.with_position(Position(held.symbol, Decimal(0))), language, [])
+
+    async def _offer_removal(self, language: str) -> None:
+        before = await (await self.books()).get(_user())
+        if before is None:
+            await _send(language, _say(language, "book_nothing_to_remove"))
+            return
+        ask = _say(language, "book_remove_ask", positions=len(before.positions), cash=money_text(before.cash),
+                   currency=before.currency)
+        await self._offer(before, None, language, [ask])
+
+    async def _import(self, files: list[cl.Element], language: str) -> None:
+        """A broker's CSV: every row read, or every bad row listed and nothing imported."""
+        if len(files) > 1:
+            await _send(language, _say(language, "book_csv_one"))
+            return
+        file = files[0]
+        name = _shown_name(file.name)
+        if not _is_csv(file):
+            await _send(language, _say(language, "book_csv_only", name=name))
+            return
+        try:
+            data = _content(file)
+        except OSError:
+            await _send(language, _say(language, "book_csv_unreadable", name=name))
+            return
+        before = await (await self.books()).get(_user())
+        result = read_csv(data, currency=before.currency if before is not None else "USD")
+        if result.book is None:
+            await _send(language, _csv_errors(result, name, language))
+            return
+        after = result.book
+        if not result.has_cash and before is not None:
+            after = after.with_cash(before.cash)  # a positions-only export leaves the cash the user told
+        lead = [_say(language, "book_csv_title", name=name, rows=result.rows)]
+        tail = [_say(language, "book_csv_cash_kept")] if not result.has_cash and before is not None else []
+        if result.notes:
+            tail.append(_say(language, "book_csv_notes") + "\n" + "\n".join(f"- {note}" for note in result.notes))
+        await self._offer(before, after, language, lead, tail)
+
+    async def _offer(self, before: Book | None, after: Book | None, language: str, lead: list[str],
+                     tail: list[str] | None = None) -> None:
+        """The change before → after with Store (or Remove) and Cancel; nothing is stored here."""
+        if after is not None and after == (before or Book(currency=after.currency)):
+            await _send(language, _say(language, "book_same"))
+            return
+        key = uuid.uuid4().hex
+        store = ("book_remove", "book_remove_tooltip") if after is None else ("book_store", "book_store_tooltip")
+        actions = [cl.Action(name=STORE_ACTION, payload={"offer": key}, label=_say(language, store[0]),
+                             icon="trash-2" if after is None else "check", tooltip=_say(language, store[1])),
+                   cl.Action(name=CANCEL_ACTION, payload={"offer": key}, label=_say(language, "book_cancel"),
+                             icon="x", tooltip=_say(language, "book_cancel_tooltip"))]
+        self.offers[key] = Offer(_user(), before, after, language, tuple(actions))
+        while len(self.offers) > OFFERS_KEPT:
+            self.offers.pop(next(iter(self.offers)))
+        parts = [*lead, *([change_table(before, after, language)] if after is not None else []), *(tail or [])]
+        await _send(language, "\n\n".join([*parts, _say(language, "book_confirm")]), actions)
+
+    # -- the buttons ------------------------------------------------------------------------------------
+
+    async def store_pressed(self, action: cl.Action) -> None:
+        offer = await self._answered(action)
+        if offer is None:
+            return
+        lang = offer.language
+        async with self._writing:
+            books = await self.books()
+            if await books.get(offer.user) != offer.before:
+                await _send(lang, _say(lang, "book_changed"))
+                return
+            if offer.after is None:
+                await books.remove(offer.user)
+                await _send(lang, _say(lang, "book_removed"))
+                return
+            await books.put(offer.user, offer.after)
+        await _send(lang, f"{_say(lang, 'book_stored')}\n\n{book_table(offer.after, lang)}")
+
+    async def cancel_pressed(self, action: cl.Action) -> None:
+        offer = await self._answered(action)
+        if offer is not None:
+            await _send(offer.language, _say(offer.language, "book_cancelled"))
+
+    async def _answered(self, action: cl.Action) -> Offer | None:
+        """The offer a button answers, taken off the list with its buttons, if it is still on offer to the
+        pressing user (once: a second press finds it gone). Another user's press leaves it on offer."""
+        key = str((action.payload or {}).get("offer") or "")
+        offer = self.offers.get(key)
+        if offer is None:
+            await _send("en", _say("en", "book_gone"))
+            return None
+        if offer.user != _user():
+            await _send(offer.language, _say(offer.language, "book_not_yours"))
+            return None
+        del self.offers[key]
+        for shown in offer.actions:
+            with contextlib.suppress(Exception):  # a page already gone: the offer is answered all the same
+                await shown.remove()
+        return offer
+
+
+def _problems(reading: Reading) -> str:
+    lang = reading.language
+    lines = [_say(lang, "book_problems"),
+             *(_say(lang, "book_problem_line", text=p.text, reason=p.reason) for p in reading.problems)]
+    if reading.changes:
+        lines += ["", _say(lang, "book_read_part", changes="; ".join(c.summary for c in reading.changes))]
+    return "\n".join(lines)
+
+
+def _csv_errors(result: CsvImport, name: str, language: str) -> str:
+    lines = [_say(language, "book_csv_errors", name=name), *(f"- {error}" for error in result.errors),
+             "", _say(language, "book_csv_fix")]
+    return "\n".join(lines)
+
+
+def _is_csv(file: cl.Element) -> bool:
+    return (file.mime or "").split(";")[0].strip().lower() in CSV_TYPES or (file.name or "").lower().endswith(".csv")
+
+
+def _content(file: cl.Element) -> bytes:
+    """The attached file's bytes (Chainlit keeps an upload in the session's folder, at `path`)."""
+    if file.path:
+        with Path(file.path).open("rb") as handle:
+            return handle.read(MAX_FILE_BYTES)
+    content = file.content or b""
+    return content.encode() if isinstance(content, str) else content

@@ -1,0 +1,332 @@
+"""Watches in the chat: "watch NVDA and AMD every trading day after the close", "每周一早上检查我的持仓", `/watch`.
+
+The watches themselves are graph's (graph/watchlist/: read from words, kept per user, run on schedule exactly
+once across processes, a notice when a call changes). Here, the chat's side of them:
+
+1. A watch asked in words is read (graph's `read_watch`); what cannot be read or should not run (every hour, a
+   weekend, a past date, too many tickers) is said back. Otherwise the desk states what it understood with
+   Save and Cancel: nothing is stored before a person has seen it and pressed Save (as a backtest's Run).
+2. `/watch` lists the user's watches by number; `/watch pause N`, `resume N`, `remove N` change one. After a
+   change the scheduler here syncs at once; other processes on the database sync within a minute.
+3. The scheduler (graph's WatchDesk, APScheduler with its jobs in the desk's database) runs in the chat server,
+   on the chat's own desk runtime, each slot under the watch's user: the same user string the chat's runs use
+   (the signed-in identifier, chat/runs.py), so a scheduled call feeds that user's track record.
+4. Each scheduled run is an ordinary thread of its user's: `on_ran` gives it its row in the sidebar ("Scheduled
+   · NVDA · 2026-11-27", its metadata marking it scheduled) in the process that ran it, and its first opening
+   tells it from its checkpoint (chat/headless.py, as a backtest's day).
+5. A new chat starts with the user's unseen notices at the top (what changed, when, a link to the run's thread),
+   then marks them seen.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Any
+
+import chainlit as cl
+from chainlit.logger import logger
+
+from graph import (
+    DESK,
+    EVERY_TRADING_DAY,
+    LOCAL_USER,
+    MAX_WATCHES,
+    DeskRuntime,
+    Notice,
+    Ran,
+    Rule,
+    Watch,
+    WatchAsk,
+    WatchCommand,
+    WatchDesk,
+    WatchStore,
+    jobs_url,
+    phrase,
+    read_command,
+    read_watch,
+    word_list,
+)
+
+from .headless import own_thread, tell_on_first_open
+from .history import SCHEDULED_THREAD
+from .runs import DeskService, signed_in
+from .speakers import label_metadata
+
+SAVE_ACTION = "watch_save"
+CANCEL_ACTION = "watch_cancel"
+SCHEDULED = "scheduled"  # a scheduled thread's metadata: {"watch", "ticker", "slot", "language"}
+OFFERS_KEPT = 200  # watches stated and not yet answered, per server (the oldest are forgotten first)
+
+
+def _user() -> str:
+    """Whose watches these are: the page's signed-in user, as the chat's runs write the track record under."""
+    return signed_in(cl.context.session) or LOCAL_USER
+
+
+def _say(language: str, key: str, actions: list[cl.Action] | None = None, **fields: object) -> cl.Message:
+    return cl.Message(content=phrase(language, "chat." + key, **fields), author=DESK, actions=actions or [],
+                      metadata=label_metadata(DESK, language=language))
+
+
+def rule_words(rule: Rule, language: str) -> str:
+    at = f"{rule.at:%H:%M}"
+    if rule.weekday == EVERY_TRADING_DAY:
+        return phrase(language, "chat.watch_rule_daily", at=at)
+    return phrase(language, "chat.watch_rule_weekly", at=at, weekday=word_list(language, "desk.weekdays")[rule.weekday])
+
+
+def when_words(moment: datetime, rule: Rule, language: str) -> str:
+    """A slot in the exchange's time: "Monday 2026-11-30, 16:30 New York time"."""
+    local = moment.astimezone(rule.tz)
+    return phrase(language, "chat.watch_when", day=local.date().isoformat(), at=f"{local:%H:%M}",
+                  weekday=word_list(language, "desk.weekdays")[local.weekday()])
+
+
+def what_words(tickers: tuple[str, ...], book: bool, language: str) -> str:
+    return phrase(language, "chat.watch_book") if book else ", ".join(tickers)
+
+
+def thread_link(thread_id: str) -> str:
+    return f"/thread/{thread_id}"
+
+
+@dataclass
+class Offer:
+    """A watch stated and waiting for Save or Cancel."""
+
+    ask: WatchAsk
+    user: str
+    actions: tuple[cl.Action, ...] = ()
+
+
+class Watches:
+    """The server's watches: the ones offered, and the scheduler that runs the saved ones."""
+
+    def __init__(self, service: DeskService) -> None:
+        self.service = service
+        self.settings = service.settings
+        self.offers: dict[str, Offer] = {}
+        self.scheduler: WatchDesk | None = None
+
+    async def store(self) -> WatchStore:
+        return WatchStore((await self.service.runtime()).store)
+
+    # -- the scheduler --------------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Run the scheduler in this process (unless DESK_WATCH=off): every watch's jobs, and at once the slots
+        missed while no server ran (each watch's latest only)."""
+        if not self.settings.watch_scheduler:
+            return
+        secret = self.settings.webhook_secret
+        self.scheduler = WatchDesk(await self.service.runtime(), webhook_url=self.settings.webhook_url or "",
+                                   webhook_secret=secret.get_secret_value() if secret is not None else "",
+                                   on_ran=self.on_ran)
+        await self.scheduler.start(jobs_url(self.settings.data_dir, self.settings.database_url))
+        self.scheduler.background.add_done_callback(_logged)
+
+    def stop(self) -> None:
+        if self.scheduler is not None:
+            self.scheduler.background.cancel()  # a catch-up still running: its slot stays due for the next start
+            self.scheduler.stop()
+            self.scheduler = None
+
+    async def on_ran(self, watch: Watch, ran: Ran) -> None:
+        """A slot's ticker has run here: its thread goes into its user's sidebar, marked scheduled."""
+        m = SCHEDULED_THREAD.fullmatch(ran.thread)
+        day = ran.decision.trade_date if ran.decision is not None else ""
+        try:
+            await _own_scheduled(ran.thread, watch.user, watch.language, watch.id, ran.ticker, day,
+                                 m[3] if m else "")
+        except Exception:  # the run and its call are kept; only its place in the sidebar is missing
+            logger.exception("Could not add the scheduled thread %s to its user's history", ran.thread)
+
+    # -- what the user types --------------------------------------------------------------------------
+
+    async def answer(self, text: str, language: str) -> bool:
+        """Answer `/watch …` or a watch asked in words; False for any other message."""
+        if (command := read_command(text)) is not None:
+            await self._command(command, language)
+            return True
+        ask = read_watch(text, date.today())
+        if ask is None:
+            return False
+        if ask.problem:
+            await cl.Message(content=ask.problem, author=DESK,
+                             metadata=label_metadata(DESK, language=ask.language)).send()
+            return True
+        await self._offer(ask)
+        return True
+
+    async def _offer(self, ask: WatchAsk) -> None:
+        lang = ask.language
+        key = uuid.uuid4().hex
+        actions = [cl.Action(name=SAVE_ACTION, payload={"offer": key}, label=phrase(lang, "chat.watch_save"),
+                             icon="check", tooltip=phrase(lang, "chat.watch_save_tooltip")),
+                   cl.Action(name=CANCEL_ACTION, payload={"offer": key}, label=phrase(lang, "chat.watch_cancel"),
+                             icon="x", tooltip=phrase(lang, "chat.watch_cancel_tooltip"))]
+        self.offers[key] = Offer(ask, _user(), tuple(actions))
+        while len(self.offers) > OFFERS_KEPT:
+            self.offers.pop(next(iter(self.offers)))
+        await _say(lang, "watch_understood", actions, what=what_words(ask.tickers, ask.book, lang),
+                   rule=rule_words(ask.rule, lang),
+                   each=phrase(lang, "chat.watch_each_book" if ask.book else "chat.watch_each_ticker"),
+                   webhook=phrase(lang, "chat.watch_webhook") if self.settings.webhook_url else "",
+                   next=when_words(ask.rule.next_slot(datetime.now(UTC)), ask.rule, lang)).send()
+
+    async def save_pressed(self, action: cl.Action) -> None:
+        offer = await self._answered(action)
+        if offer is None:
+            return
+        ask, lang, store = offer.ask, offer.ask.language, await self.store()
+        if len(await store.watches(offer.user)) >= MAX_WATCHES:  # said in the user's words (the store refuses too)
+            await _say(lang, "watch_too_many", limit=MAX_WATCHES).send()
+            return
+        try:
+            watch = await store.add(offer.user, ask.tickers, ask.rule, book=ask.book, language=lang)
+        except ValueError:  # another tab saved one meanwhile: the store's cap holds
+            await _say(lang, "watch_too_many", limit=MAX_WATCHES).send()
+            return
+        await self._sync()
+        number = [w.id for w in await store.watches(offer.user)].index(watch.id) + 1
+        await _say(lang, "watch_saved", n=number, what=what_words(watch.tickers, watch.book, lang),
+                   rule=rule_words(watch.rule, lang),
+                   next=when_words(watch.rule.next_slot(datetime.now(UTC)), watch.rule, lang)).send()
+
+    async def cancel_pressed(self, action: cl.Action) -> None:
+        offer = await self._answered(action)
+        if offer is not None:
+            await _say(offer.ask.language, "watch_cancelled").send()
+
+    async def _answered(self, action: cl.Action) -> Offer | None:
+        """The offer a button answers, taken off the list with its buttons, if it is still on offer to the
+        pressing user (once: a second press finds it gone)."""
+        key = str((action.payload or {}).get("offer") or "")
+        offer = self.offers.get(key)
+        if offer is None:
+            await _say("en", "watch_offer_gone").send()
+            return None
+        if offer.user != _user():
+            await _say(offer.ask.language, "watch_not_yours").send()
+            return None
+        del self.offers[key]
+        for shown in offer.actions:
+            with contextlib.suppress(Exception):
+                await shown.remove()
+        return offer
+
+    async def _command(self, command: WatchCommand, lang: str) -> None:
+        store, user = await self.store(), _user()
+        watches = await store.watches(user)
+        if command.action == "list":
+            await self._list(watches, lang)
+            return
+        if not command.which:
+            await _say(lang, "watch_which", action=command.action).send()
+            return
+        watch = await store.find(user, command.which)
+        if watch is None:
+            await _say(lang, "watch_unknown", which=command.which).send()
+            return
+        n = [w.id for w in watches].index(watch.id) + 1
+        what = what_words(watch.tickers, watch.book, lang)
+        if command.action == "remove":
+            await store.remove(watch)
+            await self._sync()
+            await _say(lang, "watch_removed_done", n=n, what=what).send()
+        elif command.action == "pause":
+            await store.set_paused(watch, True)
+            await self._sync()
+            await _say(lang, "watch_paused_done", n=n, what=what).send()
+        else:  # resume
+            await store.set_paused(watch, False)
+            await self._sync()
+            await _say(lang, "watch_resumed_done", n=n, what=what,
+                       next=when_words(watch.rule.next_slot(datetime.now(UTC)), watch.rule, lang)).send()
+
+    async def _list(self, watches: list[Watch], lang: str) -> None:
+        if not watches:
+            await _say(lang, "watch_none").send()
+            return
+        lines = [phrase(lang, "chat.watch_list_title"), ""]
+        for n, watch in enumerate(watches, 1):
+            last = watch.last_run
+            lines.append(phrase(lang, "chat.watch_line", n=n, what=what_words(watch.tickers, watch.book, lang),
+                                rule=rule_words(watch.rule, lang),
+                                state=phrase(lang, "chat.watch_paused" if watch.paused else "chat.watch_active"),
+                                last=phrase(lang, "chat.watch_last_run", when=when_words(last, watch.rule, lang))
+                                if last is not None else phrase(lang, "chat.watch_never_run")))
+        lines += ["", phrase(lang, "chat.watch_commands")]
+        await cl.Message(content="\n".join(lines), author=DESK, metadata=label_metadata(DESK, language=lang)).send()
+
+    async def _sync(self) -> None:
+        if self.scheduler is not None:
+            await self.scheduler.sync()
+
+    # -- a new chat: the notices ----------------------------------------------------------------------
+
+    async def show_notices(self, language: str) -> None:
+        """At the top of a new chat: the user's unseen notices, each with a link to its run's thread, then
+        marked seen. A system message, as the mode notice: Chainlit keeps the starters under it."""
+        store, user = await self.store(), _user()
+        notices = await store.notices(user, unseen=True)
+        if not notices:
+            return
+        lines = [phrase(language, "chat.notices_title"), ""]
+        for notice in notices:
+            await self._own_noticed(notice, store)
+            slot = datetime.fromisoformat(notice.slot)
+            # A webhook that failed or hung: the notice is kept all the same, and the user told it was not sent.
+            unsent = self.settings.webhook_url and not notice.posted
+            lines.append(phrase(language, "chat.notice_line", ticker=notice.ticker, reason=notice.reason,
+                                when=when_words(slot, Rule(), language), link=thread_link(notice.id),
+                                posted=phrase(language, "chat.notice_not_posted") if unsent else ""))
+        await cl.Message(content="\n".join(lines), author=DESK, type="system_message",
+                         metadata=label_metadata(DESK, language=language)).send()
+        for notice in notices:
+            await store.mark(notice, seen=True)
+
+    async def _own_noticed(self, notice: Notice, store: WatchStore) -> None:
+        """The notice's thread in its user's sidebar: on_ran made it, unless its process stopped in between."""
+        m = SCHEDULED_THREAD.fullmatch(notice.id)
+        if m is None:
+            return
+        watch = await store.get(notice.user, notice.watch)
+        slot = datetime.fromisoformat(notice.slot)
+        with contextlib.suppress(Exception):  # the link is shown either way
+            await _own_scheduled(notice.id, notice.user, watch.language if watch else "en", notice.watch,
+                                 notice.ticker, slot.date().isoformat(), m[3])
+
+
+async def _own_scheduled(thread_id: str, user: str, language: str, watch_id: str, ticker: str, day: str,
+                         slot: str) -> None:
+    name = phrase(language, "chat.scheduled_name", ticker=ticker, day=day or f"{slot[:4]}-{slot[4:6]}-{slot[6:8]}")
+    if not await own_thread(thread_id, user, name, {SCHEDULED: {"watch": watch_id, "ticker": ticker, "slot": slot,
+                                                                  "language": language}}):
+        logger.warning("The scheduled thread %s is not in its user's history", thread_id)
+
+
+def is_scheduled_thread(thread_id: str | None) -> bool:
+    return SCHEDULED_THREAD.fullmatch(thread_id or "") is not None
+
+
+def render_scheduled(desk: DeskRuntime, thread_id: str, metadata: dict[str, Any], steps: list[Any]) -> None:
+    """On a scheduled thread's first opening (no stored messages), tell the run from its checkpoint."""
+    if not is_scheduled_thread(thread_id):
+        return
+    about = metadata.get(SCHEDULED) or {}
+
+    def intro(language: str, state: dict[str, Any]) -> str:
+        return phrase(str(about.get("language") or language), "chat.scheduled_intro",
+                      ticker=str(about.get("ticker") or state.get("ticker") or ""),
+                      day=str(state.get("trade_date") or ""))
+
+    tell_on_first_open(desk, thread_id, steps, intro, "chat.scheduled_gone")
+
+
+def _logged(task: asyncio.Task[Any]) -> None:
+    if not task.cancelled() and (exc := task.exception()) is not None:
+        logger.error("The watches' catch-up run failed: %s", exc, exc_info=exc)
