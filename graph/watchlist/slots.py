@@ -31,9 +31,12 @@ def thread_id(watch: Watch, ticker: str, slot: datetime) -> str:
     return f"watch-{watch.id}-{re.sub(r'[^A-Za-z0-9-]', '_', ticker)}-{slot:%Y%m%d%H%M}"
 
 
-def request_text(ticker: str) -> str:
+_ANALYZE = {"zh": "分析 ${ticker}"}  # the request in the watch's language: the desk answers in it
+
+
+def request_text(ticker: str, language: str = "en") -> str:
     # A cashtag, so no symbol reads as a word; no "should I buy", which would lean the desk one way.
-    return f"analyze ${ticker}"
+    return _ANALYZE.get(language, "analyze ${ticker}").format(ticker=ticker)
 
 
 @dataclass(frozen=True)
@@ -59,9 +62,9 @@ async def run_ticker(desk: DeskRuntime, watch: Watch, ticker: str, slot: datetim
     if await desk.has_thread(thread):
         if (done := decided(await desk.state(thread))) is not None:
             return Ran(ticker, thread, done, kept=True)
-        text = None if await desk.interrupted(thread) is not None else request_text(ticker)
+        text = None if await desk.interrupted(thread) is not None else request_text(ticker, watch.language)
     else:
-        text = request_text(ticker)
+        text = request_text(ticker, watch.language)
     context = desk.context(today=day, user=watch.user, source=SOURCE)
     try:
         async with desk.turn(thread, text) as turn:

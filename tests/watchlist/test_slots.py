@@ -162,3 +162,13 @@ async def test_one_users_watches_and_notices_never_reach_another(settings: Setti
         assert await store.get("bob@example.com", watch.id) is None
         assert await WatchDesk(desk).check("bob@example.com", watch.id, ny("2024-05-07")) == []
         assert await DecisionLog(desk.store).calls("bob@example.com") == []
+
+
+async def test_a_chinese_watch_runs_in_chinese(settings: Settings) -> None:
+    async with DeskRuntime.open(settings) as desk:
+        store = WatchStore(desk.store)
+        watch = await store.add(USER, ("NVDA",), Rule(), language="zh", now=ny("2024-05-01", "12:00"))
+        ran = await WatchDesk(desk).check(USER, watch.id, ny("2024-05-06"))
+        assert ran[0].decision is not None
+        state = await desk.state(ran[0].thread)
+        assert state.get("language") == "zh"
