@@ -64,9 +64,23 @@ def record_line(state: dict[str, Any]) -> str:
     return str(recalled.get("line") or "") if isinstance(recalled, dict) else ""
 
 
+def position_lines(sizing: dict[str, Any] | None, language: str = DEFAULT) -> list[str]:
+    """The ruling against the user's book (graph/book/sizing.py, as the run kept it): what to trade, and
+    the position and cash before and after; nothing without a book."""
+    if not isinstance(sizing, dict) or not sizing.get("summary"):
+        return []
+    lines = [phrase(language, "chat.card_book", summary=inert_links(str(sizing["summary"])).rstrip("."))]
+    if sizing.get("cash_before"):
+        held = phrase(language, "chat.card_book_position", before=sizing.get("before") or "—",
+                      after=sizing.get("after") or "—", cash_before=sizing["cash_before"],
+                      cash_after=sizing.get("cash_after") or sizing["cash_before"])
+        lines.append(held)
+    return lines
+
+
 def card_markdown(decision: FinalDecision, data_label: str = "", change: str | None = None,
                   record: str = "", judge_words: str = "", plan_calls: dict[str, Any] | None = None,
-                  language: str = DEFAULT) -> str:
+                  language: str = DEFAULT, sizing: dict[str, Any] | None = None) -> str:
     """The final decision as a card a trader can read at a glance; `change`, what an edit of the
     past changed against the branch it forked from (chat/edits.py), right under the title; `record`,
     the desk's past calls on the ticker (record_line), under the figures. When the judge's words name
@@ -98,6 +112,8 @@ def card_markdown(decision: FinalDecision, data_label: str = "", change: str | N
         lines += ["", say("card_along", chain=chain)]
     if record:
         lines += ["", say("card_track", record=record.rstrip("."))]
+    if book := position_lines(sizing, language):
+        lines += ["", "  \n".join(book)]
     lines += ["", say("card_rationale", text=inert_links(decision.rationale))]
     if decision.words_say and judge_words:
         lines += ["", say("card_judge_words"), "", inert_links(judge_words)]
@@ -251,7 +267,7 @@ async def show_decision(thread_id: str, state: dict[str, Any], vendor: Vendor) -
     debate = state.get("risk_debate")
     words = str(getattr(debate, "judge_decision", "") or "")
     card = cl.Message(content=card_markdown(decision, label, card_change(state), record_line(state), words,
-                                            state.get("plan_calls"), language) + note
+                                            state.get("plan_calls"), language, state.get("sizing")) + note
                       + (f"\n\n_{total}_" if total else ""), author=DESK,
                       elements=elements, actions=card_actions(thread_id, state),
                       metadata=label_metadata(DESK, language=language))

@@ -185,12 +185,23 @@ def _print_outcome(args: argparse.Namespace, state: dict[str, Any], thread: str,
         if line := (state.get("track_record") or {}).get("line"):
             print(f"  {_padded(phrase(lang, 'card.track_record'))}"
                   f"{phrase(lang, 'card.track_line', line=line, ticker=decision.ticker)}")
+        _print_sizing(state.get("sizing"), lang)
         if args.edit and (change := edit_change(state)):
             print("\n" + phrase(lang, "card.edit_change", change=change))
     if spent := usage_summary(state.get("usage")):  # the run's tokens per persona (graph/core/usage.py)
         print(f"\n{spent}")
     tokens = sum(u.get("total_tokens", 0) for u in usage.usage_metadata.values())
     print(f"\nthread {thread} · {tokens} tokens · continue with: python -m graph --thread {thread} \"your question\"")
+
+
+def _print_sizing(sizing: dict[str, Any] | None, lang: str) -> None:
+    """The ruling against the user's book (graph/book/sizing.py), under the card's figures."""
+    if not sizing or not sizing.get("summary"):
+        return
+    print(f"  {_padded(phrase(lang, 'card.book'))}{sizing['summary']}")
+    if sizing.get("cash_before"):
+        held = phrase(lang, "card.book_position", before=sizing.get("before") or "—", after=sizing.get("after") or "—")
+        print(f"  {_padded('')}{held} · cash {sizing['cash_before']} → {sizing.get('cash_after')}")
 
 
 def _padded(label: str, width: int = 14) -> str:

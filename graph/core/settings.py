@@ -44,6 +44,9 @@ class Settings(BaseSettings):
 
     # Backtests (graph/backtest/): analyses run at once, and the most one backtest may plan (each is a
     # whole deliberation: a window too long by mistake should be refused, not started).
+    # Whether a SELL with nothing held may open a short when the desk sizes a ruling against the user's
+    # book (graph/book/sizing.py); off, it means staying out.
+    allow_short: bool = Field(False, validation_alias="DESK_ALLOW_SHORT")
     backtest_concurrency: int = Field(2, ge=1, le=16, validation_alias="DESK_BACKTEST_CONCURRENCY")
     backtest_max_runs: int = Field(2000, ge=1, validation_alias="DESK_BACKTEST_MAX_RUNS")
     # A LangGraph Server that serves the desk (langgraph.json) to run a backtest's days on, as background

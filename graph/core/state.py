@@ -195,6 +195,11 @@ class DeskState(TypedDict, total=False):
     # The edit this branch was forked by (graph/runtime/branches.py): the step, its words before and
     # after, and the decision of the branch it forked from. A new analysis clears it.
     forked: dict[str, Any] | None
+    # The user's book as this analysis knows it (graph/book/brief.py: holdings priced at the trade date's
+    # closes, and the brief the Trader and the Risk Judge read), and the ruling sized against it
+    # (graph/book/sizing.py, as plain JSON). None without a book; a new analysis resets both.
+    book: dict[str, Any] | None
+    sizing: dict[str, Any] | None
     # The language the desk answers this thread in, an ISO 639 code ("zh"), set by the coordinator
     # (graph/nodes/thread_language.py). Absent in threads checkpointed before it: read it with
     # language_of, which takes that (or anything not a code) as English.

@@ -36,6 +36,7 @@ from ..tools.market import INDICATOR_HISTORY_DAYS
 from ..track.keeper import TrackRecord
 from ..track.summary import cumulative_alpha
 from ..track.words import record_answer
+from .holdings import book_for
 from .speaking import spoken
 from .thread_language import thread_language
 
@@ -46,7 +47,7 @@ def fresh_run(state: DeskState) -> dict[str, Any]:
     """What a new analysis clears; the previous decision moves to the thread's past decisions."""
     update: dict[str, Any] = {key: "" for key in (*REPORT_KEYS, "investment_plan", "trader_plan")}
     update |= {"investment_debate": Debate(), "risk_debate": Debate(), "final_decision": None, "forked": None,
-               "track_record": None}
+               "track_record": None, "book": None, "sizing": None}
     if state.get("final_decision") is not None:
         update["past_decisions"] = [state["final_decision"]]
     if (past := past_analysis(state)) is not None:
@@ -181,6 +182,8 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
             # After fresh_run, which clears the last analysis's record.
             update["track_record"] = await _recalled(runtime, vendor, models, parsed.ticker or "",
                                                      parsed.trade_date.isoformat(), today)
+            update["book"] = await book_for(runtime, vendor, parsed.ticker or "", parsed.trade_date.isoformat(),
+                                            allow_short=settings.allow_short)
         elif parsed.intent == "chat":
             say = render_in(language, "desk_help", mode_line=models.notice_in(language))
         elif parsed.intent == "clarify":

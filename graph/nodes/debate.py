@@ -21,6 +21,7 @@ from ..track.keeper import call_from
 from ..track.log import DecisionLog
 from ..track.recall import block_for
 from .analysts import max_words
+from .holdings import brief_of, sized
 from .speaking import ask, blank, case_file, language_line, spoken, subject, take_notes, text_of
 
 Node = Callable[..., Any]
@@ -38,6 +39,8 @@ async def _speak(models: ModelRegistry, model: BaseChatModel, state: DeskState, 
     # The track record's block for this persona comes after the shared case file, so the case file
     # stays the prefix every speaker's prompt shares (graph/track/recall.py).
     recalled = block_for(state.get("track_record"), persona)
+    if persona in (TRADER, RISK_JUDGE) and (book := brief_of(state)):  # who sizes the trade reads the book
+        recalled = f"{recalled}\n\n{book}" if recalled else book
     system = case_file(state) + "\n\n" + (recalled + "\n\n" if recalled else "") + render(
         prompt_name(persona), **subject(state), max_words=max_words(limits.max_tokens)) + language_line(state)
     reply = await ask(model, [SystemMessage(system), HumanMessage(render("your_turn", persona=persona, notes=notes))],
@@ -146,6 +149,7 @@ def make_risk_judge(models: ModelRegistry, data_label: str) -> Node:
                 state, decision, user=user, thread_id=str(config["configurable"]["thread_id"]), source=source,
                 data=data_label))
         return {"final_decision": decision, "risk_debate": debate.model_copy(update={"judge_decision": ruling}),
-                "messages": [spoken(RISK_JUDGE, ruling)], **update, **meter.update()}
+                "sizing": sized(state, decision), "messages": [spoken(RISK_JUDGE, ruling)], **update,
+                **meter.update()}
 
     return risk_judge

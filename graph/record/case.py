@@ -143,6 +143,20 @@ def _earlier_analyses(past: list[dict[str, Any]]) -> str:
     return "\n\n".join(out)
 
 
+def _book_notes(state: Mapping[str, Any]) -> str:
+    """The user's book as the Trader and the Risk Judge read it, and the decision sized against it."""
+    book, sizing = state.get("book"), state.get("sizing") or {}
+    if not isinstance(book, dict) or not book.get("brief"):
+        return ""
+    lines = [str(book["brief"])]
+    if summary := sizing.get("summary"):
+        lines.append(f"\nThe decision against this book: {summary}.")
+    if sizing.get("cash_before"):
+        lines.append(f"Position {sizing.get('before') or 'none'} -> {sizing.get('after') or 'none'}; "
+                     f"cash {sizing['cash_before']} -> {sizing.get('cash_after')}.")
+    return "\n".join(lines)
+
+
 def desk_notes(state: Mapping[str, Any]) -> str:
     """What the follow-up Desk reads after the case file: the decision as recorded, the user's
     interjections and the thread's earlier analyses (and decisions kept without one)."""
@@ -157,6 +171,8 @@ def desk_notes(state: Mapping[str, Any]) -> str:
     covered = {(a["ticker"], a["trade_date"]) for a in analyses}
     if past := [p for p in state.get("past_decisions") or [] if (p.ticker, p.trade_date) not in covered]:
         parts.append("## Earlier decisions in this chat\n" + "\n".join(f"- {decision_line(p)}" for p in past))
+    if book := _book_notes(state):  # the user's book (graph/book/): "what does this do to my portfolio?"
+        parts.append(book)
     if (recalled := state.get("track_record") or {}).get("shared"):  # the user's record (graph/track/)
         parts.append(str(recalled["shared"]))
     if shown := state.get("record_shown"):  # the whole record, as "/record" showed it
