@@ -126,12 +126,12 @@ class Watches:
                                    webhook_secret=secret.get_secret_value() if secret is not None else "",
                                    on_ran=self.on_ran)
         await self.scheduler.start(jobs_url(self.settings.data_dir, self.settings.database_url))
-        self.scheduler.background.add_done_callback(_logged)
+        if self.scheduler.background is not None:
+            self.scheduler.background.add_done_callback(_logged)
 
     def stop(self) -> None:
         if self.scheduler is not None:
-            self.scheduler.background.cancel()  # a catch-up still running: its slot stays due for the next start
-            self.scheduler.stop()
+            self.scheduler.stop()  # a catch-up still running is cancelled: its slot stays due for the next start
             self.scheduler = None
 
     async def on_ran(self, watch: Watch, ran: Ran) -> None:

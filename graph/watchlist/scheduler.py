@@ -77,6 +77,7 @@ class WatchDesk:
         self.on_ran = on_ran
         self.clock = clock or (lambda: datetime.now(UTC))
         self.scheduler: Any = None
+        self.background: asyncio.Task[list[Ran]] | None = None  # the catch-up at start
         self._running: set[str] = set()  # watches being checked in this process (a slow slot, a new wake)
 
     # --- what is due, run once ------------------------------------------------------------------------
@@ -167,7 +168,10 @@ class WatchDesk:
                 self.scheduler.add_job(fire, "cron", args=[watch.user, watch.id], id=jid, **watch.rule.cron())
 
     def stop(self) -> None:
+        """Stop waking; a catch-up still running is cancelled (its slot stays due for the next start)."""
         global _ACTIVE
+        if self.background is not None and not self.background.done():
+            self.background.cancel()
         if self.scheduler is not None:
             self.scheduler.shutdown(wait=False)
             self.scheduler = None
