@@ -12,7 +12,7 @@ from pathlib import Path
 
 from playwright.sync_api import expect
 
-from .person import FAILURES, Locator, Page, ask, persona_messages
+from .person import FAILURES, Locator, Page, ask, persona_messages, wait_for_decision
 
 SHOTS = FAILURES.parent / "browser-shots" / "book"
 
@@ -83,3 +83,19 @@ def test_tell_store_and_show_then_attach_a_csv(page: Page, tmp_path: Path):
     expect(refused).to_contain_text("row 4: the quantity 'lots' is not a number")
     expect(page.get_by_role("button", name="Store", exact=True)).to_have_count(0)
     shot(page, "4-csv-bad-rows", refused)
+
+
+def test_the_card_shows_the_position_before_and_after(page: Page):
+    """With a book stored, the decision card says what the ruling means for it: the trade in shares and
+    money, and the position and cash before and after (issue 26, point 2)."""
+    ask(page, "I hold 200 NVDA at 95 and have $20k cash")
+    expect(desk_message(page, "Nothing is stored until you press")).to_be_visible(timeout=30_000)
+    page.get_by_role("button", name="Store", exact=True).click()
+    expect(desk_message(page, "Stored.")).to_be_visible(timeout=30_000)
+    ask(page, "should I buy NVDA today?")
+    wait_for_decision(page)
+    book = page.get_by_text(re.compile(r"Your book:")).last
+    expect(book).to_be_visible(timeout=30_000)
+    expect(page.get_by_text(re.compile(r"Position: 200 NVDA @ 95\.00 →")).last).to_be_visible()
+    expect(page.get_by_text(re.compile(r"cash 20,000\.00 →")).last).to_be_visible()
+    shot(page, "5-card-with-book", book)
