@@ -412,3 +412,14 @@ def test_each_user_reads_only_their_own_track_record(client: SyncLangGraphClient
     assert status_of(lambda: bob.store.search_items(["track", "alice"])) == 403
     assert status_of(lambda: client.store.search_items(["track", "alice"])) == 403
     assert status_of(lambda: client.store.get_item(["track", "alice"], "any")) == 403
+
+
+@pytest.mark.e2e
+def test_books_watches_and_notices_are_not_served_through_the_store(client: SyncLangGraphClient,
+                                                                     bob: SyncLangGraphClient) -> None:
+    """A user's book, watches and notices (graph/book, graph/watchlist) are the desk's to read, under the
+    authenticated user: no client reads or writes them through the store API, not even their own."""
+    for space in (["book", "alice"], ["watchlist", "alice"], ["notices", "alice"]):
+        assert status_of(lambda s=space: bob.store.search_items(s)) == 403
+        assert status_of(lambda s=space: client.store.get_item(s, "book")) == 403
+        assert status_of(lambda s=space: bob.store.put_item(s, "book", {"positions": []})) == 403
