@@ -22,6 +22,7 @@ import contextlib
 import re
 import uuid
 from collections import deque
+from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, cast
@@ -38,6 +39,7 @@ from graph import (
     LOCAL_USER,
     Ask,
     Day,
+    Days,
     DeskRuntime,
     LeaseHeld,
     PlanRefused,
@@ -55,6 +57,7 @@ from graph import (
     prepare_resume,
     read_ask,
     scored,
+    settings_days,
 )
 
 from .backtest_chart import equity_chart
@@ -109,11 +112,22 @@ class Backtests:
         self.offers: dict[str, Offer] = {}
         self.running: dict[str, BacktestRun] = {}  # chat thread id → its backtest in flight
         self._desk: DeskRuntime | None = None
+        self._where = AsyncExitStack()  # the LangGraph Server's client, when the days run there
+        self._days: Days | None = None
+        self._days_open = False
 
     async def desk(self) -> DeskRuntime:
         if self._desk is None:
             self._desk = backtest_desk(await self.service.runtime())
         return self._desk
+
+    async def days(self) -> Days | None:
+        """Where the days run: on the LangGraph Server of DESK_BACKTEST_SERVER, as its DESK_SERVER_USER (the
+        server knows no other user: graph's settings_days), else None, in this process."""
+        if not self._days_open:
+            self._days = await self._where.enter_async_context(settings_days(self.service.settings))
+            self._days_open = True
+        return self._days
 
     # -- what the user types ------------------------------------------------------------------------
 
@@ -147,12 +161,13 @@ class Backtests:
         if (run := self._run_of(backtest_id)) is not None:
             await _say(language, "backtest_running", id=run.id).send()
             return
-        prepared = await prepare_resume(await self.desk(), _user(), backtest_id)
+        prepared = await prepare_resume(await self.desk(), _user(), backtest_id, days=await self.days())
         if prepared is None:
             await _say(language, "backtest_unknown", id=backtest_id).send()
             return
         if prepared.to_run == 0:  # every day is done: nothing to confirm, the result is shown again
-            self._start(prepared, _user(), thread_id, language, await confirmed(await self.desk(), _user(), prepared))
+            runner = await confirmed(await self.desk(), _user(), prepared, await self.days())
+            self._start(prepared, _user(), thread_id, language, runner)
             return
         await self._offer(prepared, thread_id, language)
 
@@ -181,7 +196,7 @@ class Backtests:
             await _say(offer.language, "backtest_busy", id=busy.id).send()
             return
         desk = await self.desk()
-        runner = await confirmed(desk, offer.user, offer.prepared)  # a new backtest is stored only now
+        runner = await confirmed(desk, offer.user, offer.prepared, await self.days())  # stored only now
         self._start(offer.prepared, offer.user, offer.thread_id, offer.language, runner)
 
     async def cancel_pressed(self, action: cl.Action) -> None:
@@ -248,6 +263,7 @@ class Backtests:
     async def close(self) -> None:
         for run in list(self.running.values()):
             await run.stop()
+        await self._where.aclose()
 
 
 class BacktestRun:
@@ -416,6 +432,9 @@ class BacktestRun:
                          metadata=label_metadata(DESK, language=lang)).send()
 
     def _day_links(self, result: Result) -> str:
+        if (account := getattr(self.runner.where, "account", None)) is not None:
+            # The days' threads are the LangGraph Server's (graph's ServerDays), not in this chat's history.
+            return phrase(self.language, "chat.backtest_days_on_server", url=account.url, user=account.user)
         lines = [phrase(self.language, "chat.backtest_day_links")]
         for ticker in self.runner.plan.tickers:
             links = [f"[{day.day[5:]} {SIGNAL_MARK.get(day.signal or '', '⚠️')}{day.signal or '—'}]"

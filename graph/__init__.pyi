@@ -14,7 +14,8 @@ from .backtest.flow import (
 from .backtest.progress import clock, landed
 from .backtest.record import Backtest, Day, Records
 from .backtest.result import Result
-from .backtest.runner import Progress, Runner
+from .backtest.runner import Days, Progress, Runner
+from .backtest.server_days import settings_days
 from .backtest.simulate import Simulation
 from .book import (
     Book,
@@ -114,6 +115,7 @@ __all__ = [
     "Call",
     "CsvImport",
     "Day",
+    "Days",
     "DemoChatModel",
     "DeskRuntime",
     "DeskTurn",
@@ -195,6 +197,7 @@ __all__ = [
     "recalled_markdown",
     "report_markdown",
     "scored",
+    "settings_days",
     "sqlalchemy_url",
     "streamed_words",
     "tells_holdings",
