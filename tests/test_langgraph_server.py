@@ -10,13 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import re
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -25,26 +21,17 @@ from langgraph.store.memory import InMemoryStore
 from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 
-from graph import Accounts, note_item
+from graph import note_item
 from graph.core.personas import ANALYSTS
 from graph.notes.inbox import Inbox, Note
-from tests.support.env import demo_env
-from tests.support.ports import free_port
-from tests.support.processes import end_group
+from tests.support.langgraph_dev import LangGraphDev
 
-ROOT = Path(__file__).resolve().parents[1]
 QUESTION = "should I buy NVDA today?"
 NOTE = "what about the China export ban?"
 ANALYST_PERSONAS = {a.persona for a in ANALYSTS}
 # After the analysts, one speaker at a time (one round each by default).
 SPEAKERS = ["Bull Researcher", "Bear Researcher", "Research Manager", "Trader",
             "Risky Analyst", "Safe Analyst", "Neutral Analyst", "Risk Judge"]
-# Anything that would send something off the machine: tracing, the CLI's analytics, the
-# version check, a LangSmith key or licence from the developer's shell.
-OFFLINE_ENV = {"LANGSMITH_TRACING": "false", "LANGCHAIN_TRACING_V2": "false", "LANGGRAPH_CLI_NO_ANALYTICS": "1",
-               "LANGGRAPH_NO_VERSION_CHECK": "true", "PYTHONUNBUFFERED": "1"}
-DROP_ENV = ("LANGSMITH_API_KEY", "LANGCHAIN_API_KEY", "LANGSMITH_ENDPOINT", "LANGCHAIN_ENDPOINT",
-            "LANGGRAPH_CLOUD_LICENSE_KEY", "LANGSMITH_TRACING_V2", "LANGCHAIN_TRACING")
 # The server's accounts (the chat's accounts file in its DESK_DATA_DIR). carol is for the throttle.
 ACCOUNTS = {"alice": "alice's passphrase", "bob": "bob's passphrase", "carol": "carol's passphrase"}
 
@@ -57,53 +44,9 @@ def client_of(url: str, name: str) -> SyncLangGraphClient:
     return get_sync_client(url=url, headers=basic(name, ACCOUNTS[name]))
 
 
-class LangGraphDev:
-    """`langgraph dev` in its own folder (its `.langgraph_api` persistence and the desk's data go
-    there, not into the checkout), in its own process group so teardown stops all of it."""
-
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
-        self.log_path = folder / "server.log"
-        self.proc: subprocess.Popen[bytes] | None = None
-        self.url = ""
-
-    def start(self) -> None:
-        data = self.folder / "data"
-        accounts = Accounts(data)
-        for name, password in ACCOUNTS.items():
-            accounts.add(name, password)
-        env = demo_env(drop=DROP_ENV, DESK_DATA_DIR=str(data), **OFFLINE_ENV)
-        with open(self.log_path, "wb") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "langgraph_cli", "dev", "--config", str(ROOT / "langgraph.json"),
-                 "--host", "127.0.0.1", "--port", str(free_port()), "--no-browser", "--no-reload"],
-                cwd=self.folder, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"langgraph dev exited:\n{self.log()}")
-            # The port it really took: it moves to another one if ours was taken meanwhile.
-            if not self.url and (m := re.search(r"API: \S*?(http://127\.0\.0\.1:\d+)", self.log())):
-                self.url = m.group(1)
-            if self.url:
-                try:
-                    if httpx.get(f"{self.url}/ok", timeout=2).status_code == 200:
-                        return
-                except httpx.HTTPError:
-                    pass
-            time.sleep(0.2)
-        raise RuntimeError(f"langgraph dev did not come up:\n{self.log()}")
-
-    def stop(self) -> None:
-        end_group(self.proc, wait_s=15)
-
-    def log(self) -> str:
-        return self.log_path.read_text(errors="replace")
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LangGraphDev]:
-    dev = LangGraphDev(tmp_path_factory.mktemp("langgraph_dev"))
+    dev = LangGraphDev(tmp_path_factory.mktemp("langgraph_dev"), ACCOUNTS)
     try:
         dev.start()
         yield dev
