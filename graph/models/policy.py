@@ -17,6 +17,7 @@ from langchain_core.callbacks import AsyncCallbackManagerForLLMRun, CallbackMana
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, UsageMetadata
 from langchain_core.outputs import ChatGeneration, ChatGenerationChunk, ChatResult
+from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import PrivateAttr
 
@@ -26,6 +27,19 @@ _WORDS = re.compile(r"\s*\S+|\s+")
 def streamed_words(text: str) -> list[str]:
     """The pieces a policy model streams `text` as, one per paced step (a word with the space before it)."""
     return _WORDS.findall(text)
+
+
+def _by_line(words: list[str]) -> list[str]:
+    """Words that are all due at once, as one piece per line: with no pace (a backtest, a benchmark of
+    the desk's own cost) a piece per word only multiplied the per-piece work of every layer (the
+    chunk objects, the callbacks, the graph's stream), for the same text at the same moment."""
+    pieces: list[str] = []
+    for word in words:
+        if pieces and "\n" not in word:  # a word carries the space before it: a line break starts a line
+            pieces[-1] += word
+        else:
+            pieces.append(word)
+    return pieces
 
 
 _YOU_ARE = re.compile(r"You are (?:the )?\*\*([^*]+)\*\*")
@@ -73,6 +87,25 @@ def _persona(run_manager, messages: list[BaseMessage]) -> str | None:
     return None
 
 
+# Tools' OpenAI schemas by name and argument schema. The analysts' tools are made for each ticker and
+# day and differ from one day's to the next only in their descriptions, while deriving the parameters
+# (a pydantic JSON schema) was most of binding an analyst's tools, again for every day of a backtest.
+_TOOL_SCHEMAS: dict[tuple[str, type], dict[str, Any]] = {}
+_TOOL_SCHEMAS_MAX = 256
+
+
+def _tool_schema(tool: Any) -> dict[str, Any]:
+    if not (isinstance(tool, BaseTool) and isinstance(tool.args_schema, type) and tool.description):
+        return convert_to_openai_tool(tool)
+    key = (tool.name, tool.args_schema)
+    if (known := _TOOL_SCHEMAS.get(key)) is None:
+        if len(_TOOL_SCHEMAS) >= _TOOL_SCHEMAS_MAX:  # tools made on the fly each have a schema class of their own
+            _TOOL_SCHEMAS.clear()
+        known = _TOOL_SCHEMAS[key] = convert_to_openai_tool(tool)
+    # The description is the converter's own when a tool has one (ticker and date are in it).
+    return {**known, "function": {**known["function"], "description": tool.description}}
+
+
 class PolicyChatModel(BaseChatModel):
     """Subclasses implement `reply`; this class handles tools, streaming and usage."""
 
@@ -85,7 +118,7 @@ class PolicyChatModel(BaseChatModel):
         return "policy"
 
     def bind_tools(self, tools: Sequence[Any], *, tool_choice: Any = None, **kwargs: Any):
-        schemas = [convert_to_openai_tool(t) for t in tools]
+        schemas = [_tool_schema(t) for t in tools]
         return self.bind(tools=schemas, tool_choice=tool_choice, **kwargs)
 
     async def reply(
@@ -122,7 +155,7 @@ class PolicyChatModel(BaseChatModel):
         cap = kwargs.get("max_tokens")
         if cap is not None:  # an output cap cuts the words, as a server's max_tokens does
             words = _within(words, int(cap))
-        for i, word in enumerate(words):
+        for i, word in enumerate(words if self.delay_ms else _by_line(words)):
             due = start + (self.first_token_ms + i * self.delay_ms) / 1000
             if due > loop.time():
                 await asyncio.sleep(due - loop.time())

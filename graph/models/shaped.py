@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar
@@ -48,11 +49,10 @@ def _server_key(model: BaseChatModel) -> str:
 def _takes_response_format(model: BaseChatModel) -> bool:
     """Only an OpenAI-compatible client sends a response format; other chat models (the demo, test
     models) fill a schema through tool calls, whatever method is asked."""
-    try:
-        from langchain_openai import ChatOpenAI
-    except ImportError:  # pragma: no cover - a dependency of the project
-        return False
-    return isinstance(model, ChatOpenAI)
+    # A ChatOpenAI exists only once langchain_openai was imported: a demo process never imports it
+    # (importing it here cost its first decision ~0.4 CPU-s, the openai SDK's types).
+    openai = sys.modules.get("langchain_openai")
+    return openai is not None and isinstance(model, openai.ChatOpenAI)
 
 
 class Shapes:

@@ -6,15 +6,51 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
+from langgraph.store.base import SearchItem, SearchOp, _validate_namespace_labels
 from langgraph.store.sqlite.aio import AsyncSqliteStore
+from langgraph.store.sqlite.base import _decode_ns_text, _row_to_search_item
 
 from ..core.private import private_file
+
+
+class DeskSqliteStore(AsyncSqliteStore):
+    """AsyncSqliteStore whose plain searches (no vector query, no TTL to refresh) run as one statement.
+
+    Every speaker reads its thread's inbox at the start of its turn, on the critical path. The store's
+    batch runs each search in an explicit transaction on a cursor of its own: six round trips to the
+    connection's thread (BEGIN, cursor, execute, fetch, close, COMMIT) behind a queue: 0.15 ms alone,
+    1-2 ms during a run, whose checkpoints are written beside it. Here the store's own query runs in one round
+    trip, under the store's lock (so never inside another operation's transaction), as a read of its own."""
+
+    async def asearch(self, namespace_prefix: tuple[str, ...], /, *, query: str | None = None,
+                      filter: dict[str, Any] | None = None, limit: int = 10, offset: int = 0,
+                      refresh_ttl: bool | None = None) -> list[SearchItem]:
+        if query is not None or self.ttl_config:  # a vector search or a TTL refresh: the store's own way
+            return await super().asearch(namespace_prefix, query=query, filter=filter, limit=limit,
+                                         offset=offset, refresh_ttl=refresh_ttl)
+        _validate_namespace_labels(namespace_prefix)
+        queries, _ = self._prepare_batch_search_queries([(0, SearchOp(namespace_prefix, filter, limit, offset))])
+        sql, params, _ = queries[0]
+        if not self.is_setup:
+            await self.setup()
+        async with self.lock:
+            rows = await self.conn.execute_fetchall(sql, params)
+        return [_row_to_search_item(_decode_ns_text(row[0]), {"key": row[1], "value": row[2], "created_at": row[3],
+                                                              "updated_at": row[4]}, loader=self._deserializer)
+                for row in rows]
 
 
 @asynccontextmanager
 async def open_sqlite_store(path: Path) -> AsyncIterator[AsyncSqliteStore]:
     private_file(path)  # owner-only from creation, its folder too
-    async with AsyncSqliteStore.from_conn_string(str(path)) as store:
+    async with DeskSqliteStore.from_conn_string(str(path)) as store:
         await store.setup()
+        # WAL, as the checkpoints: a commit (a note, a logged call) is one append and one fsync instead
+        # of a rollback journal's several (~1 ms → ~0.5 ms here; 3-5 ms during a run), and reading
+        # the inbox at every turn never waits for another process's write. synchronous stays FULL:
+        # a note acknowledged to its writer survives a power cut too.
+        # (The pragma answers with a row: fetched, so no statement is left open holding a lock.)
+        await store.conn.execute_fetchall("PRAGMA journal_mode=WAL")
         yield store

@@ -35,8 +35,10 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from langchain_core.messages import BaseMessage, HumanMessage, ToolMessage
@@ -69,8 +71,25 @@ class Cited:
     percent: bool
 
     def matches(self, value: float) -> bool:
-        tolerance = 0.5 * 10 ** -self.decimals * (1 + 1e-9) + 1e-12
+        tolerance = self._tolerance()
         return any(abs(abs(v) / self.scale - self.mantissa) <= tolerance for v in (value, value * 100, value / 100))
+
+    def _tolerance(self) -> float:
+        return 0.5 * 10 ** -self.decimals * (1 + 1e-9) + 1e-12
+
+    def found_in(self, values: Sequence[float]) -> bool:
+        """`matches` for some value of `values` (sorted, absolute). Only the values near the figure at
+        each of its readings (as written, as a fraction of 100, as a multiple) are tried: a run holds
+        thousands of values and a turn cites dozens of figures, and trying each against each was the
+        figure check's whole cost."""
+        tolerance = self._tolerance()
+        lo, hi = (self.mantissa - tolerance) * self.scale, (self.mantissa + tolerance) * self.scale
+        for factor in (1.0, 0.01, 100.0):  # |v|, |v| x 100 and |v| / 100 within [lo, hi]
+            pad = 1e-6 * abs(hi * factor) + 1e-9  # a little wide (float rounding); `matches` decides
+            start, stop = bisect_left(values, lo * factor - pad), bisect_right(values, hi * factor + pad)
+            if any(self.matches(v) for v in values[start:stop]):
+                return True
+        return False
 
 
 def _scan(text: str) -> Iterable[tuple[re.Match[str], re.Match[str] | None]]:
@@ -93,8 +112,10 @@ def _scan(text: str) -> Iterable[tuple[re.Match[str], re.Match[str] | None]]:
         yield m, unit
 
 
-def numbers_in(text: str) -> list[float]:
-    """Every number a text holds, at face value and at its magnitude (evidence: nothing is skipped)."""
+@lru_cache(maxsize=1024)
+def numbers_in(text: str) -> tuple[float, ...]:
+    """Every number a text holds, at face value and at its magnitude (evidence: nothing is skipped).
+    Remembered: every turn's check reads the whole run's earlier turns and reports again."""
     out: list[float] = []
     for m in _NUMBER.finditer(text):
         value = float(m["num"].replace(",", ""))
@@ -102,7 +123,7 @@ def numbers_in(text: str) -> list[float]:
         unit = _UNIT.match(text, m.end())
         if unit and (word := (unit["word"] or unit["suffix"] or "").lower()) in _SCALES:
             out.append(value * _SCALES[word])
-    return out
+    return tuple(out)
 
 
 # ------------------------------------------------------------------ what is not a citation
@@ -190,9 +211,9 @@ def cited(text: str, *, ticker: str = "") -> list[Cited]:
 def unverified(text: str, evidence: Sequence[float], *, ticker: str = "") -> list[str]:
     """The figures `text` cites that no value of `evidence` gives (each once, as written)."""
     found: list[str] = []
-    values = set(evidence)
+    values = sorted({abs(v) for v in evidence})
     for figure in cited(text, ticker=ticker):
-        if figure.text not in found and not any(figure.matches(v) for v in values):
+        if figure.text not in found and not figure.found_in(values):
             found.append(figure.text)
     return found
 

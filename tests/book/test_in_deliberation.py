@@ -101,7 +101,7 @@ async def test_without_a_book_nothing_changes_and_no_one_reads_anothers() -> Non
 async def test_a_followup_reads_the_book_and_the_sizing(question: str) -> None:
     store = InMemoryStore()
     await BookStore(store).put(ANA, Book((Position("NVDA", Decimal(200), Decimal(95)),), Decimal(20000)))
-    state, model, runtime, thread = await _run(store, ANA)
+    _, model, runtime, thread = await _run(store, ANA)
     async for _ in runtime.events(await runtime.new_input(thread, question), thread,
                                   runtime.context(today=TODAY, user=ANA, source="chat")):
         pass
