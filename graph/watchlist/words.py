@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, time
 
+from ..request.listing_codes import market_of
 from ..request.scripts import has_cjk
 from ..request.tickers import scan_tickers
 from .rules import AFTER_CLOSE, EVERY_TRADING_DAY, MORNING, WEEKDAYS, Rule, RuleRefused
@@ -73,6 +74,8 @@ _PROBLEMS = {
         "too_many": "A watch holds at most {limit} tickers, and this one names {count}. Split them into several "
                     "watches, or watch your book.",
         "listing": "{detail}: listed in several places. Which listing should I watch? Write its code.",
+        "abroad": "{detail}: a watch runs on the New York Stock Exchange's trading days and hours, so it can watch "
+                  "US listings only for now. Ask about {detail} whenever you like, e.g. `should I buy {detail}?`.",
     },
     "zh": {
         "what": "要关注什么？请写出股票或你的持仓，以及时间，例如 `每个交易日收盘后关注 英伟达 和 AMD` 或 "
@@ -83,6 +86,8 @@ _PROBLEMS = {
         "past": "{detail} 已经过去：关注从现在起重复运行。请说明频率，例如 `每个交易日收盘后关注 {tickers}`。",
         "too_many": "一个关注最多包含 {limit} 只股票，这里有 {count} 只。请分成几个关注，或关注你的持仓。",
         "listing": "{detail}：在多个市场上市。要关注哪一个？请写出它的代码。",
+        "abroad": "{detail}：关注按纽约证券交易所的交易日和时间运行，目前只能关注美股。你随时可以直接问，例如 "
+                  "`{detail} 今天能买吗？`。",
     },
 }
 
@@ -112,6 +117,8 @@ def read_watch(text: str, today: date, *, max_tickers: int = MAX_TICKERS) -> Wat
         return _refused(language, "listing", shown, detail="; ".join(listings))
     if not tickers and not book:
         return _refused(language, "what", shown)
+    if abroad := [t for t in tickers if market_of(t) != "US"]:
+        return _refused(language, "abroad", shown, detail=", ".join(abroad))
     if len(tickers) > max_tickers:
         return _refused(language, "too_many", shown, limit=max_tickers, count=len(tickers))
     if _TOO_OFTEN.search(text):

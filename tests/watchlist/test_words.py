@@ -38,6 +38,9 @@ def test_a_watch_is_read(text: str, tickers: tuple[str, ...], book: bool, weekda
     ("watch every day after the close", "What should I watch?"),
     ("每小时关注英伟达", "最多运行一次"),
     ("每周六关注英伟达", "周末休市"),
+    # a watch runs on the NYSE calendar: a listing abroad is refused, not run on the wrong days
+    ("watch 0700.HK daily", "US listings only"),
+    ("关注 腾讯 每周五 收盘后", "目前只能关注美股"),
 ])
 def test_what_should_not_run_is_refused_with_the_reason(text: str, says: str) -> None:
     ask = read_watch(text, TODAY)
