@@ -72,17 +72,23 @@ def _say(language: str, key: str, actions: list[cl.Action] | None = None, **fiel
 
 
 def rule_words(rule: Rule, language: str) -> str:
-    at = f"{rule.at:%H:%M}"
+    at, place = f"{rule.at:%H:%M}", _place(rule, language)
     if rule.weekday == EVERY_TRADING_DAY:
-        return phrase(language, "chat.watch_rule_daily", at=at)
-    return phrase(language, "chat.watch_rule_weekly", at=at, weekday=word_list(language, "desk.weekdays")[rule.weekday])
+        return phrase(language, "chat.watch_rule_daily", at=at, place=place)
+    return phrase(language, "chat.watch_rule_weekly", at=at, place=place,
+                  weekday=word_list(language, "desk.weekdays")[rule.weekday])
+
+
+def _place(rule: Rule, language: str) -> str:
+    """Whose clock the watch's time is: its exchange's city ("16:30 Hong Kong time")."""
+    return phrase(language, f"chat.watch_place_{rule.market}")
 
 
 def when_words(moment: datetime, rule: Rule, language: str) -> str:
     """A slot in the exchange's time: "Monday 2026-11-30, 16:30 New York time"."""
     local = moment.astimezone(rule.tz)
     return phrase(language, "chat.watch_when", day=local.date().isoformat(), at=f"{local:%H:%M}",
-                  weekday=word_list(language, "desk.weekdays")[local.weekday()])
+                  place=_place(rule, language), weekday=word_list(language, "desk.weekdays")[local.weekday()])
 
 
 def what_words(tickers: tuple[str, ...], book: bool, language: str) -> str:

@@ -143,7 +143,7 @@ class SyntheticVendor:
         symbol = _normalise(ticker)
         closes = _close_series(symbol)
         posts = []
-        for day in _sessions(start, end):
+        for day in _sessions(start, end, symbol):
             move = _trailing_return(closes, day, 5)
             # Crowd mood leans with the recent move but is never unanimous.
             p_bull = 0.5 + min(max(move * 5, -0.35), 0.35)

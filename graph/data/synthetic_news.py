@@ -101,7 +101,7 @@ def _after_close(day: pd.Timestamp, *parts: object, span_minutes: int = 240) -> 
 def _headlines(key: str, start: date, end: date, templates: dict, fill: dict) -> list[NewsItem]:
     closes = _close_series(key)
     items = []
-    for day in _sessions(start, end):
+    for day in _sessions(start, end, key):
         count_draw = _unit(key, "news-count", day.date())
         count = 0 if count_draw < 0.45 else 1 if count_draw < 0.85 else 2
         move = _trailing_return(closes, day, 5)

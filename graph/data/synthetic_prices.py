@@ -1,6 +1,7 @@
 """The synthetic price path: one long daily OHLCV series per ticker from ``SERIES_START``,
-generated once (then cached), so a date's bar never depends on the window asked for; NYSE
-sessions only. See :mod:`graph.data.synthetic`."""
+generated once (then cached), so a date's bar never depends on the window asked for; the sessions
+of the listing's own exchange only (NYSE for a US symbol, Hong Kong's for 0700.HK and ^HSI, ...).
+See :mod:`graph.data.synthetic`."""
 from __future__ import annotations
 
 import math
@@ -11,11 +12,26 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from graph.core.trading_days import is_trading_day, nyse_holidays
+from graph.core.trading_days import closures
 from graph.data.synthetic_company import _seed, _traits
 
 SERIES_START = date(1990, 1, 1)
 TRADING_DAYS = 252
+
+# Yahoo's exchange suffix -> market, as graph.request.listing_codes.market_of says (data may not import
+# request; tests/test_exchange_calendars.py checks the two agree); any other suffix trades on NYSE days.
+_SUFFIX_MARKETS = {"HK": "HK", "SS": "CN", "SZ": "CN", "TW": "TW", "T": "JP"}
+# The indexes the track record measures listings abroad against (graph/track/horizon.py BENCHMARKS):
+# an index trades on its exchange's days, so a call and its benchmark have closes on the same dates.
+_INDEX_MARKETS = {"^HSI": "HK", "^N225": "JP", "^TWII": "TW"}
+
+
+def market(symbol: str) -> str:
+    """The market whose trading days the symbol's bars fall on (US, HK, CN, TW, JP)."""
+    if symbol in _INDEX_MARKETS:
+        return _INDEX_MARKETS[symbol]
+    _, dot, suffix = symbol.rpartition(".")
+    return _SUFFIX_MARKETS.get(suffix, "US") if dot else "US"
 
 
 # --------------------------------------------------------------------------
@@ -67,10 +83,10 @@ def _log_deviation(mu: np.ndarray, sigma: np.ndarray, shocks: np.ndarray) -> np.
 _BLOCK = 256
 
 
-@lru_cache(maxsize=8)
-def _holiday_index(first_year: int, last_year: int) -> pd.DatetimeIndex:
-    """NYSE full-day closures from ``first_year`` through ``last_year``."""
-    days = sorted(d for year in range(first_year, last_year + 1) for d in nyse_holidays(year))
+@lru_cache(maxsize=16)
+def _holiday_index(first_year: int, last_year: int, market: str) -> pd.DatetimeIndex:
+    """The market's weekday closures from ``first_year`` through ``last_year``."""
+    days = sorted(d for year in range(first_year, last_year + 1) for d in closures(year, market))
     return pd.DatetimeIndex(days, name="date")
 
 
@@ -107,8 +123,8 @@ def _daily_path(symbol: str, through_year: int) -> pd.DataFrame:
     range_draws = ranges.standard_normal((n, 2))
     volume_draws = volumes.standard_normal(n)
 
-    # Keep NYSE sessions only; every bar is built from the previous *session*.
-    session = ~weekdays.isin(_holiday_index(SERIES_START.year, through_year))
+    # Keep the exchange's sessions only; every bar is built from the previous *session*.
+    session = ~weekdays.isin(_holiday_index(SERIES_START.year, through_year, market(symbol)))
     days = weekdays[session]
     close, sigma = close[session], sigma[session]
     gap_draws, range_draws, volume_draws = gap_draws[session], range_draws[session], volume_draws[session]
@@ -160,11 +176,7 @@ def _trailing_return(closes: pd.Series, day: pd.Timestamp, sessions: int) -> flo
     return float(closes.iloc[i] / closes.iloc[j] - 1.0)
 
 
-def _sessions(start: date, end: date) -> pd.DatetimeIndex:
-    """NYSE trading days in [start, end] (the dates that have a bar)."""
-    start = max(start, SERIES_START)
-    end = _clip_end(end)
-    if start > end:
-        return pd.DatetimeIndex([], name="date")
-    days = pd.bdate_range(start, end, name="date")
-    return days[[is_trading_day(day.date()) for day in days]]
+def _sessions(start: date, end: date, symbol: str) -> pd.DatetimeIndex:
+    """The symbol's trading days in [start, end]: the dates that have a bar (its exchange's sessions)."""
+    days = _path(symbol).index
+    return days[(days >= pd.Timestamp(start)) & (days <= pd.Timestamp(_clip_end(end)))]

@@ -151,7 +151,7 @@ def _read(
         # "should I buy AAPL?", "analyze AAPL again" or another date ask for a new one.
         low = msg.lower()
         if not rerun and _ASKS_ABOUT.search(low) and not _wants_call(low) and not (
-                dates.explicit and _differs(dates.value, earlier, today)):
+                dates.explicit and _differs(dates.value, earlier, today, ticker.symbol)):
             return ParsedRequest(intent="followup", ticker=ticker.symbol, company=company_name(ticker.symbol),
                                  asked_date=earlier, trade_date=earlier,
                                  reason=f"question about the earlier {ticker.symbol} analysis in this thread")
@@ -173,7 +173,7 @@ def _with_decision(
 ) -> ParsedRequest:
     """An analysis is on screen: questions about it are followups."""
     new_ticker = ticker is not None and ticker.symbol != current_ticker
-    new_date = dates.explicit and _differs(dates.value, current_date, today)
+    new_date = dates.explicit and _differs(dates.value, current_date, today, current_ticker)
     if not (new_ticker or new_date or rerun):
         asked = current_date
         return ParsedRequest(
@@ -181,7 +181,7 @@ def _with_decision(
             ticker=current_ticker,
             company=company_name(current_ticker),
             asked_date=asked,
-            trade_date=last_trading_day(asked) if asked else None,
+            trade_date=_session(asked, current_ticker) if asked else None,
             reason="question about the finished analysis"
             + (f" (mentions {ticker.symbol} again)" if ticker else ""),
         )
@@ -232,9 +232,10 @@ def _analyze(
         parts.append(f"date {asked} carried over")
     else:
         parts.append(dates.reason or f"no date given, using today {today}")
-    trade = last_trading_day(asked)
+    trade = _session(asked, symbol)
     if trade != asked:
-        parts.append(f"last NYSE session on or before {asked} is {trade}")
+        exchange = "NYSE" if market_of(symbol) == "US" else market_of(symbol)
+        parts.append(f"last {exchange} session on or before {asked} is {trade}")
     return ParsedRequest(
         intent="analyze",
         ticker=symbol,
@@ -277,12 +278,18 @@ def _clarify(question: str, reason: str, tickers: list[TickerHit]) -> ParsedRequ
     )
 
 
-def _differs(value: date | None, current: date | None, today: date) -> bool:
+def _differs(value: date | None, current: date | None, today: date, symbol: str | None = None) -> bool:
     """Does an explicitly asked date mean a different session than the one shown?"""
     if value is None:
         return False
     reference = current or today
-    return value != reference and last_trading_day(value) != last_trading_day(reference)
+    return value != reference and _session(value, symbol) != _session(reference, symbol)
+
+
+def _session(asked: date, symbol: str | None) -> date:
+    """The trade date: the last session on or before `asked` of the listing's own exchange (600519.SS asked
+    on a mainland holiday is the mainland's last session, not the NYSE's); the NYSE's when no ticker is known."""
+    return last_trading_day(asked, market_of(symbol) if symbol else "US")
 
 
 def _ask_which_ticker(tickers: list[TickerHit], language: str) -> str:

@@ -12,10 +12,12 @@
 
 **Which benchmark.** A US symbol (no exchange suffix, or a class share such as BRK-B or BRK.B) is
 measured against SPY; a symbol with an exchange suffix against that market's main index
-(BENCHMARKS); an unknown suffix against SPY.
+(BENCHMARKS: Hang Seng, CSI 300, Nikkei 225, TAIEX, ...; Yahoo and the synthetic vendor serve them all);
+an unknown suffix against SPY. A vendor without the index leaves the call pending, saying so (settle.py).
 
 **When it settles.** The window is counted in the sessions the vendor's price rows give (an exchange
-abroad has its own holidays); due_date is the NYSE estimate of its end, what the user is told.
+abroad has its own holidays); due_date is the end of that window on the listing's own exchange calendar
+(graph/core/trading_days.py: 0700.HK counts Hong Kong's sessions), what the user is told.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ import re
 from datetime import date
 
 from ..core.trading_days import next_trading_day
+from ..request.listing_codes import market_of
 
 DEFAULT_SESSIONS = 5   # a week: the window when the judge gave no horizon, or one that cannot be read
 MAX_SESSIONS = 252     # a year of sessions
@@ -35,6 +38,7 @@ BENCHMARKS: dict[str, str] = {
     ".SS": "000300.SS",   # Shanghai: CSI 300
     ".SZ": "000300.SS",   # Shenzhen: CSI 300
     ".T": "^N225",        # Tokyo: Nikkei 225
+    ".TW": "^TWII",       # Taiwan: TAIEX
     ".L": "^FTSE",        # London: FTSE 100
     ".DE": "^GDAXI",      # Frankfurt (Xetra): DAX
     ".PA": "^FCHI",       # Paris: CAC 40
@@ -83,10 +87,11 @@ def benchmark_for(ticker: str) -> str:
     return BENCHMARKS.get(f".{suffix}", US_BENCHMARK) if dot else US_BENCHMARK
 
 
-def due_date(trade_date: date, n: int) -> date:
-    """The n-th NYSE trading day after the trade date: when a call of n sessions settles, as told to the
-    user ("settles on or after …"). An estimate for a listing abroad, whose own sessions count."""
+def due_date(trade_date: date, n: int, ticker: str = "") -> date:
+    """The n-th trading day after the trade date on the ticker's own exchange (the NYSE for a US one, or
+    none given): when a call of n sessions settles, as told to the user ("settles on or after …")."""
+    market = market_of(ticker.strip().upper()) if ticker else "US"
     day = trade_date
     for _ in range(max(n, 0)):
-        day = next_trading_day(day)
+        day = next_trading_day(day, market)
     return day

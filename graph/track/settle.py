@@ -1,9 +1,10 @@
 """Scoring a call once its holding window has passed, from the desk's own data vendor, point in time.
 
 The window is the trade date's session and the next n sessions (n = horizon.sessions(call.horizon))
-**as the vendor's price rows give them**, so an exchange abroad counts its own trading days without a
-calendar library. The call is scored close to close: its return from the trade date's close to the
-settle date's close, minus its benchmark's over the same two dates, is its alpha.
+**as the vendor's price rows give them**, so an exchange abroad counts its own trading days whatever
+calendar the vendor keeps (when to try is that exchange's calendar: horizon.due_date). The call is scored
+close to close: its return from the trade date's close to the settle date's close, minus its benchmark's
+over the same two dates, is its alpha.
 
 Nothing is guessed: a missing close, a window the data does not yet cover, or a vendor failure leaves
 the call pending with the reason, to be tried again at the next settlement pass; no price is filled in
@@ -83,14 +84,15 @@ def last_close_day(today: date) -> date:
 
 
 def is_due(call: Call, today: date) -> bool:
-    """Whether a settlement pass should try the call: not settled, and its window's NYSE estimate is over."""
+    """Whether a settlement pass should try the call: not settled, and its window on the listing's own
+    exchange calendar is over."""
     if call.settled:
         return False
     try:
         trade = date.fromisoformat(call.trade_date)
     except ValueError:
         return False
-    return last_close_day(today) >= due_date(trade, sessions(call.horizon))
+    return last_close_day(today) >= due_date(trade, sessions(call.horizon), call.ticker)
 
 
 @dataclass(frozen=True)
@@ -151,7 +153,7 @@ def settle(call: Call, vendor: Prices, today: date, *, now: datetime | None = No
     except ValueError:
         return _pending(call, f"its trade date {call.trade_date!r} cannot be read")
     n = sessions(call.horizon)
-    due = due_date(trade, n)
+    due = due_date(trade, n, call.ticker)
     today = last_close_day(today)
     if today < due:  # no vendor call: this runs at the start of every analysis
         return _pending(call, f"settles on or after {due.isoformat()} ({n} trading days after the trade date)")

@@ -109,7 +109,7 @@ def _pending_text(call: Call, today: date) -> str:
     if call.pending:
         return call.pending
     try:
-        due = due_date(date.fromisoformat(call.trade_date), sessions(call.horizon))
+        due = due_date(date.fromisoformat(call.trade_date), sessions(call.horizon), call.ticker)
     except ValueError:
         return "pending"
     return f"settles on or after {due.isoformat()}" if today < due else "due: scored at the next settlement pass"

@@ -1,10 +1,13 @@
 """When a watch runs: every trading day or one weekday a week, at a time of the exchange's day ("after the
-close" is 16:30 in New York), and which slot is due at a given moment.
+close" is 16:30 in New York, 16:30 in Hong Kong, 15:30 in Shanghai: EXCHANGE_HOURS), and which slot is due
+at a given moment.
 
-A slot is one moment a watch should run (a time-zone-aware datetime). Slots fall on the exchange's trading
-days only: a weekly watch whose weekday is a holiday skips that week, as the market does. At most one slot a
-trading day: a call settles over weeks (graph/track/horizon.py), so re-deliberating within a day would only
-repeat the desk's last words at the price of a whole run; "every hour" is refused with that reason.
+A watch follows one exchange, its listings' own (`market`, as graph.request.listing_codes.market_of gives
+it): its trading days (graph/core/trading_days.py) and its time zone. A slot is one moment a watch should
+run (a time-zone-aware datetime). Slots fall on the exchange's trading days only: a weekly watch whose
+weekday is a holiday skips that week, as the market does. At most one slot a trading day: a call settles
+over weeks (graph/track/horizon.py), so re-deliberating within a day would only repeat the desk's last words
+at the price of a whole run; "every hour" is refused with that reason.
 
 `due` is the rule that makes a missed slot run once, not many times: whatever slots passed since the last one
 run (the server was down over a long weekend), only the latest is due. Time is always passed in (`now`), so
@@ -14,13 +17,31 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
+from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
 from ..core.trading_days import is_trading_day
 
+
+class Hours(NamedTuple):
+    """An exchange's zone and the two moments a watch names: after the close (half an hour for the day's bar
+    to settle at the vendor) and the morning (before the open)."""
+
+    zone: str
+    after_close: time
+    morning: time
+
+
+EXCHANGE_HOURS: dict[str, Hours] = {
+    "US": Hours("America/New_York", time(16, 30), time(9, 0)),  # NYSE: 9:30-16:00
+    "HK": Hours("Asia/Hong_Kong", time(16, 30), time(9, 0)),    # HKEX: 9:30-16:00 (closing auction to 16:10)
+    "CN": Hours("Asia/Shanghai", time(15, 30), time(9, 0)),     # Shanghai and Shenzhen: 9:30-15:00
+    "JP": Hours("Asia/Tokyo", time(16, 0), time(8, 30)),        # Tokyo: 9:00-15:30 (since November 2024)
+    "TW": Hours("Asia/Taipei", time(14, 0), time(8, 30)),       # Taiwan: 9:00-13:30
+}
 NEW_YORK = ZoneInfo("America/New_York")
-AFTER_CLOSE = time(16, 30)  # the close is 16:00; half an hour for the day's bar to settle at the vendor
-MORNING = time(9, 0)  # before the 9:30 open
+AFTER_CLOSE = EXCHANGE_HOURS["US"].after_close
+MORNING = EXCHANGE_HOURS["US"].morning
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday")
 EVERY_TRADING_DAY = -1
 _LOOK_BACK_DAYS = 14  # a due slot is looked for this far back; older missed slots are not worth a run
@@ -32,16 +53,22 @@ class RuleRefused(ValueError):
 
 @dataclass(frozen=True)
 class Rule:
-    """A watch's timing: `weekday` 0 (Monday) … 4 (Friday), or EVERY_TRADING_DAY; `at` in the exchange's
-    own time zone."""
+    """A watch's timing: `weekday` 0 (Monday) … 4 (Friday), or EVERY_TRADING_DAY; `at` in the time zone of
+    the exchange of `market` (US, HK, CN, JP, TW), whose trading days it runs on."""
 
     weekday: int = EVERY_TRADING_DAY
     at: time = AFTER_CLOSE
-    zone: str = "America/New_York"
+    market: str = "US"
 
     def __post_init__(self) -> None:
         if self.weekday != EVERY_TRADING_DAY and not 0 <= self.weekday <= 4:
             raise RuleRefused("A watch runs on trading days, Monday to Friday: the market is closed on weekends.")
+        if self.market not in EXCHANGE_HOURS:
+            raise RuleRefused(f"A watch cannot follow the {self.market} market yet: its hours are not known here.")
+
+    @property
+    def zone(self) -> str:
+        return EXCHANGE_HOURS[self.market].zone
 
     @property
     def tz(self) -> ZoneInfo:
@@ -49,7 +76,7 @@ class Rule:
 
     def runs_on(self, day: date) -> bool:
         """Whether the rule has a slot on this day: a trading day of the exchange, and its weekday."""
-        if not is_trading_day(day):
+        if not is_trading_day(day, self.market):
             return False
         return self.weekday == EVERY_TRADING_DAY or day.weekday() == self.weekday
 
@@ -81,7 +108,7 @@ class Rule:
             if self.runs_on(day) and (slot := self.slot_on(day)) > now:
                 return slot
             day += timedelta(days=1)
-        raise RuleRefused("No trading day in the next three weeks.")  # not reached on the NYSE calendar
+        raise RuleRefused("No trading day in the next three weeks.")  # not reached on any calendar here
 
     def cron(self) -> dict[str, object]:
         """The rule as APScheduler's CronTrigger fields: it wakes on the weekday(s) at the time; a holiday
@@ -91,12 +118,13 @@ class Rule:
 
     def words(self) -> str:
         when = "every trading day" if self.weekday == EVERY_TRADING_DAY else f"every {WEEKDAYS[self.weekday].title()}"
-        return f"{when} at {self.at:%H:%M} New York time"
+        return f"{when} at {self.at:%H:%M} {self.zone.rpartition('/')[2].replace('_', ' ')} time"
 
     def as_dict(self) -> dict[str, object]:
-        return {"weekday": self.weekday, "at": self.at.strftime("%H:%M"), "zone": self.zone}
+        return {"weekday": self.weekday, "at": self.at.strftime("%H:%M"), "market": self.market, "zone": self.zone}
 
     @classmethod
     def from_dict(cls, value: dict[str, object]) -> Rule:
+        # A watch saved before watches went abroad has no market: it was a New York one.
         return cls(int(str(value.get("weekday", EVERY_TRADING_DAY))), time.fromisoformat(str(value.get("at", "16:30"))),
-                   str(value.get("zone", "America/New_York")))
+                   str(value.get("market", "US")))

@@ -4,6 +4,11 @@ Monday morning", "每个交易日收盘后关注英伟达和AMD"; and the `/watc
 A watch is asked by name ("watch …", "/watch …", "check my book every …", 关注/盯/监控): anything else is a
 question for the desk. What cannot be read, or should not run (more often than once a trading day, a
 weekend, a date already past, more tickers than a watch may hold), is said back with an example.
+
+A watch follows its listings' exchange (0700.HK: Hong Kong's trading days, "after the close" 16:30 Hong Kong
+time; rules.EXCHANGE_HOURS). Listings on different exchanges are refused with one watch per exchange to copy:
+their days and hours differ, and one slot would be late for one market or before the other's close. A watch
+of the whole book follows New York's.
 """
 from __future__ import annotations
 
@@ -14,7 +19,7 @@ from datetime import date, time
 from ..request.listing_codes import market_of
 from ..request.scripts import has_cjk
 from ..request.tickers import scan_tickers
-from .rules import AFTER_CLOSE, EVERY_TRADING_DAY, MORNING, WEEKDAYS, Rule, RuleRefused
+from .rules import EVERY_TRADING_DAY, EXCHANGE_HOURS, WEEKDAYS, Rule, RuleRefused
 
 MAX_TICKERS = 20  # a watch's tickers; each is a whole deliberation at every slot
 
@@ -74,8 +79,11 @@ _PROBLEMS = {
         "too_many": "A watch holds at most {limit} tickers, and this one names {count}. Split them into several "
                     "watches, or watch your book.",
         "listing": "{detail}: listed in several places. Which listing should I watch? Write its code.",
-        "abroad": "{detail}: a watch runs on the New York Stock Exchange's trading days and hours, so it can watch "
-                  "US listings only for now. Ask about {detail} whenever you like, e.g. `should I buy {detail}?`.",
+        "abroad": "{detail}: a watch runs on the trading days and hours of New York, Hong Kong, mainland China, "
+                  "Tokyo or Taiwan, not yet of this listing's exchange. Ask about {detail} whenever you like, e.g. "
+                  "`should I buy {detail}?`.",
+        "mixed": "{detail} trade on different exchanges, whose trading days and hours differ, and a watch follows "
+                 "one exchange's. Make one watch per exchange: {examples}.",
     },
     "zh": {
         "what": "要关注什么？请写出股票或你的持仓，以及时间，例如 `每个交易日收盘后关注 英伟达 和 AMD` 或 "
@@ -86,8 +94,10 @@ _PROBLEMS = {
         "past": "{detail} 已经过去：关注从现在起重复运行。请说明频率，例如 `每个交易日收盘后关注 {tickers}`。",
         "too_many": "一个关注最多包含 {limit} 只股票，这里有 {count} 只。请分成几个关注，或关注你的持仓。",
         "listing": "{detail}：在多个市场上市。要关注哪一个？请写出它的代码。",
-        "abroad": "{detail}：关注按纽约证券交易所的交易日和时间运行，目前只能关注美股。你随时可以直接问，例如 "
-                  "`{detail} 今天能买吗？`。",
+        "abroad": "{detail}：关注按纽约、香港、A股、东京或台湾市场的交易日和时间运行，暂不支持这只股票的交易所。"
+                  "你随时可以直接问，例如 `{detail} 今天能买吗？`。",
+        "mixed": "{detail} 在不同的交易所上市，交易日和时间不同，而一个关注只跟随一个交易所。"
+                 "请按交易所分开关注：{examples}。",
     },
 }
 
@@ -117,8 +127,8 @@ def read_watch(text: str, today: date, *, max_tickers: int = MAX_TICKERS) -> Wat
         return _refused(language, "listing", shown, detail="; ".join(listings))
     if not tickers and not book:
         return _refused(language, "what", shown)
-    if abroad := [t for t in tickers if market_of(t) != "US"]:
-        return _refused(language, "abroad", shown, detail=", ".join(abroad))
+    if isinstance(market := _market(tickers, language, shown), WatchAsk):
+        return market
     if len(tickers) > max_tickers:
         return _refused(language, "too_many", shown, limit=max_tickers, count=len(tickers))
     if _TOO_OFTEN.search(text):
@@ -128,7 +138,7 @@ def read_watch(text: str, today: date, *, max_tickers: int = MAX_TICKERS) -> Wat
     if _WEEKEND.search(text):
         return _refused(language, "weekend", shown)
     try:
-        rule = Rule(_weekday(text), _time(text))
+        rule = Rule(_weekday(text), _time(text, market), market)
     except RuleRefused:
         return _refused(language, "weekend", shown)
     return WatchAsk(tickers, book and not tickers, rule, language)
@@ -164,7 +174,29 @@ def _weekday(text: str) -> int:
     return 0  # "weekly": Monday's
 
 
-def _time(text: str) -> time:
+def _market(tickers: tuple[str, ...], language: str, shown: str) -> str | WatchAsk:
+    """The one exchange the tickers trade on (New York's for the whole book), or the refusal saying why not."""
+    if abroad := [t for t in tickers if market_of(t) not in EXCHANGE_HOURS]:
+        return _refused(language, "abroad", shown, detail=", ".join(abroad))
+    markets = {t: market_of(t) for t in tickers}
+    if len(set(markets.values())) > 1:
+        return _refused(language, "mixed", shown, detail=", ".join(tickers),
+                        examples=_one_per_exchange(markets, language))
+    return next(iter(markets.values()), "US")
+
+
+def _one_per_exchange(markets: dict[str, str], language: str) -> str:
+    """`watch NVDA every trading day after the close` and `watch 0700.HK …`: one watch per exchange."""
+    groups: dict[str, list[str]] = {}
+    for ticker, market in markets.items():
+        groups.setdefault(market, []).append(ticker)
+    if language == "zh":
+        return "、".join(f"`每个交易日收盘后关注 {' '.join(g)}`" for g in groups.values())
+    return " and ".join(f"`watch {' '.join(g)} every trading day after the close`" for g in groups.values())
+
+
+def _time(text: str, market: str) -> time:
+    """The time asked, in the exchange's own zone; "morning" and "after the close" are that exchange's."""
     if (m := _AT.search(text)) is not None:
         hour = int(m[1] or m[4])
         minute = int(m[2] or m[5] or 0)
@@ -173,5 +205,5 @@ def _time(text: str) -> time:
         if 0 <= hour <= 23 and 0 <= minute <= 59:
             return time(hour, minute)
     if _MORNING.search(text):
-        return MORNING
-    return AFTER_CLOSE
+        return EXCHANGE_HOURS[market].morning
+    return EXCHANGE_HOURS[market].after_close

@@ -23,11 +23,18 @@ TODAY = date(2026, 11, 26)
     ("每个交易日收盘后关注英伟达和AMD", ("NVDA", "AMD"), False, EVERY_TRADING_DAY, AFTER_CLOSE),
     ("每周一早上检查我的持仓", (), True, 0, MORNING),
     ("关注 特斯拉 每周五 收盘后", ("TSLA",), False, 4, AFTER_CLOSE),
+    # a listing abroad is watched on its own exchange: after Hong Kong's close, in Hong Kong time
+    ("watch 0700.HK daily", ("0700.HK",), False, EVERY_TRADING_DAY, time(16, 30)),
+    ("关注 腾讯 每周五 收盘后", ("0700.HK",), False, 4, time(16, 30)),
+    ("watch 600519.SS and 000001.SZ every Monday morning", ("600519.SS", "000001.SZ"), False, 0, time(9, 0)),
+    ("watch 7203.T daily", ("7203.T",), False, EVERY_TRADING_DAY, time(16, 0)),
 ])
 def test_a_watch_is_read(text: str, tickers: tuple[str, ...], book: bool, weekday: int, at: time) -> None:
     ask = read_watch(text, TODAY)
     assert ask is not None and not ask.problem, ask
     assert (ask.tickers, ask.book, ask.rule.weekday, ask.rule.at) == (tickers, book, weekday, at)
+    assert ask.rule.zone == {"0700.HK": "Asia/Hong_Kong", "600519.SS": "Asia/Shanghai",
+                             "7203.T": "Asia/Tokyo"}.get(tickers[0] if tickers else "", "America/New_York")
 
 
 @pytest.mark.parametrize(("text", "says"), [
@@ -38,9 +45,12 @@ def test_a_watch_is_read(text: str, tickers: tuple[str, ...], book: bool, weekda
     ("watch every day after the close", "What should I watch?"),
     ("每小时关注英伟达", "最多运行一次"),
     ("每周六关注英伟达", "周末休市"),
-    # a watch runs on the NYSE calendar: a listing abroad is refused, not run on the wrong days
-    ("watch 0700.HK daily", "US listings only"),
-    ("关注 腾讯 每周五 收盘后", "目前只能关注美股"),
+    # a watch follows one exchange's days and hours: listings on two are refused with one watch per exchange
+    ("watch NVDA and 0700.HK daily", "`watch NVDA every trading day after the close` and `watch 0700.HK every"),
+    ("每个交易日收盘后关注英伟达和腾讯", "请按交易所分开关注"),
+    # an exchange whose calendar the desk does not keep is refused, not run on the wrong days
+    ("watch HSBA.L daily", "not yet of this listing's exchange"),
+    ("关注 HSBA.L 每周五", "暂不支持这只股票的交易所"),
 ])
 def test_what_should_not_run_is_refused_with_the_reason(text: str, says: str) -> None:
     ask = read_watch(text, TODAY)
