@@ -30,6 +30,11 @@ from chat.backtest_days import DayLinks, render_day
 from chat.backtests import CANCEL_ACTION, RUN_ACTION, Backtests
 from chat.backtests import STOP_ACTION as BACKTEST_STOP_ACTION
 from chat.book import Books
+from chat.compare import CANCEL_ACTION as COMPARE_CANCEL_ACTION
+from chat.compare import RESUME_ACTION as COMPARE_RESUME_ACTION
+from chat.compare import RUN_ACTION as COMPARE_RUN_ACTION
+from chat.compare import STOP_ACTION as COMPARE_STOP_ACTION
+from chat.compare import Compares, render_desk
 from chat.door import Door
 from chat.edits import EDIT_ACTION, SWITCH_ACTION, offer_on_resume
 from chat.history import LocalFileStorage, is_server_thread, make_data_layer
@@ -60,6 +65,7 @@ BACKTESTS = Backtests(SERVICE)
 BOOKS = Books(SERVICE)  # the user's holdings (book.py): told in words, /book, a CSV; stored on Store
 BOOKS.install(server)  # its Store and Cancel buttons, and the cap on uploads (uploads.py)
 WATCHES = Watches(SERVICE)  # watches asked in words, /watch, the scheduler and its notices
+COMPARES = Compares(lambda: SERVICE)  # several tickers at once ("NVDA or AMD?"): a desk each, then a comparison
 DayLinks(AUTH, lambda: SERVICE.runtime()).install(server)  # a backtest's day opened as its owner's thread
 
 # `/stop` is typed text, not a Chainlit command: a command turns "/stop" into a chip on the first
@@ -95,6 +101,7 @@ async def startup():
 async def shutdown():
     WATCHES.stop()
     await BACKTESTS.close()  # finished days are kept; `resume backtest <id>` goes on after a restart
+    await COMPARES.close()  # each desk keeps its checkpoints; "resume" in the thread goes on
     await SERVICE.close()
 
 
@@ -156,6 +163,7 @@ async def resume(thread: ThreadDict) -> None:
     # A backtest's day opened for the first time: told from its checkpoint (backtest_days.py).
     render_day(await SERVICE.runtime(), chat.thread_id, metadata, steps)
     render_scheduled(await SERVICE.runtime(), chat.thread_id, metadata, steps)  # a watch's run, likewise
+    render_desk(await SERVICE.runtime(), chat.thread_id, metadata, steps)  # one desk of a comparison, likewise
     await chat.close_cut_off_turns(steps)
     # Chainlit stores no actions: the Edit buttons come back.
     await offer_on_resume(await SERVICE.runtime(), chat.thread_id, steps)
@@ -184,7 +192,7 @@ async def _chat() -> ChatRun:
 
 async def _stop(chat: ChatRun) -> None:
     # The desk's run on the thread, else a backtest started from it.
-    if not await chat.stop() and not await BACKTESTS.stop(chat.thread_id):
+    if not await chat.stop() and not await BACKTESTS.stop(chat.thread_id) and not await COMPARES.stop(chat.thread_id):
         await said(chat.language, "nothing_running").send()
 
 
@@ -208,6 +216,10 @@ async def on_message(message: cl.Message):
         return
     # "watch NVDA every trading day after the close", "/watch", "/watch pause 2": a watch to save, or a change.
     if await WATCHES.answer(text, chat.language):
+        return
+    # "NVDA or AMD?": a desk per ticker; a note to a comparison running; "resume"; "which was riskier?" after one.
+    if await COMPARES.answer(text, chat.thread_id, next_analysis(cl.user_session.get("chat_settings"), SETTINGS),
+                             await chat.busy()):
         return
     if await chat.busy():
         await chat.interject(text)
@@ -276,3 +288,25 @@ async def watch_cancel(action: cl.Action):
 @cl.action_callback(BACKTEST_STOP_ACTION)
 async def backtest_stop(action: cl.Action):
     await BACKTESTS.stop_pressed(action)
+
+
+@cl.action_callback(COMPARE_RUN_ACTION)
+async def compare_run(action: cl.Action):
+    await COMPARES.run_pressed(action)
+
+
+@cl.action_callback(COMPARE_CANCEL_ACTION)
+async def compare_cancel(action: cl.Action):
+    await COMPARES.cancel_pressed(action)
+
+
+@cl.action_callback(COMPARE_STOP_ACTION)
+async def compare_stop(action: cl.Action):
+    await COMPARES.stop_pressed(action)
+
+
+@cl.action_callback(COMPARE_RESUME_ACTION)
+async def compare_resume(action: cl.Action):
+    if str((action.payload or {}).get("thread_id") or "") == cl.context.session.thread_id:
+        await COMPARES.resume(cl.context.session.thread_id, next_analysis(cl.user_session.get("chat_settings"),
+                                                                          SETTINGS))

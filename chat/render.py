@@ -140,8 +140,9 @@ class Renderer:
     def __init__(self, plan: RunPlan, *, stop_action: cl.Action | None = None,
                  on_pickup: Callable[[int, str], Awaitable[None]] | None = None,
                  on_curve: Callable[[cl.Message, AlphaCurve], Awaitable[None]] | None = None,
-                 language: str = DEFAULT):
+                 language: str = DEFAULT, tag: str = ""):
         self.plan = plan
+        self.tag = tag  # a comparison's desk: its ticker, shown after each speaker's name (chat/compare.py)
         # The thread's language, for the speakers' labels and the stage list: the chat reckons it before
         # the run (the Desk speaks first), the coordinator's update then says it (chat/runs.py).
         self.language = language
@@ -235,7 +236,7 @@ class Renderer:
             author = ev.persona or DESK
             msg = cl.Message(content=inert_links(ev.text), author=author,
                              actions=[self.stop_action] if self.stop_action else [],
-                             metadata=label_metadata(author, language=self.language))
+                             metadata=label_metadata(author, language=self.language, tag=self.tag))
             await msg.send()
             self.said.append(msg)
         elif isinstance(ev, AlphaCurve):
@@ -284,7 +285,8 @@ class Renderer:
         said = text if text.strip() or stream is None else stream.raw
         shown, folded = split_tables(inert_links(said))
         msg = stream.msg if stream is not None else cl.Message(
-            content="", author=persona, metadata=speaker_metadata(self.plan, self.started, persona, self.language))
+            content="", author=persona,
+            metadata=speaker_metadata(self.plan, self.started, persona, self.language, self.tag))
         msg.content = shown
         if ev.unverified:  # graph/record/figures.py: numbers this turn cites that the run's data lacks
             msg.content += "\n\n⚠ " + unverified_note(ev.unverified)
@@ -310,7 +312,7 @@ class Renderer:
         name = persona_label(TRACK_RECORD_STEP, self.language)
         if not self.said:  # the coordinator always announces an analysis; should it not, the text stands alone
             msg = cl.Message(content=f"**{name}**\n\n{text}", author=DESK,
-                             metadata=label_metadata(DESK, language=self.language))
+                             metadata=label_metadata(DESK, language=self.language, tag=self.tag))
             await msg.send()
             self.said.append(msg)
             return
@@ -328,7 +330,7 @@ class Renderer:
         if stream is None:
             # A debate turn's message names its round (chat/speakers.py: the page shows it).
             msg = cl.Message(content="", author=persona,
-                             metadata=speaker_metadata(self.plan, self.started, persona, self.language))
+                             metadata=speaker_metadata(self.plan, self.started, persona, self.language, self.tag))
             stream = self.streams[persona] = Stream(msg)
             self.opened.append(persona)
         return stream

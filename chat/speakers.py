@@ -25,9 +25,10 @@ SEPARATOR = " · "
 LABEL = "deskSpeaker"  # the metadata key desk.js reads
 
 
-def speaker_label(persona: str, round_: int = 0, language: str = DEFAULT) -> str:
-    """The label above a turn: "Bull Researcher · round 2", in Chinese "多头研究员 · 第 2 轮"."""
-    shown = persona_label(persona, language)
+def speaker_label(persona: str, round_: int = 0, language: str = DEFAULT, tag: str = "") -> str:
+    """The label above a turn: "Bull Researcher · round 2", in Chinese "多头研究员 · 第 2 轮"; in a comparison
+    its desk's ticker (`tag`) follows the persona: "Bear Researcher · AMD · round 2"."""
+    shown = persona_label(persona, language) + (f"{SEPARATOR}{tag}" if tag else "")
     return f"{shown}{SEPARATOR}{phrase(language, 'chat.round', n=round_)}" if round_ else shown
 
 
@@ -44,15 +45,17 @@ def turn_round(plan: RunPlan, started: Sequence[str], persona: str) -> int:
     return turns[done].round if done < len(turns) else 0
 
 
-def label_metadata(persona: str, round_: int = 0, language: str = DEFAULT) -> dict[str, Any]:
-    """The metadata that makes the page show a speaker's round and, in another language than
-    English, its label ({} for an English persona outside a debate)."""
-    out: dict[str, Any] = {"avatarName": speaker_label(persona, round_)} if round_ else {}
-    if language != DEFAULT and (shown := speaker_label(persona, round_, language)) != speaker_label(persona, round_):
+def label_metadata(persona: str, round_: int = 0, language: str = DEFAULT, tag: str = "") -> dict[str, Any]:
+    """The metadata that makes the page show a speaker's round (or its desk's ticker, `tag`) and, in another
+    language than English, its label ({} for an English persona outside a debate and a comparison)."""
+    english = speaker_label(persona, round_, tag=tag)
+    out: dict[str, Any] = {"avatarName": english} if round_ or tag else {}
+    if language != DEFAULT and (shown := speaker_label(persona, round_, language, tag)) != english:
         out[LABEL] = shown
     return out
 
 
-def speaker_metadata(plan: RunPlan, started: Sequence[str], persona: str, language: str = DEFAULT) -> dict[str, Any]:
+def speaker_metadata(plan: RunPlan, started: Sequence[str], persona: str, language: str = DEFAULT,
+                     tag: str = "") -> dict[str, Any]:
     """The message metadata for `persona`'s turn opening now."""
-    return label_metadata(persona, turn_round(plan, started, persona), language)
+    return label_metadata(persona, turn_round(plan, started, persona), language, tag)

@@ -28,11 +28,24 @@ from .book import (
     read_holdings,
     tells_holdings,
 )
+from .compare.ask import MAX_TICKERS, CompareAsk, mentions, read_comparison
+from .compare.comparison import ComparisonResult, DeskOutcome, side_by_side
+from .compare.flow import Comparison, Cost, comparison_cost, followup_of, needs_confirmation
+from .compare.runner import DeskRun, desk_thread
 from .core.context import LOCAL_USER
 from .core.errors import explain
 from .core.events import AlphaCurve, Event, NodeDone, NotePickedUp, Said, Token, ToolFinished, ToolStarted
 from .core.links import inert_links
-from .core.personas import ANALYST_KINDS, ANALYST_PERSONAS, ANALYSTS, DESK, PERSONAS, RISK_JUDGE, persona_label
+from .core.personas import (
+    ANALYST_KINDS,
+    ANALYST_PERSONAS,
+    ANALYSTS,
+    COMPARISON,
+    DESK,
+    PERSONAS,
+    RISK_JUDGE,
+    persona_label,
+)
 from .core.plan import RISK_JUDGE_NODE, RunPlan
 from .core.private import private_dir, private_file, write_private
 from .core.settings import Settings, field_bounds
@@ -89,6 +102,7 @@ __all__ = [
     "ANALYSTS",
     "ANALYST_KINDS",
     "ANALYST_PERSONAS",
+    "COMPARISON",
     "DEFAULT_PASSWORD",
     "DESK",
     "DESK_STRATEGY",
@@ -96,6 +110,7 @@ __all__ = [
     "LOCAL_USER",
     "MAX_NAME",
     "MAX_PASSWORD",
+    "MAX_TICKERS",
     "MAX_WATCHES",
     "MIN_PASSWORD",
     "NOTES_PER_TURN",
@@ -113,10 +128,16 @@ __all__ = [
     "Book",
     "BookStore",
     "Call",
+    "CompareAsk",
+    "Comparison",
+    "ComparisonResult",
+    "Cost",
     "CsvImport",
     "Day",
     "Days",
     "DemoChatModel",
+    "DeskOutcome",
+    "DeskRun",
     "DeskRuntime",
     "DeskTurn",
     "EditRefused",
@@ -164,10 +185,13 @@ __all__ = [
     "cited",
     "clean_message",
     "clock",
+    "comparison_cost",
     "confirmed",
+    "desk_thread",
     "edit_change",
     "explain",
     "field_bounds",
+    "followup_of",
     "indicator_series",
     "inert_links",
     "jobs_url",
@@ -179,6 +203,8 @@ __all__ = [
     "local_password_ok",
     "make_toolkit",
     "make_vendor",
+    "mentions",
+    "needs_confirmation",
     "normalize_name",
     "note_item",
     "persona_label",
@@ -191,6 +217,7 @@ __all__ = [
     "quoted_note",
     "read_ask",
     "read_command",
+    "read_comparison",
     "read_csv",
     "read_holdings",
     "read_watch",
@@ -198,6 +225,7 @@ __all__ = [
     "report_markdown",
     "scored",
     "settings_days",
+    "side_by_side",
     "sqlalchemy_url",
     "streamed_words",
     "tells_holdings",

@@ -10,14 +10,19 @@ import unicodedata
 import uuid
 from collections.abc import AsyncIterator
 from datetime import date
+from functools import partial
 from typing import Any, TextIO
 
 from langchain_core.callbacks import UsageMetadataCallbackHandler
 
+from .compare import headless as compare_headless
+from .compare.ask import CompareAsk, read_comparison
+from .compare.flow import Comparison, followup_of
 from .core.context import LOCAL_USER
 from .core.errors import explain
 from .core.events import Event, NodeDone, Said, Token, ToolStarted
-from .core.personas import ANALYST_KINDS, RISK_JUDGE, persona_label
+from .core.personas import ANALYST_KINDS, DESK, RISK_JUDGE, persona_label
+from .core.plan import RunPlan
 from .core.settings import Settings
 from .core.state import language_of
 from .core.usage import usage_summary
@@ -32,6 +37,8 @@ from .request.resolve import resolve
 from .runtime.branches import EditRefused
 from .runtime.desk import DeskRuntime
 from .track.words import recalled_markdown, record_answer
+
+TAG = " · "  # between a persona and its desk's ticker in a comparison
 
 
 class Printer:
@@ -72,7 +79,8 @@ class Printer:
 
     def _open(self, persona: str) -> None:
         self.current = persona
-        self.out.write(f"\n▶ {persona_label(persona, self.language)}\n")
+        name, dot, tag = persona.partition(TAG)  # a comparison's desk: "Bear Researcher · AMD"
+        self.out.write(f"\n▶ {persona_label(name, self.language)}{dot}{tag}\n")
 
 
 async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
@@ -88,6 +96,13 @@ async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
                 return 2
             text = cleaned.text
             plan = desk.plan(analysts=args.analysts, debate_rounds=args.debate_rounds, risk_rounds=args.risk_rounds)
+            today = args.today or date.today()
+            if (followed := await followup_of(desk, args.user, thread, text, today)) is not None:
+                return await _compare_followup(args, followed, text)  # "which was riskier?" after a comparison
+            if (ask := read_comparison(text, today)) is not None:  # "NVDA or AMD?"
+                return await _compare(args, desk, thread, plan, ask, text)
+        elif args.resume and (comparison := await Comparison.stored(desk, args.user, thread)) is not None:
+            return await _compare_again(args, desk, comparison)
         # The thread's lease for the run: one run per thread across processes (graph/persistence/lease.py).
         async with desk.turn(thread, text, plan) as turn:
             if (refused := await _continue(args, desk, thread)) is not None:
@@ -100,6 +115,49 @@ async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
             state = await desk.state(thread)
     _print_outcome(args, state, thread, usage)
     return 2 if state.get("intent") == "clarify" else 0
+
+
+async def _compare(args: argparse.Namespace, desk: DeskRuntime, thread: str, plan: RunPlan, ask: CompareAsk,
+                   text: str) -> int:
+    """Several tickers at once (graph/compare/): a desk each, side by side, then the Comparison turn."""
+    if ask.problem:
+        print(ask.problem, file=sys.stderr)
+        return 2
+    if not compare_headless.confirm_cost(ask, plan, desk.models.live, args.yes):
+        return 2
+    context = desk.context(today=args.today, user=args.user, source="cli")
+    comparison = await Comparison.new(desk, args.user, thread, ask, text, plan=plan, context=context)
+    return await _compare_run(args, desk, comparison)
+
+
+async def _compare_followup(args: argparse.Namespace, comparison: Comparison, text: str) -> int:
+    printer = Printer(language=comparison.record.language)
+    async for piece in comparison.followup(text):
+        if isinstance(piece, Token):
+            printer.write(DESK, piece.text)
+    printer.done(DESK)
+    print(f"\nthread {comparison.record.parent}")
+    return 0
+
+
+async def _compare_again(args: argparse.Namespace, desk: DeskRuntime, comparison: Comparison) -> int:
+    """--resume on a comparison's thread: its desks go on where they stopped, then the comparison."""
+    if not await comparison.interrupted():
+        print(f"thread {comparison.record.parent} has no interrupted comparison to resume", file=sys.stderr)
+        return 2
+    comparison.context = desk.context(today=args.today, user=args.user, source="cli")
+    comparison.runner.context = comparison.context
+    return await _compare_run(args, desk, comparison, resumed=True)
+
+
+async def _compare_run(args: argparse.Namespace, desk: DeskRuntime, comparison: Comparison,
+                       resumed: bool = False) -> int:
+    printer = Printer(language=comparison.record.language)
+
+    async def show(events: AsyncIterator[Event], ticker: str) -> None:
+        await _show(events, args.quiet_tools, printer.language, printer, tag=ticker)
+
+    return await compare_headless.run(desk, comparison, printer, show, resumed=resumed)
 
 
 async def _continue(args: argparse.Namespace, desk: DeskRuntime, thread: str) -> int | None:
@@ -121,6 +179,10 @@ async def _continue(args: argparse.Namespace, desk: DeskRuntime, thread: str) ->
     return None
 
 
+def _tagged(persona: str, tag: str) -> str:
+    return f"{persona}{TAG}{tag}" if tag else persona
+
+
 def unstreamed(shown: str, kept: str) -> str:
     """What of a turn as kept did not stream: the chat replaces a turn's streamed words with the
     turn as kept, a terminal cannot, so the CLI prints what the kept turn adds. Most often the
@@ -138,30 +200,34 @@ def unstreamed(shown: str, kept: str) -> str:
     return "\n  ⟲ As kept:\n" + kept + "\n" if shown else kept + "\n"
 
 
-async def _show(events: AsyncIterator[Event], quiet_tools: bool, language: str = DEFAULT_LANGUAGE) -> None:
-    printer = Printer(language=language)
+async def _show(events: AsyncIterator[Event], quiet_tools: bool, language: str = DEFAULT_LANGUAGE,
+                printer: Printer | None = None, tag: str = "") -> None:
+    """Print a run's events. `printer` and `tag`: one desk of a comparison, its personas headed with its ticker
+    on the printer the desks share."""
+    printer = printer or Printer(language=language)
     streamed: dict[str, str] = {}  # each persona's words as they went out, to hold against its turn as kept
+    key = partial(_tagged, tag=tag)
     async for ev in events:
         if isinstance(ev, NodeDone) and ev.node == "coordinator" and "language" in ev.update:
             printer.language = language_of(ev.update)
         if isinstance(ev, Token):
-            printer.write(ev.persona, ev.text)
+            printer.write(key(ev.persona), ev.text)
             streamed[ev.persona] = streamed.get(ev.persona, "") + ev.text
         elif isinstance(ev, Said):
-            printer.write(ev.persona, ev.text)
-            printer.done(ev.persona)
+            printer.write(key(ev.persona), ev.text)
+            printer.done(key(ev.persona))
         elif isinstance(ev, ToolStarted) and not quiet_tools:
-            printer.write(ev.persona, f"\n  ⚙ {ev.tool}({json.dumps(ev.args)})\n")
+            printer.write(key(ev.persona), f"\n  ⚙ {ev.tool}({json.dumps(ev.args)})\n")
         elif isinstance(ev, NodeDone) and ev.node == "coordinator" and (recalled := ev.update.get("track_record")):
-            printer.write("Track record", recalled_markdown(recalled))  # what this analysis recalled
-            printer.done("Track record")
+            printer.write(key("Track record"), recalled_markdown(recalled))  # what this analysis recalled
+            printer.done(key("Track record"))
         elif isinstance(ev, NodeDone) and (said := ev.spoken) is not None and ev.node != "coordinator":
             persona = str(said.name)
             if rest := unstreamed(streamed.pop(persona, ""), str(said.content)):
-                printer.write(persona, rest)
+                printer.write(key(persona), rest)
             if flagged := ev.unverified:  # as the chat shows it under the turn: a figure no data holds
-                printer.write(str(said.name), f"\n  ⚠ {unverified_note(flagged)}\n")
-            printer.done(str(said.name))
+                printer.write(key(persona), f"\n  ⚠ {unverified_note(flagged)}\n")
+            printer.done(key(persona))
 
 
 def _print_outcome(args: argparse.Namespace, state: dict[str, Any], thread: str,
@@ -279,6 +345,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--ticker", type=lambda s: s.strip().upper(), help="with --record: only this ticker's calls")
     ap.add_argument("--user", default=LOCAL_USER,
                     help=f"whose track record the run writes and --record reads (default: {LOCAL_USER})")
+    ap.add_argument("--yes", action="store_true",
+                    help="run a live comparison of more than two tickers without asking (its cost is still printed)")
     return ap
 
 

@@ -15,7 +15,7 @@ from langchain_core.messages import AIMessage
 from pydantic import ValidationError
 
 from graph.core.events import Said
-from graph.core.personas import DESK, PERSONAS, persona_label
+from graph.core.personas import COMPARISON, DESK, PERSONAS, persona_label
 from graph.core.prompts import render
 from graph.core.settings import Settings
 from graph.core.state import FinalDecision, language_of
@@ -296,8 +296,8 @@ def test_the_chinese_catalogue_names_only_keys_the_desk_knows():
     from graph.core.words import _catalogue
 
     english, chinese = _catalogue("en"), _catalogue("zh")
-    assert set(chinese["personas"]) == {*PERSONAS, DESK, "Track record"}
+    assert set(chinese["personas"]) == {*PERSONAS, DESK, COMPARISON, "Track record"}
     assert set(chinese["fields"]) == {key for key, _ in DECISION_FIELDS}
-    for section in ("card", "read", "desk"):
+    for section in ("card", "read", "desk", "compare"):
         assert set(chinese[section]) <= set(english[section]), section
     assert len(chinese["desk"]["weekdays"]) == 7

@@ -50,6 +50,8 @@ SIDE_OF: dict[str, str] = {d.persona: d.side for d in DEBATERS.values()}
 RESEARCH_MANAGER = "Research Manager"
 TRADER = "Trader"
 RISK_JUDGE = "Risk Judge"
+# Not a speaker of the desk's graph: the turn after several desks decided, ranking them (graph/compare/).
+COMPARISON = "Comparison"
 
 # Who speaks in each graph node (the Desk in the coordinator and the follow-up).
 PERSONA_OF_NODE: dict[str, str] = {

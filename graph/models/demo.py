@@ -22,6 +22,7 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 
 from ..core.personas import (
     ANALYST_PERSONAS,
+    COMPARISON,
     DESK,
     RESEARCH_MANAGER,
     RISK_JUDGE,
@@ -29,12 +30,14 @@ from ..core.personas import (
     TRADER,
 )
 from .demo_analyst import _analyst
+from .demo_compare import _comparison
 from .demo_debate import _debater
 from .demo_decision import _extract_decision, _judge, _manager, _trader
 from .demo_desk import _desk
 from .policy import PolicyChatModel
 
 _NOTE = re.compile(r"interjected: “(.*?)”", re.S)
+_COMPARED = "\n## The ranking\n"  # a follow-up about a comparison (prompts/comparison_followup.md)
 
 
 class DemoChatModel(PolicyChatModel):
@@ -60,6 +63,8 @@ class DemoChatModel(PolicyChatModel):
             return AIMessage(content=_trader(system, notes))
         if persona == RISK_JUDGE:
             return AIMessage(content=_judge(system, notes))
+        if persona == COMPARISON or (persona == DESK and _COMPARED in system):  # graph/compare/
+            return AIMessage(content=_comparison(system, human))
         if persona == DESK:
             return AIMessage(content=_desk(system, human))
         return AIMessage(content="I have no role on this desk.")

@@ -80,9 +80,14 @@ async def test_ask_run_progress_result_and_day_threads(server):
         assert "4/4 days" in progress["output"]
         assert re.search(r"NVDA 2024-01-0[2-5] (BUY|SELL|HOLD)", progress["output"])
 
-        elements = [d for e, d in alice.events if e == "element"]
-        assert any(e.get("type") == "plotly" and "NVDA" in e.get("name", "") for e in elements)
-        names = {e.get("name") for e in elements}
+        # Chainlit sends a message's elements after the message itself: wait for them.
+        def shown() -> set[str] | None:
+            elements = [d for e, d in alice.events if e == "element"]
+            names = {str(e.get("name")) for e in elements}
+            charts = [e for e in elements if e.get("type") == "plotly" and "NVDA" in e.get("name", "")]
+            return names if charts and f"backtest-{bt}-daily.csv" in names else None
+
+        names = await alice.wait_for(shown, 30, "the chart and the exports")
         assert f"backtest-{bt}.md" in names and f"backtest-{bt}-daily.csv" in names
 
         links = await said(alice, "opens as its own thread")

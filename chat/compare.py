@@ -1,0 +1,399 @@
+"""Several tickers at once in the chat: "NVDA or AMD?", "compare AAPL and MSFT", "比较苹果和微软".
+
+The flow is the CLI's (graph's `read_comparison`, `Comparison`: graph/compare/), shown the chat's way:
+
+1. The ask is read; what cannot run (more than five tickers, a date refused, a company listed twice) is said back.
+   A live model and more than two tickers: the cost is stated with Run and Cancel, and nothing runs before Run.
+2. The comparison runs in a task of its own (as a desk run, chat/runs.py: never inside a socket handler), with a
+   context whose emitter is every page of the thread (chat/pages.py). Every desk streams into this thread at once,
+   each speaker labelled with its ticker ("Bear Researcher · AMD": chat/compare_view.py), one stage list for all.
+3. A message meanwhile is an interjection: naming a compared ticker ("Bear on AMD, what about the MI400 delay?")
+   it goes to that desk's inbox, else to every desk still deliberating; each is acknowledged with who will answer.
+4. /stop (or Stop) stops every desk at its last checkpoint; "resume" (or Resume) goes on: decided desks are kept,
+   stopped ones continue, never repeating a finished speaker.
+5. Once every desk has ended, the Comparison turn streams, then the side-by-side card with its chart. Later
+   messages that stay within the comparison ("which was riskier?") are answered by the Desk from its record.
+
+Each desk is an ordinary thread of the user's (its row made here, owned by them: another user's page is refused
+by the door), opened from the card's links like any analysis: its card, follow-ups, Edit.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, cast
+
+import chainlit as cl
+from chainlit.context import ChainlitContext, context_var, local_steps
+from chainlit.data import get_data_layer
+from chainlit.emitter import BaseChainlitEmitter
+from chainlit.logger import logger
+
+from graph import (
+    COMPARISON,
+    DESK,
+    LOCAL_USER,
+    CompareAsk,
+    Comparison,
+    DeskRuntime,
+    Event,
+    LeaseHeld,
+    Token,
+    comparison_cost,
+    explain,
+    followup_of,
+    mentions,
+    needs_confirmation,
+    persona_label,
+    phrase,
+    post_note,
+    read_comparison,
+)
+
+from .compare_view import CompareStages, TickerRenderer, show_card
+from .headless import own_thread, tell_on_first_open
+from .pages import Pages
+from .panel import NextAnalysis
+from .runs import RESUME_WORDS, DeskService, signed_in
+from .speakers import label_metadata
+
+RUN_ACTION = "compare_run"
+CANCEL_ACTION = "compare_cancel"
+STOP_ACTION = "compare_stop"
+RESUME_ACTION = "compare_resume"
+COMPARED = "compared_desk"  # a desk thread's metadata: {"parent", "ticker"}
+OFFERS_KEPT = 200
+
+
+def _say(language: str, key: str, actions: list[cl.Action] | None = None, **fields: object) -> cl.Message:
+    return cl.Message(content=phrase(language, "compare." + key, **fields), author=DESK, actions=actions or [],
+                      metadata=label_metadata(DESK, language=language))
+
+
+def _user() -> str:
+    return signed_in(cl.context.session) or LOCAL_USER
+
+
+def _thread_link(thread_id: str) -> str:
+    return f"/thread/{thread_id}"
+
+
+@dataclass
+class Offer:
+    ask: CompareAsk
+    asked: str
+    user: str
+    thread_id: str
+    nxt: NextAnalysis
+    actions: tuple[cl.Action, ...] = ()
+
+
+class Compares:
+    """The server's comparisons: the costs offered, the runs in flight (by parent thread)."""
+
+    def __init__(self, service: Callable[[], DeskService]) -> None:
+        self.service = service  # the app's service, looked up when used (tests put their own in its place)
+        self.offers: dict[str, Offer] = {}
+        self.running: dict[str, CompareRun] = {}
+
+    async def desk(self) -> DeskRuntime:
+        return await self.service().runtime()
+
+    # -- what the user types ------------------------------------------------------------------------
+
+    async def answer(self, text: str, thread_id: str, nxt: NextAnalysis, desk_busy: bool) -> bool:
+        """Answer a message about comparisons: an interjection to one running, a resume, a new comparison, a
+        follow-up to a finished one. False for any other message (and for every message while the thread's own
+        desk run goes on: a note to it)."""
+        if (run := self.running.get(thread_id)) is not None and run.active:
+            await run.interject(text)
+            return True
+        if desk_busy:
+            return False
+        today = date.today()
+        if text.lower().strip(" .!") in RESUME_WORDS:
+            return await self.resume(thread_id, nxt, quiet=True)
+        desk = await self.desk()
+        if (followed := await followup_of(desk, _user(), thread_id, text, today)) is not None:
+            await self._followup(followed, text)
+            return True
+        ask = read_comparison(text, today)
+        if ask is None:
+            return False
+        if ask.problem:
+            await cl.Message(content=ask.problem, author=DESK, metadata=label_metadata(DESK, language=ask.language)
+                             ).send()
+            return True
+        if needs_confirmation(len(ask.tickers), live=desk.models.live):
+            await self._offer(ask, text, thread_id, nxt)
+            return True
+        await self._start(ask, text, _user(), thread_id, nxt)
+        return True
+
+    async def resume(self, thread_id: str, nxt: NextAnalysis, quiet: bool = False) -> bool:
+        """Go on with the thread's stopped comparison; False (said unless `quiet`) when there is none."""
+        desk = await self.desk()
+        comparison = await Comparison.stored(desk, _user(), thread_id, plan=nxt.plan)
+        if comparison is None or not await comparison.interrupted():
+            if not quiet:
+                await _say("en" if comparison is None else comparison.record.language, "nothing_to_resume").send()
+            return False
+        self._begin(CompareRun(self, comparison, nxt, resumed=True))
+        return True
+
+    async def _start(self, ask: CompareAsk, asked: str, user: str, thread_id: str, nxt: NextAnalysis) -> None:
+        desk = await self.desk()
+        quick, deep = nxt.models or (None, None)
+        context = desk.context(quick_model=quick, deep_model=deep, user=user, source="chat")
+        comparison = await Comparison.new(desk, user, thread_id, ask, asked, plan=nxt.plan, context=context)
+        self._begin(CompareRun(self, comparison, nxt))
+
+    def _begin(self, run: CompareRun) -> None:
+        self.running[run.thread_id] = run
+        run.start()
+
+    async def _followup(self, comparison: Comparison, question: str) -> None:
+        """The Desk's answer from the comparison's record, streamed."""
+        lang = comparison.record.language
+        msg = cl.Message(content="", author=DESK, metadata=label_metadata(DESK, language=lang))
+        async for piece in comparison.followup(question):
+            if isinstance(piece, Token):
+                await msg.stream_token(piece.text)
+            else:
+                msg.content = piece
+        await msg.send()
+
+    async def _offer(self, ask: CompareAsk, asked: str, thread_id: str, nxt: NextAnalysis) -> None:
+        """A live comparison of more than two tickers: its cost, with Run and Cancel."""
+        desk = await self.desk()
+        lang = ask.language
+        key = uuid.uuid4().hex
+        actions = [cl.Action(name=RUN_ACTION, payload={"offer": key}, label=phrase(lang, "compare.run"), icon="play"),
+                   cl.Action(name=CANCEL_ACTION, payload={"offer": key}, label=phrase(lang, "compare.cancel"),
+                             icon="x")]
+        self.offers[key] = Offer(ask, asked, _user(), thread_id, nxt, tuple(actions))
+        while len(self.offers) > OFFERS_KEPT:
+            self.offers.pop(next(iter(self.offers)))
+        c = comparison_cost(nxt.plan, len(ask.tickers), live=desk.models.live)
+        await _say(lang, "cost", actions, n=len(ask.tickers), tokens=f"{c.tokens:,}", calls=c.calls,
+                   per=f"{c.per_analysis.tokens:,}", source=c.per_analysis.source).send()
+
+    async def run_pressed(self, action: cl.Action) -> None:
+        if (offer := await self._answered(action)) is not None:
+            await self._start(offer.ask, offer.asked, offer.user, offer.thread_id, offer.nxt)
+
+    async def cancel_pressed(self, action: cl.Action) -> None:
+        if (offer := await self._answered(action)) is not None:
+            await _say(offer.ask.language, "cancelled").send()
+
+    async def _answered(self, action: cl.Action) -> Offer | None:
+        offer = self.offers.get(str((action.payload or {}).get("offer") or ""))
+        if offer is None or offer.user != _user() or offer.thread_id != cl.context.session.thread_id:
+            await _say("en", "offer_gone").send()
+            return None
+        self.offers.pop(str(action.payload["offer"]), None)
+        for shown in offer.actions:
+            with contextlib.suppress(Exception):
+                await shown.remove()
+        return offer
+
+    # -- stop -----------------------------------------------------------------------------------------
+
+    async def stop(self, thread_id: str) -> bool:
+        run = self.running.get(thread_id)
+        return run is not None and await run.stop()
+
+    async def stop_pressed(self, action: cl.Action) -> None:
+        thread_id = str((action.payload or {}).get("thread_id") or "")
+        if thread_id == cl.context.session.thread_id:
+            await self.stop(thread_id)
+
+    async def close(self) -> None:
+        for run in list(self.running.values()):
+            await run.stop()
+
+
+class CompareRun:
+    """One comparison running for a chat thread: its desks' renderers, the Comparison turn, the card."""
+
+    def __init__(self, compares: Compares, comparison: Comparison, nxt: NextAnalysis, resumed: bool = False) -> None:
+        self.compares = compares
+        self.comparison = comparison
+        self.nxt = nxt
+        self.resumed = resumed
+        self.thread_id = comparison.record.parent
+        self.language = comparison.record.language
+        self.task: asyncio.Task[None] | None = None
+        self.renderers: dict[str, TickerRenderer] = {}
+        self.finished: set[str] = set()
+        self.acks: dict[tuple[str, int], cl.Message] = {}
+        self.stop_action: cl.Action | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.task is not None and not self.task.done()
+
+    def start(self) -> None:
+        self.task = asyncio.create_task(self._run(), name=f"compare-{self.thread_id}")
+
+    async def stop(self, timeout: float = 15.0) -> bool:
+        task = self.task
+        if task is None or task.done():
+            return False
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError, Exception):
+            await asyncio.wait_for(asyncio.shield(task), timeout)
+        return True
+
+    def _own_context(self) -> None:
+        """The task's own context, whose emitter is every page of the thread (as a desk run's, chat/runs.py)."""
+        local_steps.set(None)
+        pages = Pages(cl.context.session, cl.context.emitter)
+        own = ChainlitContext(pages.session, cast(BaseChainlitEmitter, pages))
+        pages.context = own
+        context_var.set(own)
+
+    async def _run(self) -> None:
+        self._own_context()
+        record, lang = self.comparison.record, self.language
+        user = self.comparison.user
+        self.stop_action = cl.Action(name=STOP_ACTION, payload={"thread_id": self.thread_id}, label="Stop",
+                                     icon="square", tooltip=phrase(lang, "chat.stop_tooltip"))
+        tickers = ", ".join(record.tickers)
+        if self.resumed:
+            hows = await self.comparison.runner.survey()
+            words = {"kept": "resume_kept", "resumed": "resume_from", "new": "resume_new"}
+            desks = ", ".join(phrase(lang, "compare." + words[h], ticker=t) for t, h in hows.items())
+            opening = _say(lang, "resuming", [self.stop_action], tickers=tickers, desks=desks)
+        else:
+            opening = _say(lang, "starting", [self.stop_action], tickers=tickers,
+                           trade_date=record.trade_date.isoformat(), last=record.tickers[-1])
+        await opening.send()
+        stages = CompareStages(phrase(lang, "chat.deliberating"), lang)
+        try:
+            await _quietly(self._name_thread())
+            if signed_in(cl.context.session):
+                for ticker, thread in record.threads.items():  # the desks' rows, the user's: openable, not others'
+                    await _quietly(own_thread(thread, user, f"{ticker} · {record.trade_date.isoformat()} "
+                                              f"({' vs '.join(record.tickers)})",
+                                              {COMPARED: {"parent": self.thread_id, "ticker": ticker}}))
+            for ticker in record.tickers:
+                self.renderers[ticker] = TickerRenderer(ticker, self.nxt.plan, stages, language=lang,
+                                                        on_pickup=self._pickup_of(ticker))
+            await self.comparison.run_desks(self._show_desk)
+            await self._compare()
+            await stages.close(phrase(lang, "chat.decision_ready"))
+        except asyncio.CancelledError:
+            await self._close_desks(phrase(lang, "chat.cut_off_suffix"))
+            await _quietly(stages.close(phrase(lang, "chat.stopped_status"), failed=True))
+            await _quietly(_say(lang, "stopped", [self._resume_action()]).send())
+        except LeaseHeld:
+            await _quietly(cl.Message(content=phrase(lang, "chat.already_running"), author=DESK).send())
+        except Exception as exc:  # the user gets a sentence, never a traceback
+            logger.exception("Comparison on %s failed", self.thread_id)
+            await self._close_desks(phrase(lang, "chat.failed_suffix"))
+            await _quietly(stages.close(phrase(lang, "chat.failed_status"), failed=True))
+            await _quietly(_say(lang, "failed", [self._resume_action()], reason=explain(exc)).send())
+        finally:
+            if self.stop_action is not None:
+                await _quietly(self.stop_action.remove())
+            if self.compares.running.get(self.thread_id) is self:
+                self.compares.running.pop(self.thread_id, None)
+
+    def _resume_action(self) -> cl.Action:
+        return cl.Action(name=RESUME_ACTION, payload={"thread_id": self.thread_id}, label="Resume", icon="play",
+                         tooltip=phrase(self.language, "chat.resume_tooltip"))
+
+    async def _show_desk(self, ticker: str, events: AsyncIterator[Event]) -> None:
+        renderer = self.renderers[ticker]
+        async for ev in events:
+            await renderer.handle(ev)
+        await renderer.close_open()
+        await renderer.finish(phrase(self.language, "chat.done"))
+        self.finished.add(ticker)
+
+    async def _close_desks(self, suffix: str) -> None:
+        for renderer in self.renderers.values():
+            await _quietly(renderer.close_open(suffix))
+
+    async def _compare(self) -> None:
+        """The Comparison turn streamed as its own persona, then the card."""
+        lang = self.language
+        turn = self.comparison.turn()
+        msg = cl.Message(content="", author=COMPARISON, metadata=label_metadata(COMPARISON, language=lang))
+        async for token in turn.stream():
+            await msg.stream_token(token.text)
+        assert turn.result is not None
+        msg.content = turn.result.text
+        await msg.send()
+        await self.comparison.finish(turn.result)
+        links = {o.ticker: _thread_link(o.thread) for o in turn.outcomes} if signed_in(cl.context.session) else {}
+        await show_card(turn.outcomes, turn.result.rows(), self.comparison.record.trade_date.isoformat(),
+                        turn.result.read, links, (await self.compares.desk()).vendor, lang)
+
+    async def _name_thread(self) -> None:
+        layer = get_data_layer()
+        if layer is None:
+            return
+        record = self.comparison.record
+        await layer.update_thread(self.thread_id, name=f"{' vs '.join(record.tickers)} · "
+                                                       f"{record.trade_date.isoformat()}")
+
+    # -- interjections ------------------------------------------------------------------------------------
+
+    async def interject(self, text: str) -> None:
+        """A note to the desk whose ticker it names, else to every desk still deliberating; acknowledged at once."""
+        lang = self.language
+        running = [t for t in self.comparison.record.tickers if t not in self.finished]
+        named = [t for t in mentions(text, date.today()).tickers if t in running]
+        targets = named or running
+        desk = await self.compares.desk()
+        posted = []
+        for ticker in targets:
+            renderer = self.renderers.get(ticker)
+            posted.append((ticker, await post_note(desk, self.comparison.record.threads[ticker], text,
+                                                   renderer.started if renderer else None)))
+        if len(posted) == 1:
+            ticker, one = posted[0]
+            who = one.note.to or one.reader
+            ack = _say(lang, "noted_one", ticker=ticker,
+                       who=f"**{persona_label(who, lang)}**" if who else phrase(lang, "chat.noted_desk"))
+        else:
+            ack = _say(lang, "noted_all", tickers=", ".join(targets))
+        ack.content += f"\n\n> {text}"
+        await ack.send()
+        for ticker, one in posted:
+            self.acks[(ticker, one.note.seq)] = ack
+
+    def _pickup_of(self, ticker: str) -> Any:
+        async def picked_up(seq: int, persona: str) -> None:
+            ack = self.acks.pop((ticker, seq), None)
+            if ack is None:
+                return
+            lang = self.language
+            line = phrase(lang, "compare.picked_up", ticker=ticker, who=persona_label(persona, lang))
+            ack.content = f"{ack.content}\n\n✓ {line}"
+            await _quietly(ack.update())
+        return picked_up
+
+
+def render_desk(desk: DeskRuntime, thread_id: str, metadata: dict[str, Any], steps: list[Any]) -> None:
+    """A compared desk's thread opened for the first time: told from its checkpoint (chat/headless.py), as a
+    backtest's day is. Call in on_chat_resume."""
+    compared = metadata.get(COMPARED)
+    if not isinstance(compared, dict):
+        return
+
+    def intro(language: str, state: dict[str, Any]) -> str:
+        return f"{compared.get('ticker', '')} · {state.get('trade_date') or ''}"
+
+    tell_on_first_open(desk, thread_id, steps, intro, "chat.backtest_day_gone")
+
+
+async def _quietly(aw: Any) -> None:
+    with contextlib.suppress(Exception):  # showing an error must not raise another
+        await aw

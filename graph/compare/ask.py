@@ -1,0 +1,83 @@
+"""Whether a message asks to compare tickers, and which: "NVDA or AMD?", "compare AAPL and MSFT", "which of NVDA,
+AMD and INTC should I buy?", "英伟达和AMD哪个好？", "比较苹果和微软".
+
+Two or more different tickers, as the desk's request parser finds them (graph/request: dates first, blanked, then
+symbols, names, Chinese names, listing codes), make a comparison; one is an ordinary analysis (None here). The trade
+date is read the same way and is one for every desk: the last session on or before the date asked (today by
+default). What cannot run is said back (`CompareAsk.problem`), never guessed: more than MAX_TICKERS, a date the
+parser refuses, a company listed in several places.
+
+A backtest is asked by name ("backtest NVDA and AMD …": graph/backtest/ask.py) and is not a comparison.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from ..backtest.ask import asks_for_backtest
+from ..core.trading_days import last_trading_day
+from ..core.words import phrase
+from ..request.dates import scan_dates
+from ..request.guard import clean_message
+from ..request.language import detect_language
+from ..request.text import is_shouted, prepare
+from ..request.tickers import scan_tickers
+
+# Each desk is a whole deliberation (17 model calls in demo, ~15k tokens live): five at once is the most a
+# person can follow in one chat and a model server serves without queueing most of them.
+MAX_TICKERS = 5
+
+
+@dataclass(frozen=True)
+class CompareAsk:
+    """A comparison asked in words: the tickers (in the order named), the trade date they share, and the
+    message's language; or what stops it (`problem`, in that language)."""
+
+    tickers: tuple[str, ...]
+    trade_date: date | None
+    asked_date: date | None
+    language: str
+    explicit_date: bool = False
+    problem: str = ""
+
+
+def mentions(text: str, today: date) -> CompareAsk:
+    """The tickers and the date `text` names, however many (a follow-up in a comparison's thread is told from a
+    new request by them); `problem` is left to `read_comparison`."""
+    msg = prepare(clean_message(text).text)
+    language = "zh" if detect_language(msg) == "zh" else "en"  # the comparison's own words exist in these two
+    shouted = is_shouted(msg)
+    dates = scan_dates(msg, today, shouted, detect_language(msg))
+    tickers = tuple(dict.fromkeys(h.symbol for h in scan_tickers(dates.remaining, shouted, [], today)))
+    asked = dates.value or today
+    return CompareAsk(tickers, last_trading_day(asked), asked, language, dates.explicit, dates.error or "")
+
+
+def read_comparison(text: str, today: date) -> CompareAsk | None:
+    """The comparison `text` asks for; None when it names fewer than two tickers (or asks for a backtest)."""
+    msg = prepare(clean_message(text).text)
+    if not msg.strip() or asks_for_backtest(msg):
+        return None
+    language = "zh" if detect_language(msg) == "zh" else "en"  # the comparison's own words exist in these two
+    shouted = is_shouted(msg)
+    dates = scan_dates(msg, today, shouted, detect_language(msg))
+    hits = scan_tickers(dates.remaining, shouted, [], today)
+    tickers = tuple(dict.fromkeys(h.symbol for h in hits))
+    if len(tickers) < 2:
+        return None
+    asked = dates.value or today
+    ask = CompareAsk(tickers, last_trading_day(asked), asked, language, dates.explicit)
+    if dates.error:
+        return _refused(ask, dates.error)
+    if several := [h for h in hits if h.listings]:
+        places = "; ".join(f"{h.source} ({' / '.join(h.listings)})" for h in several)
+        return _refused(ask, phrase(language, "compare.listing", places=places, example=several[0].listings[-1]))
+    if len(tickers) > MAX_TICKERS:
+        first = ("、" if language == "zh" else " ").join(tickers[:MAX_TICKERS])
+        return _refused(ask, phrase(language, "compare.too_many", n=len(tickers), max=MAX_TICKERS,
+                                    tickers=", ".join(tickers), first=first))
+    return ask
+
+
+def _refused(ask: CompareAsk, problem: str) -> CompareAsk:
+    return CompareAsk(ask.tickers, None, ask.asked_date, ask.language, ask.explicit_date, problem)

@@ -1,0 +1,62 @@
+"""A comparison's record in the desk's Store, under its user: ("compare", user) → parent thread id.
+
+Written when the comparison starts (so a stop, a crash or another process finds its desks to resume) and again
+when it ends, with the Comparison turn's words and its ranking (so the parent thread's follow-ups, "which was
+riskier?", are answered from it, and the chat can show the card again). Another user's comparison is not found:
+the namespace is the user's.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from langgraph.store.base import BaseStore
+
+from ..persistence.namespaces import user_label
+
+COMPARE = "compare"
+
+
+@dataclass
+class Record:
+    parent: str
+    tickers: tuple[str, ...]
+    trade_date: date
+    threads: dict[str, str]
+    language: str = "en"
+    asked: str = ""
+    status: str = "running"  # "running" (or stopped half-way: its desks say which), "done"
+    text: str = ""           # the Comparison turn's words
+    ranking: list[dict[str, Any]] = field(default_factory=list)  # graph/compare/comparison.py Ranked rows
+    read: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"parent": self.parent, "tickers": list(self.tickers), "trade_date": self.trade_date.isoformat(),
+                "threads": self.threads, "language": self.language, "asked": self.asked, "status": self.status,
+                "text": self.text, "ranking": self.ranking, "read": self.read}
+
+    @classmethod
+    def from_json(cls, value: dict[str, Any]) -> Record:
+        return cls(str(value["parent"]), tuple(value["tickers"]), date.fromisoformat(value["trade_date"]),
+                   dict(value["threads"]), str(value.get("language") or "en"), str(value.get("asked") or ""),
+                   str(value.get("status") or "running"), str(value.get("text") or ""),
+                   list(value.get("ranking") or []), str(value.get("read") or ""))
+
+
+class Comparisons:
+    """The comparisons of the desk's Store, per user."""
+
+    def __init__(self, store: BaseStore):
+        self.store = store
+
+    @staticmethod
+    def _space(user: str) -> tuple[str, ...]:
+        return (COMPARE, user_label(user))
+
+    async def put(self, user: str, record: Record) -> None:
+        await self.store.aput(self._space(user), record.parent, record.to_json(), index=False)
+
+    async def get(self, user: str, parent: str) -> Record | None:
+        item = await self.store.aget(self._space(user), parent)
+        return Record.from_json(item.value) if item is not None else None
