@@ -112,27 +112,30 @@ async def starters(user=None, language=None):
             for text in word_list(page_language(SETTINGS, language), "chat.starters")]
 
 
-async def _open_chat(values: dict | None) -> ChatRun:
+async def _open_chat(values: dict | None, *, reopened: bool) -> ChatRun:
     chat = cl.user_session.get("chat")
     if chat is None:
         chat = await SERVICE.chat(cl.context.session.thread_id)
         # A first message can race on_chat_start (both await above): keep whichever opened first.
         chat = cl.user_session.get("chat") or chat
         cl.user_session.set("chat", chat)
+    page = session_language(SETTINGS, cl.context.session)
+    if reopened:
+        await chat.speak_as(page)
+    else:  # a new chat has no language yet: the page's (DESK_LANGUAGE, else the browser's) until its first request
+        chat.language = page
     # A value stored before the door checked settings (rounds "abc" made the thread fail at each
     # reopening) is left out: its default stands, the panel and the session get only what is kept.
     checked = check_settings(values or {}, SETTINGS)
-    await cl.ChatSettings(settings_widgets(checked.values, SETTINGS)).send()
-    if ignored := checked.refusal(stored=True):
+    await cl.ChatSettings(settings_widgets(checked.values, SETTINGS, chat.language)).send()
+    if ignored := checked.refusal(chat.language, stored=True):
         await cl.Message(content=ignored, author=DESK).send()
     return chat
 
 
 @cl.on_chat_start
 async def start():
-    chat = await _open_chat(cl.user_session.get("chat_settings"))
-    # A new chat has no language yet: the page's (DESK_LANGUAGE, else the browser's) until its first request.
-    chat.language = session_language(SETTINGS, cl.context.session)
+    chat = await _open_chat(cl.user_session.get("chat_settings"), reopened=False)
     await WATCHES.show_notices(chat.language)  # what scheduled runs changed since the last visit, at the top
     # A system message: Chainlit keeps showing the starters under it (an assistant message
     # counts as a conversation and hides them); desk.js keeps a demo badge in the header.
@@ -147,8 +150,7 @@ async def resume(thread: ThreadDict) -> None:
             metadata = json.loads(metadata)
         except json.JSONDecodeError:
             metadata = {}
-    chat = await _open_chat(metadata.get("chat_settings") or cl.user_session.get("chat_settings"))
-    await chat.speak_as(session_language(SETTINGS, cl.context.session))
+    chat = await _open_chat(metadata.get("chat_settings") or cl.user_session.get("chat_settings"), reopened=True)
     steps = thread.get("steps")
     if steps is None:
         steps = thread["steps"] = []
@@ -177,16 +179,18 @@ async def settings_updated(values: dict):
     # The door passed Chainlit only the values check_settings keeps (chat/door.py), merged into the
     # session's; what it refused is named, and the panel is set back to what is kept.
     kept = {**(cl.user_session.get("chat_settings") or {}), **values}
-    if refusal := DOOR.settings_refusal(cl.context.session.id):
+    chat = cl.user_session.get("chat")
+    lang = chat.language if chat is not None else session_language(SETTINGS, cl.context.session)
+    if refusal := DOOR.settings_refusal(cl.context.session.id, lang):
         await cl.Message(content=refusal, author=DESK).send()
-        await cl.ChatSettings(settings_widgets(kept, SETTINGS)).send()
-    await cl.Message(content=describe(next_analysis(kept, SETTINGS)), author=DESK).send()
+        await cl.ChatSettings(settings_widgets(kept, SETTINGS, lang)).send()
+    await cl.Message(content=describe(next_analysis(kept, SETTINGS), lang), author=DESK).send()
 
 
 async def _chat() -> ChatRun:
     chat = cl.user_session.get("chat")
     if chat is None:
-        chat = await _open_chat(cl.user_session.get("chat_settings"))
+        chat = await _open_chat(cl.user_session.get("chat_settings"), reopened=False)
     return SERVICE.current(chat)  # the thread's run here, if another tab of it started one
 
 

@@ -336,7 +336,8 @@ class BacktestRun:
         lang = self.language
         runner = self.runner
         runner.on_day, runner.on_start = self._landed, self._started
-        self.stop_action = cl.Action(name=STOP_ACTION, payload={"thread_id": self.thread_id}, label="Stop",
+        self.stop_action = cl.Action(name=STOP_ACTION, payload={"thread_id": self.thread_id},
+                                     label=phrase(lang, "chat.stop"),
                                      icon="square", tooltip=phrase(lang, "chat.backtest_stop_tooltip"))
         self.message = cl.Message(content=self._progress_text(), author=DESK, actions=[self.stop_action],
                                   metadata=label_metadata(DESK, language=lang))
@@ -364,7 +365,7 @@ class BacktestRun:
         except Exception as exc:  # the user gets a sentence, never a traceback
             logger.exception("Backtest %s failed", self.id)
             await _quietly(self._show_progress())
-            await _quietly(_say(lang, "backtest_failed", id=self.id, reason=explain(exc)).send())
+            await _quietly(_say(lang, "backtest_failed", id=self.id, reason=explain(exc, lang)).send())
         finally:
             if self.stop_action is not None:
                 await _quietly(self.stop_action.remove())

@@ -259,7 +259,7 @@ async def show_decision(thread_id: str, state: dict[str, Any], vendor: Vendor) -
     try:
         elements.append(await price_chart(vendor, decision, state.get("chart_window_days") or 90))
     except Exception as exc:
-        note = "\n\n_" + phrase(language, "chat.no_chart", reason=explain(exc)) + "_"
+        note = "\n\n_" + phrase(language, "chat.no_chart", reason=explain(exc, language)) + "_"
     report = report_markdown(state, label)
     elements.append(cl.File(name=f"{decision.ticker}-{decision.trade_date}-desk-report.md",
                             content=report.encode(), mime="text/markdown", display="inline"))

@@ -261,7 +261,8 @@ class CompareRun:
         self._own_context()
         record, lang = self.comparison.record, self.language
         user = self.comparison.user
-        self.stop_action = cl.Action(name=STOP_ACTION, payload={"thread_id": self.thread_id}, label="Stop",
+        self.stop_action = cl.Action(name=STOP_ACTION, payload={"thread_id": self.thread_id},
+                                     label=phrase(lang, "chat.stop"),
                                      icon="square", tooltip=phrase(lang, "chat.stop_tooltip"))
         tickers = ", ".join(record.tickers)
         if self.resumed:
@@ -297,7 +298,7 @@ class CompareRun:
             logger.exception("Comparison on %s failed", self.thread_id)
             await self._close_desks(phrase(lang, "chat.failed_suffix"))
             await _quietly(stages.close(phrase(lang, "chat.failed_status"), failed=True))
-            await _quietly(_say(lang, "failed", [self._resume_action()], reason=explain(exc)).send())
+            await _quietly(_say(lang, "failed", [self._resume_action()], reason=explain(exc, lang)).send())
         finally:
             if self.stop_action is not None:
                 await _quietly(self.stop_action.remove())
@@ -305,7 +306,8 @@ class CompareRun:
                 self.compares.running.pop(self.thread_id, None)
 
     def _resume_action(self) -> cl.Action:
-        return cl.Action(name=RESUME_ACTION, payload={"thread_id": self.thread_id}, label="Resume", icon="play",
+        return cl.Action(name=RESUME_ACTION, payload={"thread_id": self.thread_id},
+                         label=phrase(self.language, "chat.resume"), icon="play",
                          tooltip=phrase(self.language, "chat.resume_tooltip"))
 
     async def _show_desk(self, ticker: str, events: AsyncIterator[Event]) -> None:

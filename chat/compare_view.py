@@ -161,7 +161,7 @@ async def show_card(outcomes: Sequence[DeskOutcome], rows: Sequence[dict[str, An
     try:
         elements.append(await normalised_chart(vendor, [o.ticker for o in outcomes], trade_date, language=language))
     except Exception as exc:  # a chart that cannot be drawn must not cost the table
-        note = "\n\n_" + phrase(language, "chat.no_chart", reason=explain(exc)) + "_"
+        note = "\n\n_" + phrase(language, "chat.no_chart", reason=explain(exc, language)) + "_"
     card = cl.Message(content=card_markdown(outcomes, rows, trade_date, read, links, language) + note, author=DESK,
                       elements=elements, metadata=label_metadata(DESK, language=language))
     await card.send()

@@ -141,10 +141,10 @@ class Door:
         """What the guard did to the session's last message (cut it, dropped characters), once."""
         return self.input_problems.pop(session_id, None)
 
-    def settings_refusal(self, session_id: str) -> str | None:
-        """What the session's last settings update had refused, in words, once."""
+    def settings_refusal(self, session_id: str, language: str = "en") -> str | None:
+        """What the session's last settings update had refused, in words of `language`, once."""
         checked = self.settings_refusals.pop(session_id, None)
-        return checked.refusal() if checked is not None else None
+        return checked.refusal(language) if checked is not None else None
 
     async def may_open(self, identifier: str, thread_id: str) -> bool:
         """Whether a user may open (resume, write to) a thread: theirs, or one nobody has. A thread

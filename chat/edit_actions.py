@@ -19,18 +19,14 @@ from chainlit.context import local_steps
 from chainlit.logger import logger
 from chainlit.step import StepDict
 
-from graph import DESK, DeskRuntime, EditRefused, Step, explain
+from graph import DESK, DeskRuntime, EditRefused, Step, explain, persona_label, phrase
 
 from .edits import (
     CANCEL_WORDS,
-    EDIT_PROMPT_START,
     EDIT_TIMEOUT_S,
-    EDITED,
     FOLDED_WORDS,
     NOTE,
     OTHER_BRANCH,
-    RUNNING,
-    RUNNING_SWITCH,
     SUPERSEDED,
     WORDS,
     Change,
@@ -44,19 +40,32 @@ from .edits import (
     thread_messages,
 )
 from .panel import next_analysis
-from .runs import ChatRun
+from .runs import DEFAULT, ChatRun
 
 
-def _prompt(step: Step) -> str:
+def _language() -> str:
+    """The language of the pressing session's chat: its thread's, else its page's (chat/runs.py)."""
+    chat = cl.user_session.get("chat")
+    return str(chat.language) if chat is not None else DEFAULT
+
+
+def _label(step: Step, language: str) -> str:
+    """A step as the user reads it: "Bull Researcher, round 2" ("多头研究员，第 2 轮")."""
+    who = persona_label(step.persona, language)
+    return phrase(language, "chat.step_label", who=who, round=phrase(language, "chat.round", n=step.round)) \
+        if step.round else who
+
+
+def _prompt(step: Step, language: str) -> str:
     fence = "~~~~" if "~~~" in step.text else "~~~"
-    return (f"{EDIT_PROMPT_START} the **{step.label}**. Send the words it should have said: they replace its "
-            f"turn, and the desk re-runs only what comes after it (the earlier branch is kept). "
-            f"Type “cancel” to keep it as it is. Its words now (the block's copy button copies them):\n\n"
-            f"{fence}text\n{step.text}\n{fence}")
+    start = phrase(language, "chat.edit_prompt_start")
+    return (phrase(language, "chat.edit_prompt", start=start, label=_label(step, language))
+            + f"\n\n{fence}text\n{step.text}\n{fence}")
 
 
-async def _say(text: str, actions: list[cl.Action] | None = None) -> None:
-    """A Desk note about edits and branches: shown whichever branch is current."""
+async def _say(key: str, actions: list[cl.Action] | None = None, **fields: object) -> None:
+    """A Desk note about edits and branches (the text `chat.<key>`): shown whichever branch is current."""
+    text = phrase(_language(), "chat." + key, **fields)
     await cl.Message(content=text, author=DESK, metadata={NOTE: True}, actions=actions or []).send()
 
 
@@ -78,42 +87,42 @@ async def _edit(action: cl.Action) -> None:
     local_steps.set(None)  # our messages belong to the thread, not under the action's step
     chat = _session_chat(action)
     if chat is None:
-        await _say("That Edit belongs to another chat.")
+        await _say("edit_not_yours")
         return
     if chat.active:
-        await _say(RUNNING)
+        await _say("edit_running")
         return
     desk = await chat.service.runtime()
     payload = action.payload or {}
     step = next((s for s in await desk.history(chat.thread_id) if s.id == payload.get("step")), None)
     if step is None or step.checkpoint_id != payload.get("checkpoint"):
-        await _say("That turn is not on this thread's current branch any more (an edit or a new analysis "
-                   "came after it), so it cannot be edited from here.")
+        await _say("edit_gone")
         return
     messages = await thread_messages(chat.thread_id)  # before the question: what the earlier branch showed
-    answer = await cl.AskUserMessage(content=_prompt(step), author=DESK, timeout=EDIT_TIMEOUT_S).send()
+    lang = chat.language
+    answer = await cl.AskUserMessage(content=_prompt(step, lang), author=DESK, timeout=EDIT_TIMEOUT_S).send()
     # Chainlit marks a task as running once the answer is in (an ask is meant for a handler that
     # goes on): this one goes on in a run of its own, so the composer is handed back.
     await cl.context.emitter.task_end()
     text = str((answer or {}).get("output") or "")
     if not text.strip() or text.strip().lower() in CANCEL_WORDS:
-        await _say(f"No edit made: the {step.label}'s words stay as they were.")
+        await _say("edit_kept", label=_label(step, lang))
         return
     if chat.active:
-        await _say(RUNNING)
+        await _say("edit_running")
         return
     leaving = await _current_key(desk, chat.thread_id)
     try:
         fork = await desk.fork(chat.thread_id, step.id, text)
     except EditRefused as exc:
-        await _say(str(exc))
+        await _say("edit_failed", reason=exc.told(lang))
         return
     entering = await _current_key(desk, chat.thread_id)
     kept = match_messages([s for s in await _steps_before(desk, chat.thread_id, step)], messages).values()
     edited = match_messages([step], messages).get(step.id) or (action.forId or "")
     left = [str(m["id"]) for m in superseded_after(messages, edited, kept)]
     now = next(s for s in await desk.history(chat.thread_id) if s.id == step.id)
-    await cl.Message(content=f"{now.text}\n\n{EDITED} — the desk goes on from here.*", author=step.persona).send()
+    await cl.Message(content=f"{now.text}\n\n{phrase(lang, 'chat.edited')}", author=step.persona).send()
     if chat.active:  # a message sent meanwhile started a run: it continues the fork itself
         return
     chat.start(None, next_analysis(cl.user_session.get("chat_settings"), chat.service.settings))
@@ -180,26 +189,26 @@ async def _guarded(work: Any) -> None:
     except Exception as exc:  # the user gets a sentence, never a traceback
         logger.exception("edit failed")
         with contextlib.suppress(Exception):
-            await _say(f"⚠️ The edit did not go through: {explain(exc)}")
+            await _say("edit_failed", reason=explain(exc, _language()))
 
 
 async def _switch(action: cl.Action) -> None:
     local_steps.set(None)
     chat = _session_chat(action)
     if chat is None:
-        await _say("That belongs to another chat.")
+        await _say("switch_not_yours")
         return
     if chat.active:
-        await _say(RUNNING_SWITCH)
+        await _say("switch_running")
         return
     desk = await chat.service.runtime()
     leaving = next(b for b in await desk.branches(chat.thread_id) if b.current)
     target = await desk.branch_of(chat.thread_id, str((action.payload or {}).get("to") or ""))
     if target is None:
-        await _say("That branch is not in this thread.")
+        await _say("switch_unknown")
         return
     if target.current:
-        await _say("That branch is already the current one.")
+        await _say("switch_current")
         return
     now = await desk.switch_branch(chat.thread_id, target.head)
     messages = await thread_messages(chat.thread_id)
@@ -207,9 +216,10 @@ async def _switch(action: cl.Action) -> None:
     messages = await _apply(messages, changes, f"{OTHER_BRANCH} — there this", "(switching to it shows it in full)")
     logger.info("thread %s: switched to branch %s (%d messages restored, %d collapsed, %d tagged)", chat.thread_id,
                 now.key, *(sum(1 for c in changes if c.show is show) for show in (True, False, None)))
-    what = f"the edit of the {now.forked['label']}" if now.forked else "the original deliberation"
-    await _say(f"Now on {what} ({now.title.split(' → ')[-1]}): its messages are back in place and the other "
-               f"branch's are folded away. Follow-ups answer from this branch.",
-               [switch_action(chat.thread_id, leaving.head, "Switch back")])
+    lang = chat.language
+    what = (phrase(lang, "chat.switched_edit", label=now.forked["label"]) if now.forked
+            else phrase(lang, "chat.switched_original"))
+    back = switch_action(chat.thread_id, leaving.head, phrase(lang, "chat.switch_back"), lang)
+    await _say("switched", [back], what=what, title=now.title.split(" → ")[-1])
     await offer(desk, chat.thread_id, messages)          # the restored turns can be edited again
     await offer_way_back(desk, chat.thread_id, messages)

@@ -50,13 +50,8 @@ EDIT_TIMEOUT_S = 900       # time to write the new words
 CANCEL_WORDS = frozenset({"cancel", "/cancel", "keep", "never mind"})
 SUPERSEDED = "Superseded by your edit"
 OTHER_BRANCH = "On another branch of this thread"
-EDITED = "✏️ *Edited by you"
 FOLDED_WORDS = 12          # of a collapsed message's words, on its one line
 CHANGED = "✏️ After your edit of the"
-RUNNING_SWITCH = ("The desk is running on this thread: stop the run first (type /stop or press Stop), then "
-                  "switch branches.")
-RUNNING = ("The desk is running on this thread, so an edit now would race it. Stop the run first "
-           "(type /stop or press Stop), then press Edit again.")
 SENT = "edit_actions"      # user-session key: the Edit and Switch actions sent in this session
 # Step metadata (stored with each message by Chainlit's data layer):
 BRANCHES = "desk_branches"      # the keys of the branches the message is on
@@ -65,15 +60,15 @@ NOTE = "desk_note"              # a Desk note about edits and branches: on every
 
 
 def edit_action(thread_id: str, step: Step, language: str = "en") -> cl.Action:
-    # The button under each finished turn, in the thread's language (what the edit then asks stays English).
+    # The button under each finished turn, in the thread's language.
     return cl.Action(name=EDIT_ACTION, label=phrase(language, "chat.edit"), icon="pencil",
                      tooltip=phrase(language, "chat.edit_tooltip"),
                      payload={"thread_id": thread_id, "step": step.id, "checkpoint": step.checkpoint_id})
 
 
-def switch_action(thread_id: str, to: str, label: str) -> cl.Action:
+def switch_action(thread_id: str, to: str, label: str, language: str = "en") -> cl.Action:
     return cl.Action(name=SWITCH_ACTION, label=label, icon="git-branch", payload={"thread_id": thread_id, "to": to},
-                     tooltip="Make that branch current: its messages come back, follow-ups answer from it")
+                     tooltip=phrase(language, "chat.switch_tooltip"))
 
 
 # -- which message shows which step (pure) ------------------------------------------------
@@ -129,7 +124,7 @@ def match_messages(steps: Sequence[Step], messages: Sequence[dict[str, Any]]) ->
 def _note(message: Mapping[str, Any]) -> bool:
     """A Desk note about edits and branches (the question for the new words among them)."""
     return bool(_meta(message).get(NOTE) or message.get("waitForAnswer")
-                or str(message.get("output", "")).startswith(EDIT_PROMPT_START))
+                or str(message.get("output", "")).startswith(EDIT_PROMPT_MARK))
 
 
 def superseded_after(messages: Sequence[dict[str, Any]], edited: str, kept: Iterable[str]) -> list[dict[str, Any]]:
@@ -285,11 +280,14 @@ def card_actions(thread_id: str, state: Mapping[str, Any], *, register: bool = T
     forked = state.get("forked")
     if not forked or edit_change(state) is None:
         return []
-    actions = [switch_action(thread_id, str(forked["parent_head"]), "Back to the earlier branch")]
+    lang = language_of(state)
+    actions = [switch_action(thread_id, str(forked["parent_head"]), phrase(lang, "chat.back_to_earlier"), lang)]
     if register:  # sent with the card: kept, so collapsing the card removes it
         _sent().extend(actions)
     return actions
 
 
-# The question for the new words opens with this (chat/edit_actions.py asks it); a Desk note on every branch.
-EDIT_PROMPT_START = "✏️ Editing"
+# The question for the new words opens with this in English (chat/edit_actions.py asks it), and with
+# the mark in every language; a Desk note on every branch.
+EDIT_PROMPT_START = phrase("en", "chat.edit_prompt_start")
+EDIT_PROMPT_MARK = "✏️"

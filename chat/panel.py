@@ -16,7 +16,7 @@ from typing import Any
 
 from chainlit.input_widget import InputWidget, Slider, Switch, TextInput
 
-from graph import ANALYST_KINDS, ANALYSTS, RunPlan, Settings, field_bounds
+from graph import ANALYST_KINDS, ANALYSTS, RunPlan, Settings, field_bounds, persona_label, phrase
 
 ROUND_SETTINGS = ("debate_rounds", "risk_rounds")
 MODEL_SETTINGS = ("quick_model", "deep_model")
@@ -36,66 +36,82 @@ def _shown(value: object) -> str:
         return f"a {type(value).__name__}"
 
 
+# A refusal, or the rule a value broke, as words of the catalogue: the key `chat.<key>` and its fields
+# (a field that is one itself is told first; the field `setting`, a widget id, is told by its label).
+Words = tuple[str, dict[str, Any]]
+
+
+def _told(words: Words, language: str) -> str:
+    key, fields = words
+    shown = {name: _told(v, language) if isinstance(v, tuple) else _label(v, language) if name == "setting" else v
+             for name, v in fields.items()}
+    return phrase(language, "chat." + key, **shown)
+
+
 @dataclass(frozen=True)
 class CheckedSettings:
     """A settings update split: what may be kept (by widget id) and each refused value, in words."""
     values: dict[str, Any] = field(default_factory=dict)
-    refused: tuple[str, ...] = ()
+    refused: tuple[Words, ...] = ()
 
-    def refusal(self, *, stored: bool = False) -> str | None:
+    def refusal(self, language: str = "en", *, stored: bool = False) -> str | None:
         """What the Desk says about the refused values of an update (`stored`: of the settings a
-        reopened thread kept from before they were checked); None when nothing was refused."""
+        reopened thread kept from before they were checked), in `language`; None when nothing was refused."""
         if not self.refused:
             return None
-        named = "; ".join(self.refused[:MAX_NAMED])
-        more = f"; and {len(self.refused) - MAX_NAMED} more" if len(self.refused) > MAX_NAMED else ""
-        if stored:
-            return f"This chat's stored settings are ignored where they are not valid: {named}{more}. Defaults used."
-        return f"Settings not changed: {named}{more}. The panel shows the settings kept."
+        named = phrase(language, "chat.panel_separator").join(_told(r, language) for r in self.refused[:MAX_NAMED])
+        left = len(self.refused) - MAX_NAMED
+        more = phrase(language, "chat.panel_refused_more", n=left) if left > 0 else ""
+        return phrase(language, "chat.panel_ignored" if stored else "chat.panel_refused", named=named, more=more)
 
 
-def _labels(settings: Settings) -> dict[str, str]:
-    labels = {f"analyst_{a.kind}": a.persona for a in ANALYSTS}
-    labels |= {"debate_rounds": "Bull ⇄ Bear debate rounds", "risk_rounds": "Risk debate rounds"}
+def _setting_ids(settings: Settings) -> set[str]:
+    ids = {f"analyst_{a.kind}" for a in ANALYSTS} | set(ROUND_SETTINGS)
     if settings.live:  # model names are a live-mode setting; the demo has one model
-        labels |= {"quick_model": "Quick model", "deep_model": "Deep model"}
-    return labels
+        ids |= set(MODEL_SETTINGS)
+    return ids
 
 
-def _checked(key: str, value: Any) -> tuple[Any, str | None]:
+def _label(setting: str, language: str) -> str:
+    """A setting's name in the Desk's words: its analyst's label, else the panel's short label."""
+    persona = next((a.persona for a in ANALYSTS if f"analyst_{a.kind}" == setting), None)
+    return persona_label(persona, language) if persona else phrase(language, f"chat.panel_{setting}_short")
+
+
+def _checked(key: str, value: Any) -> tuple[Any, Words | None]:
     """(the value as kept, None) or (None, what a value of `key` must be)."""
     if key.startswith("analyst_"):
-        return (value, None) if isinstance(value, bool) else (None, "on or off")
+        return (value, None) if isinstance(value, bool) else (None, ("panel_on_off", {}))
     if key in ROUND_SETTINGS:
         low, high = field_bounds(key)
         whole = ((isinstance(value, int) and not isinstance(value, bool))
                  or (isinstance(value, float) and value.is_integer()))  # a slider sends 2 or 2.0
         if whole and low <= value <= high:
             return int(value), None
-        return None, f"a whole number from {low} to {high}"
+        return None, ("panel_whole", {"low": low, "high": high})
     # a model name; empty is the server's own model
     if isinstance(value, str) and (not value.strip() or MODEL_NAME.fullmatch(value.strip())):
         return value.strip(), None
-    return None, "a model name (letters, digits and . _ : / @ + -, up to 200 characters)"
+    return None, ("panel_model_name", {})
 
 
 def check_settings(values: object, settings: Settings) -> CheckedSettings:
     """The values of a settings update the desk keeps, and the refused ones named: every key is a
     widget of the panel and every value one its widget could send."""
     if not isinstance(values, dict):
-        return CheckedSettings(refused=(f"the panel sends named values, not {_shown(values)}",))
-    labels = _labels(settings)
+        return CheckedSettings(refused=(("panel_not_named", {"value": _shown(values)}),))
+    ids = _setting_ids(settings)
     kept: dict[str, Any] = {}
-    refused: list[str] = []
+    refused: list[Words] = []
     for key, value in values.items():
-        if not isinstance(key, str) or key not in labels:
-            refused.append(f"no setting is called {_shown(key)}")
+        if not isinstance(key, str) or key not in ids:
+            refused.append(("panel_no_setting", {"name": _shown(key)}))
             continue
         value, rule = _checked(key, value)
         if rule is None:
             kept[key] = value
         else:
-            refused.append(f"{labels[key]} must be {rule}, not {_shown(values[key])}")
+            refused.append(("panel_must_be", {"setting": key, "rule": rule, "value": _shown(values[key])}))
     return CheckedSettings(kept, tuple(refused))
 
 
@@ -119,30 +135,26 @@ def next_analysis(values: dict[str, Any] | None, settings: Settings) -> NextAnal
     return NextAnalysis(plan, models)
 
 
-def settings_widgets(values: dict[str, Any], settings: Settings) -> list[InputWidget]:
-    """The panel's widgets, set to `values` (the session's chat settings)."""
+def settings_widgets(values: dict[str, Any], settings: Settings, language: str = "en") -> list[InputWidget]:
+    """The panel's widgets, set to `values` (the session's chat settings), labelled in `language`."""
     nxt = next_analysis(values, settings)
     plan = nxt.plan
-    widgets: list[InputWidget] = [Switch(id=f"analyst_{a.kind}", label=a.persona, initial=a.kind in plan.analysts,
-                      description="Takes part in the next analysis") for a in ANALYSTS]
-    low, high = field_bounds("debate_rounds")
-    widgets += [
-        Slider(id="debate_rounds", label="Bull ⇄ Bear debate rounds", initial=plan.debate_rounds,
-               min=low, max=high, step=1),
-        Slider(id="risk_rounds", label="Risk debate rounds", initial=plan.risk_rounds,
-               min=field_bounds("risk_rounds")[0], max=field_bounds("risk_rounds")[1], step=1),
-    ]
+    takes_part = phrase(language, "chat.panel_takes_part")
+    widgets: list[InputWidget] = [Switch(id=f"analyst_{a.kind}", label=persona_label(a.persona, language),
+                                         initial=a.kind in plan.analysts, description=takes_part) for a in ANALYSTS]
+    widgets += [Slider(id=key, label=phrase(language, f"chat.panel_{key}"), initial=getattr(plan, key),
+                       min=field_bounds(key)[0], max=field_bounds(key)[1], step=1) for key in ROUND_SETTINGS]
     if nxt.models:  # live mode: the model names, as the server knows them
-        widgets += [
-            TextInput(id="quick_model", label="Quick model (analysts, debaters, trader)", initial=nxt.models[0]),
-            TextInput(id="deep_model", label="Deep model (research manager, risk judge)", initial=nxt.models[1]),
-        ]
+        widgets += [TextInput(id=key, label=phrase(language, f"chat.panel_{key}"), initial=name)
+                    for key, name in zip(MODEL_SETTINGS, nxt.models, strict=True)]
     return widgets
 
 
-def describe(nxt: NextAnalysis) -> str:
-    """What the Desk says when the panel changes."""
+def describe(nxt: NextAnalysis, language: str = "en") -> str:
+    """What the Desk says when the panel changes, in `language`."""
     plan = nxt.plan
-    who = ", ".join(a.persona for a in ANALYSTS if a.kind in plan.analysts)
-    models = f"; models {nxt.models[0]} / {nxt.models[1]}" if nxt.models else ""
-    return f"Next analysis: {who}; {plan.debate_rounds} debate round(s), {plan.risk_rounds} risk round(s){models}."
+    who = phrase(language, "chat.list_separator").join(
+        persona_label(a.persona, language) for a in ANALYSTS if a.kind in plan.analysts)
+    models = phrase(language, "chat.panel_models", quick=nxt.models[0], deep=nxt.models[1]) if nxt.models else ""
+    return phrase(language, "chat.panel_next", who=who, debate=plan.debate_rounds, risk=plan.risk_rounds,
+                  models=models)

@@ -100,9 +100,9 @@ def signed_in(session: Any) -> str | None:
 
 
 def resume_action(thread_id: str, language: str = DEFAULT) -> cl.Action:
-    # Its label stays "Resume": the sentences that offer it say to press Resume in every language.
-    return cl.Action(name=RESUME_ACTION, payload={"thread_id": thread_id}, label="Resume", icon="play",
-                     tooltip=phrase(language, "chat.resume_tooltip"))
+    # Labelled in the chat's language, as the sentences that offer it name it ("点击“继续”").
+    return cl.Action(name=RESUME_ACTION, payload={"thread_id": thread_id}, label=phrase(language, "chat.resume"),
+                     icon="play", tooltip=phrase(language, "chat.resume_tooltip"))
 
 
 def _spent_line(spent: str) -> str:
@@ -333,7 +333,7 @@ class ChatRun:
             outcome = "failed"
             lang = self.language = renderer.language
             spent = await self._cut_short(renderer, "failed_suffix", "failed_status")
-            await self._quietly(cl.Message(content=f"⚠️ {explain(exc)}\n\n{phrase(lang, 'chat.failed')}"
+            await self._quietly(cl.Message(content=f"⚠️ {explain(exc, lang)}\n\n{phrase(lang, 'chat.failed')}"
                                            + _spent_line(spent), author=DESK,
                                            metadata=label_metadata(DESK, language=lang),
                                            actions=[resume_action(self.thread_id, lang)]).send())
@@ -357,7 +357,8 @@ class ChatRun:
         pages.context = own
         context_var.set(own)
         # Its label stays "Stop" in every language: public/desk.js finds the action by it.
-        stop = cl.Action(name=STOP_ACTION, payload={"thread_id": self.thread_id}, label="Stop",
+        stop = cl.Action(name=STOP_ACTION, payload={"thread_id": self.thread_id},
+                         label=phrase(self.language, "chat.stop"),
                          icon="square", tooltip=phrase(self.language, "chat.stop_tooltip"))
         self.closing = False
         self.analysing = None
@@ -404,16 +405,16 @@ class ChatRun:
             # turn's worth at a time (a flood of them must not become one enormous request).
             asked = "\n".join(quoted_note(n.text) for n in leftover[:NOTES_PER_TURN])
             if (more := len(leftover) - NOTES_PER_TURN) > 0:  # a new run marks every note read
-                await self._quietly(cl.Message(content=f"{more} more note{'s' if more != 1 else ''} came as the "
-                                               f"run ended; only the first {NOTES_PER_TURN} are answered now: "
-                                               "send again what still matters.", author=DESK).send())
+                key = "notes_overflow_one" if more == 1 else "notes_overflow_many"
+                await self._quietly(said(self.language, key, more=more, n=NOTES_PER_TURN).send())
             self.task = asyncio.create_task(self._run(asked, nxt))
         elif leftover:
-            listed = "; ".join(f"“{quoted_note(n.text)}”" for n in leftover[:NOTES_PER_TURN])
+            lang = self.language
+            listed = phrase(lang, "chat.note_separator").join(
+                phrase(lang, "chat.note_quoted", text=quoted_note(n.text)) for n in leftover[:NOTES_PER_TURN])
             more = len(leftover) - NOTES_PER_TURN
-            await self._quietly(cl.Message(
-                content=f"Not answered yet: {listed}" + (f" and {more} more" if more > 0 else "")
-                        + ". Resuming the run answers them; a new request leaves them unread.", author=DESK).send())
+            tail = phrase(lang, "chat.not_answered_more", more=more) if more > 0 else ""
+            await self._quietly(said(lang, "not_answered", listed=listed, more=tail).send())
             self.service.chats.pop(self.thread_id, None)
 
     def _pages(self) -> Pages:
@@ -472,13 +473,13 @@ class ChatRun:
     async def _run_elsewhere(self, text: str | None) -> None:
         """The thread's lease is held by another process (another window's run): a new message is
         passed on to that run's inbox, a resume is refused."""
+        lang = self.language
         if text is None:
-            body = "This thread's run is already going on in another window; it goes on there."
+            body = phrase(lang, "chat.elsewhere_running")
         else:
             posted = await post_note(await self.service.runtime(), self.thread_id, text)
-            body = (f"This thread is running in another window, so your message was passed on to that run. "
-                    f"{acknowledgement(posted)}\n\n> {text}")
-        await cl.Message(content=body, author=DESK).send()
+            body = phrase(lang, "chat.elsewhere_passed_on", ack=acknowledgement(posted, lang)) + f"\n\n> {text}"
+        await cl.Message(content=body, author=DESK, metadata=label_metadata(DESK, language=lang)).send()
 
     async def _leftover(self) -> list[Note]:
         """Notes no speaker read (a new run or a resume takes care of them)."""

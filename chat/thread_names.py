@@ -27,9 +27,10 @@ from typing import Any
 import chainlit as cl
 from chainlit.data import get_data_layer
 
-from graph import clean_message
+from graph import clean_message, language_of, phrase
 
-# The status in a name while the desk works, and after a stop (or a crash) without a decision.
+# The status in a name while the desk works, and after a stop (or a crash) without a decision: the
+# thread's language words them (`chat.name_<status>` of prompts/words_<code>.md).
 NAME_RUNNING, NAME_STOPPED = "running", "stopped"
 SHOWN_TICKERS = 3   # more are "…, MSFT, AAPL, NVDA"
 QUESTION_CHARS = 28
@@ -80,6 +81,8 @@ def analysis_title(tickers: list[str], now: Mapping[str, Any], status: str, at: 
         status = decision.signal
     if not status:
         return ""
+    if status in (NAME_RUNNING, NAME_STOPPED):
+        status = phrase(language_of(now), f"chat.name_{status}")
     return " · ".join((_subject(tickers, now, at), status, run_time(at)))
 
 
@@ -91,9 +94,9 @@ def question_title(text: str, now: Mapping[str, Any], at: datetime) -> str:
     words = " ".join(_MARKUP.sub(" ", clean_message(text).text).split())
     symbol = _SYMBOL.match(words) if now.get("intent") == "clarify" else None
     if unknown := pending.get("ticker") or (symbol[1] if symbol else ""):
-        return f"{unknown} · unknown symbol?"
+        return phrase(language_of(now), "chat.name_unknown_symbol", ticker=unknown)
     if not any(c.isalnum() for c in words):
-        return f"Question · {run_time(at)}"
+        return phrase(language_of(now), "chat.name_question", time=run_time(at))
     if len(words) > QUESTION_CHARS:
         words = words[:QUESTION_CHARS].rsplit(" ", 1)[0].rstrip(",.;:!?-–— ") + "…"
     return words[0].upper() + words[1:]

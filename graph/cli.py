@@ -86,7 +86,11 @@ class Printer:
 async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
     usage = UsageMetadataCallbackHandler()
     async with DeskRuntime.open(settings) as desk:
-        print(f"{desk.models.notice}\nMarket data: {desk.vendor.label}.")
+        # The opening lines, and an error's sentence (_run_reporting), in the request's language where
+        # it is known: the thread's, else the one the request is written in.
+        args.language = thread_language(settings.language, (await desk.state(thread)).get("language"), args.text or "")
+        print(f"{desk.models.notice_in(args.language)}\n"
+              + phrase(args.language, "chat.market_data", label=desk.vendor.label))
         text, plan = None, None   # None: an edit or a resume continues the thread
         if not (args.edit or args.resume):
             cleaned = clean_message(args.text)  # before anything stores it
@@ -328,6 +332,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--debate-rounds", type=int)
     ap.add_argument("--risk-rounds", type=int)
     ap.add_argument("--quiet-tools", action="store_true", help="do not print tool calls")
+    ap.set_defaults(language=DEFAULT_LANGUAGE)  # the request's, once run() knows it
     ap.add_argument("--history", action="store_true",
                     help="with --thread: list the steps of the thread's current branch (id, persona, first words)")
     ap.add_argument("--edit", metavar="STEP",
@@ -468,7 +473,7 @@ def _run_reporting(args: argparse.Namespace, thread: str) -> int:
               "from the chat), then try again", file=sys.stderr)
         return 1
     except Exception as exc:
-        print(f"\nerror: {explain(exc)}\nThe thread keeps every finished step; continue with: {resume}",
+        print(f"\nerror: {explain(exc, args.language)}\nThe thread keeps every finished step; continue with: {resume}",
               file=sys.stderr)
         return 1
 

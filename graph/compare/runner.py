@@ -117,7 +117,7 @@ class CompareRunner:
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # this desk stopped at a checkpoint; the others go on
-            run.error = explain(exc)
+            run.error = explain(exc, self.language)
         run.state = await self.desk.state(run.thread)
         if not run.error and decided(run.state, self.trade_date) is None:
             run.error = phrase(self.language, "compare.no_decision_reached")

@@ -1,31 +1,47 @@
-"""Turning failures into sentences a trader can act on."""
+"""Turning failures into sentences a trader can act on, in the reader's language.
+
+The sentences are the `[errors]` texts of prompts/words_<code>.md (graph/core/words.py); `explain`
+tells one in the language asked for, English by default."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+
+from .words import DEFAULT_LANGUAGE, label, phrase
 
 
 class DeskError(Exception):
-    """A failure with a message meant for the user."""
+    """A failure with a message meant for the user: a sentence, or a catalogue text (`key`, e.g.
+    "errors.empty_answer", with its fields) that `told` gives in any language. str() is the English.
+    A field named `persona` is shown by the persona's label; a field that is an exception, explained."""
+
+    def __init__(self, message: str = "", *, key: str | None = None, **fields: object) -> None:
+        self.key = key
+        self.fields = fields
+        super().__init__(message if key is None else _told(DEFAULT_LANGUAGE, key, fields))
+
+    def told(self, language: str) -> str:
+        return str(self) if self.key is None else _told(language, self.key, self.fields)
 
 
-TIMEOUT = ("The model did not answer in time. Try again; if it keeps happening, raise "
-           "DESK_REQUEST_TIMEOUT or use a faster model.")
-AUTHENTICATION = "The model server rejected the API key. Check OPENAI_API_KEY."
-RATE_LIMIT = "The model provider is rate-limiting us. Wait a minute and try again."
-CONNECTION = "Cannot reach the model server. Check OPENAI_BASE_URL and that the server is running."
-NO_TOOLS = ("The configured model cannot call tools, which the analysts need to fetch data. "
-            "Pick a tool-capable model (e.g. llama3.1, qwen2.5, gpt-4o-mini) in DESK_QUICK_MODEL.")
+def _told(language: str, key: str, fields: Mapping[str, object]) -> str:
+    def shown(name: str, value: object) -> object:
+        if isinstance(value, BaseException):
+            return explain(value, language)
+        if name == "persona":
+            return label(language, "personas", str(value))
+        return value
+    return phrase(language, key, **{name: shown(name, value) for name, value in fields.items()})
 
 
-def _not_found(text: str) -> str:
-    return f"The model server does not know the configured model ({text}). Check DESK_QUICK_MODEL / DESK_DEEP_MODEL."
-
+# The English of the failure the analysts' tools cannot get past (speaking.py tells it apart).
+NO_TOOLS = phrase(DEFAULT_LANGUAGE, "errors.no_tools")
 
 # What each kind of failure is, by exception type. langchain-openai re-raises the SDK's errors
 # as its own subclasses (OpenAITimeoutError(openai.APITimeoutError, ModelTimeoutError), ...), so
 # matching the SDK classes, or langchain-core's provider-neutral ones, covers both. Order
-# matters: openai.APITimeoutError subclasses openai.APIConnectionError.
+# matters: openai.APITimeoutError subclasses openai.APIConnectionError. Each kind is the key of
+# its sentence in the `[errors]` catalogue.
 _KINDS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("timeout", (("openai", "APITimeoutError"), ("langchain_core.exceptions", "ModelTimeoutError"),
                  ("httpx", "TimeoutException"), ("httpx2", "TimeoutException"),
@@ -62,38 +78,33 @@ def _chain(exc: BaseException) -> Iterator[BaseException]:
         current = current.__cause__ or (None if current.__suppress_context__ else current.__context__)
 
 
-def explain(exc: BaseException) -> str:
-    """A readable one-paragraph explanation of a failure, with what to do about it."""
+def explain(exc: BaseException, language: str = DEFAULT_LANGUAGE) -> str:
+    """A readable one-paragraph explanation of a failure, with what to do about it, in `language`."""
     chain = list(_chain(exc))
     for e in chain:
         if isinstance(e, DeskError):
-            return str(e)
-        if (known := _by_type(e)) is not None:
+            return e.told(language)
+        if (known := _by_type(e, language)) is not None:
             return known
     for e in chain:
-        if (known := _by_words(e)) is not None:
+        if (known := _by_words(e, language)) is not None:
             return known
     name = type(exc).__name__
-    return f"Something went wrong: {name}: {str(exc) or name}"
+    return phrase(language, "errors.unknown", name=name, text=str(exc) or name)
 
 
-def _by_type(e: BaseException) -> str | None:
+def _by_type(e: BaseException, language: str) -> str | None:
     """The explanation of a failure its exception class names (a timeout, a refused key, ...)."""
     kind = _kind(e)
-    if kind == "not_found":
-        return _not_found(str(e) or type(e).__name__)
-    return _BY_KIND.get(kind) if kind else None
+    return phrase(language, "errors." + kind, text=str(e) or type(e).__name__) if kind else None
 
 
-_BY_KIND = {"timeout": TIMEOUT, "authentication": AUTHENTICATION, "rate_limit": RATE_LIMIT, "connection": CONNECTION}
-
-
-def _by_words(e: BaseException) -> str | None:
+def _by_words(e: BaseException, language: str) -> str | None:
     """The explanation of a failure only its message names: servers that raise a plain error."""
     text = str(e) or type(e).__name__
     lower = text.lower()
     if "model" in lower and "not found" in lower:
-        return _not_found(text)
+        return phrase(language, "errors.not_found", text=text)
     if "tool" in lower and any(w in lower for w in ("support", "not allowed", "unsupported", "does not")):
-        return NO_TOOLS
+        return phrase(language, "errors.no_tools")
     return None

@@ -136,10 +136,8 @@ class Meter:
             return
         need = estimate_prompt(messages) + (max_tokens or UNCAPPED_COMPLETION)
         if self.spent + need > self.budget:
-            raise BudgetReached(
-                f"{self.persona}: the token budget of {self.budget:,} is reached: this run has spent "
-                f"{self.spent:,} tokens and the next call needs about {need:,} more, so the desk stopped "
-                "before it. Raise DESK_TOKEN_BUDGET and type “resume” to continue from this step.")
+            raise BudgetReached(key="errors.budget", persona=self.persona, budget=self.budget,
+                                spent=self.spent, need=need)
 
     def add(self, message: BaseMessage, prompt: Sequence[BaseMessage] | None = None) -> None:
         self.used = added(self.used, usage_of(message, prompt))

@@ -140,8 +140,7 @@ def make_risk_judge(models: ModelRegistry, data_label: str) -> Node:
         ruling, meter = await _speak(models, model, state, RISK_JUDGE, notes, "ruling", required=True)
         decision = await read_ruling(models, model, state, ruling, meter)
         if decision is None:  # a ruling without BUY, SELL or HOLD is not a decision; never guess one
-            raise DeskError(f"{RISK_JUDGE}: the ruling names no BUY, SELL or HOLD, so no decision was made. "
-                            "Check the model, then type “resume” to ask the judge again.")
+            raise DeskError(key="errors.no_signal", persona=RISK_JUDGE)
         if runtime.store is not None:  # the user's decision log (graph/track/): only a decision made is logged
             config = get_config()
             user, source = user_of(config, runtime.context)

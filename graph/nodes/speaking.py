@@ -150,8 +150,7 @@ async def ask(model: BaseChatModel | Runnable[Any, Any], messages: list[BaseMess
         if tries.empties > EMPTY_RETRIES:
             break
     if required:
-        raise EmptyAnswer(f"{persona}: the model returned an empty answer {tries.empties} times, so no decision "
-                          "was made. Check the model server, then type “resume” to continue from this step.")
+        raise EmptyAnswer(key="errors.empty_answer", persona=persona, tries=tries.empties)
     return AIMessage(content=NO_ANSWER.format(tries=tries.empties), name=persona)
 
 
@@ -173,21 +172,17 @@ async def _call(model: Runnable[Any, Any], messages: list[BaseMessage], persona:
     except _Stall:
         tries.stalls += 1
         if tries.stalls > STALL_RETRIES:
-            raise Stalled(f"{persona}: the model sent nothing for {limits.stall_timeout_s:g} s, "
-                          f"{tries.stalls} times, so the desk stopped waiting. Check the model server "
-                          "(a slow one needs a larger DESK_STALL_TIMEOUT_S), then type “resume” "
-                          "to continue from this step.") from None
+            raise Stalled(key="errors.stalled", persona=persona, seconds=limits.stall_timeout_s,
+                          tries=tries.stalls) from None
     except _Cut as cut:
         tries.cuts += 1
         if tries.cuts > CUT_RETRIES:
-            raise DeskError(f"{persona}: the model server cut its answer off {tries.cuts} times "
-                            f"({explain(cut.error)}). Check the server, then type “resume” "
-                            "to continue from this step.") from cut.error
+            raise DeskError(key="errors.cut", persona=persona, tries=tries.cuts, why=cut.error) from cut.error
     except DeskError:
         raise
     except Exception as exc:  # the run stops with a sentence the user can act on
-        why = explain(exc)
-        raise (NoTools if why == NO_TOOLS else DeskError)(f"{persona}: {why}") from exc
+        failure = NoTools if explain(exc) == NO_TOOLS else DeskError
+        raise failure(key="errors.persona", persona=persona, why=exc) from exc
     return None
 
 
