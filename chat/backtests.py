@@ -60,6 +60,7 @@ from graph import (
     settings_days,
 )
 
+from .background import after_shown, cancel
 from .backtest_chart import equity_chart
 from .card import SIGNAL_MARK
 from .pages import Pages
@@ -250,15 +251,7 @@ class Backtests:
         if run is None or not run.active or run.pages is None or isinstance(emitter, Pages):
             return
         run.pages.expect(session, emitter)
-        shown = emitter.resume_thread
-
-        async def shown_then_attached(thread: Any) -> None:
-            try:
-                await shown(thread)
-            finally:
-                await run.attach(emitter)
-
-        emitter.resume_thread = shown_then_attached  # type: ignore[method-assign,assignment]
+        after_shown(emitter, lambda: run.attach(emitter))
 
     async def close(self) -> None:
         for run in list(self.running.values()):
@@ -293,13 +286,7 @@ class BacktestRun:
         self.task = asyncio.create_task(self._run(), name=f"backtest-{self.id}")
 
     async def stop(self, timeout: float = 15.0) -> bool:
-        task = self.task
-        if task is None or task.done():
-            return False
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError, Exception):
-            await asyncio.wait_for(asyncio.shield(task), timeout)
-        return True
+        return await cancel(self.task, timeout)
 
     async def attach(self, emitter: BaseChainlitEmitter) -> None:
         if self.pages is None:

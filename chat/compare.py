@@ -54,6 +54,7 @@ from graph import (
     read_comparison,
 )
 
+from .background import cancel
 from .compare_view import CompareStages, TickerRenderer, show_card
 from .headless import own_thread, tell_on_first_open
 from .pages import Pages
@@ -241,13 +242,7 @@ class CompareRun:
         self.task = asyncio.create_task(self._run(), name=f"compare-{self.thread_id}")
 
     async def stop(self, timeout: float = 15.0) -> bool:
-        task = self.task
-        if task is None or task.done():
-            return False
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError, Exception):
-            await asyncio.wait_for(asyncio.shield(task), timeout)
-        return True
+        return await cancel(self.task, timeout)
 
     def _own_context(self) -> None:
         """The task's own context, whose emitter is every page of the thread (as a desk run's, chat/runs.py)."""

@@ -49,6 +49,7 @@ from graph import (
     unread_in,
 )
 
+from .background import after_shown, cancel
 from .card import show_decision, spend
 from .edits import offer_edits
 from .languages import DEFAULT
@@ -445,15 +446,7 @@ class ChatRun:
                     steps[i] = {**step, **now.pop(step["id"])}
             steps.extend(now.values())
             pages.expect(session, emitter)
-        shown = emitter.resume_thread
-
-        async def shown_then_attached(thread: Any) -> None:
-            try:
-                await shown(thread)
-            finally:
-                await self._attach(emitter)
-
-        emitter.resume_thread = shown_then_attached  # type: ignore[method-assign,assignment]
+        after_shown(emitter, lambda: self._attach(emitter))
         # Should Chainlit not send the thread (on_chat_resume failed after this), attach anyway.
         asyncio.get_running_loop().call_later(ATTACH_LATEST_S, lambda: asyncio.ensure_future(self._attach(emitter)))
 
@@ -552,10 +545,4 @@ class ChatRun:
 
     async def stop(self, timeout: float = 10.0) -> bool:
         """Cancel the run; returns False when nothing was running."""
-        task = self.task
-        if task is None or task.done():
-            return False
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError, Exception):
-            await asyncio.wait_for(asyncio.shield(task), timeout)
-        return True
+        return await cancel(self.task, timeout)
