@@ -5,14 +5,15 @@ the language, else the browser's.
 Chainlit reads the browser's language from the Accept-Language header of the socket's handshake
 (chainlit/session.py: `session.language`, "zh-CN"; "en-US" when there is none); the page's own
 requests (/desk/ui.json) carry the same header. The desk's catalogues are per ISO 639 language
-("zh"), so only the part before the region is kept.
+("zh"), so only the part before the region is kept, except that Chinese read in Taiwan, Hong Kong or
+Macau ("zh-TW") is Traditional Chinese, "zh-Hant".
 """
 from __future__ import annotations
 
 import re
 from typing import Any
 
-from graph import Settings
+from graph import Settings, chinese_tag
 
 DEFAULT = "en"
 _PRIMARY = re.compile(r"\s*([A-Za-z]{2,3})(?:[-_][A-Za-z0-9]{1,8})*\s*(?:;|,|$)")
@@ -20,9 +21,11 @@ _PRIMARY = re.compile(r"\s*([A-Za-z]{2,3})(?:[-_][A-Za-z0-9]{1,8})*\s*(?:;|,|$)"
 
 def primary(tag: str | None) -> str:
     """The ISO 639 code of a language tag or of an Accept-Language header's first choice
-    ("zh-CN,zh;q=0.9" → "zh"); English for anything else."""
+    ("zh-CN,zh;q=0.9" → "zh", "zh-TW" → "zh-Hant"); English for anything else."""
     m = _PRIMARY.match(tag or "")
-    return m[1].lower() if m else DEFAULT
+    if not m:
+        return DEFAULT
+    return chinese_tag(m[0].strip(" ;,")) or m[1].lower()
 
 
 def page_language(settings: Settings, tag: str | None) -> str:

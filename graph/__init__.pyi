@@ -32,6 +32,7 @@ from .compare.ask import MAX_TICKERS, CompareAsk, mentions, read_comparison
 from .compare.comparison import ComparisonResult, DeskOutcome, side_by_side
 from .compare.flow import Comparison, Cost, comparison_cost, followup_of, needs_confirmation
 from .compare.runner import DeskRun, desk_thread
+from .core.chinese_script import chinese_tag
 from .core.context import LOCAL_USER
 from .core.errors import explain
 from .core.events import AlphaCurve, Event, NodeDone, NotePickedUp, Said, Token, ToolFinished, ToolStarted
@@ -182,6 +183,7 @@ __all__ = [
     "apply_changes",
     "backtest_desk",
     "check_password",
+    "chinese_tag",
     "cited",
     "clean_message",
     "clock",

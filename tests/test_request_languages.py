@@ -83,7 +83,7 @@ def test_request(case: Case) -> None:
         assert parsed.ticker == (case.tickers[0] if case.tickers else None), parsed.reason
     if case.fragment:
         assert case.fragment in (parsed.question or ""), parsed.question
-    if case.intent == "clarify" and case.language == "zh":
+    if case.intent == "clarify" and case.language in ("zh", "zh-Hant"):
         assert re.search(r"[\u4e00-\u9fff]", parsed.question or ""), "a Chinese request is answered in Chinese"
         assert not re.search(r"\b(?:the|which|should|type)\b", parsed.question or "", re.I), parsed.question
 
@@ -103,7 +103,7 @@ def test_short_english_stays_english(text: str) -> None:
 
 
 @pytest.mark.parametrize("text, language", [
-    ("英伟达", "zh"), ("輝達", "zh"), ("今日は", "ja"), ("トヨタ", "ja"), ("삼성전자 살까요", "ko"),
+    ("英伟达", "zh"), ("輝達", "zh-Hant"), ("今日は", "ja"), ("トヨタ", "ja"), ("삼성전자 살까요", "ko"),
     ("NVDA kaufen", "de"), ("AAPL hoy", "es"), ("AAPL hier", "fr"), ("TSLA hace 3 días", "es"),
     ("¿Qué opinas de las acciones de Tesla esta semana?", "es"),
     ("Que pensez-vous des actions de Tesla cette semaine ?", "fr"),

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from ..backtest.ask import asks_for_backtest
+from ..core.chinese_script import is_chinese
 from ..core.trading_days import last_trading_day
 from ..core.words import phrase
 from ..request.dates import scan_dates
@@ -41,11 +42,17 @@ class CompareAsk:
     problem: str = ""
 
 
+def _language(msg: str) -> str:
+    """The comparison's own words exist in Chinese (either script) and English."""
+    detected = detect_language(msg)
+    return detected if is_chinese(detected) else "en"
+
+
 def mentions(text: str, today: date) -> CompareAsk:
     """The tickers and the date `text` names, however many (a follow-up in a comparison's thread is told from a
     new request by them); `problem` is left to `read_comparison`."""
     msg = prepare(clean_message(text).text)
-    language = "zh" if detect_language(msg) == "zh" else "en"  # the comparison's own words exist in these two
+    language = _language(msg)
     shouted = is_shouted(msg)
     dates = scan_dates(msg, today, shouted, detect_language(msg))
     tickers = tuple(dict.fromkeys(h.symbol for h in scan_tickers(dates.remaining, shouted, [], today)))
@@ -58,7 +65,7 @@ def read_comparison(text: str, today: date) -> CompareAsk | None:
     msg = prepare(clean_message(text).text)
     if not msg.strip() or asks_for_backtest(msg):
         return None
-    language = "zh" if detect_language(msg) == "zh" else "en"  # the comparison's own words exist in these two
+    language = _language(msg)
     shouted = is_shouted(msg)
     dates = scan_dates(msg, today, shouted, detect_language(msg))
     hits = scan_tickers(dates.remaining, shouted, [], today)
@@ -73,7 +80,7 @@ def read_comparison(text: str, today: date) -> CompareAsk | None:
         places = "; ".join(f"{h.source} ({' / '.join(h.listings)})" for h in several)
         return _refused(ask, phrase(language, "compare.listing", places=places, example=several[0].listings[-1]))
     if len(tickers) > MAX_TICKERS:
-        first = ("、" if language == "zh" else " ").join(tickers[:MAX_TICKERS])
+        first = ("、" if is_chinese(language) else " ").join(tickers[:MAX_TICKERS])
         return _refused(ask, phrase(language, "compare.too_many", n=len(tickers), max=MAX_TICKERS,
                                     tickers=", ".join(tickers), first=first))
     return ask

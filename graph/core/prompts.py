@@ -11,6 +11,8 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
 
+from .chinese_script import TRADITIONAL, to_traditional
+
 PROMPTS_DIR: Traversable = (Path(os.environ["DESK_PROMPTS_DIR"]) if os.environ.get("DESK_PROMPTS_DIR")
                             else files("prompts"))
 
@@ -39,6 +41,9 @@ def _has_template(name: str) -> bool:
 
 def render_in(language: str, name: str, **fields: object) -> str:
     """A user-facing text in the user's language where prompts/<name>_<language>.md exists (the
-    demo notice, the Desk's help), else the English prompts/<name>.md."""
+    demo notice, the Desk's help), else the English prompts/<name>.md. Traditional Chinese reads
+    the Simplified text converted (graph/core/chinese_script.py)."""
+    if language == TRADITIONAL and _has_template(f"{name}_zh"):
+        return to_traditional(render(f"{name}_zh", **fields))
     local = f"{name}_{language}"
     return render(local if language.isalpha() and _has_template(local) else name, **fields)

@@ -8,6 +8,7 @@ from annotated_types import Ge, Le
 from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from .chinese_script import chinese_tag
 from .personas import ANALYST_KINDS
 
 
@@ -81,14 +82,15 @@ class Settings(BaseSettings):
 
     # The language the desk answers in: "auto" is the request's (a thread keeps its language until
     # a message is clearly in another, graph/nodes/thread_language.py), or an ISO 639 code ("en",
-    # "zh", ...) for every thread whatever the user writes.
-    language: str = Field("auto", pattern=r"^(auto|[a-z]{2,3})$", validation_alias="DESK_LANGUAGE")
+    # "zh", ...) for every thread whatever the user writes; "zh-Hant" (or "zh-TW", "zh-HK") is
+    # Chinese in Traditional characters.
+    language: str = Field("auto", pattern=r"^(auto|[a-z]{2,3}|zh-Hant)$", validation_alias="DESK_LANGUAGE")
 
     @field_validator("language", mode="before")
     @classmethod
     def _language_code(cls, value: object) -> object:
-        """"ZH" or " zh " is "zh"; the pattern then refuses what is not a code."""
-        return value.strip().lower() if isinstance(value, str) else value
+        """"ZH" or " zh " is "zh", "zh-tw" is "zh-Hant"; the pattern then refuses what is not a code."""
+        return chinese_tag(value.strip()) or value.strip().lower() if isinstance(value, str) else value
 
     @property
     def live(self) -> bool:

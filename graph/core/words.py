@@ -4,8 +4,9 @@ Desk's acknowledgement of a request, the names the language instruction gives la
 The texts are data, one catalogue per language: the TOML block of prompts/words_<code>.md. They sit
 among the prompts, as Markdown, because that is what ships with the package (prompts/*.md); graph/core
 reads no other files. A language without a catalogue, or a key its catalogue lacks, falls back to
-English, so adding a language is adding one file. (The request parser's own questions have their
-catalogue in graph/request/data/: graph/core may not import graph/request.)
+English, so adding a language is adding one file. Traditional Chinese ("zh-Hant") has no file: it reads
+the Simplified catalogue converted (graph/core/chinese_script.py). (The request parser's own questions
+have their catalogue in graph/request/data/: graph/core may not import graph/request.)
 """
 from __future__ import annotations
 
@@ -14,19 +15,36 @@ import tomllib
 from functools import lru_cache
 from typing import Any, TypeGuard
 
+from .chinese_script import TRADITIONAL, to_traditional
 from .prompts import PROMPTS_DIR
 
-__all__ = ["DEFAULT_LANGUAGE", "is_language", "label", "language_name", "phrase", "word_list"]
+__all__ = ["DEFAULT_LANGUAGE", "base_language", "is_language", "label", "language_name", "phrase", "word_list"]
 
 DEFAULT_LANGUAGE = "en"
-# An ISO 639 code as the desk keeps it ("zh", "en"): anything else (a client's input on LangGraph
-# Server) is not a language and is never written into a prompt.
-_CODE = re.compile(r"[a-z]{2,3}")
+# An ISO 639 code as the desk keeps it ("zh", "en"), with a script when it matters ("zh-Hant"):
+# anything else (a client's input on LangGraph Server) is not a language and is never written into a
+# prompt.
+_CODE = re.compile(r"[a-z]{2,3}(?:-[A-Z][a-z]{3})?")
 _TOML_BLOCK = re.compile(r"^```toml\n(.*?)^```", re.S | re.M)
 
 
 def is_language(code: object) -> TypeGuard[str]:
     return isinstance(code, str) and _CODE.fullmatch(code) is not None
+
+
+def base_language(code: str) -> str:
+    """The language without its script: "zh" for "zh-Hant"."""
+    return code.split("-", 1)[0]
+
+
+def _converted(value: Any, convert: Any) -> Any:
+    if isinstance(value, str):
+        return convert(value)
+    if isinstance(value, list):
+        return [_converted(v, convert) for v in value]
+    if isinstance(value, dict):
+        return {k: _converted(v, convert) for k, v in value.items()}
+    return value
 
 
 @lru_cache(maxsize=16)  # one per language with a catalogue, and a few without
@@ -35,7 +53,8 @@ def _catalogue(language: str) -> dict[str, Any]:
         return {}
     path = PROMPTS_DIR / f"words_{language}.md"
     if not path.is_file():
-        return {}
+        # Keys stay as they are: only the texts are converted ({placeholders} are ASCII).
+        return _converted(_catalogue("zh"), to_traditional) if language == TRADITIONAL else {}
     blocks = _TOML_BLOCK.findall(path.read_text(encoding="utf-8"))
     return tomllib.loads("\n".join(blocks))
 

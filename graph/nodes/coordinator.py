@@ -202,7 +202,7 @@ def _analyzing(parsed: ParsedRequest, language: str) -> str:
     asked = parsed.asked_date
     closed = "" if asked == parsed.trade_date else phrase(
         language, "desk.closed", asked=asked.isoformat(), weekday=word_list(language, "desk.weekdays")[asked.weekday()])
-    company = (cjk_company_name(parsed.ticker) if language == "zh" else None) or parsed.company
+    company = cjk_company_name(parsed.ticker, language) or parsed.company
     return phrase(language, "desk.analyzing", ticker=parsed.ticker, trade_date=parsed.trade_date.isoformat(),
                   closed=closed, company=phrase(language, "desk.company", company=company) if company else "")
 

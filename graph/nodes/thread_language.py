@@ -5,12 +5,14 @@ A thread's follow-ups are often too short to say anything ("NVDA?", "ok", "RSI?"
 (graph/request/language.py) calls those English because English is its default, and a Chinese
 thread must not switch to English on them. It names another language only when it is sure (a
 script, a sure detection, a date or buy/sell word of that language), so that is taken as the
-user's switch; English is taken only from a message with a few English words in it.
+user's switch; English is taken only from a message with a few English words in it. Likewise a
+thread in Traditional Chinese stays so on a message that could be either script ("好的").
 """
 from __future__ import annotations
 
 import re
 
+from ..core.chinese_script import chinese_script, is_chinese
 from ..core.words import DEFAULT_LANGUAGE, is_language
 from ..request.language import detect_language
 
@@ -35,6 +37,8 @@ def thread_language(setting: str, current: object, text: str, detected: str | No
     found = detected if is_language(detected) else detect_language(text)
     if not is_language(current) or found == current:
         return found
+    if is_chinese(found) and is_chinese(current) and chinese_script(text) is None:
+        return str(current)
     if found != DEFAULT_LANGUAGE or _clearly_english(text):
         return found
     return str(current)

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
+from ..core.chinese_script import TRADITIONAL, is_chinese, to_traditional
 from .ticker_hits import TIER_STRONG, TickerHit
 from .wordlists import DATA
 
@@ -52,9 +53,11 @@ def _pattern() -> re.Pattern[str]:
     return re.compile("|".join(re.escape(n) for n in sorted(_names(), key=len, reverse=True)))
 
 
-def cjk_company_name(symbol: str | None) -> str | None:
-    """The Chinese name of a symbol, for messages in Chinese."""
-    return _display().get(symbol.upper()) if symbol else None
+def cjk_company_name(symbol: str | None, language: str) -> str | None:
+    """The Chinese name of a symbol for a message in `language` ("zh" or "zh-Hant"; None in any
+    other language, or for a symbol without one)."""
+    name = _display().get(symbol.upper()) if symbol and is_chinese(language) else None
+    return to_traditional(name) if name and language == TRADITIONAL else name
 
 
 def cjk_name_hits(text: str) -> Iterable[TickerHit]:

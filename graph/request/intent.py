@@ -26,6 +26,7 @@ from datetime import date
 
 from pydantic import BaseModel
 
+from ..core.chinese_script import is_chinese
 from ..core.state import Intent
 from ..core.trading_days import last_trading_day
 from .call_words import call_languages
@@ -300,20 +301,21 @@ def _ask_which_ticker(tickers: list[TickerHit], language: str) -> str:
 def _ask_which_listing(hit: TickerHit, language: str) -> str:
     """阿里巴巴: BABA (US) or 9988.HK (Hong Kong)?"""
     places = [say(language, "labelled", symbol=s, label=say(language, "market_" + market_of(s))) for s in hit.listings]
-    company = (cjk_company_name(hit.symbol) if language == "zh" else None) or company_name(hit.symbol) or hit.source
+    company = cjk_company_name(hit.symbol, language) or company_name(hit.symbol) or hit.source
     return say(language, "which_listing", company=company, listed=listed(language, places, "or"),
                first=hit.listings[0])
 
 
 def _named(symbol: str, language: str) -> str:
     """'NVDA (NVIDIA)', in Chinese 'NVDA（英伟达）'."""
-    name = (cjk_company_name(symbol) if language == "zh" else None) or company_name(symbol)
+    name = cjk_company_name(symbol, language) or company_name(symbol)
     return say(language, "labelled", symbol=symbol, label=name) if name else symbol
 
 
 def _join_sentences(language: str, first: str, second: str) -> str:
     """English sentences take a space between them; Chinese and Japanese ones do not."""
-    return first + second if language in ("zh", "ja") and has_catalogue(language) else f"{first} {second}"
+    unspaced = is_chinese(language) or language == "ja"
+    return first + second if unspaced and has_catalogue(language) else f"{first} {second}"
 
 
 def _list(tickers: list[TickerHit]) -> str:

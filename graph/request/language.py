@@ -1,7 +1,8 @@
 """Which language a request is written in, as an ISO 639-1 code ("en" unless clearly not).
 
 Script first, since it is certain: kana -> "ja"; Han without kana -> "zh" (Japanese written
-in kanji alone is rare in a chat, Chinese never has kana); Hangul -> "ko". Text in Latin script
+in kanji alone is rare in a chat, Chinese never has kana), or "zh-Hant" when more of its
+characters are Traditional than Simplified (graph/core/chinese_script.py); Hangul -> "ko". Text in Latin script
 goes to a detector, py3langid (a maintained fork of langid.py): its naive-Bayes model ships
 inside the wheel (about 4 MB, numpy only, no native code), so it works offline with nothing
 to download at run time, and it is loaded once, on first use. lingua is more accurate on
@@ -23,6 +24,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from ..core.chinese_script import chinese_script
 from .call_words import call_languages
 from .intl_dates import phrase_languages
 from .scripts import has_han, has_kana
@@ -49,7 +51,7 @@ def detect_language(text: str) -> str:
     if has_kana(text):
         return "ja"
     if has_han(text):
-        return "zh"
+        return chinese_script(text) or "zh"
     if _HANGUL.search(text):
         return "ko"
     words = [w for w in re.findall(r"\$?[^\W\d_][^\W\d_'’-]*(?:['’-][^\W\d_]+)*", text)

@@ -2,7 +2,8 @@
 
 The texts are data, one catalogue per language (``data/messages_<code>.toml``, keys and
 placeholders as in ``messages_en.toml``). A language without a catalogue, or a key its
-catalogue lacks, falls back to English, so adding a language is adding one file.
+catalogue lacks, falls back to English, so adding a language is adding one file. Traditional
+Chinese ("zh-Hant") reads the Simplified catalogue converted (graph/core/chinese_script.py).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import tomllib
 from collections.abc import Sequence
 from functools import lru_cache
 
+from ..core.chinese_script import TRADITIONAL, to_traditional
 from .wordlists import DATA
 
 __all__ = ["has_catalogue", "listed", "say"]
@@ -18,6 +20,8 @@ __all__ = ["has_catalogue", "listed", "say"]
 
 @lru_cache(maxsize=16)  # one per language with a catalogue, and a few without
 def _catalogue(language: str) -> dict[str, str]:
+    if language == TRADITIONAL:
+        return {k: to_traditional(v) for k, v in _catalogue("zh").items()}
     path = DATA / f"messages_{language}.toml"
     if not language.isalpha() or not path.is_file():
         return {}

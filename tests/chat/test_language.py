@@ -46,9 +46,9 @@ def _fields(text: str) -> list[str]:
     return [name for _, name, _, _ in string.Formatter().parse(text) if name]
 
 
-@pytest.mark.parametrize("tag, code", [("zh-CN", "zh"), ("zh-CN,zh;q=0.9,en;q=0.8", "zh"), ("zh_TW", "zh"),
+@pytest.mark.parametrize("tag, code", [("zh-CN", "zh"), ("zh-CN,zh;q=0.9,en;q=0.8", "zh"), ("zh_TW", "zh-Hant"),
                                        ("en-US", "en"), ("de-DE,de;q=0.9", "de"), ("", "en"), (None, "en"),
-                                       ("*", "en")])
+                                       ("*", "en"), ("zh-HK,zh;q=0.9", "zh-Hant"), ("zh-Hans-HK", "zh")])
 def test_the_browsers_language_is_its_first_choices_iso_code(tag, code):
     assert primary(tag) == code
 

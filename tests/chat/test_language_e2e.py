@@ -137,3 +137,37 @@ async def test_a_chinese_browser_gets_chainlits_interface_and_the_desks_starters
         assert facts["words"]["badge"] == "演示模式 · 合成数据，没有真实数字"
     # No warning per page load about a readme per language (issue 21, point 9).
     assert "Translated markdown file" not in server.log_text()
+
+
+async def test_a_request_in_traditional_characters_is_answered_in_traditional(server):
+    """輝達 is written in Taiwan and Hong Kong: the thread is "zh-Hant" and the desk's own words are the
+    Simplified catalogue's in Traditional characters; a Taiwanese browser's page too."""
+    client = Browser(server.base, "zh-TW,zh;q=0.9")
+    await client.connect()
+    try:
+        notice = await client.wait_for(lambda: client.by_author(DESK), 15, "the mode notice")
+        assert notice[0]["output"].startswith("**演示模式**") and "這裡的數字" in notice[0]["output"]
+        said, stages = await analysis(client, "輝達今天能買嗎？")
+        ack = said[0]
+        assert ack["output"].startswith("正在分析 **NVDA**"), ack["output"]
+        assert phrase("zh-Hant", "desk.demo_speaks_english") in ack["output"]
+        for m in said:
+            assert m["metadata"][LABEL].split(" · ")[0] == persona_label(m["name"], "zh-Hant"), m["name"]
+        assert persona_label("Risk Judge", "zh-Hant") == "風險裁判"
+        card = next(m["output"] for m in said if "| **信號** |" in m.get("output", ""))
+        for label in ("倉位", "入場", "止損", "期限", "置信度"):
+            assert f"| **{label}** |" in card
+        assert "**決策鏈：** 研究經理 " in card
+        assert stages[0] == "決定已出" and "多空辯論（1 輪）" in stages
+        # Stop answers in Traditional too.
+        before = len(client.order)
+        await client.send("/stop")
+        await client.wait_for(lambda: messages(client, before), 10, "the answer to /stop")
+        assert messages(client, before)[0]["metadata"][LABEL] == "交易臺"
+    finally:
+        await client.close()
+    cookie = await client.login()
+    async with httpx.AsyncClient(base_url=server.base, headers={"Cookie": cookie}) as http:
+        settings = (await http.get("/project/settings", params={"language": "zh-TW"})).json()
+        assert [s["message"] for s in settings["starters"]] == word_list("zh-Hant", "chat.starters")
+        assert word_list("zh-Hant", "chat.starters") != word_list("zh", "chat.starters")
