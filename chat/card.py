@@ -232,9 +232,9 @@ async def price_chart(vendor: Vendor, decision: FinalDecision, lookback_days: in
 
 
 def spend(state: dict[str, Any]) -> tuple[str, str]:
-    """The run's tokens (graph/core/usage.py) as the chat shows them when it ends: the total line, and
-    one line per persona to fold under it."""
-    total, _, per_persona = usage_summary(state.get("usage")).partition("\n")
+    """The run's tokens (graph/core/usage.py) as the chat shows them when it ends, in the thread's
+    language: the total line, and one line per persona to fold under it."""
+    total, _, per_persona = usage_summary(state.get("usage"), language_of(state)).partition("\n")
     return total, per_persona
 
 

@@ -258,7 +258,7 @@ def _print_outcome(args: argparse.Namespace, state: dict[str, Any], thread: str,
         _print_sizing(state.get("sizing"), lang)
         if args.edit and (change := edit_change(state)):
             print("\n" + phrase(lang, "card.edit_change", change=change))
-    if spent := usage_summary(state.get("usage")):  # the run's tokens per persona (graph/core/usage.py)
+    if spent := usage_summary(state.get("usage"), lang):  # the run's tokens per persona (graph/core/usage.py)
         print(f"\n{spent}")
     tokens = sum(u.get("total_tokens", 0) for u in usage.usage_metadata.values())
     print(f"\nthread {thread} · {tokens} tokens · continue with: python -m graph --thread {thread} \"your question\"")

@@ -132,6 +132,14 @@ def test_the_summary_leads_with_the_run_and_lists_personas_in_speaking_order():
         "- Risk Judge: 1,750 tokens (1,500 prompt, 1,000 of them cached, 250 completion; 2 calls)",
     ]
     assert usage_summary(None) == ""
+    # In the thread's language: the personas by their labels, the figures as they are.
+    assert usage_summary(usage, "zh").splitlines() == [
+        "本次运行的 token：共 2,950 个 token（提示 2,500，其中 1,000 个来自缓存，生成 450；3 次调用）",
+        "- 市场分析师：共 1,200 个 token（提示 1,000，生成 200；1 次调用）",
+        "- 风险裁判：共 1,750 个 token（提示 1,500，其中 1,000 个来自缓存，生成 250；2 次调用）",
+    ]
+    assert usage_summary(usage, "zh-Hant").splitlines()[2] == (
+        "- 風險裁判：共 1,750 個 token（提示 1,500，其中 1,000 個來自緩存，生成 250；2 次調用）")
 
 
 def test_the_cli_shows_the_runs_tokens_when_it_ends(tmp_path):

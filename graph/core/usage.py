@@ -13,7 +13,8 @@ from langchain_core.messages import BaseMessage, HumanMessage
 from typing_extensions import TypedDict
 
 from .errors import DeskError
-from .personas import PERSONAS
+from .personas import PERSONAS, persona_label
+from .words import DEFAULT_LANGUAGE, phrase
 
 # Characters per token for estimates (a model's own count is used whenever it sends one).
 CHARS_PER_TOKEN = 4
@@ -149,22 +150,22 @@ class Meter:
         return {"usage": RunUsage(run=self.run, personas={self.persona: self.used})}
 
 
-def _line(label: str, u: Usage) -> str:
-    cached = f", {u['cached']:,} of them cached" if u["cached"] else ""
-    calls = "1 call" if u["calls"] == 1 else f"{u['calls']} calls"
+def _line(label: str, u: Usage, language: str) -> str:
+    cached = phrase(language, "usage.cached", n=f"{u['cached']:,}") if u["cached"] else ""
+    calls = phrase(language, "usage.one_call") if u["calls"] == 1 else phrase(language, "usage.calls", n=u["calls"])
     if u.get("estimated"):
-        calls += f", {u['estimated']} estimated from the text: the server sent no counts"
-    return (f"{label}: {tokens(u):,} tokens ({u['prompt']:,} prompt{cached}, "
-            f"{u['completion']:,} completion; {calls})")
+        calls += phrase(language, "usage.estimated", n=u["estimated"])
+    return phrase(language, "usage.line", label=label, total=f"{tokens(u):,}", prompt=f"{u['prompt']:,}",
+                  cached=cached, completion=f"{u['completion']:,}", calls=calls)
 
 
-def usage_summary(usage: RunUsage | None) -> str:
-    """The run's spend as text, for the CLI and the chat: the total first, then each persona in
-    speaking order. Empty when the run made no model call."""
+def usage_summary(usage: RunUsage | None, language: str = DEFAULT_LANGUAGE) -> str:
+    """The run's spend as text, for the CLI and the chat, in `language`: the total first, then each
+    persona in speaking order. Empty when the run made no model call."""
     personas = usage["personas"] if usage else {}
     if not personas:
         return ""
     order = [p for p in PERSONAS if p in personas] + sorted(p for p in personas if p not in PERSONAS)
-    lines = [_line("Tokens this run", run_total(usage))]
-    lines += ["- " + _line(p, personas[p]) for p in order]
+    lines = [_line(phrase(language, "usage.run"), run_total(usage), language)]
+    lines += ["- " + _line(persona_label(p, language), personas[p], language) for p in order]
     return "\n".join(lines)

@@ -59,3 +59,36 @@ def test_a_chinese_request_in_a_chinese_browser(browser: Browser, desk: Site):
         raise
     finally:
         context.close()
+
+
+def test_a_request_in_traditional_characters_in_a_taiwanese_browser(browser: Browser, desk: Site):
+    """zh-TW: Chainlit's zh-TW translation, the desk's badge, starters, personas and card in traditional
+    characters (the simplified catalogue converted), for a request written in them."""
+    context = browser.new_context(viewport=VIEWPORT, storage_state=str(desk.state), locale="zh-TW")
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    try:
+        page.goto(desk.base)
+        wait_until_connected(page)
+        assert page.locator("#chat-input").get_attribute("placeholder") == "在此輸入您的訊息..."
+        page.locator("#desk-mode").filter(has_text="演示模式 · 合成數據，沒有真實數字").wait_for()
+        page.locator("#starters button").filter(has_text="英偉達今天能買嗎？").wait_for()
+
+        ask(page, "輝達今天能買嗎？")
+        card = page.locator(".ai-message th, .ai-message td").filter(has_text=re.compile(r"^信號$"))
+        card.first.wait_for(timeout=120_000)
+        for label in ("倉位", "入場", "止損", "期限", "置信度"):
+            assert page.locator(".ai-message td").filter(has_text=re.compile(f"^{label}$")).count() == 1, label
+        page.get_by_text("決策鏈：").first.wait_for()
+        shown = {n.split(" · ")[0] for n in speaker_labels(page).all_inner_texts()}
+        traditional = {persona_label(p, "zh-Hant") for p in [*PERSONAS, DESK]}
+        assert traditional <= shown, sorted(traditional - shown)
+        assert "風險裁判" in shown and "风险裁判" not in shown
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "traditional-card.png"))
+    except Exception:
+        FAILURES.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(FAILURES / "test_traditional.png"))
+        raise
+    finally:
+        context.close()

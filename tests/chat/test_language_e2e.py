@@ -84,6 +84,7 @@ async def test_a_chinese_request_is_answered_with_chinese_labels_card_and_acknow
         for label in ("仓位", "入场", "止损", "期限", "置信度"):
             assert f"| **{label}** |" in card
         assert "**决策链：** 研究经理 " in card and "_裁决读取：" in card and "Position size" not in card
+        assert "本次运行的 token：共 " in card and "Tokens this run" not in card
         assert stages[0] == "决定已出"
         assert {persona_label(p, "zh") for p in ANALYST_PERSONAS} <= set(stages)
         assert "多空辩论（1 轮）" in stages
@@ -157,7 +158,7 @@ async def test_a_request_in_traditional_characters_is_answered_in_traditional(se
         card = next(m["output"] for m in said if "| **信號** |" in m.get("output", ""))
         for label in ("倉位", "入場", "止損", "期限", "置信度"):
             assert f"| **{label}** |" in card
-        assert "**決策鏈：** 研究經理 " in card
+        assert "**決策鏈：** 研究經理 " in card and "本次運行的 token：共 " in card
         assert stages[0] == "決定已出" and "多空辯論（1 輪）" in stages
         # Stop answers in Traditional too.
         before = len(client.order)
