@@ -237,9 +237,9 @@ async def _show(events: AsyncIterator[Event], quiet_tools: bool, language: str =
 def _print_outcome(args: argparse.Namespace, state: dict[str, Any], thread: str,
                    usage: UsageMetadataCallbackHandler) -> None:
     decision = state.get("final_decision")
+    # The card's words in the thread's language (prompts/words_<code>.md); values, tickers and signals as they are.
+    lang = language_of(state)
     if state.get("intent") == "analyze" and decision is not None:
-        # The card's words in the thread's language (prompts/words_<code>.md); values, tickers and signals as they are.
-        lang = language_of(state)
         title = phrase(lang, "card.title", ticker=decision.ticker, trade_date=decision.trade_date,
                        signal=decision.signal)
         print(f"\n══ {title} ══")
