@@ -2,10 +2,12 @@
 paper's metrics, Table 1, and its two exports (the Markdown and the daily CSV).
 
 The closes are the vendor's as of the window's end, from the vendor the desk itself read, with a look-back
-before the window for the baselines' indicators (MACD needs 34 closes). For a US listing the window's days
-are the NYSE sessions, so a session the vendor has no close for is a gap the simulation states (never
-filled); a listing abroad has the vendor's own rows. Between the desk's deliberations (`--every N`) and on
-a failed day the desk has no signal, so its position is kept, and the result says so.
+before the window for the baselines' indicators (MACD needs 34 closes). The window's days are the sessions of
+the listing's own exchange (graph/core/trading_days.py: the NYSE's for a US listing, Hong Kong's for 0700.HK,
+Tokyo's for 7203.T, ...), so a session the vendor has no close for is a gap the simulation states (never
+filled); a listing on an exchange without a calendar there (VOD.L) has the vendor's own rows. Between the
+desk's deliberations (`--every N`) and on a failed day the desk has no signal, so its position is kept, and
+the result says so.
 """
 from __future__ import annotations
 
@@ -18,8 +20,9 @@ from pathlib import Path
 import pandas as pd
 
 from ..core.state import Signal
-from ..core.trading_days import is_trading_day
+from ..core.trading_days import EXCHANGES, sessions_between
 from ..data.vendor import Vendor
+from ..request.listing_codes import market_of
 from ..tools.cutoff import cut_prices
 from ..track.horizon import US_BENCHMARK, benchmark_for
 from .baselines import BASELINES
@@ -91,10 +94,19 @@ def closes(vendor: Vendor, ticker: str, start: date, end: date) -> tuple[pd.Seri
     series = pd.Series(frame["close"].astype(float).to_numpy(),
                        index=[stamp.date().isoformat() for stamp in frame.index], dtype=float)
     window = series[(series.index >= start.isoformat()) & (series.index <= end.isoformat())]
-    if benchmark_for(ticker) == US_BENCHMARK and "." not in ticker:  # a US listing: its sessions are NYSE's
-        days = [d.isoformat() for d in pd.date_range(start, end).date if is_trading_day(d)]
+    if (market := _calendar_market(ticker)) is not None:
+        days = [d.isoformat() for d in sessions_between(start, end, market)]
         window = window.reindex(sorted(set(days) | set(window.index)))
     return series, window
+
+
+def _calendar_market(ticker: str) -> str | None:
+    """The market whose sessions the ticker's window is laid on: "US" for a US listing (BRK-B too), its
+    exchange's for a listing abroad with a calendar (0700.HK: "HK"); None for any other (VOD.L)."""
+    if benchmark_for(ticker) == US_BENCHMARK and "." not in ticker:
+        return "US"
+    market = market_of(ticker.strip().upper())
+    return market if market in EXCHANGES else None
 
 
 def score(backtest: Backtest, days: Mapping[str, Day], vendor: Vendor, *, rules: Rules | None = None,

@@ -303,12 +303,13 @@ class Runner:
 
     def _note_unseen(self, task: DayTask, day: Day) -> list[Day]:
         """Mark the calls a day could have recalled but did not see, because the day that made them was
-        still running when it started and they had settled by its date (the NYSE estimate of the call's
-        holding window, graph/track/horizon.py). Checked both ways as days land, in whatever order. The
-        days already recorded that gain an entry are returned, to be written again."""
+        still running when it started and they had settled by its date (the call's holding window counted on
+        the ticker's own exchange calendar, graph/track/horizon.py: 0700.HK's in Hong Kong's sessions).
+        Checked both ways as days land, in whatever order. The days already recorded that gain an entry are
+        returned, to be written again."""
         self._candidates[day.key] = task.candidates
         if day.status == "done":
-            self._settles[day.key] = due_date(task.day, sessions(day.horizon))
+            self._settles[day.key] = due_date(task.day, sessions(day.horizon), task.ticker)
         day.unseen += [j for j in task.candidates if self._missed(day, j)]
         changed: list[Day] = []
         for other in self.days.values():

@@ -24,9 +24,11 @@ that range the ``holidays`` package's calendar of the exchange fills in (it know
 the mainland's next year sooner, but fewer past years and no typhoon closures,
 so it is second); where neither knows a year, the market trades Monday to Friday.
 
-Used to read dates in chat requests (:mod:`graph.request`), to lay out synthetic
-market data (:mod:`graph.data.synthetic`), to count a call's holding window
-(:mod:`graph.track.horizon`) and to schedule watches (:mod:`graph.watchlist`).
+Used to read dates in chat requests (:mod:`graph.request`: the trade date, and "N trading days
+ago" counted in the listing's sessions), to lay out synthetic market data
+(:mod:`graph.data.synthetic`), to count a call's holding window (:mod:`graph.track.horizon`, and a
+backtest's, :mod:`graph.backtest`), to list a backtest window's sessions (:mod:`graph.backtest.result`)
+and to schedule watches (:mod:`graph.watchlist`).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ __all__ = [
     "next_trading_day",
     "nyse_holidays",
     "previous_trading_day",
+    "sessions_between",
 ]
 
 # Bound on how far we walk looking for a session. Real closures are short
@@ -162,3 +165,17 @@ def next_trading_day(d: date, market: str = "US") -> date:
         if is_trading_day(nxt, market):
             return nxt
     return nxt
+
+
+def sessions_between(first: date, last: date, market: str = "US") -> list[date]:
+    """The market's trading days from ``first`` through ``last``, both included, in order (none when
+    ``last`` is before ``first``)."""
+    out: list[date] = []
+    day = first
+    while day <= last:
+        if is_trading_day(day, market):
+            out.append(day)
+        if day == date.max:
+            break
+        day += timedelta(days=1)
+    return out

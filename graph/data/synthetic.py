@@ -6,10 +6,14 @@ salted ``hash()``), so the same ticker gives the same data in every process.
 Prices are one long daily series per ticker starting at ``SERIES_START``
 and generated once (then cached): the value on a date is a pure function of
 (ticker, date) and never depends on which window a caller asks for. Sessions
-are NYSE trading days (:mod:`graph.core.trading_days`): weekends and exchange
-holidays such as Good Friday, July 4th or Christmas have no bar, no headline
-and no post. Statements, news, posts and grades are derived from that price
-path (tone follows the recent move), so the analysts see a coherent story.
+are the trading days of the listing's own exchange (:mod:`graph.core.trading_days`,
+chosen in :mod:`graph.data.synthetic_prices`): the NYSE's for a US symbol, Hong
+Kong's for 0700.HK and ^HSI, Tokyo's for 7203.T (a suffix without a calendar
+there, such as VOD.L, keeps the NYSE's). Weekends and that exchange's holidays
+(Good Friday, July 4th or Christmas in New York; the Lunar New Year in Hong
+Kong) have no bar, no headline and no post. Statements, news, posts and grades
+are derived from that price path (tone follows the recent move), so the
+analysts see a coherent story.
 
 This module is the vendor; what it serves is made in :mod:`graph.data.synthetic_company`
 (the draws and the company's traits), :mod:`graph.data.synthetic_prices` (the price path),

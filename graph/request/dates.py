@@ -27,7 +27,11 @@ Date conventions (documented here because they are choices, not facts):
   last day (refused while still ahead);
 * "N days/weeks/months/quarters/years/decades ago" -> calendar arithmetic
   (N in digits, "1,000", "1e3" or words up to "ten thousand"); "N trading
-  days ago" steps over NYSE sessions; "in N days", "N days from now" and
+  days ago" (also "business"/"market" days, 3个交易日前) steps back over the
+  sessions of the listing's own exchange (Hong Kong's for 0700.HK; the NYSE's
+  for a US listing, or while no ticker is known: see :func:`scan_dates`);
+  a plain-calendar phrase ("yesterday", "3 days ago") counts no sessions and is
+  the same for every listing; "in N days", "N days from now" and
   "N days later" are in the future and refused; a number that is not a whole
   positive count ("1.5", "-3") is asked back, and so is "days ago" without one;
 * "July 4th" (no year) -> the most recent July 4th on or before today;
@@ -48,8 +52,9 @@ Date conventions (documented here because they are choices, not facts):
   event, not the analysis, and is ignored; any other future date is refused;
 * dates before :data:`MIN_DATE`, impossible dates ("Feb 30") and two
   different dates are refused with a question back;
-* the trade date is always the last NYSE session on or before the asked date
-  (worked out by the caller, see :mod:`graph.request.intent`);
+* the trade date is always the last session of the listing's own exchange on
+  or before the asked date (the NYSE's for a US listing, Tokyo's for 7203.T;
+  worked out by the caller, see :mod:`graph.request.intent`);
 * dates said in Chinese, Japanese, Spanish, French or German follow the same rules
   (:mod:`graph.request.intl_dates` lists the few choices of their own, such as 上周五).
 
@@ -60,9 +65,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from datetime import date
+from datetime import date, timedelta
 
-from ..core.trading_days import last_trading_day
+from ..core.trading_days import last_trading_day, previous_trading_day, sessions_between
 from .absolute_dates import (
     _find_decade,
     _find_iso,
@@ -95,13 +100,23 @@ class DateScan:
     explicit: bool = False  # the user named a date (not just "now")
     reason: str = ""
     error: str | None = None  # a clarifying question if the date is unusable
+    # A phrase counted trading sessions ("3 trading days ago"): its day depends on the listing's exchange,
+    # so a caller that learns the ticker afterwards scans again with its market (see scan_dates).
+    counts_sessions: bool = False
 
 
-def scan_dates(msg: str, today: date, shouted: bool = False, language: str = "en") -> DateScan:
+def scan_dates(msg: str, today: date, shouted: bool = False, language: str = "en",
+               market: str = "US") -> DateScan:
     """Find the date ``msg`` asks about, relative to ``today``; questions back are in ``language``.
 
     ``shouted`` (an all-caps message) lets an upper-case preposition right before a
     date be blanked with it: in "WHAT ABOUT NVDA, ON 05/01/2024" ON is not ON Semi.
+
+    ``market`` (as ``listing_codes.market_of`` gives it) is the exchange whose sessions "N trading
+    days ago" counts. Dates are read before tickers, so a first scan counts the NYSE's; when it says
+    ``counts_sessions`` and the ticker turns out to list elsewhere, the caller scans again with that
+    market (:mod:`graph.request.intent` does). Only the value of a session count differs between the
+    two scans: what is blanked, and so the tickers found, is the same.
     """
     low = lower(msg)
     hits: list[_DateHit] = []
@@ -122,6 +137,11 @@ def scan_dates(msg: str, today: date, shouted: bool = False, language: str = "en
     remaining = msg
     for hit in hits:
         hit.text = msg[hit.start : hit.end].strip()  # quote it back as typed
+    counts = [hit for hit in hits if _counts_sessions(hit, today)]
+    if market != "US":
+        for hit in counts:
+            _count_on(hit, today, market)
+    for hit in hits:
         remaining = blank(remaining, hit.start, hit.end)
         # "on 2024-05-01": the preposition goes with the date (not the ticker ON).
         prep = re.search(r"(?<![\w$])([A-Za-z]+)\s+$", remaining[max(0, hit.start - 12) : hit.start])
@@ -131,7 +151,35 @@ def scan_dates(msg: str, today: date, shouted: bool = False, language: str = "en
     # event is context, not the day to analyze.
     low = lower(msg)
     hits = [h for h in hits if not (_is_future(h, today) and _dates_an_event(low, h.start))]
-    return _choose_date(hits, remaining, today, language)
+    scan = _choose_date(hits, remaining, today, language)
+    scan.counts_sessions = bool(counts)
+    return scan
+
+
+# "3 trading days ago", "three business days back", "5 market days earlier", "5个交易日前": the finders
+# (relative_dates, intl_dates) count these over NYSE sessions; nothing else they read counts sessions.
+_SESSION_UNIT = re.compile(r"\b(?:trading|business|market)\s+days?\b|交易日")
+
+
+def _counts_sessions(hit: _DateHit, today: date) -> bool:
+    """Is ``hit`` a count of trading sessions back from today (one the finders resolved)?"""
+    return (hit.how == "relative date" and hit.value is not None and hit.value < today
+            and _SESSION_UNIT.search(lower(hit.text)) is not None)
+
+
+def _count_on(hit: _DateHit, today: date, market: str) -> None:
+    """Count ``hit``'s sessions again on ``market``'s exchange. The finders stepped back n NYSE sessions
+    from today, so n is the number of NYSE sessions from the day they reached up to today (excluded)."""
+    n = len(sessions_between(hit.value or today, today - timedelta(days=1)))
+    day = today
+    for _ in range(n):
+        day = previous_trading_day(day, market)
+        if day < MIN_DATE:  # as relative_dates: a count reaching before the desk's first date is refused
+            hit.value, hit.beyond = None, "past"
+            break
+    else:
+        hit.value = day
+    hit.how = f"relative date ({market} sessions)"
 
 
 # Words that make a following future date an event's date ("earnings next week").

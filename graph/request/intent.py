@@ -49,7 +49,7 @@ class ParsedRequest(BaseModel):
     intent: Intent
     ticker: str | None = None  # Yahoo form, e.g. "NVDA", "BRK-B", "0700.HK"
     company: str | None = None  # display name if known
-    trade_date: date | None = None  # last NYSE trading day on or before asked_date
+    trade_date: date | None = None  # last session of the listing's exchange on or before asked_date
     asked_date: date | None = None  # the date the user asked about (today by default)
     question: str | None = None  # for clarify: what to ask the user back
     reason: str = ""  # short explanation of how it was parsed (logs / CLI)
@@ -124,6 +124,7 @@ def _read(
     tickers = scan_tickers(dates.remaining, shouted, ignored, today)
     if current_ticker:
         current_ticker = normalize_ticker(current_ticker) or current_ticker.strip().upper()
+    dates = _on_listings_exchange(dates, msg, today, shouted, language, _dated_symbol(tickers, current_ticker))
 
     # 1. A date we can't use is always worth a question, whatever else was said.
     if dates.error:
@@ -285,6 +286,24 @@ def _differs(value: date | None, current: date | None, today: date, symbol: str 
         return False
     reference = current or today
     return value != reference and _session(value, symbol) != _session(reference, symbol)
+
+
+def _on_listings_exchange(dates: DateScan, msg: str, today: date, shouted: bool, language: str,
+                          symbol: str | None) -> DateScan:
+    """The scan with "N trading days ago" counted in ``symbol``'s own exchange's sessions ("0700.HK
+    3个交易日前": Hong Kong's). The first scan counted the NYSE's, before the ticker was known; it is
+    only done again for a session count and a listing abroad, so a US request is read once, as before."""
+    if not dates.counts_sessions or symbol is None or market_of(symbol) == "US":
+        return dates
+    return scan_dates(msg, today, shouted, language, market_of(symbol))
+
+
+def _dated_symbol(tickers: list[TickerHit], current_ticker: str | None) -> str | None:
+    """The listing whose exchange a session count in the message ("3 trading days ago") is counted on:
+    the one ticker named, else the one in play; None when several are named (asked back anyway)."""
+    if not tickers:
+        return current_ticker
+    return tickers[0].symbol if len(tickers) == 1 and not tickers[0].listings else None
 
 
 def _session(asked: date, symbol: str | None) -> date:

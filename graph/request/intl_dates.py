@@ -23,8 +23,10 @@ Choices (documented because they are choices):
   2024年5月1日 -> that day; 2024年5月 and 去年12月 -> the last day of that month, as "Dec 2023";
   2024年 alone -> a whole year, asked back, as "in 2024";
 * 三天前 / 3日前 / hace 3 días / il y a 3 jours / vor 3 Tagen -> calendar arithmetic, as "3 days
-  ago" (3个交易日前: NYSE sessions); 三天后 / dans 3 jours / in 3 Tagen -> refused; a month
-  count needs its counter word (3个月前, 3ヶ月前), since "3月前" is "before March".
+  ago"; 3个交易日前 counts sessions, as "3 trading days ago": the listing's own exchange's (Hong
+  Kong's for 腾讯 0700.HK) once the ticker is known, :func:`graph.request.dates.scan_dates`; 三天后 /
+  dans 3 jours / in 3 Tagen -> refused; a month count needs its counter word (3个月前, 3ヶ月前),
+  since "3月前" is "before March".
 """
 
 from __future__ import annotations
