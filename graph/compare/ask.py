@@ -12,21 +12,23 @@ A backtest is asked by name ("backtest NVDA and AMD …": graph/backtest/ask.py)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 
 from ..backtest.ask import asks_for_backtest
 from ..core.chinese_script import is_chinese
-from ..core.trading_days import last_trading_day
+from ..core.trading_days import is_trading_day, last_trading_day
 from ..core.words import phrase
 from ..request.dates import scan_dates
 from ..request.guard import clean_message
 from ..request.language import detect_language
+from ..request.listing_codes import market_of
 from ..request.text import is_shouted, prepare
 from ..request.tickers import scan_tickers
 
 # Each desk is a whole deliberation (17 model calls in demo, ~15k tokens live): five at once is the most a
 # person can follow in one chat and a model server serves without queueing most of them.
 MAX_TICKERS = 5
+_SHARED_SEARCH_DAYS = 60
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,20 @@ class CompareAsk:
     language: str
     explicit_date: bool = False
     problem: str = ""
+
+
+def shared_session(asked: date, tickers: tuple[str, ...]) -> date:
+    """The last day on or before `asked` on which every ticker's exchange traded: the desks share one
+    trade date, and a desk asked about its exchange's holiday would move to its own previous session
+    ("NVDA or 0700.HK?" on Lunar New Year is the last day both traded). No two exchanges the desk
+    knows are closed together for more than a few weeks; past that, the NYSE's last session."""
+    markets = {market_of(t) for t in tickers}
+    day = asked
+    for _ in range(_SHARED_SEARCH_DAYS):
+        if all(is_trading_day(day, m) for m in markets):
+            return day
+        day -= timedelta(days=1)
+    return last_trading_day(asked)
 
 
 def _language(msg: str) -> str:
@@ -57,7 +73,7 @@ def mentions(text: str, today: date) -> CompareAsk:
     dates = scan_dates(msg, today, shouted, detect_language(msg))
     tickers = tuple(dict.fromkeys(h.symbol for h in scan_tickers(dates.remaining, shouted, [], today)))
     asked = dates.value or today
-    return CompareAsk(tickers, last_trading_day(asked), asked, language, dates.explicit, dates.error or "")
+    return CompareAsk(tickers, shared_session(asked, tickers), asked, language, dates.explicit, dates.error or "")
 
 
 def read_comparison(text: str, today: date) -> CompareAsk | None:
@@ -73,7 +89,7 @@ def read_comparison(text: str, today: date) -> CompareAsk | None:
     if len(tickers) < 2:
         return None
     asked = dates.value or today
-    ask = CompareAsk(tickers, last_trading_day(asked), asked, language, dates.explicit)
+    ask = CompareAsk(tickers, shared_session(asked, tickers), asked, language, dates.explicit)
     if dates.error:
         return _refused(ask, dates.error)
     if several := [h for h in hits if h.listings]:
