@@ -169,6 +169,20 @@ async def test_the_demo_says_in_chinese_that_it_writes_english(desk_factory):
     assert hello[0].startswith("我是交易台。") and hello[0].endswith("\n\ntest mode")  # the test registry's notice
 
 
+@pytest.mark.parametrize("request_text, language, word", [
+    ("¿Debería comprar NVDA el 6 de mayo de 2024?", "es", "inglés"),
+    ("Dois-je acheter NVDA le 6 mai 2024 ?", "fr", "anglais"),
+    ("Soll ich NVDA am 6. Mai 2024 kaufen?", "de", "Englisch"),
+    ("2024年5月6日にNVDAを買うべき？", "ja", "英語"),
+])
+async def test_the_demo_says_in_the_askers_language_that_it_writes_english(desk_factory, request_text, language, word):
+    """Demo mode may stay English, but says so in the asker's language (prompts/words_<code>.md)."""
+    said = [e.text for e in await desk_factory().ask(request_text, **ONE) if isinstance(e, Said) and e.persona == DESK]
+    notice = phrase(language, "desk.demo_speaks_english")
+    assert notice != phrase("en", "desk.demo_speaks_english") and word in notice
+    assert notice in said[0], said[0]
+
+
 async def test_a_closed_day_is_said_in_chinese_too(desk_factory):
     said = [e.text for e in await desk_factory().ask("英伟达 2024年5月4日", **ONE) if isinstance(e, Said)]
     assert "（你问的是 2024-05-04 星期六，当天休市，所以使用此前最后一个交易日）" in said[0]
