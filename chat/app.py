@@ -31,6 +31,7 @@ from chat.backtests import CANCEL_ACTION, RUN_ACTION, Backtests
 from chat.backtests import STOP_ACTION as BACKTEST_STOP_ACTION
 from chat.book import Books
 from chat.compare import CANCEL_ACTION as COMPARE_CANCEL_ACTION
+from chat.compare import EDIT_ACTION as COMPARE_EDIT_ACTION
 from chat.compare import RESUME_ACTION as COMPARE_RESUME_ACTION
 from chat.compare import RUN_ACTION as COMPARE_RUN_ACTION
 from chat.compare import STOP_ACTION as COMPARE_STOP_ACTION
@@ -162,6 +163,7 @@ async def resume(thread: ThreadDict) -> None:
                 step["metadata"] = {}
     await chat.reattach(steps)  # a run in flight on the thread: this page joins it (runs.py)
     BACKTESTS.reattach(chat.thread_id)  # a backtest in flight started from the thread: its progress goes on here
+    await COMPARES.reopened(chat.thread_id, steps)  # a comparison in flight: this page joins it; else its Edit buttons
     # A backtest's day opened for the first time: told from its checkpoint (backtest_days.py).
     render_day(await SERVICE.runtime(), chat.thread_id, metadata, steps)
     render_scheduled(await SERVICE.runtime(), chat.thread_id, metadata, steps)  # a watch's run, likewise
@@ -307,6 +309,11 @@ async def compare_cancel(action: cl.Action):
 @cl.action_callback(COMPARE_STOP_ACTION)
 async def compare_stop(action: cl.Action):
     await COMPARES.stop_pressed(action)
+
+
+@cl.action_callback(COMPARE_EDIT_ACTION)
+async def compare_edit(action: cl.Action):
+    await COMPARES.edit_pressed(action)
 
 
 @cl.action_callback(COMPARE_RESUME_ACTION)

@@ -13,6 +13,16 @@ The flow is the CLI's (graph's `read_comparison`, `Comparison`: graph/compare/),
    stopped ones continue, never repeating a finished speaker.
 5. Once every desk has ended, the Comparison turn streams, then the side-by-side card with its chart. Later
    messages that stay within the comparison ("which was riskier?") are answered by the Desk from its record.
+6. Then every desk's finished turns have an Edit button here (`compare_edit`). Editing one (chat/edits.py's
+   edit-the-past, in one desk) forks that desk's thread right after the turn; the comparison runs again as a
+   resumed one: the other desks are kept as decided, untouched, the edited desk goes on from the fork (only the
+   speakers after the edited turn speak again), then the Comparison turn and the card are made anew from the
+   desks' rulings, the card saying what the edit changed. The edited desk's later turns, the earlier Comparison
+   turn and card are folded to one line here (the desk's own thread keeps both branches). Refused while anything
+   runs on the comparison, and for another chat's button (the record is the user's, the thread the page's).
+7. A page that opens the thread while the comparison runs (a reload, a second tab) joins it as a desk run's page
+   does (chat/runs.py `reattach`): the open turns with their words so far, then everything as it happens, the
+   stage list and Stop.
 
 Each desk is an ordinary thread of the user's (its row made here, owned by them: another user's page is refused
 by the door), opened from the card's links like any analysis: its card, follow-ups, Edit.
@@ -40,10 +50,13 @@ from graph import (
     CompareAsk,
     Comparison,
     DeskRuntime,
+    EditRefused,
     Event,
     LeaseHeld,
+    Step,
     Token,
     comparison_cost,
+    edit_change,
     explain,
     followup_of,
     mentions,
@@ -54,18 +67,32 @@ from graph import (
     read_comparison,
 )
 
-from .background import cancel
-from .compare_view import CompareStages, TickerRenderer, show_card
+from .background import after_shown, cancel
+from .compare_view import CompareStages, TickerRenderer, is_card, show_card
+from .edit_actions import apply_changes, detach, edit_prompt, turn_label
+from .edits import (
+    CANCEL_WORDS,
+    EDIT_TIMEOUT_S,
+    NOTE,
+    SUPERSEDED,
+    Change,
+    collapsed,
+    match_messages,
+    superseded_after,
+    thread_messages,
+)
 from .headless import own_thread, tell_on_first_open
 from .pages import Pages
-from .panel import NextAnalysis
-from .runs import RESUME_WORDS, DeskService, signed_in
-from .speakers import label_metadata
+from .panel import NextAnalysis, next_analysis
+from .runs import ATTACH_LATEST_S, RESUME_WORDS, DeskService, signed_in
+from .speakers import SEPARATOR, label_metadata
 
 RUN_ACTION = "compare_run"
 CANCEL_ACTION = "compare_cancel"
 STOP_ACTION = "compare_stop"
 RESUME_ACTION = "compare_resume"
+EDIT_ACTION = "compare_edit"  # Edit on a desk's turn in the comparison's thread: {"thread_id", "ticker", "step", …}
+EDITS_SENT = "compare_edits"  # user-session key: the compare_edit actions sent in this session
 COMPARED = "compared_desk"  # a desk thread's metadata: {"parent", "ticker"}
 OFFERS_KEPT = 200
 
@@ -81,6 +108,50 @@ def _user() -> str:
 
 def _thread_link(thread_id: str) -> str:
     return f"/thread/{thread_id}"
+
+
+def _note(language: str, key: str, **fields: object) -> cl.Message:
+    """A Desk note about an edit (the text `chat.<key>`): on every branch (chat/edits.py)."""
+    return cl.Message(content=phrase(language, "chat." + key, **fields), author=DESK, metadata={NOTE: True})
+
+
+def _page_language() -> str:
+    chat = cl.user_session.get("chat")
+    return str(chat.language) if chat is not None else "en"
+
+
+def desk_of(message: dict[str, Any], tickers: tuple[str, ...]) -> str:
+    """The compared ticker whose desk said `message` (its label: "Bear Researcher · AMD · round 2"), or ""."""
+    label = str((message.get("metadata") or {}).get("avatarName") or "")
+    parts = label.split(SEPARATOR)
+    return parts[1] if len(parts) > 1 and parts[1] in tickers else ""
+
+
+def _of_desk(messages: list[dict[str, Any]], ticker: str, tickers: tuple[str, ...]) -> list[dict[str, Any]]:
+    return [m for m in messages if desk_of(m, tickers) == ticker]
+
+
+class _Sent:
+    """The compare_edit actions sent in this session (as chat/edits.py keeps its own: JSON cannot write this, so
+    a reopened thread, whose session Chainlit hands back from its metadata, starts with none)."""
+
+    def __init__(self) -> None:
+        self.actions: list[cl.Action] = []
+
+
+def _sent() -> list[cl.Action]:
+    sent = cl.user_session.get(EDITS_SENT)
+    if not isinstance(sent, _Sent):
+        sent = _Sent()
+        cl.user_session.set(EDITS_SENT, sent)
+    return sent.actions
+
+
+def _edit_action(parent: str, ticker: str, step: Step, language: str) -> cl.Action:
+    return cl.Action(name=EDIT_ACTION, label=phrase(language, "chat.edit"), icon="pencil",
+                     tooltip=phrase(language, "chat.edit_tooltip"),
+                     payload={"thread_id": parent, "ticker": ticker, "step": step.id,
+                              "checkpoint": step.checkpoint_id})
 
 
 @dataclass
@@ -217,15 +288,128 @@ class Compares:
         for run in list(self.running.values()):
             await run.stop()
 
+    # -- a page opening the thread ------------------------------------------------------------------------
+
+    async def reopened(self, thread_id: str, steps: list[Any]) -> None:
+        """A page opened the thread (call in on_chat_resume with the stored steps Chainlit sends it next): it joins
+        a comparison running there; a finished one's turns get their Edit buttons back (Chainlit stores none)."""
+        run = self.running.get(thread_id)
+        if run is not None and run.active:
+            await run.join(steps)
+            return
+        try:
+            comparison = await Comparison.stored(await self.desk(), _user(), thread_id)
+            if comparison is not None and comparison.record.status == "done":
+                await offer_edits(comparison, cast(list[dict[str, Any]], steps))
+        except Exception:  # the buttons are a convenience: reopening the thread must not fail on them
+            logger.exception("Could not offer the comparison's edits on thread %s", thread_id)
+
+    # -- editing one desk's past ------------------------------------------------------------------------
+
+    async def edit_pressed(self, action: cl.Action) -> None:
+        # Chainlit answers the button's HTTP call when this returns: the question waits in a task.
+        detach(self._edit(action), "compare-edit")
+
+    def _busy(self, parent: str, desk_thread: str) -> bool:
+        """Anything running on the comparison: itself, or a run of the thread's own or of the desk's thread."""
+        run = self.running.get(parent)
+        chats = self.service().chats
+        return (run is not None and run.active) or any(
+            (chat := chats.get(t)) is not None and chat.active for t in (parent, desk_thread))
+
+    async def _edit(self, action: cl.Action) -> None:
+        local_steps.set(None)  # our messages belong to the thread, not under the action's step
+        payload = action.payload or {}
+        parent = cl.context.session.thread_id
+        desk = await self.desk()
+        # The page's own thread (the door checked it is the user's) and the user's own record of it: else refused.
+        comparison = await Comparison.stored(desk, _user(), parent) if payload.get("thread_id") == parent else None
+        ticker = str(payload.get("ticker") or "")
+        if comparison is None or ticker not in comparison.record.threads:
+            await _note(_page_language(), "edit_not_yours").send()
+            return
+        record, lang = comparison.record, comparison.record.language
+        thread = record.threads[ticker]
+        if self._busy(parent, thread):
+            await _note(lang, "edit_running").send()
+            return
+        steps = await desk.history(thread)
+        step = next((s for s in steps if s.id == payload.get("step")), None)
+        if step is None or step.checkpoint_id != payload.get("checkpoint"):
+            await _note(lang, "edit_gone").send()
+            return
+        messages = await thread_messages(parent)  # before the question: what the earlier branch showed
+        answer = await cl.AskUserMessage(content=edit_prompt(step, lang, ticker), author=DESK,
+                                         timeout=EDIT_TIMEOUT_S).send()
+        await cl.context.emitter.task_end()  # the work goes on in a run of its own: the composer is handed back
+        text = str((answer or {}).get("output") or "")
+        if not text.strip() or text.strip().lower() in CANCEL_WORDS:
+            await _note(lang, "edit_kept", label=turn_label(step, lang, ticker)).send()
+            return
+        if self._busy(parent, thread):
+            await _note(lang, "edit_running").send()
+            return
+        try:
+            await desk.fork(thread, step.id, text)
+        except EditRefused as exc:
+            await _note(lang, "edit_failed", reason=exc.told(lang)).send()
+            return
+        left = self._left_behind(messages, record.tickers, ticker, steps, step, action.forId or "")
+        now = next(s for s in await desk.history(thread) if s.id == step.id)
+        await cl.Message(content=f"{now.text}\n\n{phrase(lang, 'chat.edited')}", author=step.persona,
+                         metadata=label_metadata(step.persona, step.round, lang, tag=ticker)).send()
+        await comparison.reopen()
+        self._begin(CompareRun(self, comparison, next_analysis(cl.user_session.get("chat_settings"),
+                                                               self.service().settings), resumed=True, edited=ticker))
+        await apply_changes(messages, [Change(m, False) for m in left],
+                            f"{SUPERSEDED} of the {turn_label(step, 'en', ticker)} — on the earlier branch this",
+                            f"(the thread of {ticker}'s desk keeps both branches)")
+        gone = {str(m["id"]) for m in left}
+        for shown in [a for a in _sent() if a.forId in gone]:
+            _sent().remove(shown)
+            await _quietly(shown.remove())
+        logger.info("comparison %s: edit of %s's %s, %d messages folded", parent, ticker, step.id, len(left))
+
+    @staticmethod
+    def _left_behind(messages: list[dict[str, Any]], tickers: tuple[str, ...], ticker: str, steps: list[Step],
+                     step: Step, pressed: str) -> list[dict[str, Any]]:
+        """What the edit leaves on the earlier branch: the edited turn of `ticker`'s desk and its desk's turns
+        after it (not its turns from before, parallel analysts that ended later), the Comparison turn and card."""
+        mine = _of_desk(messages, ticker, tickers)
+        kept = match_messages(steps[:[s.id for s in steps].index(step.id)], mine).values()
+        edited = match_messages([step], mine).get(step.id) or pressed
+        compared = [m for m in messages if not collapsed(m) and (m.get("name") == COMPARISON or is_card(m))]
+        return [*superseded_after(mine, edited, kept), *compared]
+
+
+async def offer_edits(comparison: Comparison, messages: list[dict[str, Any]]) -> None:
+    """Edit buttons on every desk's finished turns (on their current branch) that have none in this session yet."""
+    record, sent = comparison.record, _sent()
+    offered = {a.forId for a in sent}
+    for ticker, thread in record.threads.items():
+        if not await comparison.desk.has_thread(thread):
+            continue
+        steps = {s.id: s for s in await comparison.desk.history(thread)}
+        for step_id, message_id in match_messages(list(steps.values()), _of_desk(messages, ticker, record.tickers)
+                                                  ).items():
+            if message_id not in offered:
+                action = _edit_action(record.parent, ticker, steps[step_id], record.language)
+                sent.append(action)
+                await action.send(for_id=message_id)
+
 
 class CompareRun:
     """One comparison running for a chat thread: its desks' renderers, the Comparison turn, the card."""
 
-    def __init__(self, compares: Compares, comparison: Comparison, nxt: NextAnalysis, resumed: bool = False) -> None:
+    def __init__(self, compares: Compares, comparison: Comparison, nxt: NextAnalysis, resumed: bool = False,
+                 edited: str = "") -> None:
         self.compares = compares
         self.comparison = comparison
         self.nxt = nxt
         self.resumed = resumed
+        self.edited = edited  # the ticker whose desk an edit forked: the card says what it changed
+        self.pages: Pages | None = None
+        self.turn_message: cl.Message | None = None  # the Comparison turn while it streams
         self.thread_id = comparison.record.parent
         self.language = comparison.record.language
         self.task: asyncio.Task[None] | None = None
@@ -247,7 +431,7 @@ class CompareRun:
     def _own_context(self) -> None:
         """The task's own context, whose emitter is every page of the thread (as a desk run's, chat/runs.py)."""
         local_steps.set(None)
-        pages = Pages(cl.context.session, cl.context.emitter)
+        self.pages = pages = Pages(cl.context.session, cl.context.emitter)
         own = ChainlitContext(pages.session, cast(BaseChainlitEmitter, pages))
         pages.context = own
         context_var.set(own)
@@ -277,12 +461,11 @@ class CompareRun:
                     await _quietly(own_thread(thread, user, f"{ticker} · {record.trade_date.isoformat()} "
                                               f"({' vs '.join(record.tickers)})",
                                               {COMPARED: {"parent": self.thread_id, "ticker": ticker}}))
-            for ticker in record.tickers:
-                self.renderers[ticker] = TickerRenderer(ticker, self.nxt.plan, stages, language=lang,
-                                                        on_pickup=self._pickup_of(ticker))
+            self._renderers(stages)
             await self.comparison.run_desks(self._show_desk)
             await self._compare()
             await stages.close(phrase(lang, "chat.decision_ready"))
+            await _quietly(offer_edits(self.comparison, await thread_messages(self.thread_id)))
         except asyncio.CancelledError:
             await self._close_desks(phrase(lang, "chat.cut_off_suffix"))
             await _quietly(stages.close(phrase(lang, "chat.stopped_status"), failed=True))
@@ -300,6 +483,14 @@ class CompareRun:
             if self.compares.running.get(self.thread_id) is self:
                 self.compares.running.pop(self.thread_id, None)
 
+    def _renderers(self, stages: CompareStages) -> None:
+        for ticker in self.comparison.record.tickers:
+            self.renderers[ticker] = TickerRenderer(ticker, self.nxt.plan, stages, language=self.language,
+                                                    on_pickup=self._pickup_of(ticker))
+            if self.resumed and self.comparison.runner.desks[ticker].how == "kept":  # decided: its stages done
+                kept = stages.member(ticker, self.nxt.plan, self.language)
+                kept.status = ["done"] * len(kept.status)
+
     def _resume_action(self) -> cl.Action:
         return cl.Action(name=RESUME_ACTION, payload={"thread_id": self.thread_id},
                          label=phrase(self.language, "chat.resume"), icon="play",
@@ -307,6 +498,9 @@ class CompareRun:
 
     async def _show_desk(self, ticker: str, events: AsyncIterator[Event]) -> None:
         renderer = self.renderers[ticker]
+        run = self.comparison.runner.desks[ticker]
+        if run.resumed is not None and run.plan is not None:  # resumed (or forked): rounds go on from who spoke
+            renderer.plan, renderer.started = run.plan, run.plan.spoken(run.resumed)
         async for ev in events:
             await renderer.handle(ev)
         await renderer.close_open()
@@ -321,16 +515,66 @@ class CompareRun:
         """The Comparison turn streamed as its own persona, then the card."""
         lang = self.language
         turn = self.comparison.turn()
-        msg = cl.Message(content="", author=COMPARISON, metadata=label_metadata(COMPARISON, language=lang))
+        msg = self.turn_message = cl.Message(content="", author=COMPARISON,
+                                             metadata=label_metadata(COMPARISON, language=lang))
         async for token in turn.stream():
             await msg.stream_token(token.text)
         assert turn.result is not None
         msg.content = turn.result.text
         await msg.send()
+        self.turn_message = None
         await self.comparison.finish(turn.result)
         links = {o.ticker: _thread_link(o.thread) for o in turn.outcomes} if signed_in(cl.context.session) else {}
         await show_card(turn.outcomes, turn.result.rows(), self.comparison.record.trade_date.isoformat(),
-                        turn.result.read, links, (await self.compares.desk()).vendor, lang)
+                        turn.result.read, links, (await self.compares.desk()).vendor, lang, change=self._change())
+
+    def _change(self) -> str:
+        """The card's line on what the edit of a desk changed ("✏️ AMD — Against the branch before the edit: was
+        SELL … → now HOLD …"); "" when no desk was edited."""
+        state = self.comparison.runner.desks[self.edited].state if self.edited else None
+        if not state or (change := edit_change(state)) is None:
+            return ""
+        return f"✏️ **{self.edited}** — " + phrase(self.language, "card.edit_change", change=change)
+
+    # -- pages that open the thread mid-run (as a desk run's: chat/runs.py) ----------------------------------
+
+    async def join(self, steps: list[Any]) -> None:
+        """A page opened the thread while the comparison runs: the open turns go in the stored `steps` Chainlit
+        sends it next, with their words so far; from then on everything is kept for it, and once it has been shown
+        the steps, what was kept follows, then the stage list and Stop, and it is one of the run's pages."""
+        pages, emitter, session = self.pages, cl.context.emitter, cl.context.session
+        if pages is None or isinstance(emitter, Pages):
+            return
+        async with contextlib.AsyncExitStack() as held:
+            for renderer in self.renderers.values():  # nothing is sent while the page's view is put together
+                await held.enter_async_context(renderer.lock)
+            now = {str(step["id"]): step for r in self.renderers.values() for step in r.in_progress()}
+            if self.turn_message is not None and self.turn_message.streaming:
+                now[self.turn_message.id] = self.turn_message.to_dict()
+            for i, step in enumerate(steps):
+                if step.get("id") in now:
+                    steps[i] = {**step, **now.pop(step["id"])}
+            steps.extend(now.values())
+            pages.expect(session, emitter)
+        after_shown(emitter, lambda: self._attach(emitter))
+        # Should Chainlit not send the thread (on_chat_resume failed after this), attach anyway.
+        asyncio.get_running_loop().call_later(ATTACH_LATEST_S, lambda: asyncio.ensure_future(self._attach(emitter)))
+
+    async def _attach(self, emitter: BaseChainlitEmitter) -> None:
+        if self.pages is None or id(emitter) not in self.pages.expecting:
+            return
+        await self.pages.attach(emitter)
+        await self._catch_up(emitter, messages=False)
+
+    async def _catch_up(self, emitter: BaseChainlitEmitter, messages: bool = True) -> None:
+        """Bring one page up to date (one that joined, or whose connection dropped and came back): the desks'
+        open turns (`messages`), the stage list, and Stop (Chainlit stores no actions)."""
+        for renderer in self.renderers.values():
+            await renderer.catch_up(emitter, messages)
+        if messages and self.turn_message is not None and self.turn_message.streaming:
+            await emitter.stream_start(self.turn_message.to_dict())
+        if self.stop_action is not None and self.stop_action.forId and self.active:
+            await emitter.emit("action", self.stop_action.to_dict())
 
     async def _name_thread(self) -> None:
         layer = get_data_layer()

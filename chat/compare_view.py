@@ -28,6 +28,7 @@ from .render import Renderer
 from .speakers import label_metadata
 from .stages import StageList
 
+CARD = "compare_card"  # a side-by-side card's metadata mark (an edit of a desk folds the card it outdates)
 LINE_COLOURS = ("#3b82f6", "#f59e0b", "#a855f7", "#14b8a6", "#ec4899")  # one per ticker (at most five)
 WINDOW_DAYS = 90  # the analysts' default chart window (graph's chart_window_days)
 
@@ -93,12 +94,15 @@ class TickerRenderer(Renderer):
 
 
 def card_markdown(outcomes: Sequence[DeskOutcome], rows: Sequence[dict[str, Any]], trade_date: str, read: str,
-                  links: dict[str, str], language: str) -> str:
-    """The side-by-side card: its title, the table (a signal's mark before it, as on a decision's card), how the
-    ranking was read and the desks' threads."""
+                  links: dict[str, str], language: str, change: str = "") -> str:
+    """The side-by-side card: its title, what an edit of a desk changed (`change`, quoted, as on a decision's
+    card), the table (a signal's mark before it, as on a decision's card), how the ranking was read and the desks'
+    threads."""
     headers, body = side_by_side(outcomes, rows, language)
-    lines = [f"### {phrase(language, 'compare.card_title', trade_date=trade_date)}", "",
-             "| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines = [f"### {phrase(language, 'compare.card_title', trade_date=trade_date)}", ""]
+    if change:
+        lines += [f"> {change}", ""]
+    lines += ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for row in body:
         mark = SIGNAL_MARK.get(row[2], "⚠️")
         lines.append("| " + " | ".join([row[0], f"**{row[1]}**", f"{mark} {row[2]}", *row[3:]]) + " |")
@@ -154,16 +158,27 @@ async def normalised_chart(vendor: Vendor, tickers: Sequence[str], trade_date: s
     return chart_element(fig, f"compare-{'-'.join(tickers)}-{trade_date}-chart")
 
 
+def is_card(message: dict[str, Any]) -> bool:
+    """Whether a stored message is a comparison's side-by-side card (marked; one stored before the mark, by its
+    table's head)."""
+    if (message.get("metadata") or {}).get(CARD):
+        return True
+    output = str(message.get("output") or "")
+    return message.get("name") == DESK and any(
+        f"| {phrase(lang, 'compare.card_rank')} | {phrase(lang, 'compare.card_ticker')} |" in output
+        for lang in ("en", "zh"))
+
+
 async def show_card(outcomes: Sequence[DeskOutcome], rows: Sequence[dict[str, Any]], trade_date: str, read: str,
-                    links: dict[str, str], vendor: Vendor, language: str) -> cl.Message:
+                    links: dict[str, str], vendor: Vendor, language: str, change: str = "") -> cl.Message:
     elements: list[cl.Element] = []
     note = ""
     try:
         elements.append(await normalised_chart(vendor, [o.ticker for o in outcomes], trade_date, language=language))
     except Exception as exc:  # a chart that cannot be drawn must not cost the table
         note = "\n\n_" + phrase(language, "chat.no_chart", reason=explain(exc, language)) + "_"
-    card = cl.Message(content=card_markdown(outcomes, rows, trade_date, read, links, language) + note, author=DESK,
-                      elements=elements, metadata=label_metadata(DESK, language=language))
+    card = cl.Message(content=card_markdown(outcomes, rows, trade_date, read, links, language, change) + note,
+                      author=DESK, elements=elements, metadata={**label_metadata(DESK, language=language), CARD: True})
     await card.send()
     await cl.context.emitter.emit("desk_card", {"id": card.id})  # the page brings it into view (desk.js)
     return card

@@ -49,18 +49,24 @@ def _language() -> str:
     return str(chat.language) if chat is not None else DEFAULT
 
 
-def _label(step: Step, language: str) -> str:
-    """A step as the user reads it: "Bull Researcher, round 2" ("多头研究员，第 2 轮")."""
+def turn_label(step: Step, language: str, desk: str = "") -> str:
+    """A step as the user reads it: "Bull Researcher, round 2" ("多头研究员，第 2 轮"); in a comparison its desk's
+    ticker first ("AMD Bull Researcher")."""
     who = persona_label(step.persona, language)
-    return phrase(language, "chat.step_label", who=who, round=phrase(language, "chat.round", n=step.round)) \
+    said = phrase(language, "chat.step_label", who=who, round=phrase(language, "chat.round", n=step.round)) \
         if step.round else who
+    return f"{desk} {said}" if desk else said
 
 
-def _prompt(step: Step, language: str) -> str:
+def edit_prompt(step: Step, language: str, desk: str = "") -> str:
+    """The question for a turn's new words, its words now in a code block (`desk`: a comparison's ticker)."""
     fence = "~~~~" if "~~~" in step.text else "~~~"
     start = phrase(language, "chat.edit_prompt_start")
-    return (phrase(language, "chat.edit_prompt", start=start, label=_label(step, language))
+    return (phrase(language, "chat.edit_prompt", start=start, label=turn_label(step, language, desk))
             + f"\n\n{fence}text\n{step.text}\n{fence}")
+
+
+_label, _prompt = turn_label, edit_prompt
 
 
 async def _say(key: str, actions: list[cl.Action] | None = None, **fields: object) -> None:
@@ -100,13 +106,13 @@ async def _edit(action: cl.Action) -> None:
         return
     messages = await thread_messages(chat.thread_id)  # before the question: what the earlier branch showed
     lang = chat.language
-    answer = await cl.AskUserMessage(content=_prompt(step, lang), author=DESK, timeout=EDIT_TIMEOUT_S).send()
+    answer = await cl.AskUserMessage(content=edit_prompt(step, lang), author=DESK, timeout=EDIT_TIMEOUT_S).send()
     # Chainlit marks a task as running once the answer is in (an ask is meant for a handler that
     # goes on): this one goes on in a run of its own, so the composer is handed back.
     await cl.context.emitter.task_end()
     text = str((answer or {}).get("output") or "")
     if not text.strip() or text.strip().lower() in CANCEL_WORDS:
-        await _say("edit_kept", label=_label(step, lang))
+        await _say("edit_kept", label=turn_label(step, lang))
         return
     if chat.active:
         await _say("edit_running")
@@ -128,8 +134,8 @@ async def _edit(action: cl.Action) -> None:
     chat.start(None, next_analysis(cl.user_session.get("chat_settings"), chat.service.settings))
     # The messages read before the question are the earlier branch's; those said since are the fork's.
     changes = branch_change(messages, leaving, entering, superseded=left)
-    await _apply(messages, changes, f"{SUPERSEDED} of the {step.label} — on the earlier branch this",
-                 "(*Back to the earlier branch* on the new card shows it in full)")
+    await apply_changes(messages, changes, f"{SUPERSEDED} of the {step.label} — on the earlier branch this",
+                        "(*Back to the earlier branch* on the new card shows it in full)")
     logger.info("thread %s: edit of %s forked at %s (%d messages collapsed, %d tagged)", chat.thread_id, step.id,
                 fork.checkpoint_id, *(sum(1 for c in changes if c.show is show) for show in (False, None)))
 
@@ -140,8 +146,8 @@ async def _steps_before(desk: DeskRuntime, thread_id: str, step: Step) -> list[S
     return steps[:ids.index(step.id)] if step.id in ids else []
 
 
-async def _apply(messages: Sequence[dict[str, Any]], changes: Sequence[Change],
-                 collapsed_as: str, reading: str) -> list[dict[str, Any]]:
+async def apply_changes(messages: Sequence[dict[str, Any]], changes: Sequence[Change],
+                        collapsed_as: str, reading: str) -> list[dict[str, Any]]:
     """Store and show each change: a collapsed message becomes one line ("<collapsed_as> said
     “<its first words> …” <reading>."), its words kept in its metadata; a restored one gets them
     back. Returns `messages` as they are now."""
@@ -167,17 +173,17 @@ async def _apply(messages: Sequence[dict[str, Any]], changes: Sequence[Change],
 
 async def edit_pressed(action: cl.Action) -> None:
     # Chainlit answers the button's HTTP call when this returns: the question waits in a task.
-    _detach(_edit(action), "desk-edit")
+    detach(_edit(action), "desk-edit")
 
 
 async def switch_pressed(action: cl.Action) -> None:
-    _detach(_switch(action), "desk-switch")
+    detach(_switch(action), "desk-switch")
 
 
 _TASKS: set[asyncio.Task[None]] = set()  # held until done, so none is collected half-way
 
 
-def _detach(work: Any, name: str) -> None:
+def detach(work: Any, name: str) -> None:
     task = asyncio.create_task(_guarded(work), name=name)
     _TASKS.add(task)
     task.add_done_callback(_TASKS.discard)
@@ -213,7 +219,8 @@ async def _switch(action: cl.Action) -> None:
     now = await desk.switch_branch(chat.thread_id, target.head)
     messages = await thread_messages(chat.thread_id)
     changes = branch_change(messages, leaving.key, now.key)
-    messages = await _apply(messages, changes, f"{OTHER_BRANCH} — there this", "(switching to it shows it in full)")
+    messages = await apply_changes(messages, changes, f"{OTHER_BRANCH} — there this",
+                                   "(switching to it shows it in full)")
     logger.info("thread %s: switched to branch %s (%d messages restored, %d collapsed, %d tagged)", chat.thread_id,
                 now.key, *(sum(1 for c in changes if c.show is show) for show in (True, False, None)))
     lang = chat.language

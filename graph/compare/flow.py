@@ -90,6 +90,13 @@ class Comparison:
         hows = await self.runner.survey()
         return [t for t, how in hows.items() if how != "kept"]
 
+    async def reopen(self) -> None:
+        """One desk was edited (forked after one of its turns, `DeskRuntime.fork`): the comparison is to run again,
+        its decided desks kept, the edited one going on from its fork (a desk stopped half-way, to `run_desks`),
+        then the Comparison turn anew. Stored as running first, so a stop meanwhile is resumed like any."""
+        self.record.status = "running"
+        await Comparisons(self.desk.store).put(self.user, self.record)
+
     async def run_desks(self, consume: Consume) -> dict[str, DeskRun]:
         return await self.runner.run(consume)
 

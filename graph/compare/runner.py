@@ -13,7 +13,8 @@ the others: it is reported (`DeskRun.error`) and its ticker shown without a deci
 
 **Resuming.** A desk whose thread holds its decision for the trade date is kept, not asked again; one stopped
 half-way continues from its last checkpoint (`turn(thread, None)`: LangGraph re-runs only the pending step, so no
-finished speaker speaks twice); one never started is asked afresh.
+finished speaker speaks twice); one never started is asked afresh. A desk forked by an edit of one of its turns
+is one stopped half-way: it goes on from the fork, only the speakers after the edited turn speaking again.
 """
 from __future__ import annotations
 
@@ -66,6 +67,10 @@ class DeskRun:
     how: str = "new"          # "new", "resumed" (from its last checkpoint) or "kept" (decided before)
     error: str = ""           # why it ended without a decision, when it failed
     state: dict[str, Any] | None = None
+    # Once it runs: its plan, and the state it continues from when resumed (or forked by an edit), so a consumer
+    # labels its rounds and stages from who already spoke, as a resumed analysis does (chat/runs.py).
+    plan: RunPlan | None = None
+    resumed: dict[str, Any] | None = None
 
     @property
     def decision(self) -> FinalDecision | None:
@@ -113,6 +118,7 @@ class CompareRunner:
         text = None if run.how == "resumed" else request_text(run.ticker, self.trade_date, self.language)
         try:
             async with self.desk.turn(run.thread, text, None if text is None else self.plan) as turn:
+                run.plan, run.resumed = turn.plan, turn.resumed
                 await consume(run.ticker, turn.events(self.context))
         except asyncio.CancelledError:
             raise
