@@ -31,6 +31,7 @@ from graph import (
     language_of,
     persona_label,
     phrase,
+    recalled_line,
     report_markdown,
     usage_summary,
 )
@@ -59,9 +60,9 @@ def read_words(decision: FinalDecision, language: str = DEFAULT) -> str:
 
 def record_line(state: dict[str, Any]) -> str:
     """The desk's record on the decision's ticker as the analysis knew it ("4 past calls: 3 right,
-    mean alpha +1.8 %"; graph/track/), or "" when it has none."""
+    mean alpha +1.8 %"; graph/track/), in the thread's language, or "" when it has none."""
     recalled = state.get("track_record")
-    return str(recalled.get("line") or "") if isinstance(recalled, dict) else ""
+    return recalled_line(recalled, language_of(state)) if isinstance(recalled, dict) else ""
 
 
 def position_lines(sizing: dict[str, Any] | None, language: str = DEFAULT) -> list[str]:

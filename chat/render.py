@@ -308,7 +308,7 @@ class Renderer:
         under the Desk's "Analyzing …", before any analyst speaks. Its reflections are a model's: inert."""
         if not isinstance(track_record, dict) or not track_record:
             return
-        text = inert_links(recalled_markdown(track_record))
+        text = inert_links(recalled_markdown(track_record, self.language))
         name = persona_label(TRACK_RECORD_STEP, self.language)
         if not self.said:  # the coordinator always announces an analysis; should it not, the text stands alone
             msg = cl.Message(content=f"**{name}**\n\n{text}", author=DESK,

@@ -91,7 +91,7 @@ from .runtime.desk import DeskRuntime, DeskTurn, Interrupted
 from .runtime.notes import Posted, post_note
 from .tools import make_toolkit
 from .track.calls import Call, Outcome
-from .track.words import recalled_markdown
+from .track.words import recalled_line, recalled_markdown
 from .watchlist.rules import EVERY_TRADING_DAY, Rule
 from .watchlist.scheduler import WatchDesk, jobs_url
 from .watchlist.slots import Ran
@@ -223,6 +223,7 @@ __all__ = [
     "read_csv",
     "read_holdings",
     "read_watch",
+    "recalled_line",
     "recalled_markdown",
     "report_markdown",
     "scored",

@@ -26,7 +26,7 @@ from .core.plan import RunPlan
 from .core.settings import Settings
 from .core.state import language_of
 from .core.usage import usage_summary
-from .core.words import DEFAULT_LANGUAGE, phrase
+from .core.words import DEFAULT_LANGUAGE, is_language, phrase
 from .models.registry import ModelRegistry
 from .nodes.thread_language import thread_language
 from .persistence.lease import LeaseHeld
@@ -36,7 +36,7 @@ from .request import clean_message
 from .request.resolve import resolve
 from .runtime.branches import EditRefused
 from .runtime.desk import DeskRuntime
-from .track.words import recalled_markdown, record_answer
+from .track.words import recalled_line, recalled_markdown, record_answer
 
 TAG = " · "  # between a persona and its desk's ticker in a comparison
 
@@ -223,7 +223,8 @@ async def _show(events: AsyncIterator[Event], quiet_tools: bool, language: str =
         elif isinstance(ev, ToolStarted) and not quiet_tools:
             printer.write(key(ev.persona), f"\n  ⚙ {ev.tool}({json.dumps(ev.args)})\n")
         elif isinstance(ev, NodeDone) and ev.node == "coordinator" and (recalled := ev.update.get("track_record")):
-            printer.write(key("Track record"), recalled_markdown(recalled))  # what this analysis recalled
+            # What this analysis recalled, in the thread's language (the coordinator's update set it above).
+            printer.write(key("Track record"), recalled_markdown(recalled, printer.language))
             printer.done(key("Track record"))
         elif isinstance(ev, NodeDone) and (said := ev.spoken) is not None and ev.node != "coordinator":
             persona = str(said.name)
@@ -252,7 +253,7 @@ def _print_outcome(args: argparse.Namespace, state: dict[str, Any], thread: str,
             print(f"  {_padded(phrase(lang, 'card.ruling_read'))}{phrase(lang, 'read.' + decision.read)}")
         if decision.words_say:
             print("\n" + phrase(lang, "card.disagree", words=decision.words_say, signal=decision.signal))
-        if line := (state.get("track_record") or {}).get("line"):
+        if line := recalled_line(state.get("track_record") or {}, lang):
             print(f"  {_padded(phrase(lang, 'card.track_record'))}"
                   f"{phrase(lang, 'card.track_line', line=line, ticker=decision.ticker)}")
         _print_sizing(state.get("sizing"), lang)
@@ -306,7 +307,9 @@ async def show_record(args: argparse.Namespace, settings: Settings) -> int:
     today = args.today or date.today()
     async with DeskRuntime.open(settings) as desk:
         calls = await desk.track.calls(args.user, today, ticker=args.ticker)
-        print(record_answer(calls, args.ticker, today))
+        # No thread to take a language from: DESK_LANGUAGE's when it names one, else English.
+        language = settings.language if is_language(settings.language) else DEFAULT_LANGUAGE
+        print(record_answer(calls, args.ticker, today, language))
     return 0
 
 

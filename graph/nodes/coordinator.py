@@ -139,8 +139,8 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
         text = next((str(m.content) for m in reversed(state.get("messages", [])) if isinstance(m, HumanMessage)), "")
         today = (runtime.context.today if runtime.context else None) or date.today()
         if asks_for_record(text):  # the track record, not an analysis: a table, and its chart
-            return await _record_answer(runtime, vendor, models, text, today) | {
-                "language": thread_language(settings.language, state.get("language"), text)}
+            language = thread_language(settings.language, state.get("language"), text)
+            return await _record_answer(runtime, vendor, models, text, today, language) | {"language": language}
         # A stopped run's reports and turns are on screen too: questions about them are follow-ups.
         decided = (state.get("final_decision") is not None or bool(entries(state))
                    or bool(state.get("record_shown")))  # the record shown: a question may be about it
@@ -218,17 +218,17 @@ def _shaper(models: ModelRegistry, model: BaseChatModel) -> Shape:
 
 
 async def _record_answer(runtime: Runtime[DeskContext], vendor: Vendor, models: ModelRegistry, text: str,
-                         today: date) -> dict[str, Any]:
+                         today: date, language: str) -> dict[str, Any]:
     """The user's calls as a table (one ticker's when the message names one), settled first where
-    due, with the cumulative alpha for the chat's chart."""
+    due, with the cumulative alpha for the chat's chart; its words in the thread's `language`."""
     ticker = parse_request(text, today).ticker
     if runtime.store is None:
-        say = "The track record needs the desk's store, and this run has none."
+        say = phrase(language, "track.no_store")
         points: list[tuple[str, float]] = []
     else:
         user, _ = user_of(get_config(), runtime.context)
         calls = await TrackRecord(runtime.store, vendor, models).calls(user, today, ticker=ticker)
-        say, points = record_answer(calls, ticker, today), cumulative_alpha(calls)
+        say, points = record_answer(calls, ticker, today, language), cumulative_alpha(calls)
     emit(runtime.stream_writer, Said(DESK, say))
     if points:
         emit(runtime.stream_writer, AlphaCurve([(day, alpha) for day, alpha in points], ticker or ""))

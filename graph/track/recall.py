@@ -31,8 +31,8 @@ READS_ALL = (RESEARCH_MANAGER, TRADER, RISK_JUDGE)
 def recall(values: Sequence[Mapping[str, Any]], ticker: str, trade_date: str) -> dict[str, Any]:
     """The record an analysis of `ticker` on `trade_date` may know, from the user's calls as stored,
     as plain data for the state (checkpointed as JSON): the calls recalled, the ticker's pending
-    ones, the card's line, and the rendered blocks (their figures count as evidence for the figure
-    check). Only the calls it keeps are read into `Call`s."""
+    ones, the card's line and its figures, and the rendered blocks (their figures count as evidence
+    for the figure check). Only the calls it keeps are read into `Call`s."""
     def settled_by(v: Mapping[str, Any]) -> str:
         return str(v["outcome"]["settle_date"])
 
@@ -46,12 +46,17 @@ def recall(values: Sequence[Mapping[str, Any]], ticker: str, trade_date: str) ->
     # Pending calls on the ticker made before this one (the chat says when they settle).
     pending = sorted((Call.model_validate(v) for v in values if v.get("ticker") == ticker and not v.get("outcome")
                       and str(v.get("trade_date")) < trade_date), key=lambda c: (c.trade_date, c.id))
+    summary = summarize(on_ticker)
     record: dict[str, Any] = {
         "ticker": ticker, "trade_date": trade_date,
         "same": [c.model_dump(mode="json") for c in same],
         "lessons": [c.model_dump(mode="json") for c in lessons],
         "pending": [c.model_dump(mode="json") for c in pending[-SAME_TICKER:]],
-        "line": card_line(summarize(on_ticker)),
+        # The card's line on the ticker, and its figures: the reader's language words them when the line
+        # is shown (graph/track/words.py recalled_line); the English line is kept for readers of then.
+        "line": card_line(summary),
+        "figures": {"calls": summary.calls, "right": summary.right, "mean_alpha": summary.mean_alpha,
+                    "pending": summary.pending},
     }
     record["shared"] = shared_block(same, lessons, ticker, trade_date)
     record["bull"] = side_block(same, ticker, "bull")

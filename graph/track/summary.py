@@ -1,6 +1,9 @@
 """The track record read as figures: the chat card's line, the /record table, the CLI's summary.
 
-Returns and alpha are stored as fractions, unrounded; they are rounded here, for display only.
+Returns and alpha are stored as fractions, unrounded; they are rounded here, for display only. The
+words around the figures are in the thread's language (the [track] section of prompts/words_<code>.md);
+figures, tickers, signals and dates are shown as they are, and what is stored (a verdict, a pending
+reason) stays English: it is worded for the reader here.
 """
 from __future__ import annotations
 
@@ -9,14 +12,32 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
-from ..core.personas import DEBATERS, RESEARCH_MANAGER, RISK_JUDGE, TRADER
+from ..core.personas import DEBATERS, RESEARCH_MANAGER, RISK_JUDGE, TRADER, persona_label
+from ..core.words import DEFAULT_LANGUAGE, phrase, word_list
 from .calls import Call, Outcome
 from .horizon import due_date, sessions
 from .settle import verdict
 
 BULL = DEBATERS["bull"].persona
 BEAR = DEBATERS["bear"].persona
-_HOW_TO_LOG = "Ask, e.g., “should I buy NVDA today?”"
+# The reasons graph/track/settle.py stores for a pending call (in English) and the table gives one never
+# tried, with the catalogue's key that words each for the reader; a reason none matches (an older
+# wording) is shown as stored.
+_REASONS = (
+    (r"settles on or after (?P<date>\S+) \((?P<n>\d+) trading days after the trade date\)", "pending_settles"),
+    (r"settles on or after (?P<date>\S+)", "settles_on"),
+    (r"made on (?P<data>.+); this desk reads (?P<vendor>.+), so it is scored only when the desk runs on "
+     r"that data again", "pending_other_data"),
+    (r"its trade date (?P<trade_date>.+) cannot be read", "pending_bad_date"),
+    (r"the data vendor failed: (?P<error>.+); will retry", "pending_vendor_failed"),
+    (r"no close for (?P<symbol>\S+) on (?P<date>\S+) from (?P<vendor>.+)", "pending_no_close"),
+    (r"the data has only (?P<have>\d+) of (?P<n>\d+) sessions after (?P<date>\S+) for (?P<ticker>\S+) "
+     r"from (?P<vendor>.+); will retry", "pending_short_data"),
+    (r"its window is not over", "pending_window_open"),
+    (r"due: scored at the next settlement pass", "due_now"),
+    (r"pending", "verdict_pending"),
+)
+_PENDING_REASONS = tuple((re.compile(pattern, re.S), key) for pattern, key in _REASONS)
 
 
 @dataclass(frozen=True)
@@ -68,23 +89,39 @@ def summarize(calls: Sequence[Call]) -> Summary:
     )
 
 
-def card_line(summary: Summary) -> str:
+def verdict_word(verdict: str, language: str = DEFAULT_LANGUAGE) -> str:
+    """A verdict as the reader's language says it ("right" -> "正确"); the stored value stays English."""
+    try:
+        return phrase(language, f"track.verdict_{verdict}")
+    except KeyError:  # a verdict the catalogue does not know: shown as stored
+        return verdict
+
+
+def pending_words(reason: str, language: str = DEFAULT_LANGUAGE) -> str:
+    """Why a call is not scored yet, as settle.py stored it (English), in the reader's language."""
+    for pattern, key in _PENDING_REASONS:
+        if match := pattern.fullmatch(reason):
+            return phrase(language, f"track.{key}", **match.groupdict())
+    return reason
+
+
+def card_line(summary: Summary, language: str = DEFAULT_LANGUAGE) -> str:
     """"4 past calls: 3 right, mean alpha +1.8 %; 2 pending" (the count is every call, settled or not)."""
     if not summary.calls:
         return ""
-    head = f"{summary.calls} past call{'' if summary.calls == 1 else 's'}"
+    head = phrase(language, "track.calls_one" if summary.calls == 1 else "track.calls_many", n=summary.calls)
     if summary.mean_alpha is None:
-        return f"{head}, none settled yet"
-    line = f"{head}: {summary.right} right, mean alpha {pct(summary.mean_alpha, 1)}"
-    return f"{line}; {summary.pending} pending" if summary.pending else line
+        return phrase(language, "track.none_settled", head=head)
+    line = phrase(language, "track.settled", head=head, right=summary.right, alpha=pct(summary.mean_alpha, 1))
+    return phrase(language, "track.with_pending", line=line, pending=summary.pending) if summary.pending else line
 
 
-def sides_line(summary: Summary) -> str:
+def sides_line(summary: Summary, language: str = DEFAULT_LANGUAGE) -> str:
     """"Bull Researcher 3/4 right · Bear Researcher 1/4 · Risk Judge 3/4" (personas with a settled call)."""
-    parts = [f"{persona} {right}/{of}" for persona, (right, of) in summary.sides.items() if of]
-    if parts:
-        parts[0] += " right"
-    return " · ".join(parts)
+    parts = [(persona_label(persona, language), right, of) for persona, (right, of) in summary.sides.items() if of]
+    return phrase(language, "track.sides_joiner").join(
+        phrase(language, "track.side_first" if i == 0 else "track.side", persona=p, right=right, of=of)
+        for i, (p, right, of) in enumerate(parts))
 
 
 def cumulative_alpha(calls: Sequence[Call]) -> list[tuple[str, float]]:
@@ -105,7 +142,8 @@ def _cell(text: str) -> str:
 
 
 def _pending_text(call: Call, today: date) -> str:
-    """The reason the settlement pass gave, or (never tried yet) when the call settles."""
+    """The reason the settlement pass gave, or (never tried yet) when the call settles (English, as
+    settle.py words it: pending_words words it for the reader)."""
     if call.pending:
         return call.pending
     try:
@@ -115,38 +153,45 @@ def _pending_text(call: Call, today: date) -> str:
     return f"settles on or after {due.isoformat()}" if today < due else "due: scored at the next settlement pass"
 
 
-def _row(call: Call, today: date) -> str:
+def _settles_after(reason: str) -> str | None:
+    """The date a pending call settles on or after, when its reason says it."""
+    when = re.match(r"settles on or after (\S+)", reason)
+    return when[1] if when else None
+
+
+def _row(call: Call, today: date, language: str) -> str:
     """Seven short cells: a chat column is narrow (a pending call's reason goes under the table)."""
     o = call.outcome
     size = f" {call.position_size}" if call.position_size else ""
     if o is None:
-        due = _pending_text(call, today)
-        when = re.match(r"settles on or after (\S+)", due)
-        settled = f"after {when[1]}" if when else "pending"
-        ret, alpha, verdict = "", "", "pending"
+        when = _settles_after(_pending_text(call, today))
+        settled = phrase(language, "track.after", date=when) if when else verdict_word("pending", language)
+        ret, alpha, verdict = "", "", verdict_word("pending", language)
     else:
         settled = o.settle_date
-        ret = pct(o.raw_return) + (f" (stop hit {o.stop_hit})" if o.stop_hit else "")
-        alpha, verdict = f"{pct(o.alpha)} vs {o.benchmark}", o.verdict
+        ret = pct(o.raw_return) + (phrase(language, "track.stop_hit_cell", date=o.stop_hit) if o.stop_hit else "")
+        alpha = phrase(language, "track.alpha_vs", alpha=pct(o.alpha), benchmark=o.benchmark)
+        verdict = verdict_word(o.verdict, language)
     cells = (call.trade_date, call.ticker, call.signal + size, settled, ret, alpha, verdict)
     return "| " + " | ".join(_cell(c) for c in cells) + " |"
 
 
-def record_table(calls: Sequence[Call], *, today: date) -> str:
+def record_table(calls: Sequence[Call], *, today: date, language: str = DEFAULT_LANGUAGE) -> str:
     """The calls as a Markdown table, newest trade date first, then the summary's line and each side's
-    accuracy; `today` dates a pending call that was never tried."""
+    accuracy; `today` dates a pending call that was never tried. The words are in `language`."""
     if not calls:
-        return ("No calls are logged yet. " + _HOW_TO_LOG + ": the Risk Judge's decision is logged, "
-                "and scored here once its horizon has passed.")
+        return phrase(language, "track.no_calls", how=phrase(language, "track.how_to_log"))
     ordered = sorted(calls, key=lambda c: (c.trade_date, c.recorded_at, c.id), reverse=True)
-    lines = ["| Date | Ticker | Call | Settled | Return | Alpha | Verdict |",
-             "|---|---|---|---|---|---|---|",
-             *(_row(c, today) for c in ordered)]
+    columns = word_list(language, "track.columns")
+    lines = ["| " + " | ".join(columns) + " |",
+             "|" + "---|" * len(columns),
+             *(_row(c, today, language) for c in ordered)]
     waiting = [c for c in ordered if c.outcome is None and not _pending_text(c, today).startswith("settles on")]
     if waiting:  # why a due call is not scored yet: a vendor failure, a missing close
-        lines += ["", *(f"- {c.trade_date} {c.ticker}: {_pending_text(c, today)}" for c in waiting)]
+        lines += ["", *(f"- {c.trade_date} {c.ticker}: {pending_words(_pending_text(c, today), language)}"
+                        for c in waiting)]
     summary = summarize(calls)
-    lines += ["", card_line(summary)]
-    if sides := sides_line(summary):
+    lines += ["", card_line(summary, language)]
+    if sides := sides_line(summary, language):
         lines.append(sides)
     return "\n".join(lines)
