@@ -88,6 +88,13 @@ def _say(language: str, key: str, actions: list[cl.Action] | None = None, **fiel
                       metadata=label_metadata(DESK, language=language))
 
 
+def _chat_language() -> str:
+    """The language of the pressing page's chat (its thread's, else its page's: chat/runs.py), for an answer to a
+    button whose offer is gone."""
+    chat = cl.user_session.get("chat")
+    return str(getattr(chat, "language", "") or "en")
+
+
 def _user() -> str:
     """Whose backtests these are: the page's signed-in user (the desk's local user without a login)."""
     return signed_in(cl.context.session) or LOCAL_USER
@@ -154,7 +161,7 @@ class Backtests:
                                          budget=ask.budget)
             prepared.check_budget()
         except PlanRefused as refused:
-            await _say(lang, "backtest_refused", reason=str(refused)).send()
+            await _say(lang, "backtest_refused", reason=refused.told(lang)).send()
             return
         await self._offer(prepared, thread_id, lang)
 
@@ -183,7 +190,7 @@ class Backtests:
         self.offers[key] = Offer(prepared, _user(), thread_id, language, tuple(actions))
         while len(self.offers) > OFFERS_KEPT:
             self.offers.pop(next(iter(self.offers)))
-        text = f"{phrase(language, 'chat.backtest_plan')}\n\n```text\n{prepared.statement()}\n```"
+        text = f"{phrase(language, 'chat.backtest_plan')}\n\n```text\n{prepared.statement(language)}\n```"
         await cl.Message(content=text, author=DESK, actions=actions,
                          metadata=label_metadata(DESK, language=language)).send()
 
@@ -212,7 +219,7 @@ class Backtests:
         key = str((action.payload or {}).get("offer") or "")
         offer = self.offers.get(key)
         if offer is None:
-            await _say("en", "backtest_offer_gone").send()
+            await _say(_chat_language(), "backtest_offer_gone").send()
             return None
         if offer.user != _user():
             await _say(offer.language, "backtest_not_yours").send()
@@ -366,9 +373,11 @@ class BacktestRun:
             return
         plan = self.runner.plan
         thread = await layer.get_thread(self.thread_id)
-        if thread is None or not thread.get("name") or str(thread.get("name")).lower().startswith(("backtest", "回测")):
-            await layer.update_thread(self.thread_id, name=f"Backtest {', '.join(plan.tickers)} · "
-                                                           f"{plan.start.isoformat()} … {plan.end.isoformat()}")
+        asked = tuple(phrase(lang, "chat.backtest_word").lower() for lang in (self.language, "en"))
+        if thread is None or not thread.get("name") or str(thread.get("name")).lower().startswith(asked):
+            name = phrase(self.language, "chat.backtest_thread_name", tickers=", ".join(plan.tickers),
+                          start=plan.start.isoformat(), end=plan.end.isoformat())
+            await layer.update_thread(self.thread_id, name=name)
 
     def _progress_text(self) -> str:
         lang, progress, plan = self.language, self.runner.progress, self.runner.plan

@@ -69,6 +69,13 @@ class Offer:
     actions: tuple[cl.Action, ...] = ()
 
 
+def _chat_language() -> str:
+    """The language of the pressing page's chat (its thread's, else its page's: chat/runs.py), for an answer to a
+    button whose offer is gone."""
+    chat = cl.user_session.get("chat")
+    return str(getattr(chat, "language", "") or "en")
+
+
 def _user() -> str:
     """Whose book: the page's signed-in user (the desk's local user without a login)."""
     return signed_in(cl.context.session) or LOCAL_USER
@@ -203,9 +210,8 @@ class Books:
         if reading.problems:
             await _send(language, _problems(reading))
             return
-        lead = [_say(language, "book_read")]
-        if language == "en":  # graph words its summaries in English: the table says it in any language
-            lead[0] += "\n" + "\n".join(f"- {change.summary}" for change in reading.changes)
+        lead = [_say(language, "book_read") + "\n" + "\n".join(f"- {change.told(language)}"
+                                                             for change in reading.changes)]
         await self._offer(before, apply_changes(before, reading.changes), language, lead)
 
     async def _offer_clear(self, symbol: str, language: str) -> None:
@@ -254,7 +260,8 @@ class Books:
         lead = [_say(language, "book_csv_title", name=name, rows=result.rows)]
         tail = [_say(language, "book_csv_cash_kept")] if not result.has_cash and before is not None else []
         if result.notes:
-            tail.append(_say(language, "book_csv_notes") + "\n" + "\n".join(f"- {note}" for note in result.notes))
+            tail.append(_say(language, "book_csv_notes") + "\n"
+                        + "\n".join(f"- {note.told(language)}" for note in result.notes))
         await self._offer(before, after, language, lead, tail)
 
     async def _offer(self, before: Book | None, after: Book | None, language: str, lead: list[str],
@@ -305,7 +312,8 @@ class Books:
         key = str((action.payload or {}).get("offer") or "")
         offer = self.offers.get(key)
         if offer is None:
-            await _send("en", _say("en", "book_gone"))
+            lang = _chat_language()
+            await _send(lang, _say(lang, "book_gone"))
             return None
         if offer.user != _user():
             await _send(offer.language, _say(offer.language, "book_not_yours"))
@@ -320,14 +328,15 @@ class Books:
 def _problems(reading: Reading) -> str:
     lang = reading.language
     lines = [_say(lang, "book_problems"),
-             *(_say(lang, "book_problem_line", text=p.text, reason=p.reason) for p in reading.problems)]
+             *(_say(lang, "book_problem_line", text=p.text, reason=p.told(lang)) for p in reading.problems)]
     if reading.changes:
-        lines += ["", _say(lang, "book_read_part", changes="; ".join(c.summary for c in reading.changes))]
+        changes = _say(lang, "note_separator").join(c.told(lang) for c in reading.changes)
+        lines += ["", _say(lang, "book_read_part", changes=changes)]
     return "\n".join(lines)
 
 
 def _csv_errors(result: CsvImport, name: str, language: str) -> str:
-    lines = [_say(language, "book_csv_errors", name=name), *(f"- {error}" for error in result.errors),
+    lines = [_say(language, "book_csv_errors", name=name), *(f"- {error.told(language)}" for error in result.errors),
              "", _say(language, "book_csv_fix")]
     return "\n".join(lines)
 

@@ -74,9 +74,9 @@ from .edits import (
     CANCEL_WORDS,
     EDIT_TIMEOUT_S,
     NOTE,
-    SUPERSEDED,
     Change,
     collapsed,
+    folded_line,
     match_messages,
     superseded_after,
     thread_messages,
@@ -182,8 +182,12 @@ class Compares:
         follow-up to a finished one. False for any other message (and for every message while the thread's own
         desk run goes on: a note to it)."""
         if (run := self.running.get(thread_id)) is not None and run.active:
-            await run.interject(text)
-            return True
+            if run.deliberating:
+                await run.interject(text)
+                return True
+            # The desks are done: the message follows the comparison, once its turn and card are stored (its
+            # last steps, the Edit buttons, may still be going; the message waits for the card, never lost).
+            await run.card_shown()
         if desk_busy:
             return False
         today = date.today()
@@ -193,7 +197,9 @@ class Compares:
         if (followed := await followup_of(desk, _user(), thread_id, text, today)) is not None:
             await self._followup(followed, text)
             return True
-        ask = read_comparison(text, today)
+        # A thread holding an analysis: two tickers are a comparison only when asked as one ("NVDA or AMD?").
+        ask = read_comparison(text, today, in_analysis=bool((await desk.state(thread_id)).get("ticker")),
+                              language_setting=desk.settings.language)
         if ask is None:
             return False
         if ask.problem:
@@ -212,7 +218,8 @@ class Compares:
         comparison = await Comparison.stored(desk, _user(), thread_id, plan=nxt.plan)
         if comparison is None or not await comparison.interrupted():
             if not quiet:
-                await _say("en" if comparison is None else comparison.record.language, "nothing_to_resume").send()
+                lang = _page_language() if comparison is None else comparison.record.language
+                await _say(lang, "nothing_to_resume").send()
             return False
         self._begin(CompareRun(self, comparison, nxt, resumed=True))
         return True
@@ -252,7 +259,7 @@ class Compares:
             self.offers.pop(next(iter(self.offers)))
         c = comparison_cost(nxt.plan, len(ask.tickers), live=desk.models.live)
         await _say(lang, "cost", actions, n=len(ask.tickers), tokens=f"{c.tokens:,}", calls=c.calls,
-                   per=f"{c.per_analysis.tokens:,}", source=c.per_analysis.source).send()
+                   per=f"{c.per_analysis.tokens:,}", source=c.per_analysis.source_in(lang)).send()
 
     async def run_pressed(self, action: cl.Action) -> None:
         if (offer := await self._answered(action)) is not None:
@@ -265,7 +272,7 @@ class Compares:
     async def _answered(self, action: cl.Action) -> Offer | None:
         offer = self.offers.get(str((action.payload or {}).get("offer") or ""))
         if offer is None or offer.user != _user() or offer.thread_id != cl.context.session.thread_id:
-            await _say("en", "offer_gone").send()
+            await _say(_page_language(), "offer_gone").send()
             return None
         self.offers.pop(str(action.payload["offer"]), None)
         for shown in offer.actions:
@@ -362,8 +369,7 @@ class Compares:
         self._begin(CompareRun(self, comparison, next_analysis(cl.user_session.get("chat_settings"),
                                                                self.service().settings), resumed=True, edited=ticker))
         await apply_changes(messages, [Change(m, False) for m in left],
-                            f"{SUPERSEDED} of the {turn_label(step, 'en', ticker)} — on the earlier branch this",
-                            f"(the thread of {ticker}'s desk keeps both branches)")
+                            lambda words: folded_line(words, lang, turn_label(step, lang, ticker), ticker))
         gone = {str(m["id"]) for m in left}
         for shown in [a for a in _sent() if a.forId in gone]:
             _sent().remove(shown)
@@ -417,10 +423,30 @@ class CompareRun:
         self.finished: set[str] = set()
         self.acks: dict[tuple[str, int], cl.Message] = {}
         self.stop_action: cl.Action | None = None
+        self._desks_done = False  # every desk has decided (or failed): the Comparison turn, the card, the Edit buttons
+        self._card = asyncio.Event()  # the card is shown (its comparison stored)
 
     @property
     def active(self) -> bool:
         return self.task is not None and not self.task.done()
+
+    @property
+    def deliberating(self) -> bool:
+        """A desk still deliberates: a message to the run is a note to it."""
+        return self.active and not self._desks_done and bool(self._still_running())
+
+    def _still_running(self) -> list[str]:
+        desks = self.comparison.runner.desks
+        return [t for t in self.comparison.record.tickers if t not in self.finished and desks[t].how != "kept"]
+
+    async def card_shown(self) -> None:
+        """Until the card is shown or the run has ended."""
+        if self.task is not None:
+            card = asyncio.ensure_future(self._card.wait())
+            try:
+                await asyncio.wait({card, self.task}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                card.cancel()
 
     def start(self) -> None:
         self.task = asyncio.create_task(self._run(), name=f"compare-{self.thread_id}")
@@ -443,11 +469,12 @@ class CompareRun:
         self.stop_action = cl.Action(name=STOP_ACTION, payload={"thread_id": self.thread_id},
                                      label=phrase(lang, "chat.stop"),
                                      icon="square", tooltip=phrase(lang, "chat.stop_tooltip"))
-        tickers = ", ".join(record.tickers)
+        tickers = phrase(lang, "chat.list_separator").join(record.tickers)
         if self.resumed:
             hows = await self.comparison.runner.survey()
             words = {"kept": "resume_kept", "resumed": "resume_from", "new": "resume_new"}
-            desks = ", ".join(phrase(lang, "compare." + words[h], ticker=t) for t, h in hows.items())
+            desks = phrase(lang, "chat.list_separator").join(phrase(lang, "compare." + words[h], ticker=t)
+                                                             for t, h in hows.items())
             opening = _say(lang, "resuming", [self.stop_action], tickers=tickers, desks=desks)
         else:
             opening = _say(lang, "starting", [self.stop_action], tickers=tickers,
@@ -463,6 +490,7 @@ class CompareRun:
                                               {COMPARED: {"parent": self.thread_id, "ticker": ticker}}))
             self._renderers(stages)
             await self.comparison.run_desks(self._show_desk)
+            self._desks_done = True
             await self._compare()
             await stages.close(phrase(lang, "chat.decision_ready"))
             await _quietly(offer_edits(self.comparison, await thread_messages(self.thread_id)))
@@ -527,6 +555,7 @@ class CompareRun:
         links = {o.ticker: _thread_link(o.thread) for o in turn.outcomes} if signed_in(cl.context.session) else {}
         await show_card(turn.outcomes, turn.result.rows(), self.comparison.record.trade_date.isoformat(),
                         turn.result.read, links, (await self.compares.desk()).vendor, lang, change=self._change())
+        self._card.set()
 
     def _change(self) -> str:
         """The card's line on what the edit of a desk changed ("✏️ AMD — Against the branch before the edit: was
@@ -589,7 +618,7 @@ class CompareRun:
     async def interject(self, text: str) -> None:
         """A note to the desk whose ticker it names, else to every desk still deliberating; acknowledged at once."""
         lang = self.language
-        running = [t for t in self.comparison.record.tickers if t not in self.finished]
+        running = self._still_running()
         named = [t for t in mentions(text, date.today()).tickers if t in running]
         targets = named or running
         desk = await self.compares.desk()
@@ -604,7 +633,7 @@ class CompareRun:
             ack = _say(lang, "noted_one", ticker=ticker,
                        who=f"**{persona_label(who, lang)}**" if who else phrase(lang, "chat.noted_desk"))
         else:
-            ack = _say(lang, "noted_all", tickers=", ".join(targets))
+            ack = _say(lang, "noted_all", tickers=phrase(lang, "chat.list_separator").join(targets))
         ack.content += f"\n\n> {text}"
         await ack.send()
         for ticker, one in posted:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import chainlit as cl
@@ -24,14 +24,12 @@ from graph import DESK, DeskRuntime, EditRefused, Step, explain, persona_label, 
 from .edits import (
     CANCEL_WORDS,
     EDIT_TIMEOUT_S,
-    FOLDED_WORDS,
     NOTE,
-    OTHER_BRANCH,
-    SUPERSEDED,
     WORDS,
     Change,
     branch_change,
     drop_actions,
+    folded_line,
     match_messages,
     offer,
     offer_way_back,
@@ -134,8 +132,7 @@ async def _edit(action: cl.Action) -> None:
     chat.start(None, next_analysis(cl.user_session.get("chat_settings"), chat.service.settings))
     # The messages read before the question are the earlier branch's; those said since are the fork's.
     changes = branch_change(messages, leaving, entering, superseded=left)
-    await apply_changes(messages, changes, f"{SUPERSEDED} of the {step.label} — on the earlier branch this",
-                        "(*Back to the earlier branch* on the new card shows it in full)")
+    await apply_changes(messages, changes, lambda words: folded_line(words, lang, turn_label(step, lang)))
     logger.info("thread %s: edit of %s forked at %s (%d messages collapsed, %d tagged)", chat.thread_id, step.id,
                 fork.checkpoint_id, *(sum(1 for c in changes if c.show is show) for show in (False, None)))
 
@@ -147,10 +144,10 @@ async def _steps_before(desk: DeskRuntime, thread_id: str, step: Step) -> list[S
 
 
 async def apply_changes(messages: Sequence[dict[str, Any]], changes: Sequence[Change],
-                        collapsed_as: str, reading: str) -> list[dict[str, Any]]:
-    """Store and show each change: a collapsed message becomes one line ("<collapsed_as> said
-    “<its first words> …” <reading>."), its words kept in its metadata; a restored one gets them
-    back. Returns `messages` as they are now."""
+                        fold: Callable[[str], str]) -> list[dict[str, Any]]:
+    """Store and show each change: a collapsed message becomes one line (`fold` of its words: chat/edits.py's
+    `folded_line`, in the thread's language), its words kept in its metadata; a restored one gets them back.
+    Returns `messages` as they are now."""
     for change in changes:
         m, meta = change.message, change.message["metadata"]
         msg = cl.Message.from_dict(cast(StepDict, m))  # the stored id, author, time and parent: it stays in its place
@@ -160,7 +157,7 @@ async def apply_changes(messages: Sequence[dict[str, Any]], changes: Sequence[Ch
             # folded words out again), and an element page leaves the chat.
             words = str(m.get("output") or "")
             meta[WORDS] = words
-            msg.content = f"{collapsed_as} said “{' '.join(words.split()[:FOLDED_WORDS])} …” {reading}."
+            msg.content = fold(words)
             await drop_actions(str(m["id"]))
         elif change.show is True:
             msg.content = str(meta.pop(WORDS, "") or "")
@@ -219,8 +216,7 @@ async def _switch(action: cl.Action) -> None:
     now = await desk.switch_branch(chat.thread_id, target.head)
     messages = await thread_messages(chat.thread_id)
     changes = branch_change(messages, leaving.key, now.key)
-    messages = await apply_changes(messages, changes, f"{OTHER_BRANCH} — there this",
-                                   "(switching to it shows it in full)")
+    messages = await apply_changes(messages, changes, lambda words: folded_line(words, chat.language))
     logger.info("thread %s: switched to branch %s (%d messages restored, %d collapsed, %d tagged)", chat.thread_id,
                 now.key, *(sum(1 for c in changes if c.show is show) for show in (True, False, None)))
     lang = chat.language

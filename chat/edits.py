@@ -30,10 +30,15 @@ chat/edit_actions.py.
 
 Chainlit stores no actions: a reopened thread gets its Edit buttons (and the card's way back)
 from on_chat_resume.
+
+What this module words (a folded message's line, the card's line on the edit) is in the thread's
+language, from the catalogue (`chat.edit_…`). Nothing reads those words back but the card's opening
+(`card_openings`): a folded message is known by its metadata, in any language.
 """
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
@@ -42,16 +47,18 @@ import chainlit as cl
 from chainlit.data import get_data_layer
 from chainlit.logger import logger
 
-from graph import DESK, DeskRuntime, Step, edit_change, inert_links, language_of, phrase
+from graph import DESK, DeskRuntime, Step, edit_change, inert_links, language_of, persona_label, phrase
 
 EDIT_ACTION = "edit_turn"
 SWITCH_ACTION = "switch_branch"
 EDIT_TIMEOUT_S = 900       # time to write the new words
 CANCEL_WORDS = frozenset({"cancel", "/cancel", "keep", "never mind"})
-SUPERSEDED = "Superseded by your edit"
-OTHER_BRANCH = "On another branch of this thread"
+# The English openings of a folded message and of a re-run card's line (each language's: `chat.edit_…`). An earlier
+# build folded messages without keeping their words in the metadata: those are known by SUPERSEDED, in English.
+SUPERSEDED = phrase("en", "chat.edit_superseded")
+OTHER_BRANCH = phrase("en", "chat.edit_other_branch")
 FOLDED_WORDS = 12          # of a collapsed message's words, on its one line
-CHANGED = "✏️ After your edit of the"
+CHANGED = phrase("en", "chat.edit_card_start")
 SENT = "edit_actions"      # user-session key: the Edit and Switch actions sent in this session
 # Step metadata (stored with each message by Chainlit's data layer):
 BRANCHES = "desk_branches"      # the keys of the branches the message is on
@@ -69,6 +76,72 @@ def edit_action(thread_id: str, step: Step, language: str = "en") -> cl.Action:
 def switch_action(thread_id: str, to: str, label: str, language: str = "en") -> cl.Action:
     return cl.Action(name=SWITCH_ACTION, label=label, icon="git-branch", payload={"thread_id": thread_id, "to": to},
                      tooltip=phrase(language, "chat.switch_tooltip"))
+
+
+# -- the words: a step, a folded message, the card's line (pure) ---------------------------------
+
+
+def step_words(persona: str, round_: int, language: str) -> str:
+    """A step as the user reads it: "Bull Researcher, round 2" ("多头研究员，第 2 轮")."""
+    who = persona_label(persona, language)
+    if not round_:
+        return who
+    return phrase(language, "chat.step_label", who=who, round=phrase(language, "chat.round", n=round_))
+
+
+def folded_line(words: str, language: str, label: str | None = None, ticker: str | None = None) -> str:
+    """The one line a folded message shows, with its first words: an edit of the step `label` left it on the
+    earlier branch (of a comparison's desk for `ticker`, whose own thread keeps both), or (no label) it is on
+    another branch."""
+    first = " ".join(words.split()[:FOLDED_WORDS])
+    if label is None:
+        return phrase(language, "chat.edit_folded_other", words=first)
+    if ticker is not None:
+        return phrase(language, "chat.edit_folded_desk", label=label, words=first, ticker=ticker)
+    return phrase(language, "chat.edit_folded_superseded", label=label, words=first)
+
+
+def card_openings(language: str) -> tuple[str, ...]:
+    """How a re-run card's line on the edit opens, in the thread's language and in English (a thread whose
+    language changed since)."""
+    return tuple(dict.fromkeys(phrase(lang, "chat.edit_card_start") for lang in (language, "en")))
+
+
+_DECISION = re.compile(r"(?P<signal>BUY|SELL|HOLD)(?: (?P<size>-?\d+(?:\.\d+)?%))? at (?P<confidence>\d+(?:\.\d+)?)")
+_FORKED_ROUND = re.compile(r", round (\d+)$")
+
+
+def _decision_words(text: str, language: str) -> str:
+    """"SELL 1.8% at 0.80", "no decision" (graph's edit_change words them so) in `language`."""
+    if text == "no decision":
+        return phrase(language, "chat.edit_no_decision")
+    m = _DECISION.fullmatch(text)
+    if m is None:
+        return text
+    size = phrase(language, "chat.edit_decision_size", size=m["size"]) if m["size"] else ""
+    return phrase(language, "chat.edit_decision", signal=m["signal"], size=size, confidence=m["confidence"])
+
+
+def _change_words(change: str, language: str) -> str:
+    """"was SELL 1.8% at 0.80 → now HOLD at 0.55" / "unchanged: HOLD at 0.55" (graph's edit_change) in
+    `language`."""
+    if change.startswith("unchanged: "):
+        return phrase(language, "chat.edit_card_stands",
+                      now=_decision_words(change.removeprefix("unchanged: "), language))
+    if (m := re.fullmatch(r"was (.+) → now (.+)", change)) is not None:
+        return phrase(language, "chat.edit_card_was_now", was=_decision_words(m[1], language),
+                      now=_decision_words(m[2], language))
+    return change
+
+
+def _forked_label(forked: Mapping[str, Any], language: str) -> str:
+    """The edited step as the user reads it; the fork keeps its persona and its English label."""
+    label = str(forked.get("label") or "")
+    persona = str(forked.get("persona") or "")
+    if not persona:
+        return label
+    m = _FORKED_ROUND.search(label)
+    return step_words(persona, int(m[1]) if m else 0, language)
 
 
 # -- which message shows which step (pure) ------------------------------------------------
@@ -232,8 +305,9 @@ async def offer_way_back(desk: DeskRuntime, thread_id: str, messages: Sequence[d
     """The card of a re-run decision gets its button back to the earlier branch (a reopened
     thread, or the card's branch current again)."""
     state = await desk.state(thread_id)
-    cards = [m for m in _said(messages) if m.get("name") == DESK and CHANGED in str(m.get("output", ""))
-             and not collapsed(m)]
+    openings = card_openings(language_of(state))
+    cards = [m for m in _said(messages) if m.get("name") == DESK and not collapsed(m)
+             and any(opening in str(m.get("output", "")) for opening in openings)]
     if not cards or not (actions := card_actions(thread_id, state, register=False)):
         return
     card = str(cards[-1]["id"])
@@ -265,14 +339,13 @@ async def offer_on_resume(desk: DeskRuntime, thread_id: str, steps: Sequence[Any
 
 
 def card_change(state: Mapping[str, Any]) -> str | None:
-    """The card's line on what the edit changed, once the fork's run has its decision."""
+    """The card's line on what the edit changed, once the fork's run has its decision, in the thread's language."""
     forked = state.get("forked")
     if not forked or (change := edit_change(state)) is None:
         return None
-    if change.startswith("unchanged: "):
-        change = f"the decision stands, {change.removeprefix('unchanged: ')}"
-    return (f"{CHANGED} **{forked['label']}**: {change}. The earlier branch is kept: "
-            f"*Back to the earlier branch* shows it again.")
+    lang = language_of(state)
+    return phrase(lang, "chat.edit_card", start=phrase(lang, "chat.edit_card_start"),
+                  label=_forked_label(forked, lang), change=_change_words(change, lang))
 
 
 def card_actions(thread_id: str, state: Mapping[str, Any], *, register: bool = True) -> list[cl.Action]:

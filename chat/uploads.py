@@ -2,7 +2,8 @@
 whole file into memory and only then checks the size the config allows (`max_size_mb`), so a signed-in
 page could post gigabytes to it. Refused here first, by the Content-Length every browser sends with a
 file: over the limit is a 413, none at all (a body sent in chunks, which a browser's upload never is) a 411.
-The server holds a body to its Content-Length, so a client cannot send more than it declared.
+The server holds a body to its Content-Length, so a client cannot send more than it declared. The refusal's
+words are in the browser's language (its Accept-Language): no thread is known before Chainlit reads the file.
 """
 from __future__ import annotations
 
@@ -11,6 +12,10 @@ from typing import Any
 from chainlit.config import config as chainlit_config
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
+
+from graph import phrase
+
+from .languages import primary
 
 UPLOAD_PATH = "/project/file"
 MULTIPART_SLACK = 64 * 1024  # the form's boundaries and headers around the file
@@ -35,7 +40,7 @@ class UploadLimit:
             await self.app(scope, receive, send)
             return
         limit = self.limit if self.limit is not None else upload_limit()
-        refusal = _refusal(_content_length(scope), limit)
+        refusal = _refusal(_header(scope, b"content-length"), limit, primary(_header(scope, b"accept-language")))
         if refusal is None:
             await self.app(scope, receive, send)
             return
@@ -43,14 +48,14 @@ class UploadLimit:
         await JSONResponse({"detail": detail}, status_code=status)(scope, receive, send)
 
 
-def _content_length(scope: Scope) -> str | None:
+def _header(scope: Scope, wanted: bytes) -> str | None:
     headers: Any = scope.get("headers") or []
-    return next((value.decode("latin-1") for name, value in headers if name.lower() == b"content-length"), None)
+    return next((value.decode("latin-1") for name, value in headers if name.lower() == wanted), None)
 
 
-def _refusal(length: str | None, limit: int) -> tuple[int, str] | None:
+def _refusal(length: str | None, limit: int, language: str = "en") -> tuple[int, str] | None:
     if length is None or not length.strip().isdigit():
-        return 411, "An upload must say its length"
+        return 411, phrase(language, "chat.upload_no_length")
     if int(length) > limit:
-        return 413, "File size too large"
+        return 413, phrase(language, "chat.upload_too_large")
     return None

@@ -61,6 +61,13 @@ SCHEDULED = "scheduled"  # a scheduled thread's metadata: {"watch", "ticker", "s
 OFFERS_KEPT = 200  # watches stated and not yet answered, per server (the oldest are forgotten first)
 
 
+def _chat_language() -> str:
+    """The language of the pressing page's chat (its thread's, else its page's: chat/runs.py), for an answer to a
+    button whose offer is gone."""
+    chat = cl.user_session.get("chat")
+    return str(getattr(chat, "language", "") or "en")
+
+
 def _user() -> str:
     """Whose watches these are: the page's signed-in user, as the chat's runs write the track record under."""
     return signed_in(cl.context.session) or LOCAL_USER
@@ -213,7 +220,7 @@ class Watches:
         key = str((action.payload or {}).get("offer") or "")
         offer = self.offers.get(key)
         if offer is None:
-            await _say("en", "watch_offer_gone").send()
+            await _say(_chat_language(), "watch_offer_gone").send()
             return None
         if offer.user != _user():
             await _say(offer.ask.language, "watch_not_yours").send()

@@ -103,7 +103,9 @@ async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
             today = args.today or date.today()
             if (followed := await followup_of(desk, args.user, thread, text, today)) is not None:
                 return await _compare_followup(args, followed, text)  # "which was riskier?" after a comparison
-            if (ask := read_comparison(text, today)) is not None:  # "NVDA or AMD?"
+            analysed = bool((await desk.state(thread)).get("ticker"))  # then only "NVDA or AMD?", not two names
+            ask = read_comparison(text, today, in_analysis=analysed, language_setting=settings.language)
+            if ask is not None:  # "NVDA or AMD?"
                 return await _compare(args, desk, thread, plan, ask, text)
         elif args.resume and (comparison := await Comparison.stored(desk, args.user, thread)) is not None:
             return await _compare_again(args, desk, comparison)
@@ -262,7 +264,7 @@ def _print_outcome(args: argparse.Namespace, state: dict[str, Any], thread: str,
     if spent := usage_summary(state.get("usage"), lang):  # the run's tokens per persona (graph/core/usage.py)
         print(f"\n{spent}")
     tokens = sum(u.get("total_tokens", 0) for u in usage.usage_metadata.values())
-    print(f"\nthread {thread} · {tokens} tokens · continue with: python -m graph --thread {thread} \"your question\"")
+    print("\n" + phrase(lang, "cli.run_end", thread=thread, tokens=tokens, question=phrase(lang, "cli.your_question")))
 
 
 def _print_sizing(sizing: dict[str, Any] | None, lang: str) -> None:
@@ -458,25 +460,27 @@ def main(argv: list[str] | None = None) -> int:
     return _run_reporting(args, thread)
 
 
+def _language(args: argparse.Namespace) -> str:
+    """The language the run's lines are in: the thread's (set once the run began), else English."""
+    return str(getattr(args, "language", None) or DEFAULT_LANGUAGE)
+
+
 def _run_reporting(args: argparse.Namespace, thread: str) -> int:
     """Run, and say how to go on when the run does not end well."""
     resume = f"python -m graph --thread {thread} --resume"
     try:
         return asyncio.run(run(args, Settings(), thread))
     except KeyboardInterrupt:
-        print(f"\nstopped; the thread keeps everything up to the last finished step. Continue with: {resume}",
-              file=sys.stderr)
+        print("\n" + phrase(_language(args), "cli.stopped", resume=resume), file=sys.stderr)
         return 130
     except asyncio.CancelledError:  # only the lease's keeper cancels the run: it could not renew in time
-        print(f"\nstopped: this process lost the thread's lease, so another process may run thread {thread} now. "
-              f"When that run is over, continue with: {resume}", file=sys.stderr)
+        print("\n" + phrase(_language(args), "cli.lease_lost", thread=thread, resume=resume), file=sys.stderr)
         return 1
     except LeaseHeld:
-        print(f"\nthread {thread} is running in another process; wait for that run to end (or post to it "
-              "from the chat), then try again", file=sys.stderr)
+        print("\n" + phrase(_language(args), "cli.lease_held", thread=thread), file=sys.stderr)
         return 1
     except Exception as exc:
-        print(f"\nerror: {explain(exc, args.language)}\nThe thread keeps every finished step; continue with: {resume}",
+        print("\n" + phrase(_language(args), "cli.failed", reason=explain(exc, _language(args)), resume=resume),
               file=sys.stderr)
         return 1
 

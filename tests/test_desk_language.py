@@ -298,6 +298,8 @@ def test_the_cli_speaks_the_requests_language(tmp_path):
     assert re.search(r"══ NVDA 在 2024-05-06 的最终决定：(BUY|SELL|HOLD) ══", out.stdout)
     assert all(f"  {label}" in out.stdout for label in ("仓位", "入场", "止损", "期限", "置信度", "决策链"))
     assert phrase("zh", "desk.demo_speaks_english") in out.stdout
+    assert "本次运行的 token：" in out.stdout and "Tokens this run" not in out.stdout
+    assert re.search(r"线程 \w+ · \d+ 个 token · 继续：python -m graph --thread \w+ \"你的问题\"", out.stdout)
     thread = re.search(r"--thread (\w+)", out.stdout)[1]
     follow = run_cli(["graph", "--thread", thread, "--today", "2024-05-06", "RSI?"], tmp_path)
     assert follow.returncode == 0, follow.stderr

@@ -44,3 +44,17 @@ def test_a_plans_stated_call():
     assert stated_call("**Hold** for now: the evidence is mixed.\nMore words.") == "HOLD"
     assert stated_call("建议：持有。\n理由……") == "HOLD"
     assert stated_call("Buy or sell? Either could work.") is None
+
+
+def test_the_chinese_words_for_a_call_in_either_script():
+    """Taiwan's 買進, a trader's 加仓 / 减仓 / 清仓, 持倉不動: each one call, read into the card's signal."""
+    from graph.models.ruling import stated_call
+    cases = {"信号：买进": "BUY", "信號：買進": "BUY", "信号：加仓": "BUY", "信號：建倉": "BUY",
+             "信号：减仓": "SELL", "信號：清倉": "SELL", "信号：卖掉": "SELL", "信號：持倉不動": "HOLD",
+             "最终交易建议：卖出": "SELL", "最終決定：買進": "BUY"}
+    for text, signal in cases.items():
+        assert parse_ruling(text)["signal"] == signal, text
+    assert stated_call("多空双方都有道理……\n\n最终交易建议：**卖出**") == "SELL"
+    assert stated_call("最終交易建議：**買進**") == "BUY"
+    assert parse_ruling("信號：買進或賣出")["signal"] is None  # a template echoed is no decision
+    assert parse_ruling("信号：再看看")["signal"] is None  # no call word: no decision read into it

@@ -16,7 +16,8 @@ it reads:
 - a token budget: "budget 2M tokens", "with a budget of 500k tokens", "预算50万token" (the plan is refused
   when what it expects to spend is over it, and the runner stops before passing it).
 
-What it cannot read is said back (`Ask.problem`) with an example to type; whether the window is in the
+What it cannot read is said back (`Ask.problem`, a `[backtest]` text of prompts/words_<code>.md in the ask's
+language) with an example to type; whether the window is in the
 future, the tickers known, the runs too many is the plan's to say (graph/backtest/plan.py), in the same words
 as the CLI's.
 """
@@ -27,7 +28,9 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from ..request.scripts import cjk_number, has_cjk
+from ..core.words import phrase
+from ..request.language import detect_language
+from ..request.scripts import cjk_number
 from ..request.tickers import scan_tickers
 from ..track.settle import last_close_day
 from .table import PAPER_ENDS, PAPER_STARTS
@@ -89,7 +92,7 @@ def read_ask(text: str, today: date) -> Ask | None:
     m = _ASKS.search(text)
     if m is None:
         return None
-    language = "zh" if has_cjk(text) else "en"
+    language = detect_language(text)  # "zh-Hant" for an ask in Traditional: it is answered so
     rest = text[m.end():]
     every, rest = _every(rest)
     budget, rest = _budget(rest)
@@ -117,33 +120,9 @@ def read_ask(text: str, today: date) -> Ask | None:
     return ask
 
 
-_PROBLEMS = {
-    "en": {
-        "tickers": "Which tickers should I backtest? Name them with the window, e.g. `backtest NVDA from January "
-                   "to March 2024` or `backtest AAPL, GOOGL and AMZN on the paper's window`.",
-        "window": "Over which days? Give the window, e.g. `backtest {tickers} from January to March 2024`, "
-                  "`backtest {tickers} 2024-01-02 to 2024-03-28` or `backtest {tickers} on the paper's window`.",
-        "listing": "{detail}: listed in several places. Which listing should I backtest? Write its code, e.g. "
-                   "`{example}`.",
-        "impossible": "“{detail}” holds a date that does not exist. Write the window with real dates, e.g. "
-                      "`backtest NVDA 2024-01-02 to 2024-03-28`.",
-    },
-    "zh": {
-        "tickers": "要回测哪些股票？请同时写上区间，例如 `回测 英伟达 2024年1月到3月` 或 "
-                   "`回测 AAPL、GOOGL 和 AMZN 论文区间`。",
-        "window": "回测哪段时间？请写上区间，例如 `回测 {tickers} 2024年1月到3月` 或 "
-                  "`回测 {tickers} 2024-01-02 至 2024-03-28`。",
-        "listing": "{detail}：在多个市场上市。要回测哪一个？请写出它的代码，例如 `{example}`。",
-        "impossible": "“{detail}”里有一个不存在的日期。请用真实的日期写出区间，例如 "
-                      "`回测 英伟达 2024-01-02 至 2024-03-28`。",
-    },
-}
-
-
 def _with_problem(ask: Ask, key: str, detail: str = "", example: str = "") -> Ask:
-    words = _PROBLEMS.get(ask.language, _PROBLEMS["en"])[key]
     tickers = " ".join(ask.tickers) or "NVDA"
-    text = words.format(tickers=tickers, detail=detail, example=example)
+    text = phrase(ask.language, "backtest.ask_" + key, tickers=tickers, detail=detail, example=example)
     return Ask(ask.tickers, ask.start, ask.end, ask.every, ask.language, text, ask.budget)
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from ..core.settings import Settings
+from ..core.words import DEFAULT_LANGUAGE
 from ..models.registry import ModelRegistry
 from ..runtime.desk import DeskRuntime
 from .plan import Plan, PlanRefused, check_budget, cost, make_plan, statement
@@ -59,12 +60,14 @@ class Prepared:
     kept: int = 0
     spent: int = 0
 
-    def statement(self) -> str:
+    def statement(self, language: str = DEFAULT_LANGUAGE) -> str:
+        """The plan in words, in `language` (the asker's: the chat's thread, English in the CLI)."""
         return statement(self.plan, self.per_run, done=self.kept, spent=self.spent, budget=self.budget,
-                         concurrency=self.concurrency)
+                         concurrency=self.concurrency, language=language)
 
     def check_budget(self) -> None:
-        """PlanRefused when what is left to run is expected to pass the budget."""
+        """PlanRefused when what is left to run is expected to pass the budget (its `told(language)` says why in
+        any language)."""
         check_budget(self.plan, self.per_run, self.budget, to_run=self.to_run, spent=self.spent)
 
 

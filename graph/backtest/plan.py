@@ -6,20 +6,23 @@ own sessions (as graph/track/settle.py counts a call's holding window); "every N
 from the window's first. The synthetic vendor lays its rows on the NYSE calendar (graph/core/trading_days.py).
 
 Refusals are DeskError (graph/core/errors.py), the project's user-facing error: the CLI prints the sentence,
-the chat will show it. Each says what was wrong and what to do.
+the chat shows it in the thread's language (`told`). Each says what was wrong and what to do. The statement and
+the refusals are the `[backtest]` texts of prompts/words_<code>.md.
 """
 from __future__ import annotations
 
 import asyncio
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
 from ..core.errors import DeskError
-from ..core.personas import ANALYST_KINDS
+from ..core.personas import ANALYST_KINDS, ANALYSTS
 from ..core.plan import RunPlan
 from ..core.settings import Settings, field_bounds
+from ..core.words import DEFAULT_LANGUAGE, label, phrase
 from ..data.vendor import UnknownSymbol, Vendor, VendorError
 from ..request.companies import all_companies, is_known_ticker
 from ..tools.cutoff import cut_prices
@@ -28,7 +31,11 @@ from .tokens import Estimate, Shape, estimate
 
 
 class PlanRefused(DeskError):
-    """A backtest that cannot or should not run, with the reason in words."""
+    """A backtest that cannot or should not run, with the reason in words: a `[backtest]` text (`refused_…`),
+    English in str(), any language through `told`."""
+
+    def __init__(self, key: str, **fields: Any) -> None:
+        super().__init__(key="backtest.refused_" + key, **fields)
 
 
 @dataclass(frozen=True)
@@ -94,23 +101,18 @@ def _rounds(name: str, value: int | None, default: int) -> int:
     if value is None:
         return default
     if not low <= value <= high:
-        words = name.replace("_", " ")
-        raise PlanRefused(f"{words.capitalize()} must be between {low} and {high}, not {value}.")
+        raise PlanRefused(name, low=low, high=high, value=value)
     return value
 
 
 def _window(start: date, end: date, today: date) -> None:
     if start > end:
-        raise PlanRefused(f"The window is reversed: it starts on {start.isoformat()}, after its end "
-                          f"{end.isoformat()}. Give the earlier date as the start.")
+        raise PlanRefused("reversed", start=start.isoformat(), end=end.isoformat())
     if start > today:
-        raise PlanRefused(f"The window {start.isoformat()} … {end.isoformat()} is in the future (today is "
-                          f"{today.isoformat()}): a backtest replays days that have already closed.")
+        raise PlanRefused("future", start=start.isoformat(), end=end.isoformat(), today=today.isoformat())
     closed = last_close_day(today)
     if end > closed:
-        raise PlanRefused(f"The window ends on {end.isoformat()}, after the last close known today "
-                          f"({closed.isoformat()}): each day is scored at its close, so end the window on "
-                          f"{closed.isoformat()} or before.")
+        raise PlanRefused("after_close", end=end.isoformat(), closed=closed.isoformat())
 
 
 def trading_days(vendor: Vendor, ticker: str, start: date, end: date) -> tuple[date, ...]:
@@ -119,17 +121,16 @@ def trading_days(vendor: Vendor, ticker: str, start: date, end: date) -> tuple[d
     try:
         frame = vendor.ohlcv(ticker, start, end)
     except UnknownSymbol:
-        raise PlanRefused(_unknown(ticker, vendor, start, end)) from None
+        raise _no_prices([ticker], vendor, start, end) from None
     except VendorError as exc:
-        raise PlanRefused(f"Could not read {ticker}'s trading days from {vendor.label}: {exc}. Nothing has "
-                          "run; try again.") from None
+        raise PlanRefused("vendor", ticker=ticker, vendor=vendor.label, error=str(exc)) from None
     rows = cut_prices(frame, end)
     return tuple(day.date() for day in rows.index if day.date() >= start)
 
 
-def _unknown(ticker: str, vendor: Vendor, start: date, end: date) -> str:
-    return (f"{ticker}: {vendor.label} has no prices for it between {start.isoformat()} and {end.isoformat()}: "
-            "an unknown ticker (check the symbol), or one not listed then.")
+def _no_prices(tickers: Sequence[str], vendor: Vendor, start: date, end: date) -> PlanRefused:
+    return PlanRefused("no_prices_one" if len(tickers) == 1 else "no_prices_many", tickers=", ".join(tickers),
+                       vendor=vendor.label, start=start.isoformat(), end=end.isoformat())
 
 
 async def make_plan(vendor: Vendor, settings: Settings, tickers: Sequence[str], start: date, end: date, *,
@@ -140,37 +141,33 @@ async def make_plan(vendor: Vendor, settings: Settings, tickers: Sequence[str], 
     step or round count, an unknown ticker, no trading day, more deliberations than the stated maximum."""
     symbols = clean_tickers(tickers)
     if not symbols:
-        raise PlanRefused("Name at least one ticker to backtest, e.g. AAPL GOOGL AMZN.")
+        raise PlanRefused("no_tickers")
     today = today or date.today()
     _window(start, end, today)
     if every < 1:
-        raise PlanRefused(f"--every counts trading days between deliberations: 1 or more, not {every}.")
+        raise PlanRefused("every", every=every)
     if analysts is not None and (bad := [a for a in analysts if a not in ANALYST_KINDS]):
-        raise PlanRefused(f"Unknown analysts {', '.join(bad)}; choose from {', '.join(ANALYST_KINDS)}.")
+        raise PlanRefused("analysts", bad=", ".join(bad), kinds=", ".join(ANALYST_KINDS))
     shape = RunPlan.of(settings, analysts=analysts)
     debate = _rounds("debate_rounds", debate_rounds, settings.debate_rounds)
     risk = _rounds("risk_rounds", risk_rounds, settings.risk_rounds)
     synthetic_data = vendor.name == "synthetic"
     if synthetic_data and (unknown := [t for t in symbols if not is_known_ticker(t)]):
         # The demo desk asks back before inventing data for a symbol it does not know: every day would stop there.
-        raise PlanRefused(f"Unknown ticker {', '.join(unknown)}: not among the {len(all_companies())} companies "
-                          "the demo desk knows, so its data would be invented from start to finish. Check the "
-                          "symbol.")
+        raise PlanRefused("demo_unknown", tickers=", ".join(unknown), n=len(all_companies()))
     days: dict[str, tuple[date, ...]] = {}
     for ticker in symbols:
         days[ticker] = (await asyncio.to_thread(trading_days, vendor, ticker, start, end))[::every]
     if not any(days.values()):
-        raise PlanRefused(f"There is no trading day between {start.isoformat()} and {end.isoformat()} "
-                          f"in {vendor.label} (weekends and holidays only?). Widen the window.")
+        raise PlanRefused("no_days", start=start.isoformat(), end=end.isoformat(), vendor=vendor.label)
     if empty := [t for t, ds in days.items() if not ds]:
-        raise PlanRefused(" ".join(_unknown(t, vendor, start, end) for t in empty))
+        raise _no_prices(empty, vendor, start, end)
     plan = Plan(symbols, start, end, every, days, shape.analysts, debate, risk, today, vendor.label,
                 synthetic=synthetic_data or not live)
     limit = max_runs if max_runs is not None else settings.backtest_max_runs
     if plan.runs > limit:
-        raise PlanRefused(f"{plan.runs:,} deliberations ({len(symbols)} ticker{'s' * (len(symbols) > 1)} × their "
-                          f"trading days) is more than a backtest may run ({limit:,}, DESK_BACKTEST_MAX_RUNS). "
-                          "Shorten the window, deliberate every few days (--every N), or name fewer tickers.")
+        raise PlanRefused("too_many_one" if len(symbols) == 1 else "too_many_many", runs=plan.runs,
+                          n=len(symbols), limit=limit)
     return plan
 
 
@@ -188,40 +185,62 @@ def check_budget(plan: Plan, per_run: Estimate, budget: int | None, *, to_run: i
     expected = spent + per_run.tokens * to_run
     if expected > budget:
         afford = max(0, (budget - spent) // max(per_run.tokens, 1))
-        raise PlanRefused(f"This backtest is expected to need about {expected:,} tokens "
-                          f"({to_run:,} deliberations × ~{per_run.tokens:,}"
-                          f"{f', plus {spent:,} already spent' if spent else ''}), more than the budget of "
-                          f"{budget:,}. Raise --budget, or plan at most ~{afford:,} deliberations "
-                          "(fewer tickers, a shorter window, or --every N).")
+        raise PlanRefused("budget_spent" if spent else "budget", expected=expected, to_run=to_run,
+                          per_run=per_run.tokens, spent=spent, budget=budget, afford=afford)
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}{'s' * (n != 1)}"
+def _counted(language: str, key: str, n: int) -> str:
+    """"1 trading day", "183 deliberations": the catalogue's `<key>_one` or `<key>_many`."""
+    return phrase(language, f"backtest.{key}_{'one' if n == 1 else 'many'}", n=n)
+
+
+def _width(text: str) -> int:
+    """Columns the text takes in a terminal or a code block: a Chinese character takes two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _padded(text: str, width: int, *, right: bool = False) -> str:
+    fill = " " * max(0, width - _width(text))
+    return fill + text if right else text + fill
+
+
+
+
+def _analysts(plan: Plan, language: str) -> str:
+    if len(plan.analysts) >= len(ANALYST_KINDS):
+        return phrase(language, "backtest.all_analysts", n=len(ANALYST_KINDS))
+    personas = {a.kind: a.persona for a in ANALYSTS}
+    # English names the kinds, as --analysts takes them; a language with persona labels, its analysts.
+    return phrase(language, "backtest.analyst_separator").join(
+        label(language, "personas", kind, key=personas.get(kind)) for kind in plan.analysts)
 
 
 def statement(plan: Plan, per_run: Estimate, *, done: int = 0, spent: int = 0, budget: int | None = None,
-              concurrency: int = 1, model: str = "") -> str:
-    """The plan in words, before anything runs: what will run, and what it is expected to cost."""
-    every = "every trading day" if plan.every == 1 else f"every {plan.every} trading days"
-    lines = [f"Backtest plan: {', '.join(plan.tickers)} · {plan.start.isoformat()} … {plan.end.isoformat()} · {every}"]
+              concurrency: int = 1, model: str = "", language: str = DEFAULT_LANGUAGE) -> str:
+    """The plan in words, before anything runs: what will run, and what it is expected to cost, in `language`."""
+    say = lambda key, **f: phrase(language, "backtest." + key, **f)  # noqa: E731 - one line per part below
+    every = say("every_day") if plan.every == 1 else say("every_n", n=plan.every)
+    lines = [say("plan_title", tickers=", ".join(plan.tickers), start=plan.start.isoformat(),
+                 end=plan.end.isoformat(), every=every)]
     for ticker, days in plan.days.items():
         first, last = (days[0].isoformat(), days[-1].isoformat()) if days else ("—", "—")
-        lines.append(f"  {ticker:<10} {_plural(len(days), 'trading day'):>16}  {first} … {last}")
-    analysts = ", ".join(plan.analysts) if len(plan.analysts) < len(ANALYST_KINDS) else "all 4 analysts"
-    lines.append(f"  {_plural(plan.runs, 'deliberation')} ({analysts}; {_plural(plan.debate_rounds, 'debate round')}, "
-                 f"{_plural(plan.risk_rounds, 'risk round')}), {concurrency} at a time")
+        counted = _padded(_counted(language, "trading_days", len(days)), 16, right=True)
+        lines.append(f"  {_padded(ticker, 10)} {counted}  {first} … {last}")
+    lines.append("  " + say("runs_line", runs=_counted(language, "runs", plan.runs), analysts=_analysts(plan, language),
+                            debate=_counted(language, "debate_rounds", plan.debate_rounds),
+                            risk=_counted(language, "risk_rounds", plan.risk_rounds), concurrency=concurrency))
     to_run = plan.runs - done
     if done:
-        lines.append(f"  {done:,} already done (kept, not run again); {to_run:,} to run")
+        lines.append("  " + say("done_line", done=done, to_run=to_run))
     calls, tokens = per_run.times(to_run)
-    lines.append(f"  Expected: ~{per_run.calls} model calls and ~{per_run.tokens:,} tokens a deliberation → "
-                 f"~{calls:,} calls, ~{tokens:,} tokens in all")
-    lines.append(f"    ({per_run.source})")
+    lines.append("  " + say("expected", calls=per_run.calls, tokens=per_run.tokens, all_calls=calls,
+                            all_tokens=tokens))
+    lines.append("    " + say("source", source=per_run.source_in(language)))
     if spent:
-        lines.append(f"  Spent so far: {spent:,} tokens")
-    unset = "none (--budget TOKENS, or 'budget 2M tokens' in the chat)"
-    lines.append(f"  Budget: {f'{budget:,} tokens' if budget is not None else unset}")
+        lines.append("  " + say("spent", spent=spent))
+    lines.append("  " + say("budget", budget=say("budget_tokens", budget=budget) if budget is not None
+                            else say("budget_none")))
     if model:
         lines.append(f"  {model}")
-    lines.append(f"  Market data: {plan.data}" + (" — every result is labelled synthetic" if plan.synthetic else ""))
+    lines.append("  " + say("data", data=plan.data, synthetic=say("data_synthetic") if plan.synthetic else ""))
     return "\n".join(lines)

@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..core.words import DEFAULT_LANGUAGE, phrase
+
 # The fit (least squares over the 39 demo analyses): tokens = A·analysts + B·speakers + C·analysts·speakers
 # + D·speakers·(speakers − 1)/2, "speakers" counting every call after the analysts' (the Risk Judge once).
 PER_ANALYST = 1233         # an analyst's tool loop (two calls)
@@ -61,10 +63,22 @@ class Estimate:
 
     calls: int
     tokens: int
-    source: str
+    measured_days: int = 0  # the finished days whose mean it is; 0: fitted to the demo model's usage
+    live: bool = False  # a live model's, which writes at its own length
 
     def times(self, n: int) -> tuple[int, int]:
         return self.calls * n, self.tokens * n
+
+    def source_in(self, language: str) -> str:
+        """Where the figure comes from, in `language`."""
+        if self.measured_days:
+            return phrase(language, "backtest.source_measured", n=self.measured_days)
+        return phrase(language, "backtest.source_fitted") + (phrase(language, "backtest.source_live") if self.live
+                                                             else "")
+
+    @property
+    def source(self) -> str:
+        return self.source_in(DEFAULT_LANGUAGE)
 
 
 def estimate(shape: Shape, *, live: bool, measured: Sequence[tuple[int, int]] = ()) -> Estimate:
@@ -74,10 +88,6 @@ def estimate(shape: Shape, *, live: bool, measured: Sequence[tuple[int, int]] = 
     if len(measured) >= MEASURED_AFTER:
         tokens = round(sum(t for t, _ in measured) / len(measured))
         calls = round(sum(c for _, c in measured) / len(measured))
-        return Estimate(calls + reflection_calls, tokens + reflection_tokens,
-                        f"measured: the mean of this backtest's {len(measured)} finished days")
+        return Estimate(calls + reflection_calls, tokens + reflection_tokens, measured_days=len(measured), live=live)
     tokens = shape.fitted_tokens() + RECALL_TOKENS + reflection_tokens
-    source = ("fitted to the demo model's measured usage (±6 %), plus the track record's recall"
-              + ("; a live model writes at its own length, so this is an estimate until days have run" if live
-                 else ""))
-    return Estimate(shape.calls + reflection_calls, tokens, source)
+    return Estimate(shape.calls + reflection_calls, tokens, live=live)

@@ -18,7 +18,8 @@ Rules:
   negative (shorts are told in words: "short 50 TSLA"), zero, or over MAX_SHARES, its cost is not a
   number or negative, or it has more cells than the header; any error -> `book` is None.
 A symbol in a valid form the desk does not know is kept (the broker's file is the authority) and
-named in `notes`.
+named in `notes`. Reasons and notes are `Said` ([book] texts, graph/book/words.py): English as str, and
+`told(language)` in the reader's.
 """
 from __future__ import annotations
 
@@ -31,7 +32,8 @@ from decimal import Decimal
 from graph.request.companies import is_known_ticker, normalize_ticker
 
 from .amounts import cell_amount
-from .holdings import MAX_SHARES, Book, BookError, Position
+from .holdings import MAX_CASH, MAX_SHARES, Book, BookError, Position, money
+from .words import Said
 
 MAX_BYTES = 1_000_000
 MAX_ROWS = 5_000
@@ -45,18 +47,23 @@ _TOTAL_COST = {"totalcost", "costbasistotal", "bookcost", "totalcostbasis", "boo
 
 @dataclass(frozen=True)
 class RowError:
-    row: int  # the line in the file (the header is line 1)
-    reason: str
+    row: int  # the line in the file (the header is line 1); 0: the whole file
+    reason: str  # in English (a Said, or a BookError's own words)
 
     def __str__(self) -> str:
         return f"row {self.row}: {self.reason}"
+
+    def told(self, language: str) -> str:
+        """"row 3: …" in `language`; the reason alone for the whole file."""
+        reason = self.reason.told(language) if isinstance(self.reason, Said) else self.reason
+        return Said("csv_row", row=self.row, reason=reason).told(language) if self.row else reason
 
 
 @dataclass(frozen=True)
 class CsvImport:
     book: Book | None  # None whenever there is any error: nothing is imported
     errors: tuple[RowError, ...] = ()
-    notes: tuple[str, ...] = ()
+    notes: tuple[Said, ...] = ()
     rows: int = 0
     has_cash: bool = False  # the file had a cash row: without one, the caller may keep the cash it knew
 
@@ -69,7 +76,7 @@ def _key(header: str) -> str:
     return re.sub(r"[^a-z]", "", header.lower())
 
 
-def _refuse(reason: str, row: int = 0) -> CsvImport:
+def _refuse(reason: Said, row: int = 0) -> CsvImport:
     return CsvImport(None, (RowError(row, reason),))
 
 
@@ -82,9 +89,9 @@ def read_csv(data: bytes | str, currency: str = "USD") -> CsvImport:
     header = [_key(h) for h in rows[0]]
     body = rows[1:]
     if sum(1 for r in body if any(c.strip() for c in r)) > MAX_ROWS:
-        return _refuse(f"the file has more than {MAX_ROWS:,} rows: the limit is {MAX_ROWS:,}")
+        return _refuse(Said("csv_too_many_rows", max=MAX_ROWS))
     columns = _columns(header)
-    if isinstance(columns, str):
+    if isinstance(columns, Said):
         return _refuse(columns, 1)
     reader = _Rows(columns, len(header), delimiter, currency)
     for number, row in enumerate(body, start=2):
@@ -92,13 +99,15 @@ def read_csv(data: bytes | str, currency: str = "USD") -> CsvImport:
             reader.read(number, row)
     if reader.errors:
         return CsvImport(None, tuple(reader.errors), tuple(reader.notes), len(body))
+    if abs(reader.cash) > MAX_CASH:
+        return CsvImport(None, (RowError(0, Said("csv_cash_too_much", cash=money(reader.cash),
+                                                 max=f"{MAX_CASH:,.0f}")),), tuple(reader.notes), len(body))
     try:
         positions = tuple(_merge(symbol, held) for symbol, held in reader.lots.items())
         book = Book(positions, reader.cash, currency)
     except BookError as error:
         return CsvImport(None, (RowError(0, str(error)),), tuple(reader.notes), len(body))
-    merged = [f"{symbol}: {len(held)} rows added into one position" for symbol, held in reader.lots.items()
-              if len(held) > 1]
+    merged = [Said("csv_merged", symbol=symbol, n=len(held)) for symbol, held in reader.lots.items() if len(held) > 1]
     return CsvImport(book, (), (*reader.notes, *merged), len(body), reader.has_cash)
 
 
@@ -106,16 +115,16 @@ def _table(data: bytes | str) -> tuple[list[list[str]], str] | CsvImport:
     """The file's rows from its header on, and its delimiter; or the refusal of the whole file."""
     raw = data.encode("utf-8") if isinstance(data, str) else data
     if len(raw) > MAX_BYTES:
-        return _refuse(f"the file is {len(raw):,} bytes: the limit is {MAX_BYTES:,} (1 MB)")
+        return _refuse(Said("csv_too_big", size=len(raw), max=MAX_BYTES))
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        return _refuse("the file is not UTF-8 text: export it as CSV (UTF-8)")
+        return _refuse(Said("csv_not_utf8"))
     lines = text.splitlines()
     while lines and not lines[0].strip():
         lines.pop(0)  # blank lines before the header do not count: the header is row 1
     if not lines:
-        return _refuse("the file is empty")
+        return _refuse(Said("csv_empty"))
     delimiter = ";" if lines[0].count(";") > lines[0].count(",") else ","
     return list(csv.reader(io.StringIO("\n".join(lines)), delimiter=delimiter)), delimiter
 
@@ -128,15 +137,14 @@ class _Rows:
         self.symbol_at, self.quantity_at, self.cost_at, self.total_at = columns
         self.width, self.delimiter, self.currency = width, delimiter, currency
         self.errors: list[RowError] = []
-        self.notes: list[str] = []
+        self.notes: list[Said] = []
         self.lots: dict[str, list[tuple[Decimal, Decimal | None]]] = {}
         self.cash = Decimal(0)
         self.has_cash = False
 
     def read(self, number: int, row: list[str]) -> None:
         if len(row) > self.width:
-            self.errors.append(RowError(number, f"{len(row)} cells for {self.width} columns (a number with a "
-                                                "comma must be quoted)"))
+            self.errors.append(RowError(number, Said("csv_cells", cells=len(row), columns=self.width)))
             return
         cells = row + [""] * (self.width - len(row))
         written = cells[self.symbol_at].strip()
@@ -147,7 +155,8 @@ class _Rows:
             return
         symbol = normalize_ticker(written)
         if symbol is None:
-            self.errors.append(RowError(number, f"{written!r} is not a symbol" if written else "no symbol"))
+            self.errors.append(RowError(number, Said("csv_not_symbol", written=written) if written
+                                        else Said("csv_no_symbol")))
             return
         quantity = _quantity(cells[self.quantity_at], self.delimiter, number, symbol, self.errors)
         cost = _cost(cells, self.cost_at, self.total_at, quantity, self.delimiter, number, symbol, self.errors)
@@ -155,7 +164,7 @@ class _Rows:
             return
         self.lots.setdefault(symbol, []).append((quantity, cost))
         if not is_known_ticker(symbol) and "." not in symbol:
-            self.notes.append(f"row {number}: {symbol} is not a company the desk knows; kept as the file says")
+            self.notes.append(Said("csv_unknown", row=number, symbol=symbol))
 
     def _cash(self, number: int, cells: list[str]) -> None:
         cell = cells[self.quantity_at]
@@ -163,39 +172,38 @@ class _Rows:
             cell = cells[self.cost_at]
         amount = cell_amount(cell, self.delimiter)
         if amount is None:
-            self.errors.append(RowError(number, f"the cash amount {cell.strip()!r} is not a number"))
+            self.errors.append(RowError(number, Said("csv_cash_not_number", cell=cell.strip())))
         else:
             self.cash += amount
             self.has_cash = True
 
 
-def _columns(header: list[str]) -> tuple[int, int, int | None, int | None] | str:
+def _columns(header: list[str]) -> tuple[int, int, int | None, int | None] | Said:
     def find(names: set[str]) -> int | None:
         return next((i for i, h in enumerate(header) if h in names), None)
 
     symbol_at, quantity_at = find(_SYMBOL), find(_QUANTITY)
     missing = [name for name, at in (("symbol", symbol_at), ("quantity", quantity_at)) if at is None]
     if missing:
-        return (f"no {' or '.join(missing)} column in the header (expected e.g. symbol/ticker/code and "
-                "quantity/qty/shares/position)")
+        return Said("csv_no_columns", missing=tuple(missing))
     assert symbol_at is not None and quantity_at is not None
     return symbol_at, quantity_at, find(_COST), find(_TOTAL_COST)
 
 
 def _quantity(cell: str, delimiter: str, row: int, symbol: str, errors: list[RowError]) -> Decimal | None:
     if not cell.strip():
-        errors.append(RowError(row, f"no quantity for {symbol}"))
+        errors.append(RowError(row, Said("csv_no_quantity", symbol=symbol)))
         return None
     quantity = cell_amount(cell, delimiter)
     reason = None
     if quantity is None:
-        reason = f"the quantity {cell.strip()!r} is not a number"
+        reason = Said("csv_quantity_not_number", cell=cell.strip())
     elif quantity < 0:
-        reason = f"a negative quantity ({quantity}) for {symbol}: shorts are told in words ('short 50 {symbol}')"
+        reason = Said("csv_negative_quantity", quantity=quantity, symbol=symbol)
     elif quantity == 0:
-        reason = f"a quantity of 0 for {symbol}"
+        reason = Said("csv_zero_quantity", symbol=symbol)
     elif quantity > MAX_SHARES:
-        reason = f"{quantity:,} shares of {symbol} is more than the {MAX_SHARES:,.0f} a book allows"
+        reason = Said("csv_too_many_shares", quantity=quantity, symbol=symbol, max=f"{MAX_SHARES:,.0f}")
     if reason:
         errors.append(RowError(row, reason))
         return None
@@ -210,10 +218,10 @@ def _cost(cells: list[str], cost_at: int | None, total_at: int | None, quantity:
             continue
         cost = cell_amount(cells[at], delimiter)
         if cost is None:
-            errors.append(RowError(row, f"the cost {cells[at].strip()!r} of {symbol} is not a number"))
+            errors.append(RowError(row, Said("csv_cost_not_number", cell=cells[at].strip(), symbol=symbol)))
             return False
         if cost < 0:
-            errors.append(RowError(row, f"a negative cost ({cost}) for {symbol}"))
+            errors.append(RowError(row, Said("csv_negative_cost", value=cost, symbol=symbol)))
             return False
         if total:
             return (cost / quantity).quantize(Decimal("0.0001")) if quantity else None

@@ -25,6 +25,9 @@ Rules (deterministic, no model):
   where a number of shares is wanted, a clause with a number but no symbol, and text with nothing to read.
 Chinese numerals (两百) are not read: write digits.
 
+Every change and reason is a `Said`: a `[book]` text of prompts/words_<code>.md with its fields. As a str it is
+the English (what the tests and the logs read); `told(language)` gives it in the reader's language.
+
 Whether a message tells holdings at all is `tells_holdings`'s call (below): the chat reads only
 what it says yes to, so an analysis question ("should I buy NVDA?", "what if I sold half my
 AAPL?") goes to the desk, not to the book.
@@ -34,10 +37,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from decimal import ROUND_DOWN, Decimal
-from typing import Literal
+from typing import Any, Literal
 
+from graph.core.chinese_script import TRADITIONAL, to_simplified, to_traditional
+from graph.core.words import DEFAULT_LANGUAGE, phrase
 from graph.request.companies import is_known_ticker
-from graph.request.scripts import has_cjk
+from graph.request.language import detect_language
 from graph.request.ticker_hits import TIER_UNKNOWN, TickerHit
 from graph.request.tickers import scan_tickers
 
@@ -76,30 +81,94 @@ _FRACTIONS: tuple[tuple[str, re.Pattern[str], Decimal | None], ...] = (
 )
 
 
+class Said(str):
+    """A `[book]` text with its fields: str() is the English, `told(language)` any language. A field that is a
+    Position is described, `price` and `cost` are " @ 95.00" (a missing cost said so for `cost`), `part` is
+    "half", "a third", ... or a percent, a tuple is a list ("AAPL, MSFT"; `listings` "A and B"; `missing`, the CSV's
+    columns, "symbol or quantity")."""
+
+    key: str
+    fields: dict[str, Any]
+
+    def __new__(cls, key: str, **fields: Any) -> Said:
+        said = super().__new__(cls, _told(DEFAULT_LANGUAGE, key, fields))
+        said.key, said.fields = key, fields
+        return said
+
+    def told(self, language: str) -> str:
+        return _told(language, self.key, self.fields)
+
+
+_PARTS = {"half": "part_half", "a third": "part_third", "a quarter": "part_quarter", "all": "part_all"}
+
+
+def _told(language: str, key: str, fields: dict[str, Any]) -> str:
+    def shown(name: str, value: Any) -> Any:
+        if isinstance(value, Position):
+            return position_words(value, language)
+        if name in ("price", "cost"):
+            if value is None:
+                return phrase(language, "book.no_cost") if name == "cost" else ""
+            return phrase(language, "book.at_cost", cost=money(value))
+        if name == "part" and value in _PARTS:
+            return phrase(language, "book." + _PARTS[value])
+        if isinstance(value, tuple):
+            if name == "missing":  # a CSV's columns: "symbol or quantity"
+                return phrase(language, "book.csv_or").join(phrase(language, f"book.csv_column_{v}") for v in value)
+            return phrase(language, "book.and" if name == "listings" else "book.comma").join(map(str, value))
+        return value
+    return phrase(language, "book." + key, **{name: shown(name, value) for name, value in fields.items()})
+
+
+def position_words(position: Position, language: str = DEFAULT_LANGUAGE) -> str:
+    """'200 NVDA @ 95.00', 'short 50 TSLA @ 240.00', '10 MSFT (cost not given)' (Position.describe), in
+    `language`."""
+    key = "book.position_short" if position.short else "book.position"
+    cost = (phrase(language, "book.at_cost", cost=money(position.cost)) if position.cost is not None
+            else phrase(language, "book.no_cost"))
+    return phrase(language, key, quantity=shares(abs(position.quantity)), symbol=position.symbol, cost=cost)
+
+
+class _Refused(BookError):
+    """A change that cannot be, with its reason said."""
+
+    def __init__(self, key: str, **fields: Any) -> None:
+        self.said = Said(key, **fields)
+        super().__init__(str(self.said))
+
+
 @dataclass(frozen=True)
 class Change:
     """One proposed change, as it would leave the book: `after` None with a symbol removes the position."""
 
     action: Action
-    summary: str  # "set NVDA to 200 @ 95.00", "sell half of AAPL: 100 of 200, leaving 100"
+    summary: str  # "set NVDA to 200 @ 95.00", "sell half of AAPL: 100 of 200, leaving 100" (a Said)
     text: str  # the words it was read from
     symbol: str | None = None
     before: Position | None = None
     after: Position | None = None
     cash: Decimal | None = None
 
+    def told(self, language: str) -> str:
+        """The summary in `language`."""
+        return self.summary.told(language) if isinstance(self.summary, Said) else self.summary
+
 
 @dataclass(frozen=True)
 class Problem:
     text: str  # the words that could not be read
-    reason: str
+    reason: str  # in English (a Said, or a BookError's own words)
+
+    def told(self, language: str) -> str:
+        """The reason in `language`."""
+        return self.reason.told(language) if isinstance(self.reason, Said) else self.reason
 
 
 @dataclass(frozen=True)
 class Reading:
     changes: tuple[Change, ...] = ()
     problems: tuple[Problem, ...] = ()
-    language: str = "en"  # of the words read: "zh" when they hold Chinese, so the answer can be Chinese
+    language: str = "en"  # of the words read ("zh", "zh-Hant", ...), so the answer can be in it
 
     @property
     def ok(self) -> bool:
@@ -120,37 +189,38 @@ class _Intent:
     part: str = ""  # how the part was written: "half", "25%"
     price: Decimal | None = None
     cash: Decimal | None = None
-    problems: list[str] = field(default_factory=list)
+    problems: list[Said] = field(default_factory=list)
 
 
 def read_holdings(text: str, book: Book | None = None) -> Reading:
     """The changes `text` proposes to `book` (parts of a holding are resolved against it), and what
     could not be read. Later clauses see the earlier ones' changes ("bought 10 AAPL and sold half")."""
-    language = "zh" if has_cjk(text) else "en"
+    language = detect_language(text[:MAX_TEXT])
     if len(text) > MAX_TEXT:
-        return Reading(problems=(Problem(text[:40] + "…", f"longer than {MAX_TEXT} characters: tell it in parts"),),
-                       language=language)
-    intents = _intents(text)
+        return Reading(problems=(Problem(text[:40] + "…", Said("too_long", max=MAX_TEXT)),), language=language)
+    # The Chinese words here are Simplified: a message in Traditional is read converted, its clauses quoted
+    # back as written.
+    intents = _intents(to_simplified(text))
+    quoted = to_traditional if language == TRADITIONAL else str
     working = book or Book()
     changes: list[Change] = []
     problems: list[Problem] = []
     for intent in intents:
         if intent.problems:
-            problems += [Problem(intent.text, reason) for reason in intent.problems]
+            problems += [Problem(quoted(intent.text), reason) for reason in intent.problems]
             continue
         try:
             change = _resolve(intent, working)
-        except BookError as error:
-            problems.append(Problem(intent.text, str(error)))
+        except BookError as error:  # a Position or Book that cannot be (graph/book/holdings.py says why in English)
+            problems.append(Problem(quoted(intent.text), error.said if isinstance(error, _Refused) else str(error)))
             continue
         if change is None:
             continue
         changes.append(change)
         working = apply_changes(working, [change])
     if not changes and not problems:
-        problems.append(Problem(text.strip()[:80], "no holding or cash read: say e.g. 'I hold 200 NVDA at 95' "
-                                                   "or 'cash is 15,000'"))
-    return Reading(tuple(changes), tuple(problems), language)
+        problems.append(Problem(text.strip()[:80], Said("nothing_read")))
+    return Reading(tuple(replace(c, text=quoted(c.text)) for c in changes), tuple(problems), language)
 
 
 def _intents(text: str) -> list[_Intent]:
@@ -182,7 +252,7 @@ def apply_changes(book: Book | None, changes: list[Change] | tuple[Change, ...])
     return result
 
 
-_NO_SYMBOL = "no symbol read: name the stock, e.g. 'NVDA' or 'Nvidia'"
+_NO_SYMBOL = Said("no_symbol")
 
 
 def _read_clause(clause: str, previous_verb: str | None) -> _Intent:
@@ -202,7 +272,7 @@ def _read_clause(clause: str, previous_verb: str | None) -> _Intent:
     if prices:
         intent.price = word_amount(prices[0])
     if len(prices) > 1:
-        intent.problems.append("more than one price: give one cost per holding")
+        intent.problems.append(Said("more_prices"))
     if not hits:
         if counts or (intent.verb and intent.verb != "set"):
             intent.problems.append(_NO_SYMBOL)
@@ -220,15 +290,14 @@ def _read_clause(clause: str, previous_verb: str | None) -> _Intent:
 def _the_hit(hits: list[TickerHit], intent: _Intent) -> TickerHit | None:
     """The one symbol of a clause, or None with the problem said."""
     if len(hits) > 1:
-        intent.problems.append(f"several symbols in one part ({', '.join(h.symbol for h in hits)}): "
-                               "give each its own quantity, e.g. '100 AAPL and 50 MSFT'")
+        intent.problems.append(Said("several_symbols", symbols=tuple(h.symbol for h in hits)))
         return None
     hit = hits[0]
     if hit.listings:
-        intent.problems.append(f"{hit.source} is listed as {' and '.join(hit.listings)}: say which")
+        intent.problems.append(Said("listed", source=hit.source, listings=tuple(hit.listings)))
         return None
     if hit.tier == TIER_UNKNOWN or not (is_known_ticker(hit.symbol) or "." in hit.symbol):
-        intent.problems.append(f"unknown symbol {hit.symbol}: the desk does not know it")
+        intent.problems.append(Said("unknown_symbol", symbol=hit.symbol))
         return None
     return hit
 
@@ -247,7 +316,7 @@ def _part_of(intent: _Intent, clause: str, blanked: str, counts: list[re.Match[s
     value = word_amount(percent[0])
     intent.fraction, intent.whole, intent.part = value / 100, False, f"{value.normalize():f}%"
     if not 0 < value <= 100:
-        intent.problems.append("a part of a holding is between 0% and 100%")
+        intent.problems.append(Said("part_range"))
     return [m for m in counts if m not in percent]
 
 
@@ -259,25 +328,25 @@ def _quantity_of(intent: _Intent, hit: TickerHit, counts: list[re.Match[str]]) -
             intent.price = word_amount(after[0])
             counts = [counts[0]]
         else:
-            intent.problems.append("more than one quantity: give one number of shares per holding")
+            intent.problems.append(Said("more_quantities"))
             return
     if counts:
         if counts[0].group("cur"):
-            intent.problems.append(f"{counts[0].group(0).strip()} is a sum of money: say how many shares")
+            intent.problems.append(Said("money_not_shares", amount=counts[0].group(0).strip()))
             return
         intent.quantity = word_amount(counts[0])
     elif intent.fraction is None and not intent.whole:
-        intent.problems.append(f"how many {intent.symbol}? give a number of shares")
+        intent.problems.append(Said("how_many", symbol=intent.symbol))
     if intent.price is not None and intent.price < 0:
-        intent.problems.append("a price cannot be negative")
+        intent.problems.append(Said("negative_price"))
 
 
 def _cash_clause(intent: _Intent, amounts: list[re.Match[str]]) -> _Intent:
     intent.verb = "cash"
     if not amounts:
-        intent.problems.append("how much cash? give an amount, e.g. 'cash is 15,000'")
+        intent.problems.append(Said("cash_how_much"))
     elif len(amounts) > 1:
-        intent.problems.append("more than one amount of cash: give one")
+        intent.problems.append(Said("cash_several"))
     else:
         intent.cash = word_amount(amounts[0])
     return intent
@@ -301,18 +370,18 @@ def _resolve(intent: _Intent, book: Book) -> Change | None:
     if intent.verb == "cash":
         assert intent.cash is not None
         if abs(intent.cash) > MAX_CASH:
-            raise BookError(f"cash of {money(intent.cash)} is more than the {MAX_CASH:,.0f} a book allows")
-        return Change("cash", f"set cash to {money(intent.cash)} {book.currency}", intent.text, cash=intent.cash)
+            raise _Refused("cash_too_much", cash=money(intent.cash), max=f"{MAX_CASH:,.0f}")
+        return Change("cash", Said("cash", cash=money(intent.cash), currency=book.currency), intent.text,
+                      cash=intent.cash)
     symbol = intent.symbol
     if symbol is None:
         return None
     quantity = intent.quantity
     if quantity is not None:
         if quantity < 0 and intent.verb != "short":
-            raise BookError(f"a negative quantity ({shares(quantity)}): to record a short say 'short "
-                            f"{shares(abs(quantity))} {symbol}'")
+            raise _Refused("negative_quantity", quantity=shares(quantity), shares=shares(abs(quantity)), symbol=symbol)
         if abs(quantity) > MAX_SHARES:
-            raise BookError(f"{shares(quantity)} shares is more than the {MAX_SHARES:,.0f} a book allows")
+            raise _Refused("too_many_shares", quantity=shares(quantity), max=f"{MAX_SHARES:,.0f}")
     if intent.verb == "buy":
         return _buy(intent, symbol, book.get(symbol))
     if intent.verb == "sell":
@@ -320,24 +389,20 @@ def _resolve(intent: _Intent, book: Book) -> Change | None:
     return _set(intent, symbol, book.get(symbol))
 
 
-def _price_text(intent: _Intent) -> str:
-    return f" @ {money(intent.price)}" if intent.price is not None else ""
-
-
 def _set(intent: _Intent, symbol: str, before: Position | None) -> Change:
     """'I hold 200 NVDA at 95', 'short 50 TSLA': the position as told."""
     quantity = intent.quantity
     if quantity is None:
-        raise BookError(f"how many {symbol}{' short' if intent.verb == 'short' else ''}? give a number of shares")
+        raise _Refused("how_many_short" if intent.verb == "short" else "how_many", symbol=symbol)
     if intent.verb == "short":
         after = Position(symbol, -abs(quantity), intent.price)
-        return Change("set", f"set {symbol} to short {shares(abs(quantity))}{_price_text(intent)}", intent.text,
-                      symbol, before, after)
+        return Change("set", Said("set_short", symbol=symbol, quantity=shares(abs(quantity)), price=intent.price),
+                      intent.text, symbol, before, after)
     if quantity == 0:
-        return Change("set", f"remove {symbol}" + (f" (was {before.describe()})" if before else ""),
-                      intent.text, symbol, before, None)
+        summary = Said("remove_was", symbol=symbol, before=before) if before else Said("remove", symbol=symbol)
+        return Change("set", summary, intent.text, symbol, before, None)
     after = Position(symbol, quantity, intent.price)
-    return Change("set", f"set {symbol} to {shares(quantity)}{after.describe().split(symbol, 1)[1]}", intent.text,
+    return Change("set", Said("set", symbol=symbol, quantity=shares(quantity), cost=after.cost), intent.text,
                   symbol, before, after)
 
 
@@ -345,9 +410,9 @@ def _buy(intent: _Intent, symbol: str, before: Position | None) -> Change:
     """'bought 10 more MSFT at 410': added, the cost averaged when both costs are known."""
     quantity = intent.quantity
     if quantity is None:
-        raise BookError(f"how many {symbol} bought? give a number of shares")
+        raise _Refused("how_many_bought", symbol=symbol)
     if quantity == 0:
-        raise BookError("a purchase of 0 shares changes nothing")
+        raise _Refused("buy_zero")
     held = before.quantity if before else Decimal(0)
     total = held + quantity
     cost: Decimal | None = None
@@ -357,33 +422,34 @@ def _buy(intent: _Intent, symbol: str, before: Position | None) -> Change:
         elif before.cost is not None:
             cost = ((held * before.cost + quantity * intent.price) / total).quantize(Decimal("0.0001"))
     after = Position(symbol, total, cost)
-    return Change("buy", f"buy {shares(quantity)} {symbol}{_price_text(intent)}: {shares(held)} -> "
-                         f"{after.describe()}", intent.text, symbol, before, after)
+    return Change("buy", Said("buy", quantity=shares(quantity), symbol=symbol, price=intent.price, held=shares(held),
+                              after=after), intent.text, symbol, before, after)
 
 
 def _sell(intent: _Intent, symbol: str, before: Position | None) -> Change:
     """'sold 50 AAPL', 'sold half my AAPL', '清仓特斯拉': taken from what is held, never past it."""
     quantity = intent.quantity
     if before is None or before.quantity <= 0:
-        raise BookError(f"no {symbol} in the book to sell" + (
-            ": tell the desk what you hold first" if quantity is None else
-            f": to record a short say 'short {shares(quantity)} {symbol}'"))
+        if quantity is None:
+            raise _Refused("sell_none", symbol=symbol)
+        raise _Refused("sell_none_short", symbol=symbol, quantity=shares(quantity))
     held = before.quantity
+    fields: dict[str, Any]
     if quantity is None:
         quantity, part = _part(held, intent)
-        label = f"sell {part} of {symbol}: {shares(quantity)} of {shares(held)}"
+        key, fields = "sell_part", {"part": part, "symbol": symbol, "quantity": shares(quantity), "held": shares(held)}
         if quantity == 0:
-            raise BookError(f"{part} of {shares(held)} {symbol} rounds down to no shares")
+            raise _Refused("part_rounds", part=part, held=shares(held), symbol=symbol)
     else:
-        label = f"sell {shares(quantity)} {symbol}{_price_text(intent)}"
+        key, fields = "sell", {"quantity": shares(quantity), "symbol": symbol, "price": intent.price}
         if quantity == 0:
-            raise BookError("a sale of 0 shares changes nothing")
+            raise _Refused("sell_zero")
         if quantity > held:
-            raise BookError(f"selling {shares(quantity)} {symbol} is more than the {shares(held)} held "
-                            f"(to record a short say 'short {shares(quantity - held)} {symbol}')")
+            raise _Refused("sell_more", quantity=shares(quantity), symbol=symbol, held=shares(held),
+                           extra=shares(quantity - held))
     left = held - quantity
-    tail = f", leaving {shares(left)}" if left else ", closing the position"
-    return Change("sell", label + tail, intent.text, symbol, before, replace(before, quantity=left) if left else None)
+    summary = Said(f"{key}_left", left=shares(left), **fields) if left else Said(f"{key}_closed", **fields)
+    return Change("sell", summary, intent.text, symbol, before, replace(before, quantity=left) if left else None)
 
 
 # -- whether a message tells holdings at all ---------------------------------------------------------
@@ -437,7 +503,7 @@ _HOLDABLE = re.compile(r"^\s*(?:more\s+)?(?:shares?\b|股|手|(?:in\s+)?cash\b|�
 def tells_holdings(text: str) -> bool:
     """Whether `text` tells the desk what the user holds (to be read by `read_holdings` and confirmed),
     rather than asking about it."""
-    text = text.strip()
+    text = to_simplified(text.strip())
     if not text or len(text) > MAX_TEXT or text.startswith("/"):
         return False
     if _ASKS.search(text) or _ASKS_FIRST.search(text):

@@ -11,11 +11,12 @@ A backtest is asked by name ("backtest NVDA and AMD …": graph/backtest/ask.py)
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
 from ..backtest.ask import asks_for_backtest
-from ..core.chinese_script import is_chinese
+from ..core.chinese_script import is_chinese, to_simplified
 from ..core.trading_days import is_trading_day, last_trading_day
 from ..core.words import phrase
 from ..request.dates import scan_dates
@@ -28,6 +29,13 @@ from ..request.tickers import scan_tickers
 # Each desk is a whole deliberation (17 model calls in demo, ~15k tokens live): five at once is the most a
 # person can follow in one chat and a model server serves without queueing most of them.
 MAX_TICKERS = 5
+# Words that ask to compare or to choose ("NVDA or AMD?", "compare …", "比较", "还是", "哪个"): in a thread that
+# already holds an analysis, two tickers without one are a question about it ("the bear said AMD would take NVDA's
+# share: fair?"), not a new comparison. Read in lower case and in Simplified characters.
+_ASKS_TO_COMPARE = re.compile(
+    r"\b(?:compare[sd]?|comparing|comparison|vs\.?|versus|or|which|side by side|head to head"  # English
+    r"|o|cu[aá]l|compara\w*|ou|lequel|laquelle|lesquel\w*|compar\w*|oder|welche[rsn]?|vergleich\w*)\b"  # es fr de
+    r"|比较|对比|比一比|还是|哪个|哪只|哪一个|哪一只|选哪|(?<![a-z])pk(?![a-z])|比較|どっち|どちら|それとも")  # zh, ja
 _SHARED_SEARCH_DAYS = 60
 
 
@@ -58,17 +66,17 @@ def shared_session(asked: date, tickers: tuple[str, ...]) -> date:
     return last_trading_day(asked)
 
 
-def _language(msg: str) -> str:
-    """The comparison's own words exist in Chinese (either script) and English."""
-    detected = detect_language(msg)
-    return detected if is_chinese(detected) else "en"
+def _language(msg: str, setting: str) -> str:
+    """The comparison's language: DESK_LANGUAGE's when it fixes one, else the message's (its desks' personas
+    speak it; the comparison's own texts are English where the language has no catalogue)."""
+    return setting if setting != "auto" else detect_language(msg)
 
 
-def mentions(text: str, today: date) -> CompareAsk:
+def mentions(text: str, today: date, language_setting: str = "auto") -> CompareAsk:
     """The tickers and the date `text` names, however many (a follow-up in a comparison's thread is told from a
     new request by them); `problem` is left to `read_comparison`."""
     msg = prepare(clean_message(text).text)
-    language = _language(msg)
+    language = _language(msg, language_setting)
     shouted = is_shouted(msg)
     dates = scan_dates(msg, today, shouted, detect_language(msg))
     tickers = tuple(dict.fromkeys(h.symbol for h in scan_tickers(dates.remaining, shouted, [], today)))
@@ -76,12 +84,17 @@ def mentions(text: str, today: date) -> CompareAsk:
     return CompareAsk(tickers, shared_session(asked, tickers), asked, language, dates.explicit, dates.error or "")
 
 
-def read_comparison(text: str, today: date) -> CompareAsk | None:
-    """The comparison `text` asks for; None when it names fewer than two tickers (or asks for a backtest)."""
+def read_comparison(text: str, today: date, *, in_analysis: bool = False,
+                    language_setting: str = "auto") -> CompareAsk | None:
+    """The comparison `text` asks for; None when it names fewer than two tickers (or asks for a backtest), or,
+    in a thread that holds an analysis (`in_analysis`), when it does not ask to compare or to choose.
+    `language_setting`: DESK_LANGUAGE ("auto": the message's language)."""
     msg = prepare(clean_message(text).text)
     if not msg.strip() or asks_for_backtest(msg):
         return None
-    language = _language(msg)
+    if in_analysis and not _ASKS_TO_COMPARE.search(to_simplified(msg).lower()):
+        return None
+    language = _language(msg, language_setting)
     shouted = is_shouted(msg)
     dates = scan_dates(msg, today, shouted, detect_language(msg))
     hits = scan_tickers(dates.remaining, shouted, [], today)

@@ -136,8 +136,13 @@ def same_comparison(record: Record, named: CompareAsk) -> bool:
 async def followup_of(desk: DeskRuntime, user: str, parent: str, text: str, today: date) -> Comparison | None:
     """The comparison a message in thread `parent` follows up ("which was riskier?", "why was the bear worried
     about AMD?"): one of `user`'s, finished, with no analysis of the thread's own since, the message naming no
-    other ticker and no other date. None: the message is the desk's as usual (a new analysis, a new comparison)."""
+    other ticker and no other date. None: the message is the desk's as usual (a new analysis, a new comparison).
+    An analysis of the thread's own from before the comparison ("compare NVDA and AMD" asked after one) does not
+    take the follow-ups; one since does."""
     comparison = await Comparison.stored(desk, user, parent)
-    if comparison is None or comparison.record.status != "done" or await desk.has_thread(parent):
+    if comparison is None or comparison.record.status != "done":
+        return None
+    own, compared = await desk.last_written(parent), await Comparisons(desk.store).updated(user, parent)
+    if own is not None and (compared is None or own > compared):
         return None
     return comparison if same_comparison(comparison.record, mentions(text, today)) else None

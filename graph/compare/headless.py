@@ -45,14 +45,14 @@ def confirm_cost(ask: CompareAsk, plan: RunPlan, live: bool, yes: bool) -> bool:
         return True
     c = comparison_cost(plan, len(ask.tickers), live=live)
     print(_plain(phrase(ask.language, "compare.cost", n=len(ask.tickers), tokens=f"{c.tokens:,}", calls=c.calls,
-                        per=f"{c.per_analysis.tokens:,}", source=c.per_analysis.source)))
+                        per=f"{c.per_analysis.tokens:,}", source=c.per_analysis.source_in(ask.language))))
     if yes:
         return True
     if not sys.stdin.isatty():
-        print("Not started: there is no terminal to confirm on. Add --yes to run it.", file=sys.stderr)
+        print(phrase(ask.language, "cli.no_terminal"), file=sys.stderr)
         return False
     try:
-        return input("Run it? [y/N] ").strip().lower() in ("y", "yes")
+        return input(phrase(ask.language, "cli.run_it")).strip().lower() in ("y", "yes", "是", "好")
     except EOFError:
         return False
 
@@ -64,13 +64,14 @@ async def run(desk: DeskRuntime, comparison: Comparison, printer: Printer, show:
     if resumed:
         hows = await comparison.runner.survey()
         words = {"kept": "compare.resume_kept", "resumed": "compare.resume_from", "new": "compare.resume_new"}
-        desks = ", ".join(phrase(lang, words[how], ticker=t) for t, how in hows.items())
-        print(_plain(phrase(lang, "compare.resuming", tickers=", ".join(record.tickers), desks=desks)))
+        separator = phrase(lang, "chat.list_separator")
+        desks = separator.join(phrase(lang, words[how], ticker=t) for t, how in hows.items())
+        print(_plain(phrase(lang, "compare.resuming", tickers=separator.join(record.tickers), desks=desks)))
     else:
-        print(_plain(phrase(lang, "compare.starting", tickers=", ".join(record.tickers),
+        print(_plain(phrase(lang, "compare.starting", tickers=phrase(lang, "chat.list_separator").join(record.tickers),
                             trade_date=record.trade_date.isoformat(), last=record.tickers[-1])))
     for ticker, thread in record.threads.items():
-        print(f"  {ticker}: thread {thread}")
+        print(phrase(lang, "cli.desk_thread", ticker=ticker, thread=thread))
     await comparison.run_desks(lambda ticker, events: show(events, ticker))
     turn = comparison.turn()
     async for token in turn.stream():
@@ -83,9 +84,11 @@ async def run(desk: DeskRuntime, comparison: Comparison, printer: Printer, show:
     print(table_text(outcomes, turn.result.rows(), lang))
     if not turn.result.read:
         print(phrase(lang, "compare.card_read_none"))
+    question = phrase(lang, "cli.your_question")
     for o in outcomes:
-        print(f"  {o.ticker}: python -m graph --thread {o.thread} \"your question\"")
-    print(f"\nthread {record.parent} · follow-ups: python -m graph --thread {record.parent} \"which was riskier?\"")
+        print(phrase(lang, "cli.ask_desk", ticker=o.ticker, thread=o.thread, question=question))
+    example = phrase(lang, "cli.compare_example")
+    print("\n" + phrase(lang, "cli.compare_followups", thread=record.parent, example=example))
     return 0 if all(o.decided for o in outcomes) else 1
 
 

@@ -118,6 +118,8 @@ class CompareRunner:
         text = None if run.how == "resumed" else request_text(run.ticker, self.trade_date, self.language)
         try:
             async with self.desk.turn(run.thread, text, None if text is None else self.plan) as turn:
+                if turn.graph_input is not None:  # the comparison's language, whatever the request's words read as
+                    turn.graph_input["language"] = self.language
                 run.plan, run.resumed = turn.plan, turn.resumed
                 await consume(run.ticker, turn.events(self.context))
         except asyncio.CancelledError:

@@ -8,7 +8,7 @@ the namespace is the user's.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import UTC, date, datetime
 from typing import Any
 
 from langgraph.store.base import BaseStore
@@ -60,3 +60,11 @@ class Comparisons:
     async def get(self, user: str, parent: str) -> Record | None:
         item = await self.store.aget(self._space(user), parent)
         return Record.from_json(item.value) if item is not None else None
+
+    async def updated(self, user: str, parent: str) -> datetime | None:
+        """When the record was last written (its start, its end)."""
+        item = await self.store.aget(self._space(user), parent)
+        if item is None:
+            return None
+        at = item.updated_at  # a store may give it without its zone: it is UTC
+        return at if at.tzinfo is not None else at.replace(tzinfo=UTC)

@@ -14,13 +14,14 @@ import re
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["TRADITIONAL", "chinese_script", "chinese_tag", "is_chinese", "to_traditional"]
+__all__ = ["TRADITIONAL", "chinese_script", "chinese_tag", "is_chinese", "to_simplified", "to_traditional"]
 
 TRADITIONAL = "zh-Hant"  # the BCP 47 tag the desk keeps for a thread in Traditional Chinese
 _SIMPLIFIED = "zh"
 # Language tags of Chinese (a browser's "zh-TW", a setting's "zh-hant"): where Traditional is written.
 _ZH_TAG = re.compile(r"zh(?:[-_]([A-Za-z0-9]{1,8}))*", re.I)
 _TRADITIONAL_SUBTAGS = {"hant", "tw", "hk", "mo"}
+_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 @lru_cache(maxsize=2)
@@ -46,6 +47,13 @@ def chinese_tag(tag: str) -> str | None:
 
 def to_traditional(text: str) -> str:
     return _converter("s2tw").convert(text)
+
+
+def to_simplified(text: str) -> str:
+    """`text` in Simplified characters, for the readers whose Chinese words are written in Simplified
+    ("賣出一半蘋果" is read as "卖出一半苹果"); text without Han characters is returned as it is (and
+    loads no converter)."""
+    return _converter("t2s").convert(text) if _HAN.search(text) else text
 
 
 def chinese_script(text: str) -> str | None:

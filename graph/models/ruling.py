@@ -9,7 +9,8 @@ from ..core.state import DECISION_FIELDS, FinalDecision, Signal
 # Each field's label as a ruling may write it: the English of DECISION_FIELDS, then Chinese
 # (simplified and traditional) for a desk that speaks it.
 LABELS: dict[str, tuple[str, ...]] = {
-    "signal": ("信号", "信號", "决定", "決定", "操作建议", "操作建議", "建议", "建議"),
+    "signal": ("信号", "信號", "决定", "決定", "最终决定", "最終決定", "操作建议", "操作建議", "最终交易建议",
+               "最終交易建議", "交易建议", "交易建議", "建议", "建議"),
     "position_size": ("仓位", "倉位", "头寸规模", "頭寸規模", "头寸", "頭寸"),
     "entry": ("入场", "入場", "进场", "進場", "入场价", "入場價"),
     "stop": ("止损", "止損", "止损价", "止損價"),
@@ -17,15 +18,19 @@ LABELS: dict[str, tuple[str, ...]] = {
     "confidence": ("置信度", "信心", "信心度"),
     "rationale": ("理由", "依据", "依據"),
 }
-# A signal as it may be written: the word itself, or its Chinese (buy / add; sell / reduce; hold / wait).
+# A signal as it may be written: the word itself, or its Chinese, simplified and traditional (buy / add / open;
+# sell / reduce / close out; hold / wait). 买进 and 卖出 are Taiwan's usual words.
 _SIGNAL_WORDS: dict[str, Signal] = {
-    "买入": "BUY", "買入": "BUY", "增持": "BUY", "做多": "BUY",
-    "卖出": "SELL", "賣出": "SELL", "减持": "SELL", "減持": "SELL", "做空": "SELL",
-    "持有": "HOLD", "观望": "HOLD", "觀望": "HOLD", "持仓不动": "HOLD",
+    "买入": "BUY", "買入": "BUY", "买进": "BUY", "買進": "BUY", "增持": "BUY", "做多": "BUY", "加仓": "BUY",
+    "加倉": "BUY", "建仓": "BUY", "建倉": "BUY",
+    "卖出": "SELL", "賣出": "SELL", "卖掉": "SELL", "賣掉": "SELL", "减持": "SELL", "減持": "SELL", "做空": "SELL",
+    "减仓": "SELL", "減倉": "SELL", "清仓": "SELL", "清倉": "SELL",
+    "持有": "HOLD", "观望": "HOLD", "觀望": "HOLD", "持仓不动": "HOLD", "持倉不動": "HOLD",
 }
 _SIGNALS = re.compile(r"\b(BUY|SELL|HOLD)\b|(" + "|".join(map(re.escape, _SIGNAL_WORDS)) + ")", re.I)
 # A manager's or trader's line that names its call: "FINAL TRANSACTION PROPOSAL: **BUY**", "Recommendation: Sell".
-_CALL_LINE = re.compile(r"^\W*(?:FINAL TRANSACTION PROPOSAL|Recommendation|Signal|Decision|建议|建議|信号|信號)\W*[:：]"
+_CALL_LINE = re.compile(r"^\W*(?:FINAL TRANSACTION PROPOSAL|Recommendation|Signal|Decision|最终交易建议|最終交易建議"
+                        r"|交易建议|交易建議|最终决定|最終決定|建议|建議|信号|信號)\W*[:：]"
                         r"\s*(.+)$", re.M | re.I)
 
 

@@ -13,7 +13,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 from langchain_core.callbacks import BaseCallbackHandler
@@ -206,6 +206,11 @@ class DeskRuntime:
     async def has_thread(self, thread_id: str) -> bool:
         """Whether any checkpoint of the thread exists."""
         return await self.checkpointer.aget_tuple(self.config(thread_id)) is not None
+
+    async def last_written(self, thread_id: str) -> datetime | None:
+        """When the thread's latest checkpoint was written; None when it has none."""
+        got = await self.checkpointer.aget_tuple(self.config(thread_id))
+        return datetime.fromisoformat(got.checkpoint["ts"]) if got is not None else None
 
     async def delete_thread(self, thread_id: str) -> None:
         """Forget a thread: every checkpoint and pending write of it, and its notes."""

@@ -7,6 +7,10 @@ so every process that wakes for it names the same thread. The run takes the thre
 it lets it be); after it, the thread holds its decision and is kept, not run again; a process that crashed
 mid-run left a checkpoint, and the next one continues it. The notice is keyed by the thread, so it is kept once.
 
+**In the watch's language.** The request a slot runs is the `[watch]` text `request` of prompts/words_<code>.md in
+the watch's language (the language it was asked in), so the desk deliberates in it; the notice's reason is worded
+in it too (it is kept, and posted to the webhook, as words).
+
 **The previous call** is the track record's latest other call on the ticker for the user (graph/track/): a
 scheduled run writes its call there too (source "scheduled"), so the next slot compares with it.
 """
@@ -18,6 +22,7 @@ from datetime import date, datetime
 from typing import Any
 
 from ..core.state import FinalDecision
+from ..core.words import DEFAULT_LANGUAGE, phrase
 from ..persistence.lease import LeaseHeld
 from ..runtime.desk import DeskRuntime
 from ..track.calls import Call
@@ -31,12 +36,10 @@ def thread_id(watch: Watch, ticker: str, slot: datetime) -> str:
     return f"watch-{watch.id}-{re.sub(r'[^A-Za-z0-9-]', '_', ticker)}-{slot:%Y%m%d%H%M}"
 
 
-_ANALYZE = {"zh": "分析 ${ticker}"}  # the request in the watch's language: the desk answers in it
-
-
-def request_text(ticker: str, language: str = "en") -> str:
-    # A cashtag, so no symbol reads as a word; no "should I buy", which would lean the desk one way.
-    return _ANALYZE.get(language, "analyze ${ticker}").format(ticker=ticker)
+def request_text(ticker: str, language: str = DEFAULT_LANGUAGE) -> str:
+    """The request in the watch's language, so the desk answers in it: a cashtag, so no symbol reads as a word;
+    no "should I buy", which would lean the desk one way."""
+    return phrase(language, "watch.request", ticker=ticker)
 
 
 @dataclass(frozen=True)
@@ -90,8 +93,9 @@ def stop_level(stop: str) -> float | None:
     return float(m[1].replace(",", "")) if m else None
 
 
-def stop_crossed(desk: DeskRuntime, call: Call, day: date) -> str:
-    """Whether a close since the call crossed its stop (below it for a BUY, above it for a SELL), in words."""
+def stop_crossed(desk: DeskRuntime, call: Call, day: date, language: str = DEFAULT_LANGUAGE) -> str:
+    """Whether a close since the call crossed its stop (below it for a BUY, above it for a SELL), in words of
+    `language` ("" when not)."""
     level = stop_level(call.stop)
     if level is None or call.signal == "HOLD":
         return ""
@@ -102,8 +106,8 @@ def stop_crossed(desk: DeskRuntime, call: Call, day: date) -> str:
     for when, close in frame["close"].dropna().items():
         crossed = close < level if call.signal == "BUY" else close > level
         if crossed and str(when)[:10] > call.trade_date:
-            return (f"the stop {call.stop} of the {call.trade_date} {call.signal} call was crossed "
-                    f"(close {close:.2f} on {str(when)[:10]})")
+            return phrase(language, "watch.stop_crossed", stop=call.stop, trade_date=call.trade_date,
+                          signal=call.signal, close=f"{close:.2f}", day=str(when)[:10])
     return ""
 
 
@@ -115,13 +119,14 @@ async def notice_of(desk: DeskRuntime, watch: Watch, ran: Ran, slot: datetime) -
     before = await previous_call(desk, watch.user, ran.ticker, ran.thread)
     if before is None:
         return None
+    language = watch.language
     reasons = []
     if before.signal != ran.decision.signal:
-        reasons.append(f"{before.signal} → {ran.decision.signal}")
-    if crossed := stop_crossed(desk, before, slot.astimezone(watch.rule.tz).date()):
+        reasons.append(phrase(language, "watch.signal_changed", before=before.signal, after=ran.decision.signal))
+    if crossed := stop_crossed(desk, before, slot.astimezone(watch.rule.tz).date(), language):
         reasons.append(crossed)
     if not reasons:
         return None
     notice = Notice(ran.thread, watch.user, watch.id, ran.ticker, slot.isoformat(), ran.decision.signal,
-                    before.signal, before.thread_id, "; ".join(reasons))
+                    before.signal, before.thread_id, phrase(language, "watch.reasons_joiner").join(reasons))
     return notice if await WatchStore(desk.store).notice(notice) else None

@@ -9,6 +9,9 @@ A watch follows its listings' exchange (0700.HK: Hong Kong's trading days, "afte
 time; rules.EXCHANGE_HOURS). Listings on different exchanges are refused with one watch per exchange to copy:
 their days and hours differ, and one slot would be late for one market or before the other's close. A watch
 of the whole book follows New York's.
+
+What is said back is a `[watch]` text of prompts/words_<code>.md, in the language the watch is asked in (Traditional
+Chinese included: "zh-Hant"); a watch keeps that language for its runs and notices (graph/watchlist/slots.py).
 """
 from __future__ import annotations
 
@@ -16,8 +19,9 @@ import re
 from dataclasses import dataclass, field
 from datetime import date, time
 
+from ..core.words import phrase
+from ..request.language import detect_language
 from ..request.listing_codes import market_of
-from ..request.scripts import has_cjk
 from ..request.tickers import scan_tickers
 from .rules import EVERY_TRADING_DAY, EXCHANGE_HOURS, WEEKDAYS, Rule, RuleRefused
 
@@ -25,7 +29,7 @@ MAX_TICKERS = 20  # a watch's tickers; each is a whole deliberation at every slo
 
 _ASKS = re.compile(r"^\W{0,3}(?:/?watch(?:list)?\b(?!\s+out\b)"
                    r"|(?:please\s+)?(?:check|re-?check|monitor|track)\s+(?:my\s+)?(?:whole\s+|entire\s+)?(?:book|portfolio|holdings|positions)\b.*\bevery\b)"
-                   r"|(?:关注|盯|监控|監控|盯着|盯住|每.{0,6}(?:检查|檢查|看一下|分析))", re.I)
+                   r"|(?:关注|關注|盯|监控|監控|盯着|盯著|盯住|每.{0,6}(?:检查|檢查|看一下|分析))", re.I)
 _COMMAND = re.compile(r"^\s*/watch(?:list)?\s*(?:(list|pause|resume|remove|delete|stop)\s*(\S+)?)?\s*$", re.I)
 _BOOK = re.compile(r"\b(?:my\s+)?(?:whole\s+|entire\s+)?(?:book|portfolio|holdings|positions)\b|持仓|持倉|组合|組合",
                    re.I)
@@ -66,42 +70,6 @@ class WatchCommand:
     which: str = ""
 
 
-_PROBLEMS = {
-    "en": {
-        "what": "What should I watch? Name tickers or your book with when, e.g. `watch NVDA and AMD every trading "
-                "day after the close` or `check my whole book every Monday morning`.",
-        "too_often": "A watch runs at most once a trading day: a call is judged over weeks, so more often would only "
-                     "repeat it. Try `watch {tickers} every trading day after the close`.",
-        "weekend": "The market is closed on weekends, so a watch runs on trading days only. Try `watch {tickers} "
-                   "every Friday after the close` or `every Monday morning`.",
-        "past": "{detail} has passed: a watch repeats from now on. Say how often, e.g. `watch {tickers} every trading "
-                "day after the close`.",
-        "too_many": "A watch holds at most {limit} tickers, and this one names {count}. Split them into several "
-                    "watches, or watch your book.",
-        "listing": "{detail}: listed in several places. Which listing should I watch? Write its code.",
-        "abroad": "{detail}: a watch runs on the trading days and hours of New York, Hong Kong, mainland China, "
-                  "Tokyo or Taiwan, not yet of this listing's exchange. Ask about {detail} whenever you like, e.g. "
-                  "`should I buy {detail}?`.",
-        "mixed": "{detail} trade on different exchanges, whose trading days and hours differ, and a watch follows "
-                 "one exchange's. Make one watch per exchange: {examples}.",
-    },
-    "zh": {
-        "what": "要关注什么？请写出股票或你的持仓，以及时间，例如 `每个交易日收盘后关注 英伟达 和 AMD` 或 "
-                "`每周一早上检查我的持仓`。",
-        "too_often": "关注每个交易日最多运行一次：一个判断要用几周来检验，更频繁只会重复它。请试试 "
-                     "`每个交易日收盘后关注 {tickers}`。",
-        "weekend": "周末休市，关注只在交易日运行。请试试 `每周五收盘后关注 {tickers}` 或 `每周一早上`。",
-        "past": "{detail} 已经过去：关注从现在起重复运行。请说明频率，例如 `每个交易日收盘后关注 {tickers}`。",
-        "too_many": "一个关注最多包含 {limit} 只股票，这里有 {count} 只。请分成几个关注，或关注你的持仓。",
-        "listing": "{detail}：在多个市场上市。要关注哪一个？请写出它的代码。",
-        "abroad": "{detail}：关注按纽约、香港、A股、东京或台湾市场的交易日和时间运行，暂不支持这只股票的交易所。"
-                  "你随时可以直接问，例如 `{detail} 今天能买吗？`。",
-        "mixed": "{detail} 在不同的交易所上市，交易日和时间不同，而一个关注只跟随一个交易所。"
-                 "请按交易所分开关注：{examples}。",
-    },
-}
-
-
 def asks_to_watch(text: str) -> bool:
     return _ASKS.search(text) is not None
 
@@ -119,7 +87,7 @@ def read_watch(text: str, today: date, *, max_tickers: int = MAX_TICKERS) -> Wat
     """The watch the message asks for; None when it asks for none."""
     if not asks_to_watch(text) or read_command(text) is not None:
         return None
-    language = "zh" if has_cjk(text) else "en"
+    language = detect_language(text)
     book = _BOOK.search(text) is not None
     tickers, listings = _tickers(text, today)
     shown = " ".join(tickers) or "NVDA"
@@ -145,8 +113,7 @@ def read_watch(text: str, today: date, *, max_tickers: int = MAX_TICKERS) -> Wat
 
 
 def _refused(language: str, key: str, tickers: str, **fields: object) -> WatchAsk:
-    words = _PROBLEMS.get(language, _PROBLEMS["en"])[key]
-    return WatchAsk(language=language, problem=words.format(tickers=tickers, **fields))
+    return WatchAsk(language=language, problem=phrase(language, "watch.ask_" + key, tickers=tickers, **fields))
 
 
 def _tickers(text: str, today: date) -> tuple[tuple[str, ...], list[str]]:
@@ -190,9 +157,8 @@ def _one_per_exchange(markets: dict[str, str], language: str) -> str:
     groups: dict[str, list[str]] = {}
     for ticker, market in markets.items():
         groups.setdefault(market, []).append(ticker)
-    if language == "zh":
-        return "、".join(f"`每个交易日收盘后关注 {' '.join(g)}`" for g in groups.values())
-    return " and ".join(f"`watch {' '.join(g)} every trading day after the close`" for g in groups.values())
+    return phrase(language, "watch.exchanges_joiner").join(
+        phrase(language, "watch.one_exchange", tickers=" ".join(g)) for g in groups.values())
 
 
 def _time(text: str, market: str) -> time:
