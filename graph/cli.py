@@ -25,7 +25,7 @@ from .core.personas import ANALYST_KINDS, DESK, RISK_JUDGE, persona_label
 from .core.plan import RunPlan
 from .core.settings import Settings
 from .core.state import language_of
-from .core.usage import usage_summary
+from .core.usage import this_run, usage_summary
 from .core.words import DEFAULT_LANGUAGE, is_language, phrase
 from .models.registry import ModelRegistry
 from .nodes.thread_language import thread_language
@@ -261,7 +261,7 @@ def _print_outcome(args: argparse.Namespace, state: dict[str, Any], thread: str,
         _print_sizing(state.get("sizing"), lang)
         if args.edit and (change := edit_change(state)):
             print("\n" + phrase(lang, "card.edit_change", change=change))
-    if spent := usage_summary(state.get("usage"), lang):  # the run's tokens per persona (graph/core/usage.py)
+    if spent := usage_summary(this_run(state), lang):  # the run's tokens per persona (graph/core/usage.py)
         print(f"\n{spent}")
     tokens = sum(u.get("total_tokens", 0) for u in usage.usage_metadata.values())
     print("\n" + phrase(lang, "cli.run_end", thread=thread, tokens=tokens, question=phrase(lang, "cli.your_question")))

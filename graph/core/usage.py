@@ -159,6 +159,13 @@ def _line(label: str, u: Usage, language: str) -> str:
                   cached=cached, completion=f"{u['completion']:,}", calls=calls)
 
 
+def this_run(state: Mapping[str, Any]) -> RunUsage | None:
+    """The state's spend if it is the latest run's: a follow-up answered without a model call leaves the
+    analysis's before it in the state, which is not what this run spent."""
+    usage: RunUsage | None = state.get("usage")
+    return usage if usage and usage.get("run") == run_of(state) else None
+
+
 def usage_summary(usage: RunUsage | None, language: str = DEFAULT_LANGUAGE) -> str:
     """The run's spend as text, for the CLI and the chat, in `language`: the total first, then each
     persona in speaking order. Empty when the run made no model call."""
