@@ -42,7 +42,7 @@ from chat.history import LocalFileStorage, is_server_thread, make_data_layer
 from chat.languages import page_language, session_language
 from chat.logins import DeskAuth
 from chat.panel import check_settings, describe, next_analysis, settings_widgets
-from chat.runs import RESUME_ACTION, RESUME_WORDS, STOP_ACTION, ChatRun, DeskService, said
+from chat.runs import RESUME_ACTION, STOP_ACTION, ChatRun, DeskService, asks_to_resume, said
 from chat.serving import Serving, keep_session_files
 from chat.startup import prepare
 from chat.tokens import CLIENT_ADDRESS
@@ -231,7 +231,7 @@ async def on_message(message: cl.Message):
         await chat.interject(text)
         return
     nxt = next_analysis(cl.user_session.get("chat_settings"), SETTINGS)
-    if text.lower().strip(" .!") in RESUME_WORDS and await chat.interrupted() is not None:
+    if asks_to_resume(text) and await chat.interrupted() is not None:
         chat.start(None, nxt)  # continue the interrupted run from its last checkpoint
         return
     chat.start(text, nxt)

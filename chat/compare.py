@@ -84,7 +84,7 @@ from .edits import (
 from .headless import own_thread, tell_on_first_open
 from .pages import Pages
 from .panel import NextAnalysis, next_analysis
-from .runs import ATTACH_LATEST_S, RESUME_WORDS, DeskService, signed_in
+from .runs import ATTACH_LATEST_S, DeskService, asks_to_resume, signed_in
 from .speakers import SEPARATOR, label_metadata
 
 RUN_ACTION = "compare_run"
@@ -191,7 +191,7 @@ class Compares:
         if desk_busy:
             return False
         today = date.today()
-        if text.lower().strip(" .!") in RESUME_WORDS:
+        if asks_to_resume(text):
             return await self.resume(thread_id, nxt, quiet=True)
         desk = await self.desk()
         if (followed := await followup_of(desk, _user(), thread_id, text, today)) is not None:

@@ -65,7 +65,13 @@ from .track_view import show_alpha_curve
 LEASE_WAIT_S = 5.0
 STOP_ACTION = "stop_run"
 RESUME_ACTION = "resume_run"
-RESUME_WORDS = frozenset({"resume", "continue", "go on", "resume the run"})
+# What a person types to go on with a stopped run, in English and Chinese (either script).
+RESUME_WORDS = frozenset({"resume", "continue", "go on", "resume the run",
+                          "继续", "繼續", "继续运行", "繼續運行", "恢复", "恢復", "接着来", "接著來"})
+
+
+def asks_to_resume(text: str) -> bool:
+    return text.lower().strip(" .!。！") in RESUME_WORDS
 RESUME_OFFER = phrase(DEFAULT, "chat.resume_offer")  # how a page finds an offer already in a thread
 # A page that opens the thread mid-run joins the run at the latest this long after asking.
 ATTACH_LATEST_S = 10.0
