@@ -57,13 +57,15 @@ class DeskOutcome:
         return bool(self.signal)
 
 
-def outcome(ticker: str, thread: str, state: Mapping[str, Any], why_none: str = "") -> DeskOutcome:
-    """A desk's outcome from its thread's state (graph/record/case.py keeps each speaker's gist)."""
+def outcome(ticker: str, thread: str, state: Mapping[str, Any], why_none: str = "",
+            language: str = DEFAULT_LANGUAGE) -> DeskOutcome:
+    """A desk's outcome from its thread's state (graph/record/case.py keeps each speaker's gist); `why_none`, when
+    it made no decision, else the comparison's `language`'s words for that."""
     past = past_analysis(state) or {}
     d = state.get("final_decision")
     if not isinstance(d, FinalDecision) or d.ticker != ticker:
         return DeskOutcome(ticker, thread, str(past.get("company") or ""), said=dict(past.get("said") or {}),
-                       why_none=why_none or "stopped before a decision")
+                           why_none=why_none or phrase(language, "compare.no_decision_reached"))
     return DeskOutcome(ticker, thread, str(past.get("company") or ""), d.signal, d.position_size, d.confidence, d.entry,
                    d.stop, d.horizon, str(past.get("rationale") or ""), dict(past.get("said") or {}))
 

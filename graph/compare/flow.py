@@ -101,7 +101,8 @@ class Comparison:
         return await self.runner.run(consume)
 
     def outcomes(self) -> list[DeskOutcome]:
-        return [outcome(r.ticker, r.thread, r.state or {}, r.error) for r in self.runner.desks.values()]
+        return [outcome(r.ticker, r.thread, r.state or {}, r.error, self.record.language)
+                for r in self.runner.desks.values()]
 
     def turn(self) -> ComparisonTurn:
         return ComparisonTurn(self.desk.models, self.outcomes(), self.record.trade_date.isoformat(),
