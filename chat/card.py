@@ -34,6 +34,7 @@ from graph import (
     recalled_line,
     report_markdown,
     usage_summary,
+    vendor_name,
 )
 
 from .edits import card_actions, card_change
@@ -120,7 +121,7 @@ def card_markdown(decision: FinalDecision, data_label: str = "", change: str | N
         lines += ["", say("card_judge_words"), "", inert_links(judge_words)]
     how = read_words(decision, language)
     if data_label or how:
-        figures = say("card_figures", label=data_label) if data_label else ""
+        figures = say("card_figures", label=vendor_name(data_label, language)) if data_label else ""
         lines += ["", "_" + say("sentence_gap").join(filter(None, (how, figures))) + "_"]
     lines += ["", say("card_closing")]
     return "\n".join(lines)

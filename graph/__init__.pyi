@@ -52,7 +52,7 @@ from .core.private import private_dir, private_file, write_private
 from .core.settings import Settings, field_bounds
 from .core.state import FinalDecision, language_of
 from .core.usage import usage_summary
-from .core.words import phrase, word_list
+from .core.words import phrase, vendor_name, word_list
 from .data import make_vendor
 from .data.indicators import indicator_series
 from .data.synthetic import SyntheticVendor
@@ -236,6 +236,7 @@ __all__ = [
     "unread_in",
     "unverified_note",
     "usage_summary",
+    "vendor_name",
     "word_list",
     "write_private",
 ]

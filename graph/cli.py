@@ -26,7 +26,7 @@ from .core.plan import RunPlan
 from .core.settings import Settings
 from .core.state import language_of
 from .core.usage import this_run, usage_summary
-from .core.words import DEFAULT_LANGUAGE, is_language, phrase
+from .core.words import DEFAULT_LANGUAGE, is_language, phrase, vendor_name
 from .models.registry import ModelRegistry
 from .nodes.thread_language import thread_language
 from .persistence.lease import LeaseHeld
@@ -90,7 +90,7 @@ async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
         # it is known: the thread's, else the one the request is written in.
         args.language = thread_language(settings.language, (await desk.state(thread)).get("language"), args.text or "")
         print(f"{desk.models.notice_in(args.language)}\n"
-              + phrase(args.language, "chat.market_data", label=desk.vendor.label))
+              + phrase(args.language, "chat.market_data", label=vendor_name(desk.vendor.label, args.language)))
         text, plan = None, None   # None: an edit or a resume continues the thread
         if not (args.edit or args.resume):
             cleaned = clean_message(args.text)  # before anything stores it

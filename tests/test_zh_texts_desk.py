@@ -93,7 +93,7 @@ def test_the_budget_and_the_unknown_ticker_refusals(language: str) -> None:
     ("en", ["Backtest plan: AAPL", "61 trading days", "61 deliberations", "Budget: 2,000,000 tokens",
             "Market data: synthetic demo data"],
      []),
-    ("zh", [], ["回测计划：AAPL", "61 个交易日", "共 61 次讨论", "预算：2,000,000 个 token", "行情数据："]),
+    ("zh", [], ["回测计划：AAPL", "61 个交易日", "共 61 次讨论", "预算：2,000,000 个 token", "行情数据：合成演示数据"]),
     ("zh-Hant", [], ["回测计划：AAPL", "61 个交易日", "共 61 次讨论", "预算：2,000,000 个 token", "行情数据："]),
 ])
 def test_the_plan_is_stated_in_the_askers_language(language: str, english: list[str], chinese: list[str]) -> None:

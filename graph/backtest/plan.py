@@ -3,7 +3,8 @@ stated before anything runs, and refused with a sentence when it cannot or shoul
 
 Trading days are the vendor's own price rows for each ticker in the window, so a listing abroad counts its
 own sessions (as graph/track/settle.py counts a call's holding window); "every N" keeps every N-th of them,
-from the window's first. The synthetic vendor lays its rows on the NYSE calendar (graph/core/trading_days.py).
+from the window's first. The synthetic vendor lays its rows on the listing's own exchange calendar
+(graph/core/trading_days.py).
 
 Refusals are DeskError (graph/core/errors.py), the project's user-facing error: the CLI prints the sentence,
 the chat shows it in the thread's language (`told`). Each says what was wrong and what to do. The statement and
@@ -22,7 +23,7 @@ from ..core.errors import DeskError
 from ..core.personas import ANALYST_KINDS, ANALYSTS
 from ..core.plan import RunPlan
 from ..core.settings import Settings, field_bounds
-from ..core.words import DEFAULT_LANGUAGE, label, phrase
+from ..core.words import DEFAULT_LANGUAGE, label, phrase, vendor_name
 from ..data.vendor import UnknownSymbol, Vendor, VendorError
 from ..request.companies import all_companies, is_known_ticker
 from ..tools.cutoff import cut_prices
@@ -242,5 +243,6 @@ def statement(plan: Plan, per_run: Estimate, *, done: int = 0, spent: int = 0, b
                             else say("budget_none")))
     if model:
         lines.append(f"  {model}")
-    lines.append("  " + say("data", data=plan.data, synthetic=say("data_synthetic") if plan.synthetic else ""))
+    lines.append("  " + say("data", data=vendor_name(plan.data, language),
+                            synthetic=say("data_synthetic") if plan.synthetic else ""))
     return "\n".join(lines)

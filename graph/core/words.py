@@ -18,7 +18,8 @@ from typing import Any, TypeGuard
 from .chinese_script import TRADITIONAL, to_traditional
 from .prompts import PROMPTS_DIR
 
-__all__ = ["DEFAULT_LANGUAGE", "base_language", "is_language", "label", "language_name", "phrase", "word_list"]
+__all__ = ["DEFAULT_LANGUAGE", "base_language", "is_language", "label", "language_name", "phrase", "vendor_name",
+           "word_list"]
 
 DEFAULT_LANGUAGE = "en"
 # An ISO 639 code as the desk keeps it ("zh", "en"), with a script when it matters ("zh-Hant"):
@@ -89,6 +90,11 @@ def label(language: str, section: str, english: str, key: str | None = None) -> 
     `language`, else the English the code already holds (a persona's name, a field's label)."""
     found = _catalogue(language).get(section, {}).get(key or english)
     return str(found) if found else english
+
+
+def vendor_name(vendor_label: str, language: str) -> str:
+    """A market-data source's name as shown in `language` ("合成演示数据"); its label stays the data's identity."""
+    return label(language, "vendors", vendor_label)
 
 
 def language_name(code: str) -> str:

@@ -110,7 +110,7 @@ def test_the_card_in_chinese():
     assert "**业绩记录：** 1 past call: 1 right。" in card
     assert "> ⚠ 风险裁判的原话是 **BUY**，但结构化裁决是 **SELL**" in card
     assert "**理由。** Trend is down." in card and "**风险裁判的原话。**" in card
-    assert "_裁决读取：按 JSON 模式解码。数据来自 synthetic demo data。_" in card
+    assert "_裁决读取：按 JSON 模式解码。数据来自 合成演示数据。_" in card
     assert phrase("zh", "chat.card_closing") in card
     for english in ("Position size", "Along the way", "Track record", "Rationale", "Ruling read", "Figures from"):
         assert english not in card

@@ -7,7 +7,8 @@ from chat.runs import asks_to_resume
 from graph.core.words import phrase
 
 
-@pytest.mark.parametrize("text", ["resume", "Resume.", "continue", "go on!", "继续", "繼續", "继续。", "恢复", "接着来！"])
+@pytest.mark.parametrize("text", ["resume", "Resume.", "continue", "go on!", "继续", "繼續", "继续。", "恢复",
+                                  "接着来！"])
 def test_these_resume(text):
     assert asks_to_resume(text)
 
