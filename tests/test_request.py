@@ -544,6 +544,17 @@ def test_two_tickers_with_decision_clarify():
     assert parse("NVDA or AMD?", **SHOWN).intent == "clarify"
 
 
+@pytest.mark.parametrize("text", [
+    "Why did the bear think NVDA would lose share to AMD?", "空头说英伟达会被AMD抢走份额，有道理吗？",
+    "多頭為什麼不擔心AMD搶走輝達的份額？", "What did the trader say about AMD's pricing vs NVDA?",
+])
+def test_a_question_about_the_analysis_naming_another_ticker_is_a_followup(text):
+    parsed = parse(text, **SHOWN)
+    assert (parsed.intent, parsed.ticker) == ("followup", SHOWN["current_ticker"]), parsed.reason
+    assert parse(text).intent == "clarify"  # nothing on screen: which one?
+    assert parse("should I buy AMD or NVDA?", **SHOWN).intent == "clarify"  # a call asked for: which one?
+
+
 # --------------------------------------------------------------------------
 # Chat
 # --------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from datetime import date
 
 from pydantic import BaseModel
 
-from ..core.chinese_script import is_chinese
+from ..core.chinese_script import is_chinese, to_simplified
 from ..core.state import Intent
 from ..core.trading_days import last_trading_day
 from .call_words import call_languages
@@ -133,9 +133,13 @@ def _read(
             question += say(language, "and_which_stock")
         return _clarify(question, dates.reason, tickers)
 
-    # 2. Never guess between two symbols, nor between two listings of one company.
+    # 2. Never guess between two symbols, nor between two listings of one company; but a question about the
+    # analysis on screen that names another ticker on the way ("the bear said AMD would take NVDA's share:
+    # fair?") is a follow-up on it.
     if len(tickers) > 1:
-        return _clarify(_ask_which_ticker(tickers, language), f"several tickers: {_list(tickers)}", tickers)
+        shown = (current_ticker, current_date) if has_decision and not dates.explicit else None
+        return _about_shown(msg, tickers, shown) or _clarify(
+            _ask_which_ticker(tickers, language), f"several tickers: {_list(tickers)}", tickers)
     if tickers and tickers[0].listings:
         hit = tickers[0]
         return ParsedRequest(intent="clarify", question=_ask_which_listing(hit, language),
@@ -358,6 +362,30 @@ _ASKS_ABOUT = re.compile(r"\b(?:why|what|how|which|who|when|compare[ds]?|compari
 _WANTS_CALL = re.compile(r"\b(?:should|shall|could|would)\s+(?:i|we)\b|\bis\s+(?:it|now)\s+(?:a\s+)?(?:good\s+)?time\b"
                          r"|\bworth\s+(?:buying|selling|it)\b|\b(?:buy|sell|short)\s+(?:it\s+)?(?:now|today)\b")
 
+
+
+# The same in Chinese (read in Simplified): why, what did … say, is that right, the personas by name.
+_ASKS_ABOUT_ZH = re.compile(r"为什么|为何|怎么看|怎么说|如何看|说的|说了|认为|觉得|提到|有道理|对吗|对不对|解释"
+                            r"|总结|回顾|多头|空头|研究经理|交易员|风险裁判|理由|依据")
+
+
+def _about_shown(msg: str, tickers: list[TickerHit],
+                 shown: tuple[str | None, date | None] | None) -> ParsedRequest | None:
+    """A follow-up on the analysis on screen (`shown`: its ticker and date), for a question that names its
+    ticker and another."""
+    current_ticker, current_date = shown or (None, None)
+    if current_ticker is None or current_ticker not in {t.symbol for t in tickers} or not _asks_about(msg):
+        return None
+    return ParsedRequest(intent="followup", ticker=current_ticker, company=company_name(current_ticker),
+                         asked_date=current_date,
+                         trade_date=_session(current_date, current_ticker) if current_date else None,
+                         reason=f"question about the finished analysis (mentions {_list(tickers)})")
+
+
+def _asks_about(msg: str) -> bool:
+    """A question about what was said, not a request for a new call."""
+    low = msg.lower()
+    return bool(_ASKS_ABOUT.search(low) or _ASKS_ABOUT_ZH.search(to_simplified(msg))) and not _wants_call(low)
 
 
 def _wants_call(low: str) -> bool:
