@@ -20,8 +20,24 @@ Choices (documented because they are choices):
   as "this Friday"; a bare Spanish or French weekday needs its article or a modifier ("Mardi
   Gras" is not a Tuesday);
 * 3月1日 / 3月1号 (no year) -> the most recent March 1st on or before today, as "March 1st";
-  2024年5月1日 -> that day; 2024年5月 and 去年12月 -> the last day of that month, as "Dec 2023";
-  2024年 alone -> a whole year, asked back, as "in 2024";
+  2024年5月1日 -> that day; 24年5月1日 / 九八年5月1日 -> a two-digit year in the most recent
+  century (2024, 1998), as "5/1/24"; another number before 年 ("202年5月1日") is asked back;
+  2024年5月 and 去年12月 -> the last day of that month, as "Dec 2023"; 2024年 alone -> a whole
+  year, asked back, as "in 2024";
+* a date or month without a year after one with it takes its year: "2024年5月1日还是6月3日" offers
+  2024-05-01 or 2024-06-03;
+* a month alone (12月, 十二月, 三月份) -> the last day of the most recent such month (last year's
+  December on a November day; today in the current month): as "Dec 2023" and "March 1st" together;
+  "3月份以来", "3月前" (a span from or up to it) and "3月期" (a fiscal year) are not dates;
+* the end of a month or year (3月底, 月底, 上个月底, 年底, 去年年底, 2023年末) -> its last day, as "end
+  of the month" / "end of 2023" (refused while ahead); its beginning or a third of it (年初, 2024年初,
+  3月初, 月初, 3月上旬) -> asked back, as the vague "years ago" (refused if ahead); no bare 年中 / 3月中
+  ("今年中国…", "3月中国CPI"), and 年初一 is the lunar new year, not 年初;
+* 元旦 -> January 1st of this year (its last session before: the day before is the trade date);
+  圣诞节 / 聖誕節 -> the most recent Christmas; with a year (2024年元旦, 去年圣诞节) that year's. Lunar
+  holidays (春节, 中秋) move and are not read; nor is 国庆, which is Oct 1 or Oct 10 by who says it;
+* 去年今天 / 去年的今天 / 去年の今日 -> the same day last year (Feb 28 for Feb 29), as "a year ago";
+  大后天 / 大後天 (three days on, refused) and 大前天 (three days back) beat 后天 and 前天;
 * 三天前 / 3日前 / hace 3 días / il y a 3 jours / vor 3 Tagen -> calendar arithmetic, as "3 days
   ago"; 3个交易日前 counts sessions, as "3 trading days ago": the listing's own exchange's (Hong
   Kong's for 腾讯 0700.HK) once the ticker is known, :func:`graph.request.dates.scan_dates`; 三天后 /
@@ -36,7 +52,7 @@ from collections.abc import Iterable
 from datetime import date, timedelta
 from functools import lru_cache
 
-from .absolute_dates import _make_date, _month_hit, _recent_occurrence
+from .absolute_dates import _make_date, _month_hit, _recent_occurrence, _year
 from .date_hits import MIN_DATE, RANK_ABSOLUTE, RANK_NOW, RANK_RELATIVE, RANK_TODAY, _DateHit
 from .relative_dates import _last_week_friday, _offset, _shift_months, _weekday_date
 from .scripts import CJK_COUNT, cjk_number
@@ -113,46 +129,172 @@ def find_intl_dates(low: str, today: date) -> Iterable[_DateHit]:
 
 _DAY_MARK = r"[日号號]"
 _MONTH_NUM = r"(\d{1,2}|[一二三四五六七八九十]{1,3})"
-_YEAR_WORDS = {"去年": -1, "昨年": -1, "前年": -2, "今年": 0, "本年": 0, "明年": 1, "来年": 1}
+_YEAR_WORDS = {"去年": -1, "昨年": -1, "前年": -2, "今年": 0, "本年": 0, "明年": 1, "来年": 1, "來年": 1}
+_CJK_DIGIT = "〇零一二三四五六七八九"
+# A year written out: four digits (2024, 二〇二四) or two (24年, 九八年: the most recent such year, as '5/1/24').
+_YEAR_NUM = rf"(?<![\d{_CJK_DIGIT}])(\d{{4}}|[{_CJK_DIGIT}]{{4}}|\d{{2}}|[{_CJK_DIGIT}]{{2}})"
+_YEAR_REF = rf"(?:{_YEAR_NUM}\s?年|({'|'.join(_YEAR_WORDS)}))"  # 2024年, 24年, 去年: groups 1 and 2
+# After a month or a holiday: a span from or up to it ("3月以来", "元旦前"), not the day to analyse.
+_SPAN_AFTER = r"(?:以前|之前|前|以后|以後|之后|之後|后|後|以来|以來|至今|迄今|到现在|到現在)"
+_NOT_A_YEAR = r"(?!\s?(?:前|以前|之前|后|後|以后|以後|之后|之後))"  # "3年前" counts years back
+# Parts of a month or a year: its end is a day (as "end of 2023"); its beginning is not, so it is asked.
+# No bare 中 or 头: "今年中国…", "3月中国CPI", "这年头" are not dates.
+_PART_END = ("底", "末")
+_MONTH_PART = r"(上旬|中旬|下旬|底|末|初)"
+_HOLIDAYS = {"元旦": (1, 1), "圣诞节": (12, 25), "聖誕節": (12, 25), "圣诞": (12, 25), "聖誕": (12, 25)}
+_MONTH_WORDS = {"上上个": -2, "上上個": -2, "上上": -2, "上个": -1, "上個": -1, "上": -1, "本": 0, "这个": 0,
+                "這個": 0, "下个": 1, "下個": 1, "下": 1}  # fmt: skip
+
+
+def _cjk_year(text: str, today: date) -> int:
+    """'2024' / '二〇二四' as written; '24' / '二四' in the most recent century (as '5/1/24')."""
+    year = cjk_number(text) or 0
+    return _year(f"{year:02d}", today) if len(text) == 2 else year
 
 
 def _absolute_cjk(low: str, today: date) -> Iterable[_DateHit]:
-    """2024年5月1日, 2024年5月, 去年12月, 今年3月5号, 3月1日, 2024年."""
-    full = re.compile(rf"(\d{{4}}|[〇零一二三四五六七八九]{{4}})\s?年\s?{_MONTH_NUM}\s?月\s?{_MONTH_NUM}\s?{_DAY_MARK}")
+    """2024年5月1日, 24年5月1日, 2024年5月, 去年12月, 今年3月5号, 3月1日, 12月, 三月份, 元旦, 年初, 2024年."""
+    years: list[tuple[int, int]] = []  # (end, year) of each date said with its year, for the ones after it
+    for finder in (_dated_cjk, _odd_year_cjk, _holiday_cjk, _year_part_cjk, _day_cjk, _month_cjk, _month_part_cjk):
+        for hit in finder(low, today, years):
+            yield hit
+            low = blank(low, hit.start, hit.end)
+    for m in re.finditer(rf"(?<![\d{_CJK_DIGIT}])(\d{{4}}|[{_CJK_DIGIT}]{{4}})\s?年{_NOT_A_YEAR}", low):
+        yield _year_hit(cjk_number(m.group(1)) or 0, m, today)
+
+
+def _dated_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterable[_DateHit]:
+    """Dates and months said with their year: 2024年5月1日, 24年5月, 去年12月, 今年3月5号, 2024年3月初."""
+    full = re.compile(rf"{_YEAR_NUM}\s?年\s?{_MONTH_NUM}\s?月\s?{_MONTH_NUM}\s?{_DAY_MARK}")
     for m in full.finditer(low):
-        year, month, day = (cjk_number(g) or 0 for g in m.groups())
+        year = _cjk_year(m.group(1), today)
+        month, day = (cjk_number(g) or 0 for g in m.groups()[1:])
+        years.append((m.end(), year))
         yield _make_date(year, month, day, m, "Chinese date")
-        low = blank(low, m.start(), m.end())
+    low = full.sub(lambda m: " " * len(m.group(0)), low)
+    day_or_part = rf"(?:\s?{_MONTH_NUM}\s?{_DAY_MARK}|\s?份?\s?{_MONTH_PART})?"
     relative_year = "|".join(_YEAR_WORDS)
-    for m in re.finditer(rf"({relative_year})\s?{_MONTH_NUM}\s?月(?:\s?{_MONTH_NUM}\s?{_DAY_MARK})?", low):
-        year = today.year + _YEAR_WORDS[m.group(1)]
-        month = cjk_number(m.group(2)) or 0
-        if m.group(3):
-            yield _make_date(year, month, cjk_number(m.group(3)) or 0, m, "Chinese date")
-        elif 1 <= month <= 12:
-            yield _month_hit(year, month, m.start(), m.end(), m.group(0), today, "Chinese month")
-        else:
-            yield _DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "Chinese month",
-                           error=f"there is no month {month}")
-        low = blank(low, m.start(), m.end())
-    for m in re.finditer(rf"(\d{{4}})\s?年\s?{_MONTH_NUM}\s?月(?!\s?{_MONTH_NUM}\s?{_DAY_MARK})", low):
-        year, month = int(m.group(1)), cjk_number(m.group(2)) or 0
-        if 1 <= month <= 12:
-            yield _month_hit(year, month, m.start(), m.end(), m.group(0), today, "Chinese month")
-        else:
-            yield _DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "Chinese month",
-                           error=f"there is no month {month}")
-        low = blank(low, m.start(), m.end())
+    for pattern in (rf"({relative_year})\s?的?\s?{_MONTH_NUM}\s?月{day_or_part}",
+                    rf"{_YEAR_NUM}\s?年\s?{_MONTH_NUM}\s?月{day_or_part}"):
+        for m in re.finditer(pattern, low):
+            word, month_text, day_text, part = m.groups()
+            year = today.year + _YEAR_WORDS[word] if word in _YEAR_WORDS else _cjk_year(word, today)
+            years.append((m.end(), year))
+            month = cjk_number(month_text) or 0
+            if day_text:
+                yield _make_date(year, month, cjk_number(day_text) or 0, m, "Chinese date")
+            else:
+                yield _part_hit(year, month, part, m, today)
+            low = blank(low, m.start(), m.end())
+
+
+def _odd_year_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterable[_DateHit]:
+    """Any other number before 年 ("202年5月1日", "12345年5月"): the year can't be read, so it is asked
+    rather than dropped (which would leave "5月1日" of this year)."""
+    odd = rf"(?<![\d{_CJK_DIGIT}])(\d+|[{_CJK_DIGIT}]+)\s?年\s?{_MONTH_NUM}\s?月(?:\s?{_MONTH_NUM}\s?{_DAY_MARK})?"
+    for m in re.finditer(odd, low):
+        yield _DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "Chinese date", ask="unreadable",
+                       unclear=f"I can't read '{m.group(1)}' as a year")
+
+
+def _inherited(years: list[tuple[int, int]], start: int) -> int | None:
+    """The year of the last date said with one before ``start``: "2024年5月1日还是6月3日" is in 2024."""
+    before = [year for end, year in years if end <= start]
+    return before[-1] if before else None
+
+
+def _day_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterable[_DateHit]:
+    """3月1日, 三月二号: the year of a date said before it, else the most recent such day."""
     for m in re.finditer(rf"(?<![\d.])({_MONTH_NUM[1:-1]})\s?月\s?{_MONTH_NUM}\s?{_DAY_MARK}", low):
         month, day = cjk_number(m.group(1)) or 0, cjk_number(m.group(2)) or 0
-        hit = _recent_occurrence(m, month, day, today)
+        year = _inherited(years, m.start())
+        hit = _make_date(year, month, day, m, "Chinese date") if year else _recent_occurrence(m, month, day, today)
         if hit is None:
             hit = _DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "Chinese date",
                            error=f"there is no month {month}" if not 1 <= month <= 12 else "there is no day 0")
         yield hit
-        low = blank(low, m.start(), m.end())
-    for m in re.finditer(r"(?<![\d.])(\d{4})\s?年(?!\s?(?:前|以前|之前|后|後|以后|以後|之后|之後))", low):
-        yield _year_hit(int(m.group(1)), m, today)
+
+
+def _holiday_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterable[_DateHit]:
+    """元旦 -> Jan 1 of this year; 圣诞节 -> the most recent Dec 25; 2024年元旦, 去年圣诞节 -> that year's.
+    Only holidays on a fixed day of the Gregorian calendar (the lunar ones move; 國慶 is Oct 10 in Taiwan)."""
+    holidays = "|".join(sorted(_HOLIDAYS, key=len, reverse=True))
+    for m in re.finditer(rf"(?:{_YEAR_REF}\s?的?\s?)?({holidays})(?!\s?(?:{_SPAN_AFTER}|行情))", low):
+        month, day = _HOLIDAYS[m.group(3)]
+        if m.group(1) or m.group(2):
+            years.append((m.end(), _ref_year(m, today)))
+            yield _make_date(_ref_year(m, today), month, day, m, "holiday")
+        else:
+            yield _recent_occurrence(m, month, day, today) or _make_date(today.year, month, day, m, "holiday")
+
+
+def _year_part_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterable[_DateHit]:
+    """年底 / 去年年底 / 2023年末 -> Dec 31 (as "end of 2023"); 年初 / 今年年初 -> asked (refused while ahead)."""
+    head = rf"(?:{_YEAR_REF}\s?的?\s?年?|(?<![\d{_CJK_DIGIT}十新])年)"
+    for m in re.finditer(rf"{head}\s?(底|末|初)(?!\s?(?:{_SPAN_AFTER}|一|二|三))", low):  # not 大年初一
+        year = _ref_year(m, today)
+        if m.group(1) or m.group(2):
+            years.append((m.end(), year))
+        if m.group(3) in _PART_END:
+            yield _make_date(year, 12, 31, m, "year end")
+        else:
+            yield _vague_hit(year, 1, m, today)
+
+
+def _month_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterable[_DateHit]:
+    """12月, 十二月, 三月份, 3月底 -> the last day of the most recent such month (as "Dec 2023"; today in
+    the current month), or of the year of a date said before it; 3月初, 3月上旬 -> asked."""
+    # Atomic (?>…): "3月份以来" must not fall back to "3月" followed by "份". A month in Chinese numerals is
+    # one of 一 … 十二: "一二月" (January and February) is not December.
+    bare = (rf"(?<![\d.{_CJK_DIGIT}十百千两兩个個年第每])(\d{{1,2}}|十[一二]?|[一二三四五六七八九])\s?月"
+            rf"(?>\s?份?\s?{_MONTH_PART}?)(?!\s?(?:{_SPAN_AFTER}|期|\d))")
+    for m in re.finditer(bare, low):
+        month = cjk_number(m.group(1)) or 0
+        year = _inherited(years, m.start())
+        if year is None:  # the most recent such month, as "July 4th" is the most recent July 4th
+            year = today.year if month <= today.month else today.year - 1
+        yield _part_hit(year, month, m.group(2), m, today)
+
+
+def _month_part_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterable[_DateHit]:
+    """月底 / 上个月底 / 本月末 -> that month's last day (as "end of the month"); 月初 / 上个月初 -> asked."""
+    words = "|".join(sorted(_MONTH_WORDS, key=len, reverse=True))
+    for m in re.finditer(rf"(?<![\d{_CJK_DIGIT}十])({words})?\s?月\s?{_MONTH_PART}(?!\s?{_SPAN_AFTER})", low):
+        first = _shift_months(today.replace(day=1), _MONTH_WORDS.get(m.group(1) or "", 0))
+        yield _part_hit(first.year, first.month, m.group(2), m, today)
+
+
+def _part_hit(year: int, month: int, part: str | None, m: re.Match[str], today: date) -> _DateHit:
+    """A month (its last day, as "Dec 2023"; today in the current month), its end (its last day) or its
+    beginning or a third of it (asked)."""
+    if not 1 <= month <= 12:
+        return _DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "Chinese month",
+                        error=f"there is no month {month}")
+    if part is None:
+        return _month_hit(year, month, m.start(), m.end(), m.group(0), today, "Chinese month")
+    if part in _PART_END:  # the month's last day even while it is ahead, as "end of the month"
+        last = _shift_months(date(year, month, 1), 1) - timedelta(days=1) if 1 <= year <= 9998 else None
+        if last is None:
+            return _month_hit(year, month, m.start(), m.end(), m.group(0), today, "month end")
+        return _DateHit(m.start(), m.end(), m.group(0), last, RANK_ABSOLUTE, "month end")
+    return _vague_hit(year, month, m, today)
+
+
+def _vague_hit(year: int, month: int, m: re.Match[str], today: date) -> _DateHit:
+    """Which day of a beginning ("年初", "3月初") is asked, unless it is all ahead or too early."""
+    if not 1 <= year <= 9998 or (year, month) > (today.year, today.month):
+        return _DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "Chinese period",
+                        beyond="past" if year < 1 else "future")
+    if year < MIN_DATE.year:
+        return _DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "Chinese period", beyond="past")
+    return _DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "Chinese period", ask="vague")
+
+
+def _ref_year(m: re.Match[str], today: date) -> int:
+    """The year a ``_YEAR_REF`` names (groups 1 and 2), this one when none is said."""
+    if m.group(1):
+        return _cjk_year(m.group(1), today)
+    return today.year + _YEAR_WORDS.get(m.group(2) or "", 0)
 
 
 def _year_hit(year: int, m: re.Match[str], today: date) -> _DateHit:
@@ -197,10 +339,15 @@ _CJK_MODES = {"上上": "prevweek2", "上": "prevweek", "先週": "prevweek", "�
 
 
 def _weekday_cjk(low: str, today: date) -> Iterable[_DateHit]:
-    """上周五, 上星期五, 上個星期五, 本周一, 周五, 星期天; 先週の金曜日, 金曜日."""
+    """上周五, 上星期五, 上個星期五, 本周一, 周五, 星期天, 上上周; 先週の金曜日, 金曜日."""
     zh = r"(上上|上|本|这|這|下)?\s?(?:个|個)?\s?(?:周|週|星期|礼拜|禮拜)\s?([一二三四五六日天1-7])"
     for m in re.finditer(zh, low):
         yield _weekday_hit(m, _CJK_WEEKDAYS[m.group(2)], _CJK_MODES.get(m.group(1) or "", "on"), today)
+        low = blank(low, m.start(), m.end())
+    # 上上周 (no day): the week before last, its Friday, as 上周 is last week's (not 上周 after a stray 上).
+    for m in re.finditer(r"上上\s?(?:个|個)?\s?(?:周|週|星期|礼拜|禮拜)", low):
+        value = _last_week_friday(today) - timedelta(days=7)
+        yield _DateHit(m.start(), m.end(), m.group(0), value, RANK_RELATIVE, "relative date")
         low = blank(low, m.start(), m.end())
     for m in re.finditer(r"(先々週|先週|今週|来週)?\s?の?\s?([月火水木金土日])曜(?:日)?", low):
         yield _weekday_hit(m, _JA_WEEKDAYS[m.group(2)], _CJK_MODES.get(m.group(1) or "", "on"), today)
