@@ -21,7 +21,7 @@ import chainlit as cl
 import pandas as pd
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 
-from graph import DESK, DeskOutcome, RunPlan, Vendor, explain, phrase, side_by_side
+from graph import DESK, DeskOutcome, RunPlan, Vendor, explain, phrase, side_by_side, vendor_name
 
 from .card import GRID, SIGNAL_MARK, TEXT, chart_element
 from .render import Renderer
@@ -154,7 +154,7 @@ async def normalised_chart(vendor: Vendor, tickers: Sequence[str], trade_date: s
         frame = frame.rename(columns=str.lower).sort_index()
         frame.index = pd.DatetimeIndex(pd.to_datetime(frame.index)).tz_localize(None)
         closes[ticker] = frame["close"].astype(float)
-    fig = normalised_figure(closes, trade_date, days, getattr(vendor, "label", ""), language)
+    fig = normalised_figure(closes, trade_date, days, vendor_name(getattr(vendor, "label", ""), language), language)
     return chart_element(fig, f"compare-{'-'.join(tickers)}-{trade_date}-chart")
 
 
