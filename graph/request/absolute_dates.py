@@ -5,7 +5,7 @@ runs them in order)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import date, timedelta
 
 from .date_hits import MIN_DATE, RANK_ABSOLUTE, RANK_NOW, _DateHit
@@ -131,6 +131,14 @@ def _find_year_month(low: str, today: date) -> Iterable[_DateHit]:
 
 def _find_named(low: str, today: date) -> Iterable[_DateHit]:
     """Month names with a year: 'March 15, 2024', '15 March 2024', 'Dec 2023'."""
+    years: list[tuple[int, int]] = []  # (end, year) of each date said with its year, for the ones after it
+    # "early 2024", "mid-March 2024", "the start of 2024": a stretch of days, so which one is asked.
+    part_year = rf"\b{_VAGUE_PART}[\s-]+(?:{_MONTH},?\s+(?:of\s+)?)?(\d{{4}})\b{_NOT_QUANTITY}"
+    for m in re.finditer(part_year, low):
+        year, month = int(m.group(3)), _month(m.group(2)) if m.group(2) else 1
+        years.append((m.end(), year))
+        yield _vague_hit(year, month, m, today)
+        low = blank(low, m.start(), m.end())
     patterns = (
         (rf"\b{_MONTH}\s*(\d{{1,2}}){_ORD}(?:\s*,\s*|\s+|-)(?:(?:in|of)\s+)?(\d{{4}})\b", "md"),
         (rf"\b(\d{{1,2}}){_ORD}(?:\s+of)?[\s-]+{_MONTH},?[\s-]+(?:(?:in|of)\s+)?(\d{{4}})\b", "dm"),
@@ -141,6 +149,7 @@ def _find_named(low: str, today: date) -> Iterable[_DateHit]:
                 month, day, year = _month(m.group(1)), int(m.group(2)), int(m.group(3))
             else:
                 day, month, year = int(m.group(1)), _month(m.group(2)), int(m.group(3))
+            years.append((m.end(), year))
             yield _make_date(year, month, day, m, "date")
             low = blank(low, m.start(), m.end())
     # "May 5 2024xyz", "1st May 20244": a year with something stuck to it is not "May 5" of this year.
@@ -155,27 +164,37 @@ def _find_named(low: str, today: date) -> Iterable[_DateHit]:
             low = blank(low, m.start(), m.end())
     # "end of 2023", "year-end 2023", "2023 year end": December 31st.
     for m in re.finditer(r"\b(?:(?:the\s+)?end\s+of|year[\s-]?end)\s+(\d{4})\b|\b(\d{4})\s+year[\s-]?end\b", low):
+        years.append((m.end(), int(m.group(1) or m.group(2))))
         yield _make_date(int(m.group(1) or m.group(2)), 12, 31, m, "year end")
         low = blank(low, m.start(), m.end())
     # Month and year only: the last day of that month (or today if current).
     for m in re.finditer(rf"\b{_MONTH},?\s+(?:of\s+|in\s+)?(\d{{4}})\b", low):
         year, month = int(m.group(2)), _month(m.group(1))
+        years.append((m.end(), year))
         yield _month_hit(year, month, m.start(), m.end(), m.group(0).strip(), today, "month and year")
+        low = blank(low, m.start(), m.end())
+    if years:  # "May 1, 2024 or June 3": the dates without a year after one with it are in its year
+        yield from _find_named_no_year(low, today, sorted(years))
 
 
-def _find_named_no_year(low: str, today: date) -> Iterable[_DateHit]:
-    """'July 4th', 'the 4th of July', 'on 15 March': the most recent such day.
+def _find_named_no_year(low: str, today: date, years: Sequence[tuple[int, int]] = ()) -> Iterable[_DateHit]:
+    """'July 4th', 'the 4th of July', 'on 15 March': the most recent such day (or, after a date said with
+    its year, that year's); then holidays and months alone (:func:`_find_holidays`, :func:`_find_months`).
 
     Without a year these collide with option-speak ("10 march calls") and
     "may" the verb, so the day-first form needs an ordinal, "of" or a
     preposition, and "may 5" needs a preposition or a very short message.
     """
     short = len(re.findall(r"\S+", low)) <= 3
+    # "early March", "mid-Dec", "the start of June": which day is asked; "the end of March" is its last day.
+    for part in _find_month_parts(low, today, years):
+        yield part
+        low = blank(low, part.start, part.end)
     month_day = rf"\b{_MONTH}\s*(\d{{1,2}})({_ORD_WORDS})?\b(?![.,:/]\d){_NOT_QUANTITY}"
     for m in re.finditer(month_day, low):
         if m.group(1) == "may" and not (m.group(3) or short or prev_word(low, m.start()) in _DATE_PREPS):
             continue  # "I may 2x my position"
-        hit = _recent_occurrence(m, _month(m.group(1)), int(m.group(2)), today)
+        hit = _day_hit(m, _month(m.group(1)), int(m.group(2)), today, years)
         if hit:
             yield hit
             low = blank(low, m.start(), m.end())
@@ -184,9 +203,14 @@ def _find_named_no_year(low: str, today: date) -> Iterable[_DateHit]:
         marked = m.group(2) or m.group(3) or prev_word(low, m.start()) in _DATE_PREPS
         if not marked:
             continue
-        hit = _recent_occurrence(m, _month(m.group(4)), int(m.group(1)), today)
+        hit = _day_hit(m, _month(m.group(4)), int(m.group(1)), today, years)
         if hit:
             yield hit
+            low = blank(low, m.start(), m.end())
+    for finder in (_find_holidays, _find_months):
+        for found in finder(low, today, years, short):
+            yield found
+            low = blank(low, found.start, found.end)
 
 
 def _find_numeric_no_year(low: str, today: date) -> Iterable[_DateHit]:
@@ -261,3 +285,169 @@ def _find_decade(low: str, today: date) -> Iterable[_DateHit]:
             yield _DateHit(m.start(), m.end(), m.group(0), date(first, 1, 1), RANK_ABSOLUTE, "decade")
         else:
             yield _DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "decade", ask="vague", vague=True)
+
+
+# Months alone. "mar" is not read (Marriott's ticker, and a verb); "may", "march" and "jan" (a verb, a
+# noun, a name) only right after "in" / "during" / "throughout", never in a short message or after
+# "this" / "last" ("this may hurt", "NVDA march higher", "ask Jan").
+_BARE_MONTH = (
+    r"(january|february|march|april|may|june|july|august|september|sept|october|november|december"
+    r"|jan|feb|apr|jun|jul|aug|sep|oct|nov|dec)\.?"
+)
+_WORDY_MONTHS = frozenset({"may", "march", "jan"})
+_MONTH_PREPS = frozenset({"in", "during", "throughout"})
+# "Dec calls", "June expiry", "Oct earnings": an option series or an event, not the month to analyse.
+_NOT_MONTH = (r"(?!\s+(?:calls?|puts?|options?|contracts?|expiry|expiration|expirations|opex|strikes?|futures?"
+              r"|earnings|cpi|fomc|report|meeting|jobs|payrolls)\b)")
+_MONTH_JOINS = frozenset({"or", "and", "vs", "versus"})  # "in March or April": two months (not for "may")
+# A month ahead of the current one is last year's ("in December", said in November), unless the message
+# speaks of what is to come ("will NVDA rise in December?"): then it is the coming one, refused as ahead.
+_FUTURE_CUES = re.compile(r"\b(?:will|won't|should|shall|gonna|going\s+to|expect\w*|plan\w*|upcoming|coming|"
+                          r"ahead|forecast\w*|predict\w*|outlook|next|might)\b|\w'll\b"
+                          r"|(?<!\bin\s)(?<!\bduring\s)\bmay\b")
+# The beginning or a part of a month or a year: a stretch of days, so which one is asked back.
+_VAGUE_PART = r"(early|mid|late|(?:the\s+)?(?:start|beginning)\s+of)"
+_HOLIDAYS = (
+    (r"new\s+year'?s\s+eve", 12, 31), (r"new\s+year'?s(?:\s+day)?", 1, 1),
+    (r"(?:christmas|xmas)\s+eve", 12, 24), (r"(?:christmas|xmas)(?:\s+day)?", 12, 25),
+)  # fmt: skip
+# "christmas rally", "new year's resolution": a season or a custom, not a day.
+_NOT_HOLIDAY = r"(?!'s|\s+(?:rally|rallies|resolutions?|season|shopping|sales?|gifts?|party|parties|tree|effect|bonus))"
+# "since Christmas", "before New Year's": one end of a span, as "since 2020" (and as 元旦前).
+_HOLIDAY_PREPS = frozenset({"on", "at", "around", "over", "during", "of", "for", "about"})
+
+
+def _inherited(years: Sequence[tuple[int, int]], start: int) -> int | None:
+    """The year of the last date said with one before ``start``: "May 1, 2024 or June 3" is in 2024."""
+    before = [year for end, year in years if end <= start]
+    return before[-1] if before else None
+
+
+def _day_hit(m: re.Match[str], month: int, day: int, today: date,
+             years: Sequence[tuple[int, int]]) -> _DateHit | None:
+    """A day without a year: in the year of a date said before it, else the most recent such day."""
+    year = _inherited(years, m.start())
+    if year is not None and 1 <= month <= 12 and day >= 1:
+        return _make_date(year, month, day, m, "date")
+    return _recent_occurrence(m, month, day, today)
+
+
+def _vague_hit(year: int, month: int, m: re.Match[str], today: date) -> _DateHit:
+    """Which day of a beginning or part ("early March", "the start of the year") is asked, unless it is all
+    ahead or too early (as 年初 / 3月初 in :mod:`graph.request.intl_dates`)."""
+    text = m.group(0).strip()
+    if not 1 <= year <= 9998 or (year, month) > (today.year, today.month):
+        return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, "period",
+                        beyond="past" if year < 1 else "future")
+    if year < MIN_DATE.year:
+        return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, "period", beyond="past")
+    return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, "period", ask="vague")
+
+
+def _month_reads(word: str, low: str, start: int, short: bool, marked: bool = False) -> bool:
+    """Is this month word a month here? ``marked``: a word around it already says so ("early", "last"),
+    which is enough for "march" and "jan" but not for "may" ("early may", "this may")."""
+    word, before = word.rstrip("."), prev_word(low, start)
+    if word == "mar" or re.search(r"\d[\s,]*$", low[:start]) or before in _SPAN_WORDS:
+        return False  # "10 march calls" is option-speak; "since March" starts a span
+    if word == "may" or (word in _WORDY_MONTHS and not marked):
+        return before in _MONTH_PREPS
+    return marked or short or before in _MONTH_PREPS or before in _MONTH_JOINS
+
+
+def _month_year(month: int, m: re.Match[str], low: str, today: date, years: Sequence[tuple[int, int]]) -> int:
+    """The year of a month said alone: that of a date said before it, else the most recent such month's
+    (this year's for a month ahead when the message speaks of what is to come)."""
+    year = _inherited(years, m.start())
+    if year is not None:
+        return year
+    if _FUTURE_CUES.search(low[: m.start()]):  # the coming such month: refused as ahead
+        return today.year + (month < today.month)
+    return today.year if month <= today.month else today.year - 1
+
+
+def _find_month_parts(low: str, today: date, years: Sequence[tuple[int, int]]) -> Iterable[_DateHit]:
+    """'early March', 'mid-Dec', 'the start of June', 'the start of the year' -> asked back; 'the end of
+    March' -> its last day (refused while ahead, as 'the end of the month')."""
+    for m in re.finditer(rf"\b{_VAGUE_PART}[\s-]+(?:of\s+)?{_BARE_MONTH}(?![\s-]*\d)", low):
+        safe = not m.group(1).startswith(("early", "mid", "late"))  # "start of may" is May; "early may" may not be
+        if _month_reads(m.group(2), low, m.start(), short=False, marked=True) or (safe and m.group(2) == "may"):
+            month = _month(m.group(2))
+            yield _vague_hit(_month_year(month, m, low, today, years), month, m, today)
+    for m in re.finditer(rf"\b(?:the\s+)?end\s+of\s+{_BARE_MONTH}(?![\s-]*\d)", low):
+        if m.group(1).rstrip(".") != "mar":
+            month = _month(m.group(1))
+            year = _month_year(month, m, low, today, years)
+            last = date(year + (month == 12), month % 12 + 1, 1) - timedelta(days=1)
+            yield _DateHit(m.start(), m.end(), m.group(0).strip(), last, RANK_ABSOLUTE, "month end")
+    year_part = (r"\b(?:(?:the\s+)?(?:start|beginning)\s+of|early|earlier)\s+(?:in\s+)?(?:the\s+|this\s+)"
+                 r"(year|month)\b")
+    for m in re.finditer(year_part, low):
+        yield _vague_hit(today.year, 1 if m.group(1) == "year" else today.month, m, today)
+    for m in re.finditer(r"\b(?:the\s+)?(?:start|beginning)\s+of\s+(?:last|the\s+previous|the\s+prior)\s+year\b", low):
+        yield _vague_hit(today.year - 1, 1, m, today)
+
+
+def _find_holidays(low: str, today: date, years: Sequence[tuple[int, int]], short: bool) -> Iterable[_DateHit]:
+    """'New Year's Day' -> Jan 1, 'Christmas' -> Dec 25 (their eves Dec 31 and Dec 24): the most recent one,
+    or that of the year said with it ('Christmas 2024'), or of a date said before it; 'this Christmas'
+    is this year's, 'next Christmas' the coming one (refused). Without "day", "eve" or a year, only after
+    a preposition or in a very short message ('since Christmas' starts a span; 'Christmas rally' is not
+    a day)."""
+    for name, month, day in _HOLIDAYS:
+        pattern = (rf"\b(?:(\d{{4}})\s+|(last|past|this|next|coming)\s+)?({name}){_NOT_HOLIDAY}"
+                   rf"(?:,?\s+(?:of\s+|in\s+)?(\d{{4}})\b)?")
+        for m in re.finditer(pattern, low):
+            said_year = m.group(1) or m.group(4)
+            mode = m.group(2)
+            plain = not (said_year or mode) and not re.search(r"\s(?:day|eve)$", m.group(3))
+            before = prev_word(low, m.start())
+            if before in _SPAN_WORDS and not mode:
+                continue
+            if plain and not (short or before in _HOLIDAY_PREPS):
+                continue
+            if said_year:
+                yield _make_date(int(said_year), month, day, m, "holiday")
+            elif mode == "this":
+                yield _make_date(today.year, month, day, m, "holiday")
+            elif mode in ("next", "coming"):
+                ahead = date(today.year, month, day)
+                yield _make_date(today.year + (ahead <= today), month, day, m, "holiday")
+            else:
+                latest = today - timedelta(days=1) if mode else today  # "last Christmas" on Dec 25: a year ago
+                year = _inherited(years, m.start())
+                hit = (_make_date(year, month, day, m, "holiday") if year is not None
+                       else _recent_occurrence(m, month, day, latest))
+                if hit:
+                    yield hit
+            low = blank(low, m.start(), m.end())
+
+
+def _find_months(low: str, today: date, years: Sequence[tuple[int, int]], short: bool) -> Iterable[_DateHit]:
+    """'in March', 'NVDA December', 'during Dec' -> the last day of the most recent such month (last year's
+    December on a November day; today in the current month), as 'Dec 2023' and 'July 4th' together and as
+    三月份; 'this March' -> this year's; 'next March' -> the coming one (refused); 'last March' -> last
+    year's when March is not yet over this year, else asked (this year's or last year's?)."""
+    modes = r"(?:(last|past|previous|this|next|coming)\s+)?"
+    for m in re.finditer(rf"\b{modes}{_BARE_MONTH}(?![\s-]*\d|[\w']){_NOT_MONTH}", low):
+        mode, word = m.group(1), m.group(2)
+        if mode and (word == "may" or (mode == "this" and word == "march")):
+            continue  # "this may hurt", "this march higher"
+        if not _month_reads(word, low, m.start(), short, marked=bool(mode)):
+            continue
+        month = _month(word)
+        text = m.group(0).strip()
+        if mode == "this":
+            yield _month_hit(today.year, month, m.start(), m.end(), text, today, "month")
+        elif mode in ("next", "coming"):
+            yield _month_hit(today.year + (month <= today.month), month, m.start(), m.end(), text, today, "month")
+        elif mode:
+            if month >= today.month:
+                yield _month_hit(today.year - 1, month, m.start(), m.end(), text, today, "month")
+            else:
+                options = (_month_end(today.year, month, today), _month_end(today.year - 1, month, today))
+                yield _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, "month", ask="ambiguous",
+                               options=options)
+        else:
+            yield _month_hit(_month_year(month, m, low, today, years), month, m.start(), m.end(), text, today,
+                             "month")

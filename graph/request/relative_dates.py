@@ -60,6 +60,11 @@ def _find_relative(low: str, today: date) -> Iterable[_DateHit]:
         for m in re.finditer(pattern, low):
             yield _DateHit(m.start(), m.end(), m.group(0).strip(), compute(), RANK_RELATIVE, "relative date")
             low = blank(low, m.start(), m.end())
+    # "a while ago", "some time back": no day at all, so asked back (as "years ago").
+    for m in re.finditer(r"\b(?:a\s+(?:little\s+|long\s+|short\s+)?while|some\s+time|a\s+bit)\s+(?:ago|back)\b", low):
+        yield _DateHit(m.start(), m.end(), m.group(0), None, RANK_RELATIVE, "relative date without a number",
+                       ask="vague", vague=True)
+        low = blank(low, m.start(), m.end())
     pattern = rf"\b(?:(trading|business|market)\s+)?{_UNIT}\b(?:\s+({_PAST}|{_FUTURE})\b)?"
     for m in re.finditer(pattern, low):
         hit = _counted(low, m, today)
