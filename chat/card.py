@@ -33,6 +33,7 @@ from graph import (
     phrase,
     recalled_line,
     report_markdown,
+    this_run,
     usage_summary,
     vendor_name,
 )
@@ -236,7 +237,7 @@ async def price_chart(vendor: Vendor, decision: FinalDecision, lookback_days: in
 def spend(state: dict[str, Any]) -> tuple[str, str]:
     """The run's tokens (graph/core/usage.py) as the chat shows them when it ends, in the thread's
     language: the total line, and one line per persona to fold under it."""
-    total, _, per_persona = usage_summary(state.get("usage"), language_of(state)).partition("\n")
+    total, _, per_persona = usage_summary(this_run(state), language_of(state)).partition("\n")
     return total, per_persona
 
 

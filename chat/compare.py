@@ -75,6 +75,7 @@ from .edits import (
     EDIT_TIMEOUT_S,
     NOTE,
     Change,
+    change_words,
     collapsed,
     folded_line,
     match_messages,
@@ -563,7 +564,8 @@ class CompareRun:
         state = self.comparison.runner.desks[self.edited].state if self.edited else None
         if not state or (change := edit_change(state)) is None:
             return ""
-        return f"✏️ **{self.edited}** — " + phrase(self.language, "card.edit_change", change=change)
+        return f"✏️ **{self.edited}** — " + phrase(self.language, "card.edit_change",
+                                                   change=change_words(change, self.language))
 
     # -- pages that open the thread mid-run (as a desk run's: chat/runs.py) ----------------------------------
 

@@ -166,7 +166,7 @@ def is_card(message: dict[str, Any]) -> bool:
     output = str(message.get("output") or "")
     return message.get("name") == DESK and any(
         f"| {phrase(lang, 'compare.card_rank')} | {phrase(lang, 'compare.card_ticker')} |" in output
-        for lang in ("en", "zh"))
+        for lang in ("en", "zh", "zh-Hant"))
 
 
 async def show_card(outcomes: Sequence[DeskOutcome], rows: Sequence[dict[str, Any]], trade_date: str, read: str,

@@ -122,7 +122,7 @@ def _decision_words(text: str, language: str) -> str:
     return phrase(language, "chat.edit_decision", signal=m["signal"], size=size, confidence=m["confidence"])
 
 
-def _change_words(change: str, language: str) -> str:
+def change_words(change: str, language: str) -> str:
     """"was SELL 1.8% at 0.80 → now HOLD at 0.55" / "unchanged: HOLD at 0.55" (graph's edit_change) in
     `language`."""
     if change.startswith("unchanged: "):
@@ -345,7 +345,7 @@ def card_change(state: Mapping[str, Any]) -> str | None:
         return None
     lang = language_of(state)
     return phrase(lang, "chat.edit_card", start=phrase(lang, "chat.edit_card_start"),
-                  label=_forked_label(forked, lang), change=_change_words(change, lang))
+                  label=_forked_label(forked, lang), change=change_words(change, lang))
 
 
 def card_actions(thread_id: str, state: Mapping[str, Any], *, register: bool = True) -> list[cl.Action]:

@@ -46,6 +46,7 @@ from graph import (
     post_note,
     quoted_note,
     thread_language,
+    to_simplified,
     unread_in,
 )
 
@@ -65,13 +66,12 @@ from .track_view import show_alpha_curve
 LEASE_WAIT_S = 5.0
 STOP_ACTION = "stop_run"
 RESUME_ACTION = "resume_run"
-# What a person types to go on with a stopped run, in English and Chinese (either script).
-RESUME_WORDS = frozenset({"resume", "continue", "go on", "resume the run",
-                          "继续", "繼續", "继续运行", "繼續運行", "恢复", "恢復", "接着来", "接著來"})
+# What a person types to go on with a stopped run, in English and Chinese (read in Simplified: 繼續 too).
+RESUME_WORDS = frozenset({"resume", "continue", "go on", "resume the run", "继续", "继续运行", "恢复", "接着来"})
 
 
 def asks_to_resume(text: str) -> bool:
-    return text.lower().strip(" .!。！") in RESUME_WORDS
+    return to_simplified(text.lower().strip(" .!。！")) in RESUME_WORDS
 RESUME_OFFER = phrase(DEFAULT, "chat.resume_offer")  # how a page finds an offer already in a thread
 # A page that opens the thread mid-run joins the run at the latest this long after asking.
 ATTACH_LATEST_S = 10.0

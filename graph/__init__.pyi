@@ -32,7 +32,7 @@ from .compare.ask import MAX_TICKERS, CompareAsk, mentions, read_comparison
 from .compare.comparison import ComparisonResult, DeskOutcome, side_by_side
 from .compare.flow import Comparison, Cost, comparison_cost, followup_of, needs_confirmation
 from .compare.runner import DeskRun, desk_thread
-from .core.chinese_script import chinese_tag
+from .core.chinese_script import chinese_tag, to_simplified
 from .core.context import LOCAL_USER
 from .core.errors import explain
 from .core.events import AlphaCurve, Event, NodeDone, NotePickedUp, Said, Token, ToolFinished, ToolStarted
@@ -51,7 +51,7 @@ from .core.plan import RISK_JUDGE_NODE, RunPlan
 from .core.private import private_dir, private_file, write_private
 from .core.settings import Settings, field_bounds
 from .core.state import FinalDecision, language_of
-from .core.usage import usage_summary
+from .core.usage import this_run, usage_summary
 from .core.words import phrase, vendor_name, word_list
 from .data import make_vendor
 from .data.indicators import indicator_series
@@ -232,7 +232,9 @@ __all__ = [
     "sqlalchemy_url",
     "streamed_words",
     "tells_holdings",
+    "this_run",
     "thread_language",
+    "to_simplified",
     "unread_in",
     "unverified_note",
     "usage_summary",

@@ -115,7 +115,7 @@ async def test_editing_one_desk_reruns_only_it_then_the_comparison_and_card_agai
         # Then the Comparison turn and the card, anew, the card saying what the edit changed.
         assert [m for m in alice.by_author("Comparison") if m["id"] != old_comparison["id"]]
         assert re.search(r"^> ✏️ \*\*AMD\*\* — Against the branch before the edit: "
-                         r"(was (BUY|SELL|HOLD).* → now (BUY|SELL|HOLD)|unchanged: (BUY|SELL|HOLD))",
+                         r"(was (BUY|SELL|HOLD).* → now (BUY|SELL|HOLD)|the decision stands, (BUY|SELL|HOLD))",
                          new_card["output"], re.M), new_card["output"]
         assert re.search(r"\| 1 \| \*\*(NVDA|AMD)\*\* \| .+(BUY|SELL|HOLD) \|", new_card["output"])
         # Chainlit sends a message's elements after the message: the card's chart comes after it.

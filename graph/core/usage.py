@@ -121,10 +121,8 @@ class Meter:
 
     @classmethod
     def of(cls, state: Mapping[str, Any], persona: str, budget: int | None) -> Meter:
-        run = run_of(state)
-        usage: RunUsage | None = state.get("usage")
-        spent = tokens(run_total(usage)) if usage and usage.get("run") == run else 0
-        return cls(persona, run, spent, budget)
+        usage = this_run(state)
+        return cls(persona, run_of(state), tokens(run_total(usage)) if usage else 0, budget)
 
     @property
     def spent(self) -> int:
