@@ -117,7 +117,8 @@ def card_markdown(decision: FinalDecision, data_label: str = "", change: str | N
         lines += ["", say("card_track", record=record.rstrip("."))]
     if book := position_lines(sizing, language):
         lines += ["", "  \n".join(book)]
-    lines += ["", say("card_rationale", text=inert_links(decision.rationale))]
+    reason = inert_links(decision.rationale.strip())
+    lines += ["", say("card_rationale", text=reason) if reason else say("card_no_rationale")]
     if decision.words_say and judge_words:
         lines += ["", say("card_judge_words"), "", inert_links(judge_words)]
     how = read_words(decision, language)

@@ -126,6 +126,8 @@ async def test_a_chat_deliberation_on_a_real_server_ends_in_a_decision_or_a_clea
         took = time.monotonic() - started
         stats = llama.stats(mark)
         print(f"chat run: {took:.0f} s; authors {client.authors()}; server: {stats}\n{ended}")
+        # The card is sent before the run removes its Stop action: wait for the end, not only the card.
+        await client.wait_for(lambda: runs_finished(client) >= 1, 30, "the run's end")
         assert stats.completions > 0 and runs_finished(client) == 1
         if "**Signal**" not in ended:
             assert UNCLEAR not in ended and "resume" in ended.lower(), ended

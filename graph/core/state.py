@@ -91,10 +91,15 @@ class FinalDecision(BaseModel):
 
     def rows(self, language: str = DEFAULT_LANGUAGE) -> list[tuple[str, str]]:
         """The ruling as (label, value) rows, in DECISION_FIELDS order, confidence as 0.00; the
-        labels in `language` for display (the case file and the record keep the English ones)."""
-        return [(label(language, "fields", english, key),
-                 f"{self.confidence:.2f}" if key == "confidence" else str(getattr(self, key)))
-                for key, english in DECISION_FIELDS]
+        labels in `language` for display (the case file and the record keep the English ones).
+        A one-line field is kept on one line and an empty one reads "—": a small model's grammar
+        filled the position size with a line break and left the entry empty (a table row broke)."""
+        def value(key: str) -> str:
+            if key == "confidence":
+                return f"{self.confidence:.2f}"
+            text = str(getattr(self, key))
+            return text if key == "rationale" else " ".join(text.split()) or "—"
+        return [(label(language, "fields", english, key), value(key)) for key, english in DECISION_FIELDS]
 
 
 # The ruling's fields and the labels the judge writes them under ("Position size: 2%"): the one

@@ -19,6 +19,16 @@ def test_card_shows_every_field():
         assert text in card
 
 
+def test_a_field_the_judge_left_empty_says_so_rather_than_showing_a_blank():
+    # SmolLM2 under the ruling's grammar filled entry and rationale with "" (CI, stop 31).
+    # It also broke a line inside the position size, which split the table.
+    empty = DECISION.model_copy(update={"entry": "", "rationale": "  ", "position_size": "3.5,\nRuling: {"})
+    card = card_markdown(empty)
+    assert "| **Entry** | — |" in card and "**Rationale.** _The judge gave none._" in card
+    assert "| **Position size** | 3.5, Ruling: { |" in card
+    assert "风险裁判没有给出理由" in card_markdown(empty, language="zh")
+
+
 def test_the_judges_words_on_the_card_hold_no_live_image_or_link():
     judged = DECISION.model_copy(update={"rationale": "See ![x](https://evil.example/p.png) and [this](//evil.example)",
                                          "horizon": "until https://evil.example/h"})
