@@ -305,6 +305,16 @@ _MONTH_JOINS = frozenset({"or", "and", "vs", "versus"})  # "in March or April": 
 _FUTURE_CUES = re.compile(r"\b(?:will|won't|should|shall|gonna|going\s+to|expect\w*|plan\w*|upcoming|coming|"
                           r"ahead|forecast\w*|predict\w*|outlook|next|might)\b|\w'll\b"
                           r"|(?<!\bin\s)(?<!\bduring\s)\bmay\b")
+# "should I have bought", "would it have been": the cue word looks back.
+_PERFECT = re.compile(r"\b(?:will|won't|should|shall|might|would|could)\s+(?:\w+\s+)?(?:not\s+)?have\b|\w'll\s+have\b")
+
+
+def speaks_of_future(before: str) -> bool:
+    """Do the words before a month or a quarter speak of what is to come ("will NVDA rise in December?"),
+    and not of what would have been ("should I have bought NVDA in March?")?"""
+    return bool(_FUTURE_CUES.search(before)) and not _PERFECT.search(before)
+
+
 # The beginning or a part of a month or a year: a stretch of days, so which one is asked back.
 _VAGUE_PART = r"(early|mid|late|(?:the\s+)?(?:start|beginning)\s+of)"
 _HOLIDAYS = (
@@ -361,7 +371,7 @@ def _month_year(month: int, m: re.Match[str], low: str, today: date, years: Sequ
     year = _inherited(years, m.start())
     if year is not None:
         return year
-    if _FUTURE_CUES.search(low[: m.start()]):  # the coming such month: refused as ahead
+    if speaks_of_future(low[: m.start()]):  # the coming such month: refused as ahead
         return today.year + (month < today.month)
     return today.year if month <= today.month else today.year - 1
 
@@ -423,6 +433,13 @@ def _find_holidays(low: str, today: date, years: Sequence[tuple[int, int]], shor
             low = blank(low, m.start(), m.end())
 
 
+def _last_may(m: re.Match[str], low: str) -> bool:
+    """'last May' is the month ('should I have bought NVDA last May?'); 'the last may be', 'this may' are not."""
+    verb = re.match(r"\s+(?:be|have|not|well|also|still|never|just|only|even|help|hurt|go|come)\b", low[m.end():])
+    return (m.group(1) in ("last", "past", "previous") and not verb
+            and prev_word(low, m.start()) not in ("the", "this", "that", "a"))
+
+
 def _find_months(low: str, today: date, years: Sequence[tuple[int, int]], short: bool) -> Iterable[_DateHit]:
     """'in March', 'NVDA December', 'during Dec' -> the last day of the most recent such month (last year's
     December on a November day; today in the current month), as 'Dec 2023' and 'July 4th' together and as
@@ -431,9 +448,10 @@ def _find_months(low: str, today: date, years: Sequence[tuple[int, int]], short:
     modes = r"(?:(last|past|previous|this|next|coming)\s+)?"
     for m in re.finditer(rf"\b{modes}{_BARE_MONTH}(?![\s-]*\d|[\w']){_NOT_MONTH}", low):
         mode, word = m.group(1), m.group(2)
-        if mode and (word == "may" or (mode == "this" and word == "march")):
+        last_may = word == "may" and _last_may(m, low)
+        if mode and (word == "may" or (mode == "this" and word == "march")) and not last_may:
             continue  # "this may hurt", "this march higher"
-        if not _month_reads(word, low, m.start(), short, marked=bool(mode)):
+        if not (last_may or _month_reads(word, low, m.start(), short, marked=bool(mode))):
             continue
         month = _month(word)
         text = m.group(0).strip()

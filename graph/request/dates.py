@@ -83,6 +83,7 @@ from .date_words import _DATE_PREPS
 from .garbled_dates import _find_garbled
 from .intl_dates import find_intl_dates
 from .messages import say
+from .period_dates import find_periods
 from .relative_dates import _find_now, _find_relative, _find_weekday
 from .scripts import blank_cjk, has_cjk
 from .text import blank, lower
@@ -118,22 +119,7 @@ def scan_dates(msg: str, today: date, shouted: bool = False, language: str = "en
     market (:mod:`graph.request.intent` does). Only the value of a session count differs between the
     two scans: what is blanked, and so the tickers found, is the same.
     """
-    low = lower(msg)
-    hits: list[_DateHit] = []
-    # Other languages' dates first (:mod:`.intl_dates`); then the English finders read the rest with
-    # Chinese and Japanese blanked, so "英伟达2024/5/1" is "2024/5/1" to them. A bare year is not read
-    # in Chinese text, which writes years with 年: there "1810" is Xiaomi's code, not a year.
-    for hit in find_intl_dates(low, today):
-        hits.append(hit)
-        low = blank(low, hit.start, hit.end)
-    cjk = has_cjk(low)
-    low = blank_cjk(low)
-    for finder in _DATE_FINDERS:
-        if cjk and finder is _find_year:
-            continue
-        for hit in finder(low, today):
-            hits.append(hit)
-            low = blank(low, hit.start, hit.end)
+    hits = _find_all(lower(msg), today)
     remaining = msg
     for hit in hits:
         hit.text = msg[hit.start : hit.end].strip()  # quote it back as typed
@@ -154,6 +140,28 @@ def scan_dates(msg: str, today: date, shouted: bool = False, language: str = "en
     scan = _choose_date(hits, remaining, today, language)
     scan.counts_sessions = bool(counts)
     return scan
+
+
+def _find_all(low: str, today: date) -> list[_DateHit]:
+    """Every date phrase in ``low``, each blanked before the next finder reads. Quarters, halves and seasons
+    first (:mod:`.period_dates`: "2024年第三季度" is not the year 2024), then other languages' dates
+    (:mod:`.intl_dates`); then the English finders read the rest with Chinese and Japanese blanked, so
+    "英伟达2024/5/1" is "2024/5/1" to them. A bare year is not read in Chinese text, which writes years
+    with 年: there "1810" is Xiaomi's code, not a year."""
+    hits: list[_DateHit] = []
+    for find in (find_periods, find_intl_dates):
+        for hit in find(low, today):
+            hits.append(hit)
+            low = blank(low, hit.start, hit.end)
+    cjk = has_cjk(low)
+    low = blank_cjk(low)
+    for finder in _DATE_FINDERS:
+        if cjk and finder is _find_year:
+            continue
+        for hit in finder(low, today):
+            hits.append(hit)
+            low = blank(low, hit.start, hit.end)
+    return hits
 
 
 # "3 trading days ago", "three business days back", "5 market days earlier", "5个交易日前": the finders

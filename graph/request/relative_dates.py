@@ -36,6 +36,13 @@ def _find_relative(low: str, today: date) -> Iterable[_DateHit]:
     """yesterday, N days ago, last week/month/year, tomorrow, next week, in N days."""
     simple: tuple[tuple[str, Callable[[], date]], ...] = (
         (r"\b(?:the\s+)?day\s+before\s+yesterday\b", lambda: today - timedelta(days=2)),
+        # Before "last year" and "last week": "this time last year" is a year ago today, not last year's end.
+        (r"\b(?:(?:this|the\s+same)\s+(?:time|day|date)|same\s+(?:time|day|date))\s+(?:last|a)\s+year\b",
+         lambda: _shift_months(today, -12)),
+        (r"\b(?:the\s+)?week\s+before\s+last\b", lambda: _last_week_friday(today) - timedelta(days=7)),
+        (r"\b(?:the\s+)?month\s+before\s+last\b",
+         lambda: _shift_months(today.replace(day=1), -1) - timedelta(days=1)),
+        (r"\b(?:the\s+)?year\s+before\s+last\b", lambda: date(today.year - 2, 12, 31)),
         (r"\b(?:yesterday|yday|yest)\b(?:'s)?", lambda: today - timedelta(days=1)),
         (r"\b(?:last|previous|prior)\s+week(?:'s)?\b", lambda: _last_week_friday(today)),
         (r"\b(?:last|previous|prior)\s+month(?:'s)?\b", lambda: today.replace(day=1) - timedelta(days=1)),

@@ -1,0 +1,285 @@
+"""Quarters, halves of a year and seasons, in English and Chinese.
+
+They run before every other finder (:func:`graph.request.dates.scan_dates`): "2024年第三季度" would
+otherwise be the whole year 2024, and "去年夏天" last year's end. Choices:
+
+* a calendar quarter ("Q3 2024", "2024 Q3", "3Q24", "Q3'24", "the third quarter of 2024", "in Q3",
+  "last quarter", "the end of Q2", "2024年第三季度", "去年三季度", "上季度") -> its last day, as a month
+  is: an analysis reads about three months of prices back, so a quarter's end covers the quarter; the
+  current quarter is today, one ahead is refused. Without a year, the most recent such quarter (the
+  coming one when the message speaks of what is to come, as "in December");
+* a quarter that names a report ("Q3 earnings", "三季度财报", "beat estimates last quarter") is the
+  report, not the day to analyse; nor is "Q3" alone in a longer message ("is Q3 going to be strong
+  for NVDA and AMD" is about results);
+* a fiscal quarter ("fiscal Q3", "FY25 Q3", "2025财年第三季度") is the company's own calendar (NVIDIA's
+  third quarter ends in October): which day is asked back;
+* a half ("H1 2024", "the first half of 2024", "2024年上半年", "去年下半年") and a season ("last summer",
+  "in the spring of 2024", "去年夏天") are longer or fuzzier stretches: which day is asked back, as
+  "early March" (refused when all ahead or before the earliest date);
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import date, timedelta
+
+from .absolute_dates import _year, speaks_of_future
+from .date_hits import MIN_DATE, RANK_ABSOLUTE, _DateHit
+from .scripts import cjk_number
+from .text import blank, next_words, prev_word
+
+__all__ = ["find_periods"]
+
+# A quarter or a half that names a report or a result, not a stretch of days.
+_REPORT_WORDS = frozenset({
+    "earnings", "results", "result", "report", "reports", "reported", "numbers", "guidance", "call", "calls",
+    "revenue", "revenues", "sales", "eps", "print", "update", "filing", "deliveries", "estimates", "estimate",
+    "consensus", "beat", "beats", "miss", "missed", "misses", "margin", "margins", "growth", "grew", "outlook",
+    "forecast", "profit", "profits", "loss", "income", "dividend", "10-q", "figures", "data", "gdp", "cpi",
+})  # fmt: skip
+_CN_REPORT = r"(?!\s?(?:财报|財報|报|報|业绩|業績|营收|營收|利润|利潤|数据|數據|gdp|GDP))"
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+_ORDINAL = r"(first|second|third|fourth|1st|2nd|3rd|4th)"
+# The year after a quarter: " 2024", " of 2024", "'24", or two digits right after it ("3Q24").
+_YEAR_AFTER = r"(?:\s*,?\s*(?:of\s+|in\s+)?(\d{4})\b(?!%|[.,]\d)|\s*'\s?(\d{2})\b|(\d{2})\b(?!%|[.,]\d))"
+# Not "for": "buy NVDA for Q1" buys today for a quarter to come.
+_PREPS = frozenset({"in", "during", "throughout", "over", "of", "at"})
+_SPAN_BEFORE = frozenset({"over", "within", "for", "throughout", "since", "through", "across"})
+_SEASONS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
+_SEASON = r"(spring|summer|fall|autumn|winter)"
+
+
+def find_periods(low: str, today: date) -> Iterable[_DateHit]:
+    """Every quarter, half and season said in ``low``; each hit is blanked before the next finder."""
+    for finder in (_fiscal, _cn_fiscal, _cn_quarters, _cn_halves, _cn_seasons, _quarters, _halves, _seasons):
+        for hit in finder(low, today):
+            yield hit
+            low = blank(low, hit.start, hit.end)
+
+
+# --------------------------------------------------------------------------
+# what a hit is
+
+
+def quarter_end(year: int, quarter: int) -> date:
+    return date(year + (quarter == 4), quarter * 3 % 12 + 1, 1) - timedelta(days=1)
+
+
+def _quarter_hit(year: int, quarter: int, m: re.Match[str], today: date, how: str) -> _DateHit:
+    """A quarter's last day; today while it is the current quarter; out of range beyond the calendar."""
+    text = m.group(0).strip()
+    if year < 1:
+        return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, beyond="past")
+    if year > 9998:
+        return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, beyond="future")
+    current = (year, quarter) == (today.year, (today.month - 1) // 3 + 1)
+    return _DateHit(m.start(), m.end(), text, today if current else quarter_end(year, quarter), RANK_ABSOLUTE, how)
+
+
+def _stretch_hit(first: date, m: re.Match[str], today: date, how: str) -> _DateHit:
+    """A stretch starting on ``first`` whose day is not said: asked back, unless it is all ahead or too early."""
+    text = m.group(0).strip()
+    if first > today:
+        return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, beyond="future")
+    if first.year < MIN_DATE.year:
+        return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, beyond="past")
+    return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, ask="vague")
+
+
+def _recent_year(first_month: int, last_month: int, low: str, start: int, today: date) -> int:
+    """The year of a quarter or season said without one: the most recent that has begun, or the
+    coming one (refused when ahead) when the message speaks of what is to come."""
+    if speaks_of_future(low[:start]):
+        return today.year + (last_month < today.month)
+    return today.year if first_month <= today.month else today.year - 1
+
+
+def _names_a_report(low: str, m: re.Match[str]) -> bool:
+    after = next_words(low, m.end(), 2)
+    before = re.findall(r"[a-z'-]+", low[max(0, m.start() - 40) : m.start()])[-3:]
+    return any(w in _REPORT_WORDS for w in (*after, *before))
+
+
+# --------------------------------------------------------------------------
+# English
+
+
+def _fiscal(low: str, today: date) -> Iterable[_DateHit]:
+    """'fiscal Q3', 'FY25 Q3', 'Q3 FY2025', 'fiscal 2025 third quarter', 'FQ3': the company's calendar, asked."""
+    fy = r"(?:fy|fiscal(?:\s+year)?)\s?'?(?:\d{4}|\d{2})?"
+    quarter = r"(?:q[1-4]|[1-4]q|(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:quarter|half)|h[12])"
+    pattern = rf"\b(?:{fy}\s*{quarter}|{quarter}\s*(?:of\s+)?{fy}|fq[1-4])\b"
+    for m in re.finditer(pattern, low):
+        if not _names_a_report(low, m):
+            yield _DateHit(m.start(), m.end(), m.group(0).strip(), None, RANK_ABSOLUTE, "fiscal period", ask="vague")
+
+
+def _quarters(low: str, today: date) -> Iterable[_DateHit]:
+    """'Q3 2024', '2024 Q3', '2024Q3', '3Q24', "Q3'24", 'the third quarter of 2024', 'in Q3', 'last quarter'."""
+    for m in re.finditer(r"\b(\d{4})\s?-?\s?q([1-4])\b", low):  # the year first, so "2024 Q3" is not "Q3" alone
+        if not _names_a_report(low, m):
+            yield _quarter_hit(int(m.group(1)), int(m.group(2)), m, today, "quarter")
+            low = blank(low, m.start(), m.end())
+    forms = (rf"\bq([1-4]){_YEAR_AFTER}?", rf"\b([1-4])q{_YEAR_AFTER}",
+             rf"\b(?:the\s+)?{_ORDINAL}\s+quarter{_YEAR_AFTER}?")
+    for pattern in forms:
+        for m in re.finditer(pattern, low):
+            said = m.group(2) or m.group(3) or m.group(4)
+            quarter = _ORDINALS.get(m.group(1)) or int(m.group(1))
+            if _names_a_report(low, m):
+                continue
+            if said:
+                year = int(said) if len(said) == 4 else _year(said, today)
+            elif _bare_period(low, m):
+                year = _recent_year(quarter * 3 - 2, quarter * 3, low, m.start(), today)
+            else:
+                continue
+            yield _quarter_hit(year, quarter, m, today, "quarter")
+            low = blank(low, m.start(), m.end())
+    for m in re.finditer(r"\b(?:(?:the\s+)?end\s+of\s+)?(?:the\s+)?(?:last|previous|prior)\s+quarter(?:'s)?\b", low):
+        # "over the last quarter" is a span, as "over the past 3 months"
+        if not _names_a_report(low, m) and prev_word(low, m.start()) not in _SPAN_BEFORE:
+            current = (today.month - 1) // 3  # quarters before this one, this year
+            year, quarter = (today.year, current) if current else (today.year - 1, 4)
+            yield _quarter_hit(year, quarter, m, today, "quarter")
+
+
+def _bare_period(low: str, m: re.Match[str]) -> bool:
+    """A quarter or season without a year is one after 'in', 'during', 'the end of'..., or in a message of
+    up to three words ('NVDA Q3'); elsewhere it is talk of results ('Q3 looks strong')."""
+    before = prev_word(low, m.start())
+    return before in _PREPS or len(re.findall(r"\S+", low)) <= 3
+
+
+def _halves(low: str, today: date) -> Iterable[_DateHit]:
+    """'H1 2024', '2024 H2', '1H24', 'the first half of 2024', 'the second half of last year': asked back."""
+    year_ref = r"(?:(\d{4})\b|'?(\d{2})\b|(last|this)\s+year\b|the\s+year\b)"
+    forms = (
+        rf"\bh([12])\s?(?:of\s+)?{year_ref}",
+        rf"\b([12])h\s?{year_ref}",
+        rf"\b(?:the\s+)?(first|second|1st|2nd)\s+half\s+(?:of\s+)?{year_ref}",
+    )
+    for pattern in forms:
+        for m in re.finditer(pattern, low):
+            if _names_a_report(low, m):
+                continue
+            half = 1 if m.group(1) in ("1", "first", "1st") else 2
+            year = _said_year(m.group(2), m.group(3), m.group(4), today)
+            yield _stretch_hit(date(year, 1 if half == 1 else 7, 1) if 1 <= year <= 9999 else date.max,
+                               m, today, "half year")
+            low = blank(low, m.start(), m.end())
+    for m in re.finditer(r"\b(\d{4})\s?h([12])\b", low):
+        if not _names_a_report(low, m):
+            year = int(m.group(1))
+            yield _stretch_hit(date(max(year, 1), 1 if m.group(2) == "1" else 7, 1), m, today, "half year")
+
+
+def _said_year(four: str | None, two: str | None, word: str | None, today: date) -> int:
+    if four:
+        return int(four)
+    if two:
+        return _year(two, today)
+    return today.year - (word == "last")
+
+
+def _seasons(low: str, today: date) -> Iterable[_DateHit]:
+    """'last summer', 'this spring', 'in the fall', 'over the summer', 'summer 2024', 'the spring of 2024',
+    '2024 summer': asked back. 'fall' and 'spring' alone are verbs and nouns: a word around must mark them."""
+    marked = rf"\b(?:(last|this|past|previous)\s+|(?:in|during|over|throughout)\s+(?:the\s+)?){_SEASON}" \
+             rf"(?:\s+(?:of\s+)?(\d{{4}}))?\b"
+    for m in re.finditer(marked, low):
+        if m.group(2) in ("fall", "spring") and not m.group(3) and _a_move(low, m):
+            continue  # "after this fall", "the last fall in price", "in the fall of NVDA's price"
+        yield _season_hit(m.group(2), m.group(3), m.group(1), m, low, today)
+        low = blank(low, m.start(), m.end())
+    for m in re.finditer(rf"\b(?:the\s+)?{_SEASON}\s+(?:of\s+)?(\d{{4}})\b|\b(\d{{4}})\s+{_SEASON}\b", low):
+        season, year = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        yield _season_hit(season, year, None, m, low, today)
+
+
+def _a_move(low: str, m: re.Match[str]) -> bool:
+    """'fall' / 'spring' as a price move or a coil, not a season: 'this fall', after 'the', or 'of' something."""
+    return (m.group(1) == "this" or prev_word(low, m.start()) in ("the", "a", "after", "since", "before")
+            or next_words(low, m.end(), 1) in (["of"], ["in"]))
+
+
+def _season_hit(season: str, year_text: str | None, mode: str | None, m: re.Match[str], low: str,
+                today: date) -> _DateHit:
+    month = _SEASONS[season]
+    if year_text:
+        year = int(year_text)
+    elif mode in ("last", "past", "previous"):
+        # "last summer" is the most recent one that has ended: this year's once it is over.
+        year = today.year - (today.month < month + 3)
+    elif mode == "this":
+        year = today.year
+    else:
+        year = _recent_year(month, month + 2, low, m.start(), today)
+    return _stretch_hit(date(year, month, 1) if 1 <= year <= 9999 else date.max, m, today, "season")
+
+
+# --------------------------------------------------------------------------
+# Chinese (simplified and traditional)
+
+_CN_YEAR_WORDS = {"去年": -1, "前年": -2, "今年": 0, "本年": 0, "明年": 1, "来年": 1, "來年": 1}
+_CN_YEAR = rf"(?:(?<!\d)(\d{{4}}|\d{{2}})\s?年|({'|'.join(_CN_YEAR_WORDS)}))"
+_CN_QUARTER_NUM = r"([1-4一二三四])"
+
+
+def _cn_year(m: re.Match[str], four: int, word: int, today: date) -> int | None:
+    if m.group(four):
+        text = m.group(four)
+        return int(text) if len(text) == 4 else _year(text, today)
+    if m.group(word):
+        return today.year + _CN_YEAR_WORDS[m.group(word)]
+    return None
+
+
+def _cn_fiscal(low: str, today: date) -> Iterable[_DateHit]:
+    """2025财年第三季度, 财年Q3, 2025財年上半年: the company's calendar, asked."""
+    part = rf"(?:第?\s?{_CN_QUARTER_NUM}\s?(?:季度|季(?!度))|q[1-4]|上半年|下半年)"
+    pattern = rf"(?:\d{{4}}|\d{{2}})?\s?(?:财年|財年|财政年度|財政年度)\s?的?\s?{part}{_CN_REPORT}"
+    for m in re.finditer(pattern, low):
+        yield _DateHit(m.start(), m.end(), m.group(0).strip(), None, RANK_ABSOLUTE, "fiscal period", ask="vague")
+
+
+def _cn_quarters(low: str, today: date) -> Iterable[_DateHit]:
+    """2024年第三季度, 2024年Q3, 去年三季度, 今年一季度, 第三季度; 上季度, 上个季度, 上一季度."""
+    quarter = rf"(?:第\s?{_CN_QUARTER_NUM}\s?(?:季度|季(?!度))|{_CN_QUARTER_NUM}\s?季度|q([1-4]))"
+    for m in re.finditer(rf"(?:{_CN_YEAR}\s?的?\s?)?{quarter}{_CN_REPORT}", low):
+        number = m.group(3) or m.group(4) or m.group(5)
+        if m.group(5) and not (m.group(1) or m.group(2)):
+            continue  # "Q3" without a year in Chinese text: the English reading decides
+        quarter_no = cjk_number(number) or 0
+        year = _cn_year(m, 1, 2, today)
+        if year is None:
+            year = _recent_year(quarter_no * 3 - 2, quarter_no * 3, low, m.start(), today)
+        yield _quarter_hit(year, quarter_no, m, today, "Chinese quarter")
+        low = blank(low, m.start(), m.end())
+    for m in re.finditer(rf"(?:上个|上個|上一个|上一個|上一|上)\s?(?:季度|季(?!度)){_CN_REPORT}", low):
+        current = (today.month - 1) // 3
+        year, quarter_no = (today.year, current) if current else (today.year - 1, 4)
+        yield _quarter_hit(year, quarter_no, m, today, "Chinese quarter")
+
+
+def _cn_halves(low: str, today: date) -> Iterable[_DateHit]:
+    """2024年上半年, 去年下半年, 上半年 (this year's): asked back."""
+    for m in re.finditer(rf"(?:{_CN_YEAR}\s?的?\s?)?(上半年|下半年){_CN_REPORT}", low):
+        year = _cn_year(m, 1, 2, today)
+        year = today.year if year is None else year
+        first = date(year, 1 if m.group(3) == "上半年" else 7, 1) if 1 <= year <= 9999 else date.max
+        yield _stretch_hit(first, m, today, "Chinese half year")
+
+
+_CN_SEASONS = {"春": 3, "夏": 6, "秋": 9, "冬": 12}
+
+
+def _cn_seasons(low: str, today: date) -> Iterable[_DateHit]:
+    """去年夏天, 2024年春季, 今年秋天, 夏天: asked back."""
+    for m in re.finditer(rf"(?:{_CN_YEAR}\s?的?\s?)?([春夏秋冬])(?:天|季)(?!度)", low):
+        month = _CN_SEASONS[m.group(3)]
+        year = _cn_year(m, 1, 2, today)
+        if year is None:
+            year = _recent_year(month, month + 2, low, m.start(), today)
+        yield _stretch_hit(date(year, month, 1) if 1 <= year <= 9999 else date.max, m, today, "Chinese season")

@@ -1,0 +1,91 @@
+"""Quarters, halves and seasons, in English and Chinese (graph/request/period_dates.py), and the relative
+phrases that read as today or as last year's end before ("this time last year", "the week before last",
+"last May"). A quarter is its last day, as a month is; a half, a season and a fiscal quarter are asked."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from graph.request import parse_request
+
+SUNDAY = date(2026, 11, 22)
+FRIDAY = date(2026, 11, 20)  # the last session on or before SUNDAY
+
+
+@pytest.mark.parametrize("text, asked, trade", [
+    ("NVDA Q3 2024", date(2024, 9, 30), date(2024, 9, 30)),
+    ("NVDA 2024 Q3", date(2024, 9, 30), date(2024, 9, 30)),
+    ("NVDA 3Q24", date(2024, 9, 30), date(2024, 9, 30)),
+    ("NVDA Q3'24", date(2024, 9, 30), date(2024, 9, 30)),
+    ("how did NVDA look in the third quarter of 2024?", date(2024, 9, 30), date(2024, 9, 30)),
+    ("NVDA Q4 2023", date(2023, 12, 31), date(2023, 12, 29)),
+    # without a year: the most recent such quarter; the current one is today
+    ("NVDA in Q3", date(2026, 9, 30), date(2026, 9, 30)),
+    ("NVDA Q1", date(2026, 3, 31), date(2026, 3, 31)),
+    ("NVDA in Q4", SUNDAY, FRIDAY),
+    ("should I have bought NVDA last quarter?", date(2026, 9, 30), date(2026, 9, 30)),
+    ("NVDA at the end of Q2", date(2026, 6, 30), date(2026, 6, 30)),
+    ("英伟达2024年第三季度", date(2024, 9, 30), date(2024, 9, 30)),
+    ("英伟达 2024年Q3", date(2024, 9, 30), date(2024, 9, 30)),
+    ("英伟达去年三季度", date(2025, 9, 30), date(2025, 9, 30)),
+    ("輝達去年第四季", date(2025, 12, 31), date(2025, 12, 31)),
+    ("英伟达上季度", date(2026, 9, 30), date(2026, 9, 30)),
+    ("英伟达一季度", date(2026, 3, 31), date(2026, 3, 31)),
+    # read as today or as last year's December 31st before
+    ("NVDA this time last year", date(2025, 11, 22), date(2025, 11, 21)),
+    ("NVDA the week before last", date(2026, 11, 6), date(2026, 11, 6)),  # "last week" ends Nov 15 on a Sunday
+    ("NVDA the month before last", date(2026, 9, 30), date(2026, 9, 30)),
+    # "should ... have" looks back: the most recent March, not the coming one (it was refused before)
+    ("should I have bought NVDA in March?", date(2026, 3, 31), date(2026, 3, 31)),
+    ("should I have bought NVDA in Q1?", date(2026, 3, 31), date(2026, 3, 31)),
+    ("would NVDA have been a buy in December", date(2025, 12, 31), date(2025, 12, 31)),
+])
+def test_read(text: str, asked: date, trade: date) -> None:
+    p = parse_request(text, SUNDAY)
+    assert (p.intent, p.asked_date, p.trade_date, p.question) == ("analyze", asked, trade, None)
+
+
+@pytest.mark.parametrize("text, quoted", [
+    ("NVDA last summer", "'last summer' doesn't say which day"),
+    ("NVDA over the summer", "'over the summer' doesn't say which day"),
+    ("NVDA summer 2024", "'summer 2024' doesn't say which day"),
+    ("NVDA in the spring of 2024", "'in the spring of 2024' doesn't say which day"),
+    ("NVDA H1 2024", "'H1 2024' doesn't say which day"),
+    ("NVDA the first half of 2024", "'the first half of 2024' doesn't say which day"),
+    ("NVDA fiscal Q3", "'fiscal Q3' doesn't say which day"),  # NVIDIA's fiscal Q3 ends in October
+    ("NVDA FY25 Q3", "'FY25 Q3' doesn't say which day"),
+    ("英伟达去年夏天", "“去年夏天”没有说明是哪一天"),
+    ("英伟达2024年上半年", "“2024年上半年”没有说明是哪一天"),
+    ("英伟达2025财年第三季度", "“2025财年第三季度”没有说明是哪一天"),
+    ("should I have bought NVDA last May?", "'last May' could be 2026-05-31 or 2025-05-31"),
+    ("NVDA Q3 2024 or Q4 2024", "more than one date (2024-09-30 or 2024-12-31)"),
+])
+def test_asked_back(text: str, quoted: str) -> None:
+    p = parse_request(text, SUNDAY)
+    assert p.intent == "clarify" and p.trade_date is None and quoted in (p.question or "")
+
+
+@pytest.mark.parametrize("text, shown", [
+    ("will NVDA rise in Q1?", "2027-03-31 is after today"),
+    ("NVDA Q1 2027", "2027-03-31 is after today"),
+    ("NVDA H2 2027", "'H2 2027' is after today"),
+    ("英伟达明年一季度", "2027-03-31 晚于今天"),
+    ("should I buy NVDA in December?", "2026-12-31 is after today"),
+    ("NVDA Q2 1985", "1985-06-30 is too far back"),
+])
+def test_refused(text: str, shown: str) -> None:
+    p = parse_request(text, SUNDAY)
+    assert p.intent == "clarify" and shown in (p.question or "")
+
+
+@pytest.mark.parametrize("text", [
+    "NVDA Q3 earnings, should I buy?", "NVDA Q3 2024 beat", "NVDA beat estimates last quarter",
+    "NVDA rose 30% over the last quarter", "buy NVDA after this fall?", "is Q3 going to be strong for NVDA",
+    "the last may be best: NVDA", "NVDA last may be cheap", "NVDA may fall",
+    "英伟达三季度财报怎么样", "英伟达上季度业绩", "buy NVDA for Q1?",
+])
+def test_not_a_date(text: str) -> None:
+    p = parse_request(text, SUNDAY)
+    assert (p.intent, p.asked_date, p.question) == ("analyze", SUNDAY, None)
