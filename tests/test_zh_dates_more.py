@@ -68,7 +68,7 @@ def test_a_beginning_is_asked_back(text: str) -> None:
 
 
 @pytest.mark.parametrize("text", [
-    "英伟达今年中国市场", "英伟达3个月前", "英伟达年初至今涨了多少", "英伟达3月份以来", "英伟达大年初一",
+    "英伟达今年中国市场", "英伟达3个月前", "英伟达年初至今涨了多少", "英伟达3月份以来",
     "トヨタ 3月期決算", "英伟达元旦行情", "英伟达每月定投", "英伟达第三月", "英伟达一二月",
 ])
 def test_words_that_are_no_month_or_period(text: str) -> None:
@@ -97,3 +97,33 @@ def test_long_input_parses_fast(text: str) -> None:
     started = time.perf_counter()
     parse_request(text, SUNDAY)
     assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize("text, today, asked", [
+    # the lunar holidays, converted from the Chinese calendar: the most recent one, or the year said
+    ("英伟达春节", SUNDAY, date(2026, 2, 17)),
+    ("英伟达春节", date(2026, 2, 16), date(2025, 1, 29)),  # the day before: last year's
+    ("英伟达2024年春节", SUNDAY, date(2024, 2, 10)),
+    ("輝達農曆新年", SUNDAY, date(2026, 2, 17)),
+    ("茅台大年初一", SUNDAY, date(2026, 2, 17)),
+    ("英伟达去年中秋", SUNDAY, date(2025, 10, 6)),
+    ("英伟达端午节", SUNDAY, date(2026, 6, 19)),
+    # National Day in simplified characters is the mainland's
+    ("英伟达国庆节", SUNDAY, date(2026, 10, 1)),
+    ("茅台2024年国庆", SUNDAY, date(2024, 10, 1)),
+])
+def test_chinese_calendar_holidays(text: str, today: date, asked: date) -> None:
+    assert _asked(text, today) == asked
+
+
+def test_national_day_in_traditional_characters_is_asked() -> None:
+    # October 1st in Hong Kong, the 10th in Taiwan: both are offered
+    scan = scan_dates("輝達國慶", SUNDAY, language="zh-Hant")
+    assert scan.value is None and "2026-10-01" in (scan.error or "") and "2026-10-10" in (scan.error or "")
+
+
+@pytest.mark.parametrize("text", ["茅台春节前", "茅台春节后", "茅台春节行情", "茅台国庆长假", "茅台春节假期",
+                                  "茅台中秋以来"])
+def test_a_holiday_span_or_season_is_not_a_day(text: str) -> None:
+    p = parse_request(text, SUNDAY)
+    assert (p.intent, p.asked_date, p.question) == ("analyze", SUNDAY, None)

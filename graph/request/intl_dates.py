@@ -34,8 +34,10 @@ Choices (documented because they are choices):
   3月初, 月初, 3月上旬) -> asked back, as the vague "years ago" (refused if ahead); no bare 年中 / 3月中
   ("今年中国…", "3月中国CPI"), and 年初一 is the lunar new year, not 年初;
 * 元旦 -> January 1st of this year (its last session before: the day before is the trade date);
-  圣诞节 / 聖誕節 -> the most recent Christmas; with a year (2024年元旦, 去年圣诞节) that year's. Lunar
-  holidays (春节, 中秋) move and are not read; nor is 国庆, which is Oct 1 or Oct 10 by who says it;
+  圣诞节 / 聖誕節 -> the most recent Christmas; with a year (2024年元旦, 去年圣诞节) that year's. The
+  lunar holidays (春节, 大年初一, 中秋, 端午) likewise, their day converted from the Chinese calendar;
+  国庆 is the mainland's October 1st, while the traditional 國慶 is asked (October 1st in Hong Kong,
+  the 10th in Taiwan); 春节前, 春节行情, 国庆长假 are spans and seasons, not days;
 * 去年今天 / 去年的今天 / 去年の今日 -> the same day last year (Feb 28 for Feb 29), as "a year ago";
   大后天 / 大後天 (three days on, refused) and 大前天 (three days back) beat 后天 and 前天;
 * 三天前 / 3日前 / hace 3 días / il y a 3 jours / vor 3 Tagen -> calendar arithmetic, as "3 days
@@ -51,6 +53,8 @@ import re
 from collections.abc import Iterable
 from datetime import date, timedelta
 from functools import lru_cache
+
+from lunardate import LunarDate  # type: ignore[import-untyped]
 
 from .absolute_dates import _make_date, _month_hit, _recent_occurrence, _year
 from .date_hits import MIN_DATE, RANK_ABSOLUTE, RANK_NOW, RANK_RELATIVE, RANK_TODAY, _DateHit
@@ -155,7 +159,8 @@ def _cjk_year(text: str, today: date) -> int:
 def _absolute_cjk(low: str, today: date) -> Iterable[_DateHit]:
     """2024年5月1日, 24年5月1日, 2024年5月, 去年12月, 今年3月5号, 3月1日, 12月, 三月份, 元旦, 年初, 2024年."""
     years: list[tuple[int, int]] = []  # (end, year) of each date said with its year, for the ones after it
-    for finder in (_dated_cjk, _odd_year_cjk, _holiday_cjk, _year_part_cjk, _day_cjk, _month_cjk, _month_part_cjk):
+    for finder in (_dated_cjk, _odd_year_cjk, _holiday_cjk, _lunar_cjk, _year_part_cjk, _day_cjk, _month_cjk,
+                   _month_part_cjk):
         for hit in finder(low, today, years):
             yield hit
             low = blank(low, hit.start, hit.end)
@@ -217,7 +222,7 @@ def _day_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterable[_D
 
 def _holiday_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterable[_DateHit]:
     """元旦 -> Jan 1 of this year; 圣诞节 -> the most recent Dec 25; 2024年元旦, 去年圣诞节 -> that year's.
-    Only holidays on a fixed day of the Gregorian calendar (the lunar ones move; 國慶 is Oct 10 in Taiwan)."""
+    Holidays on a fixed Gregorian day; the lunar ones and National Day are :func:`_lunar_cjk`'s."""
     holidays = "|".join(sorted(_HOLIDAYS, key=len, reverse=True))
     for m in re.finditer(rf"(?:{_YEAR_REF}\s?的?\s?)?({holidays})(?!\s?(?:{_SPAN_AFTER}|行情))", low):
         month, day = _HOLIDAYS[m.group(3)]
@@ -226,6 +231,58 @@ def _holiday_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterabl
             yield _make_date(_ref_year(m, today), month, day, m, "holiday")
         else:
             yield _recent_occurrence(m, month, day, today) or _make_date(today.year, month, day, m, "holiday")
+
+
+# Holidays of the Chinese calendar: (lunar month, day). Their Gregorian day moves, so it is converted
+# (lunardate: a maintained pure-Python table of the Chinese calendar, 1900-2099).
+_LUNAR_HOLIDAYS = {"春节": (1, 1), "春節": (1, 1), "农历新年": (1, 1), "農曆新年": (1, 1), "大年初一": (1, 1),
+                   "中秋节": (8, 15), "中秋節": (8, 15), "中秋": (8, 15),
+                   "端午节": (5, 5), "端午節": (5, 5), "端午": (5, 5)}  # fmt: skip
+# National Day: October 1st on the mainland and in Hong Kong, October 10th in Taiwan. The simplified
+# 国庆 is the mainland's; the traditional 國慶 is written in both, so which one is asked.
+_NATIONAL_DAYS = {"国庆节": (1,), "国庆": (1,), "國慶節": (1, 10), "國慶日": (1, 10), "國慶": (1, 10)}
+
+
+def _lunar_day(year: int, month: int, day: int) -> date | None:
+    """The Gregorian day of a Chinese-calendar day; None outside the table's years."""
+    try:
+        return LunarDate(year, month, day).to_solar_date()
+    except ValueError:
+        return None
+
+
+def _lunar_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterable[_DateHit]:
+    """春节 / 中秋 / 端午 -> the most recent one on or before today; 2024年春节, 去年中秋 -> that year's."""
+    names = "|".join(sorted(_LUNAR_HOLIDAYS, key=len, reverse=True))
+    for m in re.finditer(rf"(?:{_YEAR_REF}\s?的?\s?)?({names})(?!\s?(?:{_SPAN_AFTER}|行情|假期|期间|期間|档|檔))", low):
+        month, day = _LUNAR_HOLIDAYS[m.group(3)]
+        text = m.group(0).strip()
+        if m.group(1) or m.group(2):
+            year = _ref_year(m, today)
+            years.append((m.end(), year))
+            found = _lunar_day(year, month, day)
+        else:
+            found = next((d for d in (_lunar_day(today.year - back, month, day) for back in (0, 1))
+                          if d is not None and d <= today), None)
+        if found is None:  # outside 1900-2099: far beyond the desk's dates either way
+            yield _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, "Chinese holiday",
+                           beyond="past" if _ref_year(m, today) < 1990 else "future")
+        else:
+            yield _DateHit(m.start(), m.end(), text, found, RANK_ABSOLUTE, "Chinese holiday")
+    days = "|".join(sorted(_NATIONAL_DAYS, key=len, reverse=True))
+    not_a_day = rf"(?!\s?(?:{_SPAN_AFTER}|行情|假期|长假|長假|期间|期間|档|檔))"
+    for m in re.finditer(rf"(?:{_YEAR_REF}\s?的?\s?)?({days}){not_a_day}", low):
+        said = _ref_year(m, today) if (m.group(1) or m.group(2)) else None
+        options = []
+        for day in _NATIONAL_DAYS[m.group(3)]:
+            hit = _make_date(said, 10, day, m, "holiday") if said else _recent_occurrence(m, 10, day, today)
+            if hit is not None and hit.value is not None:
+                options.append(hit.value)
+        if len(options) == 2:
+            yield _DateHit(m.start(), m.end(), m.group(0).strip(), None, RANK_ABSOLUTE, "National Day",
+                           ask="ambiguous", options=(options[0], options[1]))
+        elif options:
+            yield _DateHit(m.start(), m.end(), m.group(0).strip(), options[0], RANK_ABSOLUTE, "National Day")
 
 
 def _year_part_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterable[_DateHit]:
