@@ -52,6 +52,11 @@ def money(value: Decimal) -> str:
     return f"{value.quantize(CENT):,}"
 
 
+def too_precise(quantity: Decimal) -> bool:
+    """More decimals than a book keeps (the readers say so in the user's language before a Position would)."""
+    return quantity != quantity.quantize(Decimal(1).scaleb(-SHARE_PLACES))
+
+
 def shares(value: Decimal) -> str:
     """A quantity as written back: 200 -> '200', 0.5 -> '0.5'."""
     text = f"{value.normalize():f}"
@@ -70,7 +75,7 @@ class Position:
         if abs(quantity) > MAX_SHARES:
             raise BookError(f"{shares(quantity)} shares of {self.symbol} is more than the {MAX_SHARES:,.0f} "
                             "a book allows")
-        if quantity != quantity.quantize(Decimal(1).scaleb(-SHARE_PLACES)):
+        if too_precise(quantity):
             raise BookError(f"the quantity of {self.symbol} has more than {SHARE_PLACES} decimals")
         object.__setattr__(self, "quantity", quantity)
         if self.cost is not None:

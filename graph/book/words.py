@@ -47,7 +47,7 @@ from graph.request.ticker_hits import TIER_UNKNOWN, TickerHit
 from graph.request.tickers import scan_tickers
 
 from .amounts import AMOUNT, word_amount
-from .holdings import MAX_CASH, MAX_SHARES, Book, BookError, Position, money, shares
+from .holdings import MAX_CASH, MAX_SHARES, SHARE_PLACES, Book, BookError, Position, money, shares, too_precise
 
 Action = Literal["set", "buy", "sell", "cash"]
 MAX_TEXT = 2_000  # characters: a longer message is refused, not read
@@ -376,17 +376,26 @@ def _resolve(intent: _Intent, book: Book) -> Change | None:
     symbol = intent.symbol
     if symbol is None:
         return None
+    _check(intent, symbol)
+    if intent.verb == "buy":
+        return _buy(intent, symbol, book.get(symbol))
+    if intent.verb == "sell":
+        return _sell(intent, symbol, book.get(symbol))
+    return _set(intent, symbol, book.get(symbol))
+
+
+def _check(intent: _Intent, symbol: str) -> None:
+    """Refuse, in words the user's language has, what a Position would refuse in English."""
     quantity = intent.quantity
     if quantity is not None:
         if quantity < 0 and intent.verb != "short":
             raise _Refused("negative_quantity", quantity=shares(quantity), shares=shares(abs(quantity)), symbol=symbol)
         if abs(quantity) > MAX_SHARES:
             raise _Refused("too_many_shares", quantity=shares(quantity), max=f"{MAX_SHARES:,.0f}")
-    if intent.verb == "buy":
-        return _buy(intent, symbol, book.get(symbol))
-    if intent.verb == "sell":
-        return _sell(intent, symbol, book.get(symbol))
-    return _set(intent, symbol, book.get(symbol))
+        if too_precise(quantity):
+            raise _Refused("too_precise", quantity=shares(abs(quantity)), places=SHARE_PLACES)
+    if intent.price is not None and intent.price > MAX_CASH:
+        raise _Refused("not_a_price", value=shares(intent.price), max=f"{MAX_CASH:,.0f}")
 
 
 def _set(intent: _Intent, symbol: str, before: Position | None) -> Change:

@@ -77,3 +77,12 @@ def test_unknown_but_valid_symbol_is_kept_with_a_note() -> None:
     result = read_csv("symbol,qty\nXYZQ,10\n")
     assert result.book is not None and result.book.get("XYZQ") is not None
     assert "XYZQ is not a company the desk knows" in result.notes[0]
+
+
+def test_a_quantity_too_precise_or_a_cost_too_high_is_said_in_the_readers_language() -> None:
+    # A Position refuses both in English; the CSV reader says so first, in the upload's language too.
+    result = read_csv("symbol,quantity,cost\nNVDA,0.1234567,95\nAAPL,10,10000000000000\n")
+    assert result.book is None and [e.row for e in result.errors] == [2, 3]
+    assert "has more than 6 decimals" in str(result.errors[0]) and "is not a price" in str(result.errors[1])
+    told = [e.told("zh") for e in result.errors]
+    assert "小数超过 6 位" in told[0] and "不是一个价格" in told[1]

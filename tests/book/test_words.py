@@ -128,3 +128,16 @@ def test_position_validation() -> None:
     with pytest.raises(BookError):
         Book((Position("AAPL", D(1)), Position("aapl", D(2))))
     assert Position("nvda", 10.5, "95").quantity == D("10.5")
+
+
+@pytest.mark.parametrize(("text", "english", "chinese"), [
+    ("I hold 0.1234567 NVDA", "has more than 6 decimals", "小数超过 6 位"),
+    ("我持有0.1234567股英伟达", "has more than 6 decimals", "小数超过 6 位"),
+    ("I hold 100 NVDA at 10000000000000", "is not a price", "不是一个价格"),
+    ("我持有100股英伟达，成本价10000000000000", "is not a price", "不是一个价格"),
+])
+def test_what_a_position_cannot_hold_is_refused_in_the_users_language(text: str, english: str, chinese: str) -> None:
+    # These reached the chat as a Position's English words before.
+    reading = read_holdings(text, BOOK)
+    assert not reading.ok and english in reading.problems[0].reason
+    assert chinese in reading.problems[0].told("zh")
