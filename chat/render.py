@@ -139,7 +139,7 @@ class Renderer:
 
     def __init__(self, plan: RunPlan, *, stop_action: cl.Action | None = None,
                  on_pickup: Callable[[int, str], Awaitable[None]] | None = None,
-                 on_curve: Callable[[cl.Message, AlphaCurve], Awaitable[None]] | None = None,
+                 on_curve: Callable[[cl.Message, AlphaCurve, str], Awaitable[None]] | None = None,
                  language: str = DEFAULT, tag: str = ""):
         self.plan = plan
         self.tag = tag  # a comparison's desk: its ticker, shown after each speaker's name (chat/compare.py)
@@ -152,7 +152,7 @@ class Renderer:
         self.progress: StageList | None = None
         self.stop_action = stop_action
         self.on_pickup = on_pickup                   # async (seq, persona) when a speaker takes a note
-        self.on_curve = on_curve                     # async (message, curve): the record's chart (track_view.py)
+        self.on_curve = on_curve                     # async (message, curve, language): the record's chart
         self.started: list[str] = []                 # personas whose turns have started, in plan order
         self.decided = False                         # the Risk Judge finished: a new decision exists
         self.said: list[cl.Message] = []
@@ -242,7 +242,7 @@ class Renderer:
         elif isinstance(ev, AlphaCurve):
             # The chart of the record whose table the Desk just said.
             if self.on_curve is not None and self.said and ev.points:
-                await self.on_curve(self.said[-1], ev)
+                await self.on_curve(self.said[-1], ev, self.language)
         elif isinstance(ev, ToolStarted):
             parent = self._stream(ev.persona)
             step = cl.Step(name=ev.tool, type="tool", parent_id=parent.msg.id, show_input="json")

@@ -15,11 +15,12 @@ from typing import Any
 import chainlit as cl
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 
-from graph import AlphaCurve
+from graph import AlphaCurve, phrase
 
 from .card import GRID, TEXT, chart_element
+from .languages import DEFAULT
 
-TITLE = "Cumulative alpha vs benchmark"
+TITLE = phrase(DEFAULT, "chat.alpha_title")  # "Cumulative alpha vs benchmark"; the thread's language's is drawn
 RISING, FALLING = "#22c55e", "#ef4444"
 
 
@@ -34,9 +35,9 @@ def curve_series(points: Iterable[Sequence[Any]]) -> tuple[list[str], list[float
     return days, values
 
 
-def alpha_figure(points: Iterable[Sequence[Any]], ticker: str = "") -> go.Figure:
+def alpha_figure(points: Iterable[Sequence[Any]], ticker: str = "", language: str = DEFAULT) -> go.Figure:
     """The running sum of alpha, one point per settled call at its settle date, against a zero line:
-    above it the desk's calls beat their benchmarks overall, below it they lagged."""
+    above it the desk's calls beat their benchmarks overall, below it they lagged. Titled in `language`."""
     days, values = curve_series(points)
     last = values[-1] if values else 0.0
     colour = RISING if last >= 0 else FALLING
@@ -44,7 +45,7 @@ def alpha_figure(points: Iterable[Sequence[Any]], ticker: str = "") -> go.Figure
                                line={"color": colour, "width": 2.2, "shape": "hv"}, marker={"size": 7},
                                hovertemplate="%{x}<br>%{y:+.2f} %<extra></extra>"))
     fig.add_hline(y=0, line={"color": TEXT, "dash": "dot", "width": 1})
-    title = TITLE + (f" · {ticker}" if ticker else "")
+    title = phrase(language, "chat.alpha_title") + (f" · {ticker}" if ticker else "")
     fig.update_layout(
         title={"text": title, "x": 0, "xanchor": "left", "font": {"size": 16}},
         height=340, margin={"l": 64, "r": 16, "t": 56, "b": 40}, showlegend=False,
@@ -69,13 +70,14 @@ def _date_range(days: list[str]) -> list[str] | None:
     return [(first - pad).isoformat(), (last + pad).isoformat()]
 
 
-def alpha_chart(curve: AlphaCurve) -> cl.Plotly:
+def alpha_chart(curve: AlphaCurve, language: str = DEFAULT) -> cl.Plotly:
     """The curve as Chainlit's Plotly element, shown inline."""
-    return chart_element(alpha_figure(curve.points, curve.ticker), f"cumulative-alpha-{curve.ticker or 'all'}")
+    figure = alpha_figure(curve.points, curve.ticker, language)
+    return chart_element(figure, f"cumulative-alpha-{curve.ticker or 'all'}")
 
 
-async def show_alpha_curve(parent: cl.Message, curve: AlphaCurve) -> None:
+async def show_alpha_curve(parent: cl.Message, curve: AlphaCurve, language: str = DEFAULT) -> None:
     """The chart, attached to the Desk message that carried the record's table (stored with the thread)."""
     if not curve.points:
         return
-    await alpha_chart(curve).send(for_id=parent.id)
+    await alpha_chart(curve, language).send(for_id=parent.id)

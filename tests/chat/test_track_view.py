@@ -105,6 +105,11 @@ def test_the_chart_draws_cumulative_alpha_in_percent_against_zero():
     assert zero["y0"] == zero["y1"] == 0
     assert layout["paper_bgcolor"] == layout["plot_bgcolor"] == "rgba(0,0,0,0)"
     assert json.loads(alpha_figure([("2024-06-13", 0.01)]).to_json())["layout"]["title"]["text"] == TITLE
+    # in the thread's language (the Renderer passes its own)
+    chinese = json.loads(alpha_figure([("2024-06-13", 0.01)], "NVDA", "zh").to_json())["layout"]["title"]["text"]
+    assert chinese == "相对基准的累计超额收益（alpha） · NVDA"
+    traditional = json.loads(alpha_figure([("2024-06-13", 0.01)], "", "zh-Hant").to_json())["layout"]["title"]["text"]
+    assert traditional.startswith("相對基準的累計超額收益")
 
 
 async def test_no_chart_without_a_curve_or_a_handler(emitter):
