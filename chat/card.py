@@ -93,9 +93,10 @@ def card_markdown(decision: FinalDecision, data_label: str = "", change: str | N
     def say(key: str, **fields: object) -> str:
         return phrase(language, "chat." + key, **fields)
 
-    filled = round(decision.confidence * 10)
-    shown = {"Signal": f"{SIGNAL_MARK.get(decision.signal, '')} **{decision.signal}**",
-             "Confidence": f"{decision.confidence:.0%} {'█' * filled}{'░' * (10 - filled)}"}
+    shown = {"Signal": f"{SIGNAL_MARK.get(decision.signal, '')} **{decision.signal}**"}
+    if decision.confidence is not None:  # else the row reads "—": the judge stated none
+        filled = round(decision.confidence * 10)
+        shown["Confidence"] = f"{decision.confidence:.0%} {'█' * filled}{'░' * (10 - filled)}"
     # The judge's words (its entry, stop and horizon as written, its rationale) are a model's: inert.
     # Rows are told apart by their English labels, shown under the language's.
     rows = [(label, shown.get(english, inert_links(str(value))))

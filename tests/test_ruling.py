@@ -58,3 +58,17 @@ def test_the_chinese_words_for_a_call_in_either_script():
     assert stated_call("最終交易建議：**買進**") == "BUY"
     assert parse_ruling("信號：買進或賣出")["signal"] is None  # a template echoed is no decision
     assert parse_ruling("信号：再看看")["signal"] is None  # no call word: no decision read into it
+
+
+def test_a_confidence_the_judge_did_not_state_is_shown_as_none_not_made_up():
+    # It read as 0.5 before, and the card showed "50%" for a number nobody gave.
+    from chat.card import card_markdown
+    from graph.record.edits import short_decision
+
+    decision = decision_from_text("Signal: BUY\nPosition size: 2%\nRationale: trend up.", "NVDA", "2024-05-03")
+    assert decision is not None and decision.confidence is None
+    assert dict(decision.rows())["Confidence"] == "—"
+    assert "| **Confidence** | — |" in card_markdown(decision) and "50%" not in card_markdown(decision)
+    assert short_decision(decision) == "BUY 2%"
+    stated = decision_from_text("Signal: BUY\nConfidence: 70%", "NVDA", "2024-05-03")
+    assert stated is not None and stated.confidence == 0.7

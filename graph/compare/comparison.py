@@ -70,6 +70,10 @@ def outcome(ticker: str, thread: str, state: Mapping[str, Any], why_none: str = 
                    d.stop, d.horizon, str(past.get("rationale") or ""), dict(past.get("said") or {}))
 
 
+def _sure(confidence: float | None) -> str:
+    return "—" if confidence is None else f"{confidence:.2f}"
+
+
 def desks_markdown(outcomes: Sequence[DeskOutcome]) -> str:
     """Each desk's record under its own `### TICKER` heading: the ruling's fields, then its speakers' words."""
     out = []
@@ -77,7 +81,7 @@ def desks_markdown(outcomes: Sequence[DeskOutcome]) -> str:
         lines = [f"### {o.ticker}" + (f" ({o.company})" if o.company and o.company != o.ticker else "")]
         if o.decided:
             lines += [f"Signal: {o.signal}", f"Position size: {o.size}", f"Entry: {o.entry}", f"Stop: {o.stop}",
-                      f"Horizon: {o.horizon}", f"Confidence: {o.confidence:.2f}"]
+                      f"Horizon: {o.horizon}", f"Confidence: {_sure(o.confidence)}"]
             if o.rationale:
                 lines.append(f"Rationale: {o.rationale}")
         else:
@@ -254,7 +258,7 @@ def side_by_side(outcomes: Sequence[DeskOutcome], rows: Sequence[Mapping[str, An
         o = by_ticker[ticker]
         rank = str(ranks.get(ticker) or say("card_unranked"))
         if o.decided:
-            body.append([rank, ticker, o.signal, o.size, f"{o.confidence:.2f}", o.entry, o.stop])
+            body.append([rank, ticker, o.signal, o.size, _sure(o.confidence), o.entry, o.stop])
         else:
             body.append([rank, ticker, say("card_no_decision"), "—", "—", "—", "—"])
     return headers, body

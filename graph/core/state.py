@@ -79,7 +79,8 @@ class FinalDecision(BaseModel):
     entry: str = Field(description="entry price or rule, e.g. 'limit 912.50' or 'n/a'")
     stop: str = Field(description="stop-loss price or rule, e.g. '865.00' or 'n/a'")
     horizon: str = Field(description="holding period, e.g. '2-6 weeks'")
-    confidence: float = Field(ge=0, le=1, description="0..1")
+    # None: the judge's words (read as lines, graph/models/ruling.py) stated none; never a guessed 0.5.
+    confidence: float | None = Field(ge=0, le=1, description="0..1")
     rationale: str = Field(description="one paragraph: why")
     ticker: str = ""
     trade_date: str = ""
@@ -96,7 +97,7 @@ class FinalDecision(BaseModel):
         filled the position size with a line break and left the entry empty (a table row broke)."""
         def value(key: str) -> str:
             if key == "confidence":
-                return f"{self.confidence:.2f}"
+                return "—" if self.confidence is None else f"{self.confidence:.2f}"
             text = str(getattr(self, key))
             return text if key == "rationale" else " ".join(text.split()) or "—"
         return [(label(language, "fields", english, key), value(key)) for key, english in DECISION_FIELDS]

@@ -73,8 +73,8 @@ def parse_ruling(text: str) -> dict[str, object]:
             out[key] = m[1].strip()
     out["signal"] = one_signal(str(out.get("signal", "")))
     conf = re.search(r"\d*\.?\d+", str(out.get("confidence", "")))
-    value = float(conf[0]) if conf else 0.5
-    out["confidence"] = value / 100 if value > 1 else value
+    value = float(conf[0]) if conf else None  # none stated: none shown (a number is never made up)
+    out["confidence"] = None if value is None else min(1.0, max(0.0, value / 100 if value > 1 else value))
     return out
 
 
@@ -87,7 +87,7 @@ def decision_from_text(text: str, ticker: str, trade_date: str) -> FinalDecision
     given = {key: str(fields.get(key, "n/a")) for key, _ in DECISION_FIELDS if key not in ("signal", "confidence")}
     return FinalDecision(
         signal=fields["signal"],  # parse_ruling made it BUY, SELL or HOLD
-        confidence=min(1.0, max(0.0, float(str(fields["confidence"])))),
+        confidence=fields["confidence"],  # parse_ruling made it a 0..1 float, or None when none was stated
         **{**given, "rationale": str(fields.get("rationale") or text.strip()[-600:])},
         ticker=ticker, trade_date=trade_date,
     )

@@ -57,7 +57,8 @@ def checked_entries(state: Mapping[str, Any]) -> list[tuple[Entry, str]]:
 
 
 def decision_line(d: FinalDecision) -> str:
-    return f"{d.ticker} {d.trade_date}: {d.signal} (confidence {d.confidence:.2f})"
+    sure = "" if d.confidence is None else f" (confidence {d.confidence:.2f})"
+    return f"{d.ticker} {d.trade_date}: {d.signal}{sure}"
 
 
 def _interjections(state: Mapping[str, Any]) -> list[str]:

@@ -12,12 +12,13 @@ _PERCENT = re.compile(r"-?\d+(?:\.\d+)?\s*%")
 
 
 def short_decision(d: FinalDecision | None) -> str:
-    """"SELL 1.8% at 0.80"; "HOLD at 0.55" (a hold has no size); "no decision"."""
+    """"SELL 1.8% at 0.80"; "HOLD at 0.55" (a hold has no size); "BUY" (no confidence stated); "no decision"."""
     if d is None:
         return "no decision"
     size = _PERCENT.search(d.position_size or "")
     sized = d.signal != "HOLD" and size is not None and float(size.group().rstrip("% ")) != 0
-    return f"{d.signal}{' ' + size.group().replace(' ', '') if sized and size else ''} at {d.confidence:.2f}"
+    sure = "" if d.confidence is None else f" at {d.confidence:.2f}"
+    return f"{d.signal}{' ' + size.group().replace(' ', '') if sized and size else ''}{sure}"
 
 
 def decision_change(before: FinalDecision | None, after: FinalDecision | None) -> str:

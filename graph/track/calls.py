@@ -52,7 +52,7 @@ class Call(BaseModel):
     entry: str = ""
     stop: str = ""
     horizon: str = ""
-    confidence: float = 0.5
+    confidence: float | None = None  # None: the judge stated none
     rationale: str = ""
     # The persona texts that argued, by persona name (Bull Researcher, Bear Researcher, Risky/Safe/
     # Neutral Analyst): their last turn each, cut to a bound (the record is read back into prompts).

@@ -21,8 +21,9 @@ def facts(call: Call, o: Outcome) -> str:
     """The call and what the market did, as the reflection's one source of figures."""
     stop = (f"the stop at {o.stop_price:g} was hit on {o.stop_hit}" if o.stop_hit
             else f"the stop at {o.stop_price:g} was not hit" if o.stop_price is not None else "no stop price was given")
+    sure = "n/a" if call.confidence is None else f"{call.confidence:.2f}"
     return (f"{call.signal} {call.ticker} on {call.trade_date} (size {call.position_size or 'n/a'}, confidence "
-            f"{call.confidence:.2f}, horizon {call.horizon or 'n/a'} = {o.sessions} sessions). Close {o.entry_close:g} "
+            f"{sure}, horizon {call.horizon or 'n/a'} = {o.sessions} sessions). Close {o.entry_close:g} "
             f"on {call.trade_date}, {o.exit_close:g} on {o.settle_date}: {call.ticker} {pct(o.raw_return)}, "
             f"{o.benchmark} {pct(o.benchmark_return)}, alpha {pct(o.alpha)}; {stop}. Verdict: {o.verdict}.")
 
