@@ -29,6 +29,8 @@ FRIDAY = date(2026, 11, 20)  # the last session on or before SUNDAY
     ("NVDA at the end of Q2", date(2026, 6, 30), date(2026, 6, 30)),
     ("英伟达2024年第三季度", date(2024, 9, 30), date(2024, 9, 30)),
     ("英伟达 2024年Q3", date(2024, 9, 30), date(2024, 9, 30)),
+    ("英伟达Q3 2024", date(2024, 9, 30), date(2024, 9, 30)),  # no word boundary between 达 and Q
+    ("英伟达2024Q3怎么样", date(2024, 9, 30), date(2024, 9, 30)),
     ("英伟达去年三季度", date(2025, 9, 30), date(2025, 9, 30)),
     ("輝達去年第四季", date(2025, 12, 31), date(2025, 12, 31)),
     ("英伟达上季度", date(2026, 9, 30), date(2026, 9, 30)),
@@ -89,3 +91,10 @@ def test_refused(text: str, shown: str) -> None:
 def test_not_a_date(text: str) -> None:
     p = parse_request(text, SUNDAY)
     assert (p.intent, p.asked_date, p.question) == ("analyze", SUNDAY, None)
+
+
+def test_a_comparison_in_a_quarter_compares_on_its_last_day() -> None:
+    from graph.compare.ask import read_comparison
+
+    ask = read_comparison("苹果和微软2024Q3对比", SUNDAY)
+    assert ask is not None and ask.tickers == ("AAPL", "MSFT") and ask.trade_date == date(2024, 9, 30)

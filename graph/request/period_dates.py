@@ -42,7 +42,10 @@ _CN_REPORT = r"(?!\s?(?:财报|財報|报|報|业绩|業績|营收|營收|利润
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 _ORDINAL = r"(first|second|third|fourth|1st|2nd|3rd|4th)"
 # The year after a quarter: " 2024", " of 2024", "'24", or two digits right after it ("3Q24").
-_YEAR_AFTER = r"(?:\s*,?\s*(?:of\s+|in\s+)?(\d{4})\b(?!%|[.,]\d)|\s*'\s?(\d{2})\b|(\d{2})\b(?!%|[.,]\d))"
+# Edges of a token written in Latin letters and digits: not \b, which a Chinese character next to it hides
+# ("微软Q3 2024对比").
+_L, _R = r"(?<![a-z0-9])", r"(?![a-z0-9])"
+_YEAR_AFTER = rf"(?:\s*,?\s*(?:of\s+|in\s+)?(\d{{4}}){_R}(?!%|[.,]\d)|\s*'\s?(\d{{2}}){_R}|(\d{{2}}){_R}(?!%|[.,]\d))"
 # Not "for": "buy NVDA for Q1" buys today for a quarter to come.
 _PREPS = frozenset({"in", "during", "throughout", "over", "of", "at"})
 _SPAN_BEFORE = frozenset({"over", "within", "for", "throughout", "since", "through", "across"})
@@ -109,7 +112,7 @@ def _fiscal(low: str, today: date) -> Iterable[_DateHit]:
     """'fiscal Q3', 'FY25 Q3', 'Q3 FY2025', 'fiscal 2025 third quarter', 'FQ3': the company's calendar, asked."""
     fy = r"(?:fy|fiscal(?:\s+year)?)\s?'?(?:\d{4}|\d{2})?"
     quarter = r"(?:q[1-4]|[1-4]q|(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:quarter|half)|h[12])"
-    pattern = rf"\b(?:{fy}\s*{quarter}|{quarter}\s*(?:of\s+)?{fy}|fq[1-4])\b"
+    pattern = rf"{_L}(?:{fy}\s*{quarter}|{quarter}\s*(?:of\s+)?{fy}|fq[1-4]){_R}"
     for m in re.finditer(pattern, low):
         if not _names_a_report(low, m):
             yield _DateHit(m.start(), m.end(), m.group(0).strip(), None, RANK_ABSOLUTE, "fiscal period", ask="vague")
@@ -117,11 +120,11 @@ def _fiscal(low: str, today: date) -> Iterable[_DateHit]:
 
 def _quarters(low: str, today: date) -> Iterable[_DateHit]:
     """'Q3 2024', '2024 Q3', '2024Q3', '3Q24', "Q3'24", 'the third quarter of 2024', 'in Q3', 'last quarter'."""
-    for m in re.finditer(r"\b(\d{4})\s?-?\s?q([1-4])\b", low):  # the year first, so "2024 Q3" is not "Q3" alone
+    for m in re.finditer(rf"{_L}(\d{{4}})\s?-?\s?q([1-4]){_R}", low):  # the year first, so "2024 Q3" is not "Q3" alone
         if not _names_a_report(low, m):
             yield _quarter_hit(int(m.group(1)), int(m.group(2)), m, today, "quarter")
             low = blank(low, m.start(), m.end())
-    forms = (rf"\bq([1-4]){_YEAR_AFTER}?", rf"\b([1-4])q{_YEAR_AFTER}",
+    forms = (rf"{_L}q([1-4]){_YEAR_AFTER}?{_R}", rf"{_L}([1-4])q{_YEAR_AFTER}",
              rf"\b(?:the\s+)?{_ORDINAL}\s+quarter{_YEAR_AFTER}?")
     for pattern in forms:
         for m in re.finditer(pattern, low):
@@ -154,10 +157,10 @@ def _bare_period(low: str, m: re.Match[str]) -> bool:
 
 def _halves(low: str, today: date) -> Iterable[_DateHit]:
     """'H1 2024', '2024 H2', '1H24', 'the first half of 2024', 'the second half of last year': asked back."""
-    year_ref = r"(?:(\d{4})\b|'?(\d{2})\b|(last|this)\s+year\b|the\s+year\b)"
+    year_ref = rf"(?:(\d{{4}}){_R}|'?(\d{{2}}){_R}|(last|this)\s+year\b|the\s+year\b)"
     forms = (
-        rf"\bh([12])\s?(?:of\s+)?{year_ref}",
-        rf"\b([12])h\s?{year_ref}",
+        rf"{_L}h([12])\s?(?:of\s+)?{year_ref}",
+        rf"{_L}([12])h\s?{year_ref}",
         rf"\b(?:the\s+)?(first|second|1st|2nd)\s+half\s+(?:of\s+)?{year_ref}",
     )
     for pattern in forms:
@@ -169,7 +172,7 @@ def _halves(low: str, today: date) -> Iterable[_DateHit]:
             yield _stretch_hit(date(year, 1 if half == 1 else 7, 1) if 1 <= year <= 9999 else date.max,
                                m, today, "half year")
             low = blank(low, m.start(), m.end())
-    for m in re.finditer(r"\b(\d{4})\s?h([12])\b", low):
+    for m in re.finditer(rf"{_L}(\d{{4}})\s?h([12]){_R}", low):
         if not _names_a_report(low, m):
             year = int(m.group(1))
             yield _stretch_hit(date(max(year, 1), 1 if m.group(2) == "1" else 7, 1), m, today, "half year")
