@@ -35,6 +35,16 @@ FRIDAY = date(2026, 11, 20)  # the last session on or before SUNDAY
     ("輝達去年第四季", date(2025, 12, 31), date(2025, 12, 31)),
     ("英伟达上季度", date(2026, 9, 30), date(2026, 9, 30)),
     ("英伟达一季度", date(2026, 3, 31), date(2026, 3, 31)),
+    # the other languages' quarters
+    ("¿NVDA en el tercer trimestre de 2024?", date(2024, 9, 30), date(2024, 9, 30)),
+    ("NVDA el trimestre pasado", date(2026, 9, 30), date(2026, 9, 30)),
+    ("NVDA troisième trimestre 2024", date(2024, 9, 30), date(2024, 9, 30)),
+    ("NVDA T3 2024", date(2024, 9, 30), date(2024, 9, 30)),
+    ("NVDA au troisième trimestre", date(2026, 9, 30), date(2026, 9, 30)),
+    ("NVDA im dritten Quartal 2024", date(2024, 9, 30), date(2024, 9, 30)),
+    ("NVDA 3. Quartal 2024", date(2024, 9, 30), date(2024, 9, 30)),
+    ("NVDA letztes Quartal", date(2026, 9, 30), date(2026, 9, 30)),
+    ("NVDA 2024年第3四半期", date(2024, 9, 30), date(2024, 9, 30)),
     # read as today or as last year's December 31st before
     ("NVDA this time last year", date(2025, 11, 22), date(2025, 11, 21)),
     ("NVDA the week before last", date(2026, 11, 6), date(2026, 11, 6)),  # "last week" ends Nov 15 on a Sunday
@@ -87,6 +97,7 @@ def test_refused(text: str, shown: str) -> None:
     "NVDA rose 30% over the last quarter", "buy NVDA after this fall?", "is Q3 going to be strong for NVDA",
     "the last may be best: NVDA", "NVDA last may be cheap", "NVDA may fall",
     "英伟达三季度财报怎么样", "英伟达上季度业绩", "buy NVDA for Q1?",
+    "Soll ich NVDA kaufen? Das dritte Quartal war stark",
 ])
 def test_not_a_date(text: str) -> None:
     p = parse_request(text, SUNDAY)

@@ -1,4 +1,5 @@
-"""Quarters, halves of a year and seasons, in English and Chinese.
+"""Quarters, halves of a year and seasons, in English and Chinese (and quarters in Spanish, French, German and
+Japanese: 'tercer trimestre de 2024', 'le trimestre dernier', 'im dritten Quartal 2024', '2024年第3四半期').
 
 They run before every other finder (:func:`graph.request.dates.scan_dates`): "2024年第三季度" would
 otherwise be the whole year 2024, and "去年夏天" last year's end. Choices:
@@ -55,7 +56,8 @@ _SEASON = r"(spring|summer|fall|autumn|winter)"
 
 def find_periods(low: str, today: date) -> Iterable[_DateHit]:
     """Every quarter, half and season said in ``low``; each hit is blanked before the next finder."""
-    for finder in (_fiscal, _cn_fiscal, _cn_quarters, _cn_halves, _cn_seasons, _quarters, _halves, _seasons):
+    for finder in (_fiscal, _cn_fiscal, _cn_quarters, _cn_halves, _cn_seasons, _other_quarters, _quarters, _halves,
+                   _seasons):
         for hit in finder(low, today):
             yield hit
             low = blank(low, hit.start, hit.end)
@@ -286,3 +288,50 @@ def _cn_seasons(low: str, today: date) -> Iterable[_DateHit]:
         if year is None:
             year = _recent_year(month, month + 2, low, m.start(), today)
         yield _stretch_hit(date(year, month, 1) if 1 <= year <= 9999 else date.max, m, today, "Chinese season")
+
+
+# --------------------------------------------------------------------------
+# Spanish, French, German and Japanese quarters: with a year, after a preposition, or the last one
+
+_OTHER_ORDINALS = {
+    "primer": 1, "segundo": 2, "tercer": 3, "cuarto": 4,                                   # es
+    "premier": 1, "deuxième": 2, "deuxieme": 2, "second": 2, "troisième": 3, "troisieme": 3,  # fr
+    "quatrième": 4, "quatrieme": 4,
+    "ersten": 1, "zweiten": 2, "dritten": 3, "vierten": 4, "erste": 1, "zweite": 2, "dritte": 3, "vierte": 4,  # de
+}  # fmt: skip
+_OTHER_PREPS = r"(?:\b(?:en\s+el|durante\s+el|au|en|pendant\s+le|im|in\s+dem)\s+)"
+_OTHER_YEAR = r"(?:\s+(?:de\s+|del\s+)?(\d{4}))"
+_OTHER_LAST = r"\b(?:el\s+)?(?:trimestre\s+pasado|último\s+trimestre|ultimo\s+trimestre)\b" \
+              r"|\b(?:le\s+)?(?:trimestre\s+dernier|dernier\s+trimestre|trimestre\s+précédent)\b" \
+              r"|\b(?:letzte[nms]?\s+quartal|vorquartal|vorigen\s+quartal|vorige[ns]?\s+quartal)\b|前四半期"
+
+
+def _other_quarters(low: str, today: date) -> Iterable[_DateHit]:
+    """'tercer trimestre de 2024', 'troisième trimestre 2024', 'T3 2024', 'im dritten Quartal 2024', '3. Quartal
+    2024', '2024年第3四半期'; without a year after a preposition ('en el tercer trimestre'); 'el trimestre
+    pasado', 'le trimestre dernier', 'letztes Quartal', '前四半期' -> the last quarter's end."""
+    ordinals = "|".join(sorted(_OTHER_ORDINALS, key=len, reverse=True))
+    forms = (rf"({_OTHER_PREPS})?\b({ordinals})\s+(?:trimestre|quartal){_OTHER_YEAR}?\b",
+             rf"({_OTHER_PREPS})?\b([1-4])\.\s*quartal{_OTHER_YEAR}?\b",
+             r"()\bt([1-4])\s+(\d{4})\b")
+    for pattern in forms:
+        for m in re.finditer(pattern, low):
+            number = m.group(2)
+            quarter = _OTHER_ORDINALS.get(number) or int(number)
+            if m.group(3):
+                year = int(m.group(3))
+            elif m.group(1):
+                year = _recent_year(quarter * 3 - 2, quarter * 3, low, m.start(), today)
+            else:
+                continue
+            yield _quarter_hit(year, quarter, m, today, "quarter")
+            low = blank(low, m.start(), m.end())
+    for m in re.finditer(r"(?:(\d{4})\s?年\s?(?:の\s?)?)?第\s?([1-4一二三四])\s?四半期", low):
+        quarter = cjk_number(m.group(2)) or 0
+        year = int(m.group(1)) if m.group(1) else _recent_year(quarter * 3 - 2, quarter * 3, low, m.start(), today)
+        yield _quarter_hit(year, quarter, m, today, "quarter")
+        low = blank(low, m.start(), m.end())
+    for m in re.finditer(_OTHER_LAST, low):
+        current = (today.month - 1) // 3
+        year, quarter = (today.year, current) if current else (today.year - 1, 4)
+        yield _quarter_hit(year, quarter, m, today, "quarter")
