@@ -97,7 +97,7 @@ def test_refused(text: str, shown: str) -> None:
     "NVDA rose 30% over the last quarter", "buy NVDA after this fall?", "is Q3 going to be strong for NVDA",
     "the last may be best: NVDA", "NVDA last may be cheap", "NVDA may fall",
     "英伟达三季度财报怎么样", "英伟达上季度业绩", "buy NVDA for Q1?",
-    "Soll ich NVDA kaufen? Das dritte Quartal war stark",
+    "Soll ich NVDA kaufen? Das dritte Quartal war stark", "NVDA h1 20% up, buy?",
 ])
 def test_not_a_date(text: str) -> None:
     p = parse_request(text, SUNDAY)

@@ -159,7 +159,7 @@ def _bare_period(low: str, m: re.Match[str]) -> bool:
 
 def _halves(low: str, today: date) -> Iterable[_DateHit]:
     """'H1 2024', '2024 H2', '1H24', 'the first half of 2024', 'the second half of last year': asked back."""
-    year_ref = rf"(?:(\d{{4}}){_R}|'?(\d{{2}}){_R}|(last|this)\s+year\b|the\s+year\b)"
+    year_ref = rf"(?:(\d{{4}}){_R}(?!%|[.,]\d)|'?(\d{{2}}){_R}(?!%|[.,]\d)|(last|this)\s+year\b|the\s+year\b)"
     forms = (
         rf"{_L}h([12])\s?(?:of\s+)?{year_ref}",
         rf"{_L}([12])h\s?{year_ref}",
