@@ -107,7 +107,9 @@ def card_openings(language: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(phrase(lang, "chat.edit_card_start") for lang in (language, "en")))
 
 
-_DECISION = re.compile(r"(?P<signal>BUY|SELL|HOLD)(?: (?P<size>-?\d+(?:\.\d+)?%))? at (?P<confidence>\d+(?:\.\d+)?)")
+# "SELL 1.8% at 0.80"; "BUY 2%" when the judge stated no confidence.
+_DECISION = re.compile(r"(?P<signal>BUY|SELL|HOLD)(?: (?P<size>-?\d+(?:\.\d+)?%))?"
+                       r"(?: at (?P<confidence>\d+(?:\.\d+)?))?")
 _FORKED_ROUND = re.compile(r", round (\d+)$")
 
 
@@ -119,6 +121,8 @@ def _decision_words(text: str, language: str) -> str:
     if m is None:
         return text
     size = phrase(language, "chat.edit_decision_size", size=m["size"]) if m["size"] else ""
+    if m["confidence"] is None:
+        return phrase(language, "chat.edit_decision_unsure", signal=m["signal"], size=size)
     return phrase(language, "chat.edit_decision", signal=m["signal"], size=size, confidence=m["confidence"])
 
 

@@ -35,6 +35,15 @@ FRIDAY = date(2026, 11, 20)  # the last session on or before SUNDAY
     ("輝達去年第四季", date(2025, 12, 31), date(2025, 12, 31)),
     ("英伟达上季度", date(2026, 9, 30), date(2026, 9, 30)),
     ("英伟达一季度", date(2026, 3, 31), date(2026, 3, 31)),
+    # a quarter with a relative year, the last quarter of a year, two quarters back (from a review)
+    ("analyze NVDA in Q2 of last year", date(2025, 6, 30), date(2025, 6, 30)),
+    ("NVDA last year's Q3", date(2025, 9, 30), date(2025, 9, 30)),
+    ("analyze NVDA in the last quarter of 2024", date(2024, 12, 31), date(2024, 12, 31)),
+    ("NVDA the quarter before last", date(2026, 6, 30), date(2026, 6, 30)),
+    ("should I have bought NVDA in Q1, 2000 shares?", date(2026, 3, 31), date(2026, 3, 31)),
+    ("英伟达2024年前三季度表现", date(2024, 9, 30), date(2024, 9, 30)),
+    ("英伟达上一季度", date(2026, 9, 30), date(2026, 9, 30)),
+    ("英伟达去年同期", date(2025, 11, 22), date(2025, 11, 21)),
     # the other languages' quarters
     ("¿NVDA en el tercer trimestre de 2024?", date(2024, 9, 30), date(2024, 9, 30)),
     ("NVDA el trimestre pasado", date(2026, 9, 30), date(2026, 9, 30)),
@@ -85,6 +94,7 @@ def test_asked_back(text: str, quoted: str) -> None:
     ("NVDA H2 2027", "'H2 2027' is after today"),
     ("英伟达明年一季度", "2027-03-31 晚于今天"),
     ("should I buy NVDA in December?", "2026-12-31 is after today"),
+    ("will NVDA have a good run in December?", "2026-12-31 is after today"),  # "have" here is no perfect
     ("NVDA Q2 1985", "1985-06-30 is too far back"),
 ])
 def test_refused(text: str, shown: str) -> None:
@@ -98,6 +108,12 @@ def test_refused(text: str, shown: str) -> None:
     "the last may be best: NVDA", "NVDA last may be cheap", "NVDA may fall",
     "英伟达三季度财报怎么样", "英伟达上季度业绩", "buy NVDA for Q1?",
     "Soll ich NVDA kaufen? Das dritte Quartal war stark", "NVDA h1 20% up, buy?",
+    # amounts, chart time frames, moves, figures of speech, a show's season, results counted (from a review)
+    "NVDA q3 1000 shares", "NVDA in Q4 1200 target?", "NVDA 1h 20 ema", "TSLA 2h 20 ema breakout",
+    "analyze NVDA on the 1h 50 sma", "could NVDA fall 1000 points", "I lost a lot in the fall, should I buy NVDA now?",
+    "NVDA's last fall was brutal, should I buy?", "should I buy NVDA after its last fall",
+    "宁德时代的春天来了吗", "茅台的冬天过去了吗", "茅台春季躁动行情能持续吗", "英伟达秋季发布会后能买吗",
+    "网飞鱿鱼游戏第二季上线后能买吗", "英伟达连续三季度超预期，还能买吗", "英伟达在中国庆祝成立日",
 ])
 def test_not_a_date(text: str) -> None:
     p = parse_request(text, SUNDAY)
@@ -109,3 +125,10 @@ def test_a_comparison_in_a_quarter_compares_on_its_last_day() -> None:
 
     ask = read_comparison("苹果和微软2024Q3对比", SUNDAY)
     assert ask is not None and ask.tickers == ("AAPL", "MSFT") and ask.trade_date == date(2024, 9, 30)
+
+
+def test_a_price_word_holding_a_company_name_is_not_that_company() -> None:
+    # 价格力 holds 格力: the short name was dropped, 格力电器 stays
+    p = parse_request("茅台价格力挺，能买吗", SUNDAY)
+    assert (p.intent, p.ticker) == ("analyze", "600519.SS")
+    assert parse_request("格力电器今天", SUNDAY).ticker == "000651.SZ"

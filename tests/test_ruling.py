@@ -72,3 +72,18 @@ def test_a_confidence_the_judge_did_not_state_is_shown_as_none_not_made_up():
     assert short_decision(decision) == "BUY 2%"
     stated = decision_from_text("Signal: BUY\nConfidence: 70%", "NVDA", "2024-05-03")
     assert stated is not None and stated.confidence == 0.7
+
+
+def test_a_confidence_out_of_ten_is_read_as_a_fraction():
+    # "7/10" read 0.07 before
+    assert parse_ruling("Signal: BUY\nConfidence: 7/10")["confidence"] == 0.7
+    assert parse_ruling("Signal: SELL\nConfidence: 8 out of 10")["confidence"] == 0.8
+    assert parse_ruling("Signal: HOLD\nConfidence: high")["confidence"] is None
+
+
+def test_an_edit_line_without_a_confidence_is_worded_in_the_threads_language():
+    from chat.edits import change_words
+
+    line = change_words("was BUY 2% → now HOLD at 0.55", "zh")
+    assert "未说明置信度" in line and "置信度 0.55" in line and "BUY 2%" not in line.replace("BUY 仓位 2%", "")
+    assert "no confidence stated" in change_words("was BUY 2% → now HOLD at 0.55", "en")

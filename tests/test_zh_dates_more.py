@@ -123,7 +123,7 @@ def test_national_day_in_traditional_characters_is_asked() -> None:
 
 
 @pytest.mark.parametrize("text", ["茅台春节前", "茅台春节后", "茅台春节行情", "茅台国庆长假", "茅台春节假期",
-                                  "茅台中秋以来"])
+                                  "茅台中秋以来", "茅台中秋节前", "中秋节期间茅台", "茅台国庆节假期", "茅台端午节后"])
 def test_a_holiday_span_or_season_is_not_a_day(text: str) -> None:
     p = parse_request(text, SUNDAY)
     assert (p.intent, p.asked_date, p.question) == ("analyze", SUNDAY, None)

@@ -225,12 +225,12 @@ def _cost(cells: list[str], cost_at: int | None, total_at: int | None, quantity:
         if cost < 0:
             errors.append(RowError(row, Said("csv_negative_cost", value=cost, symbol=symbol)))
             return False
-        if cost > MAX_CASH:
+        if total:  # the cost per share, from the total paid
+            cost = (cost / quantity).quantize(Decimal("0.0001")) if quantity else None
+        if cost is not None and cost > MAX_CASH:
             errors.append(RowError(row, Said("csv_not_a_price", value=shares(cost), symbol=symbol,
                                              max=f"{MAX_CASH:,.0f}")))
             return False
-        if total:
-            return (cost / quantity).quantize(Decimal("0.0001")) if quantity else None
         return cost
     return None
 

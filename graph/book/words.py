@@ -361,9 +361,9 @@ def _part(held: Decimal, intent: _Intent) -> tuple[Decimal, str]:
     if intent.whole or intent.fraction is None:
         return held, "all"
     part = held * intent.fraction
-    if held == held.to_integral_value():
-        part = part.to_integral_value(rounding=ROUND_DOWN)
-    return part, intent.part
+    # Whole shares stay whole; a fractional holding's part is cut to the places a book keeps (a third of 0.5).
+    places = Decimal(1) if held == held.to_integral_value() else Decimal(1).scaleb(-SHARE_PLACES)
+    return part.quantize(places, rounding=ROUND_DOWN), intent.part
 
 
 def _resolve(intent: _Intent, book: Book) -> Change | None:

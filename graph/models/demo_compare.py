@@ -33,8 +33,12 @@ class _Desk:
         return self.signal in _ORDER
 
     @property
-    def confidence(self) -> float:
-        return _number(self.fields.get("Confidence", "")) or 0.0
+    def confidence(self) -> float | None:
+        """None when the ruling stated none ("Confidence: —")."""
+        return _number(self.fields.get("Confidence", ""))
+
+    def sure(self) -> str:
+        return "no confidence stated" if self.confidence is None else f"confidence {self.confidence:.2f}"
 
     def stop_distance(self) -> float | None:
         """How far the stop is from the entry, in % of the entry."""
@@ -44,7 +48,8 @@ class _Desk:
         return abs(entry - stop) / entry * 100
 
     def key(self) -> tuple[int, float, float]:
-        confidence = -self.confidence if self.signal == "BUY" else self.confidence
+        sure = self.confidence or 0.0  # an unstated confidence ranks as the least sure
+        confidence = -sure if self.signal == "BUY" else sure
         distance = self.stop_distance()
         return _ORDER[self.signal], confidence, distance if distance is not None else 1e9
 
@@ -93,7 +98,7 @@ def _comparison(system: str, human: str) -> str:
     ranked = _ranked(desks)
     out = ["From each desk's own ruling and debate:", ""]
     for i, d in enumerate(ranked, 1):
-        out.append(f"{i}. **{d.ticker}** — {d.signal}, confidence {d.confidence:.2f}, size "
+        out.append(f"{i}. **{d.ticker}** — {d.signal}, {d.sure()}, size "
                    f"{d.fields.get('Position size', 'n/a')}: {d.reason()}.")
     for d in (d for d in desks if not d.decided):
         why = re.sub(r"^no decision\s*\(?|\)$", "", d.fields.get("Signal", "")).strip() or "stopped"
@@ -135,5 +140,5 @@ def _followup(desks: list[_Desk], question: str) -> str:
         if best and best[0]:
             out.append(f"- {d.ticker} ({signal}): {best[1]}: “{_first(best[2])}”")
         else:
-            out.append(f"- {d.ticker}: {signal}" + (f", confidence {d.confidence:.2f}" if d.decided else "") + ".")
+            out.append(f"- {d.ticker}: {signal}" + (f", {d.sure()}" if d.decided else "") + ".")
     return "\n".join(out)

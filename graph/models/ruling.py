@@ -72,8 +72,9 @@ def parse_ruling(text: str) -> dict[str, object]:
         if m:
             out[key] = m[1].strip()
     out["signal"] = one_signal(str(out.get("signal", "")))
-    conf = re.search(r"\d*\.?\d+", str(out.get("confidence", "")))
-    value = float(conf[0]) if conf else None  # none stated: none shown (a number is never made up)
+    conf = re.search(r"(\d*\.?\d+)(?:\s*(?:/|out\s+of)\s*(\d+))?", str(out.get("confidence", "")))
+    value = float(conf[1]) / (float(conf[2]) or 1) if conf and conf[2] else float(conf[1]) if conf else None
+    # none stated: none shown (a number is never made up); "70%" and "7/10" are 0.7
     out["confidence"] = None if value is None else min(1.0, max(0.0, value / 100 if value > 1 else value))
     return out
 

@@ -306,7 +306,8 @@ _FUTURE_CUES = re.compile(r"\b(?:will|won't|should|shall|gonna|going\s+to|expect
                           r"ahead|forecast\w*|predict\w*|outlook|next|might)\b|\w'll\b"
                           r"|(?<!\bin\s)(?<!\bduring\s)\bmay\b")
 # "should I have bought", "would it have been": the cue word looks back.
-_PERFECT = re.compile(r"\b(?:will|won't|should|shall|might|would|could)\s+(?:\w+\s+)?(?:not\s+)?have\b|\w'll\s+have\b")
+_PERFECT = re.compile(r"\b(?:will|won't|should|shall|might|would|could)\s+(?:\w+\s+)?(?:not\s+)?have\s+"
+                      r"(?:been|had|bought|sold|held|got|gotten|done|made|taken|seen|known|gone|kept|won|lost|\w+ed)\b")
 
 
 def speaks_of_future(before: str) -> bool:

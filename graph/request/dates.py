@@ -209,6 +209,9 @@ def _is_too_early(hit: _DateHit) -> bool:
 
 def _choose_date(hits: list[_DateHit], remaining: str, today: date, language: str) -> DateScan:
     scan = DateScan(remaining=remaining)
+    if any(h.rank == RANK_NOW and h.year_only is None and h.value for h in hits):
+        # "I lost a lot in the fall, should I buy NVDA now?": a vague stretch beside "now" is background.
+        hits = [h for h in hits if not h.vague]
     specific = [h for h in hits if h.rank > RANK_NOW and not h.vague and h.year_only is None]
     if specific:
         # "years ago" next to "2024-05-01" adds nothing; "in 2024" next to it agrees, while

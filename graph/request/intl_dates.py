@@ -254,7 +254,9 @@ def _lunar_day(year: int, month: int, day: int) -> date | None:
 def _lunar_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterable[_DateHit]:
     """春节 / 中秋 / 端午 -> the most recent one on or before today; 2024年春节, 去年中秋 -> that year's."""
     names = "|".join(sorted(_LUNAR_HOLIDAYS, key=len, reverse=True))
-    for m in re.finditer(rf"(?:{_YEAR_REF}\s?的?\s?)?({names})(?!\s?(?:{_SPAN_AFTER}|行情|假期|期间|期間|档|檔))", low):
+    # The span words may follow 节 ("中秋节前"): without it, "中秋" would match with "节前" after it.
+    not_a_day = rf"(?!\s?[节節]?\s?(?:{_SPAN_AFTER}|行情|假期|长假|長假|期间|期間|档|檔))"
+    for m in re.finditer(rf"(?:{_YEAR_REF}\s?的?\s?)?({names}){not_a_day}", low):
         month, day = _LUNAR_HOLIDAYS[m.group(3)]
         text = m.group(0).strip()
         if m.group(1) or m.group(2):
@@ -270,8 +272,8 @@ def _lunar_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterable[
         else:
             yield _DateHit(m.start(), m.end(), text, found, RANK_ABSOLUTE, "Chinese holiday")
     days = "|".join(sorted(_NATIONAL_DAYS, key=len, reverse=True))
-    not_a_day = rf"(?!\s?(?:{_SPAN_AFTER}|行情|假期|长假|長假|期间|期間|档|檔))"
-    for m in re.finditer(rf"(?:{_YEAR_REF}\s?的?\s?)?({days}){not_a_day}", low):
+    # 中国庆祝 holds 国庆; 中国国庆 is National Day.
+    for m in re.finditer(rf"(?:{_YEAR_REF}\s?的?\s?)?(?<!中)({days}){not_a_day}", low):
         said = _ref_year(m, today) if (m.group(1) or m.group(2)) else None
         options = []
         for day in _NATIONAL_DAYS[m.group(3)]:

@@ -39,14 +39,18 @@ _REPORT_WORDS = frozenset({
     "consensus", "beat", "beats", "miss", "missed", "misses", "margin", "margins", "growth", "grew", "outlook",
     "forecast", "profit", "profits", "loss", "income", "dividend", "10-q", "figures", "data", "gdp", "cpi",
 })  # fmt: skip
-_CN_REPORT = r"(?!\s?(?:财报|財報|报|報|业绩|業績|营收|營收|利润|利潤|数据|數據|gdp|GDP))"
+_CN_REPORT = (r"(?!\s?(?:财报|財報|报|報|业绩|業績|营收|營收|利润|利潤|数据|數據|gdp|GDP|超预期|超預期|预期|預期"
+              r"|指引|发布会|發佈會|发布|發佈|上线|上線|行情|躁动|躁動|攻势|攻勢))")
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 _ORDINAL = r"(first|second|third|fourth|1st|2nd|3rd|4th)"
 # The year after a quarter: " 2024", " of 2024", "'24", or two digits right after it ("3Q24").
 # Edges of a token written in Latin letters and digits: not \b, which a Chinese character next to it hides
 # ("微软Q3 2024对比").
 _L, _R = r"(?<![a-z0-9])", r"(?![a-z0-9])"
-_YEAR_AFTER = rf"(?:\s*,?\s*(?:of\s+|in\s+)?(\d{{4}}){_R}(?!%|[.,]\d)|\s*'\s?(\d{{2}}){_R}|(\d{{2}}){_R}(?!%|[.,]\d))"
+# A four-digit year is 19xx or 20xx and no amount ("Q1, 2000 shares", "Q4 1200 target"); "of last year" is one too.
+_AMOUNT = r"(?!%|[.,]\d|\s*(?:shares?|target|points?|pts|calls?|puts?|contracts?|strike|dollars?|usd|bucks)\b)"
+_YEAR_AFTER = (rf"(?:\s*,?\s*(?:of\s+|in\s+)?((?:19|20)\d{{2}}){_R}{_AMOUNT}|\s*'\s?(\d{{2}}){_R}"
+               rf"|(\d{{2}}){_R}{_AMOUNT}|\s+(?:of\s+)?(last|this)\s+year\b)")
 # Not "for": "buy NVDA for Q1" buys today for a quarter to come.
 _PREPS = frozenset({"in", "during", "throughout", "over", "of", "at"})
 _SPAN_BEFORE = frozenset({"over", "within", "for", "throughout", "since", "through", "across"})
@@ -82,14 +86,16 @@ def _quarter_hit(year: int, quarter: int, m: re.Match[str], today: date, how: st
     return _DateHit(m.start(), m.end(), text, today if current else quarter_end(year, quarter), RANK_ABSOLUTE, how)
 
 
-def _stretch_hit(first: date, m: re.Match[str], today: date, how: str) -> _DateHit:
-    """A stretch starting on ``first`` whose day is not said: asked back, unless it is all ahead or too early."""
+def _stretch_hit(year: int, month: int, m: re.Match[str], today: date, how: str) -> _DateHit:
+    """A stretch starting in ``month`` of ``year`` whose day is not said: asked back, unless it is all ahead or
+    too early. Asked only when nothing more specific is said: "I lost a lot in the fall, should I buy NVDA
+    today?" asks about today."""
     text = m.group(0).strip()
-    if first > today:
+    if year > today.year or (year == today.year and month > today.month):
         return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, beyond="future")
-    if first.year < MIN_DATE.year:
+    if year < MIN_DATE.year:
         return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, beyond="past")
-    return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, ask="vague")
+    return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, ask="vague", vague=True)
 
 
 def _recent_year(first_month: int, last_month: int, low: str, start: int, today: date) -> int:
@@ -121,33 +127,49 @@ def _fiscal(low: str, today: date) -> Iterable[_DateHit]:
 
 
 def _quarters(low: str, today: date) -> Iterable[_DateHit]:
-    """'Q3 2024', '2024 Q3', '2024Q3', '3Q24', "Q3'24", 'the third quarter of 2024', 'in Q3', 'last quarter'."""
-    for m in re.finditer(rf"{_L}(\d{{4}})\s?-?\s?q([1-4]){_R}", low):  # the year first, so "2024 Q3" is not "Q3" alone
-        if not _names_a_report(low, m):
-            yield _quarter_hit(int(m.group(1)), int(m.group(2)), m, today, "quarter")
-            low = blank(low, m.start(), m.end())
+    """'Q3 2024', '2024 Q3', '2024Q3', '3Q24', "Q3'24", 'the third quarter of 2024', 'in Q3', "last year's Q3",
+    'the last quarter of 2024' (its Q4), 'last quarter', 'the quarter before last'."""
+    # The year first, so "2024 Q3" is not "Q3" alone; then "last year's Q3".
+    year_first = (rf"{_L}((?:19|20)\d{{2}})\s?-?\s?q([1-4]){_R}",
+                  rf"\b(last|this)\s+year'?s\s+(?:q([1-4]){_R}|{_ORDINAL}\s+quarter\b)")
+    for pattern in year_first:
+        for m in re.finditer(pattern, low):
+            if not _names_a_report(low, m):
+                word = m.group(1)
+                year = today.year - (word == "last") if word in ("last", "this") else int(word)
+                yield _quarter_hit(year, int(m.group(2)) if m.group(2) else _ORDINALS[m.group(3)], m, today, "quarter")
+                low = blank(low, m.start(), m.end())
     forms = (rf"{_L}q([1-4]){_YEAR_AFTER}?{_R}", rf"{_L}([1-4])q{_YEAR_AFTER}",
-             rf"\b(?:the\s+)?{_ORDINAL}\s+quarter{_YEAR_AFTER}?")
+             rf"\b(?:the\s+)?{_ORDINAL}\s+quarter{_YEAR_AFTER}?",
+             rf"\b(?:the\s+)?(last|final)\s+quarter{_YEAR_AFTER}")
     for pattern in forms:
         for m in re.finditer(pattern, low):
-            said = m.group(2) or m.group(3) or m.group(4)
-            quarter = _ORDINALS.get(m.group(1)) or int(m.group(1))
-            if _names_a_report(low, m):
-                continue
-            if said:
-                year = int(said) if len(said) == 4 else _year(said, today)
-            elif _bare_period(low, m):
-                year = _recent_year(quarter * 3 - 2, quarter * 3, low, m.start(), today)
-            else:
-                continue
-            yield _quarter_hit(year, quarter, m, today, "quarter")
-            low = blank(low, m.start(), m.end())
-    for m in re.finditer(r"\b(?:(?:the\s+)?end\s+of\s+)?(?:the\s+)?(?:last|previous|prior)\s+quarter(?:'s)?\b", low):
+            hit = None if _names_a_report(low, m) else _said_quarter(m, low, today)
+            if hit is not None:
+                yield hit
+                low = blank(low, m.start(), m.end())
+    back = r"(?:(?:the\s+)?end\s+of\s+)?(?:the\s+)?(?:(?:last|previous|prior)\s+quarter|quarter\s+before\s+(last))"
+    for m in re.finditer(rf"\b{back}(?:'s)?\b", low):
         # "over the last quarter" is a span, as "over the past 3 months"
         if not _names_a_report(low, m) and prev_word(low, m.start()) not in _SPAN_BEFORE:
-            current = (today.month - 1) // 3  # quarters before this one, this year
-            year, quarter = (today.year, current) if current else (today.year - 1, 4)
-            yield _quarter_hit(year, quarter, m, today, "quarter")
+            index = today.year * 4 + (today.month - 1) // 3 - (2 if m.group(1) else 1)  # quarters since year 0
+            yield _quarter_hit(index // 4, index % 4 + 1, m, today, "quarter")
+
+
+def _said_quarter(m: re.Match[str], low: str, today: date) -> _DateHit | None:
+    """A quarter with the year after it (groups 2-4: '2024', "'24", '24'; 5: 'last'/'this' year), or one
+    without a year where a quarter alone is meant (:func:`_bare_period`)."""
+    quarter = 4 if m.group(1) in ("last", "final") else _ORDINALS.get(m.group(1)) or int(m.group(1))
+    said = m.group(2) or m.group(3) or m.group(4)
+    if m.group(5):
+        year = today.year - (m.group(5) == "last")
+    elif said:
+        year = int(said) if len(said) == 4 else _year(said, today)
+    elif _bare_period(low, m):
+        year = _recent_year(quarter * 3 - 2, quarter * 3, low, m.start(), today)
+    else:
+        return None
+    return _quarter_hit(year, quarter, m, today, "quarter")
 
 
 def _bare_period(low: str, m: re.Match[str]) -> bool:
@@ -159,11 +181,13 @@ def _bare_period(low: str, m: re.Match[str]) -> bool:
 
 def _halves(low: str, today: date) -> Iterable[_DateHit]:
     """'H1 2024', '2024 H2', '1H24', 'the first half of 2024', 'the second half of last year': asked back."""
-    year_ref = rf"(?:(\d{{4}}){_R}(?!%|[.,]\d)|'?(\d{{2}}){_R}(?!%|[.,]\d)|(last|this)\s+year\b|the\s+year\b)"
+    # A two-digit year only written onto it ("1H24", "H1'24"): "1h 20 ema" is a chart's time frame.
+    year_ref = (rf"(?:\s?(?:of\s+)?((?:19|20)\d{{2}}){_R}{_AMOUNT}|\s?'(\d{{2}}){_R}|(\d{{2}}){_R}{_AMOUNT}"
+                rf"|\s(?:of\s+)?(last|this)\s+year\b|\s(?:of\s+)?the\s+year\b)")
     forms = (
-        rf"{_L}h([12])\s?(?:of\s+)?{year_ref}",
-        rf"{_L}([12])h\s?{year_ref}",
-        rf"\b(?:the\s+)?(first|second|1st|2nd)\s+half\s+(?:of\s+)?{year_ref}",
+        rf"{_L}h([12]){year_ref}",
+        rf"{_L}([12])h{year_ref}",
+        rf"\b(?:the\s+)?(first|second|1st|2nd)\s+half{year_ref}",
     )
     for pattern in forms:
         for m in re.finditer(pattern, low):
@@ -171,13 +195,12 @@ def _halves(low: str, today: date) -> Iterable[_DateHit]:
                 continue
             half = 1 if m.group(1) in ("1", "first", "1st") else 2
             year = _said_year(m.group(2), m.group(3), m.group(4), today)
-            yield _stretch_hit(date(year, 1 if half == 1 else 7, 1) if 1 <= year <= 9999 else date.max,
-                               m, today, "half year")
+            yield _stretch_hit(year, 1 if half == 1 else 7, m, today, "half year")
             low = blank(low, m.start(), m.end())
-    for m in re.finditer(rf"{_L}(\d{{4}})\s?h([12]){_R}", low):
+    for m in re.finditer(rf"{_L}((?:19|20)\d{{2}})\s?h([12]){_R}", low):
         if not _names_a_report(low, m):
             year = int(m.group(1))
-            yield _stretch_hit(date(max(year, 1), 1 if m.group(2) == "1" else 7, 1), m, today, "half year")
+            yield _stretch_hit(year, 1 if m.group(2) == "1" else 7, m, today, "half year")
 
 
 def _said_year(four: str | None, two: str | None, word: str | None, today: date) -> int:
@@ -192,21 +215,23 @@ def _seasons(low: str, today: date) -> Iterable[_DateHit]:
     """'last summer', 'this spring', 'in the fall', 'over the summer', 'summer 2024', 'the spring of 2024',
     '2024 summer': asked back. 'fall' and 'spring' alone are verbs and nouns: a word around must mark them."""
     marked = rf"\b(?:(last|this|past|previous)\s+|(?:in|during|over|throughout)\s+(?:the\s+)?){_SEASON}" \
-             rf"(?:\s+(?:of\s+)?(\d{{4}}))?\b"
+             rf"(?:\s+(?:of\s+)?((?:19|20)\d{{2}})\b{_AMOUNT})?\b"
     for m in re.finditer(marked, low):
         if m.group(2) in ("fall", "spring") and not m.group(3) and _a_move(low, m):
             continue  # "after this fall", "the last fall in price", "in the fall of NVDA's price"
         yield _season_hit(m.group(2), m.group(3), m.group(1), m, low, today)
         low = blank(low, m.start(), m.end())
-    for m in re.finditer(rf"\b(?:the\s+)?{_SEASON}\s+(?:of\s+)?(\d{{4}})\b|\b(\d{{4}})\s+{_SEASON}\b", low):
+    dated = rf"\b(?:the\s+)?{_SEASON}\s+(?:of\s+)?((?:19|20)\d{{2}})\b{_AMOUNT}|\b((?:19|20)\d{{2}})\s+{_SEASON}\b"
+    for m in re.finditer(dated, low):
         season, year = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
         yield _season_hit(season, year, None, m, low, today)
 
 
 def _a_move(low: str, m: re.Match[str]) -> bool:
     """'fall' / 'spring' as a price move or a coil, not a season: 'this fall', after 'the', or 'of' something."""
-    return (m.group(1) == "this" or prev_word(low, m.start()) in ("the", "a", "after", "since", "before")
-            or next_words(low, m.end(), 1) in (["of"], ["in"]))
+    before = prev_word(low, m.start())
+    return (m.group(1) == "this" or before in ("the", "a", "after", "since", "before", "its", "his", "her", "their")
+            or before.endswith("'s") or next_words(low, m.end(), 1) in (["of"], ["in"]))
 
 
 def _season_hit(season: str, year_text: str | None, mode: str | None, m: re.Match[str], low: str,
@@ -221,7 +246,7 @@ def _season_hit(season: str, year_text: str | None, mode: str | None, m: re.Matc
         year = today.year
     else:
         year = _recent_year(month, month + 2, low, m.start(), today)
-    return _stretch_hit(date(year, month, 1) if 1 <= year <= 9999 else date.max, m, today, "season")
+    return _stretch_hit(year, month, m, today, "season")
 
 
 # --------------------------------------------------------------------------
@@ -250,12 +275,16 @@ def _cn_fiscal(low: str, today: date) -> Iterable[_DateHit]:
 
 
 def _cn_quarters(low: str, today: date) -> Iterable[_DateHit]:
-    """2024年第三季度, 2024年Q3, 去年三季度, 今年一季度, 第三季度; 上季度, 上个季度, 上一季度."""
-    quarter = rf"(?:第\s?{_CN_QUARTER_NUM}\s?(?:季度|季(?!度))|{_CN_QUARTER_NUM}\s?季度|q([1-4]))"
-    for m in re.finditer(rf"(?:{_CN_YEAR}\s?的?\s?)?{quarter}{_CN_REPORT}", low):
-        number = m.group(3) or m.group(4) or m.group(5)
-        if m.group(5) and not (m.group(1) or m.group(2)):
-            continue  # "Q3" without a year in Chinese text: the English reading decides
+    """2024年第三季度, 2024年Q3, 去年三季度, 今年一季度, 第三季度, 2024年前三季度 (through the third: its end);
+    上季度, 上个季度, 上一季度. 第二季 without 度 only with a year (a show's second season otherwise), and not
+    after 连续 / 过去 / 每 (连续三季度超预期 counts results)."""
+    quarter = rf"(?:第\s?{_CN_QUARTER_NUM}\s?(?:季度|(季)(?!度))|前?{_CN_QUARTER_NUM}\s?季度|q([1-4]))"
+    counted = r"(?<!连续)(?<!連續)(?<!过去)(?<!過去)(?<!每个)(?<!每個)(?<![近每上])"  # 上一季度 is below
+    for m in re.finditer(rf"(?:{_CN_YEAR}\s?的?\s?)?{counted}{quarter}{_CN_REPORT}", low):
+        number = m.group(3) or m.group(5) or m.group(6)
+        dated = m.group(1) or m.group(2)
+        if (m.group(6) or m.group(4)) and not dated:
+            continue  # "Q3" or 第二季 without a year in Chinese text: the English reading decides; a show's season
         quarter_no = cjk_number(number) or 0
         year = _cn_year(m, 1, 2, today)
         if year is None:
@@ -273,21 +302,18 @@ def _cn_halves(low: str, today: date) -> Iterable[_DateHit]:
     for m in re.finditer(rf"(?:{_CN_YEAR}\s?的?\s?)?(上半年|下半年){_CN_REPORT}", low):
         year = _cn_year(m, 1, 2, today)
         year = today.year if year is None else year
-        first = date(year, 1 if m.group(3) == "上半年" else 7, 1) if 1 <= year <= 9999 else date.max
-        yield _stretch_hit(first, m, today, "Chinese half year")
+        yield _stretch_hit(year, 1 if m.group(3) == "上半年" else 7, m, today, "Chinese half year")
 
 
 _CN_SEASONS = {"春": 3, "夏": 6, "秋": 9, "冬": 12}
 
 
 def _cn_seasons(low: str, today: date) -> Iterable[_DateHit]:
-    """去年夏天, 2024年春季, 今年秋天, 夏天: asked back."""
-    for m in re.finditer(rf"(?:{_CN_YEAR}\s?的?\s?)?([春夏秋冬])(?:天|季)(?!度)", low):
-        month = _CN_SEASONS[m.group(3)]
+    """去年夏天, 2024年春季, 今年秋天: asked back. Only with its year: "宁德时代的春天来了吗", "茅台的冬天过去了吗"
+    are figures of speech, and 春季躁动, 秋季发布会 an event."""
+    for m in re.finditer(rf"{_CN_YEAR}\s?的?\s?([春夏秋冬])(?:天|季)(?!度){_CN_REPORT}", low):
         year = _cn_year(m, 1, 2, today)
-        if year is None:
-            year = _recent_year(month, month + 2, low, m.start(), today)
-        yield _stretch_hit(date(year, month, 1) if 1 <= year <= 9999 else date.max, m, today, "Chinese season")
+        yield _stretch_hit(today.year if year is None else year, _CN_SEASONS[m.group(3)], m, today, "Chinese season")
 
 
 # --------------------------------------------------------------------------

@@ -86,3 +86,9 @@ def test_a_quantity_too_precise_or_a_cost_too_high_is_said_in_the_readers_langua
     assert "has more than 6 decimals" in str(result.errors[0]) and "is not a price" in str(result.errors[1])
     told = [e.told("zh") for e in result.errors]
     assert "小数超过 6 位" in told[0] and "不是一个价格" in told[1]
+
+
+def test_a_total_cost_is_checked_as_the_cost_per_share_it_makes() -> None:
+    result = read_csv("symbol,quantity,total cost\nNVDA,0.001,999999999999\n")
+    assert result.book is None and "不是一个价格" in result.errors[0].told("zh")
+    assert read_csv("symbol,quantity,total cost\nNVDA,10,1000\n").book == Book((Position("NVDA", D(10), D(100)),))

@@ -141,3 +141,12 @@ def test_what_a_position_cannot_hold_is_refused_in_the_users_language(text: str,
     reading = read_holdings(text, BOOK)
     assert not reading.ok and english in reading.problems[0].reason
     assert chinese in reading.problems[0].told("zh")
+
+
+def test_a_part_of_a_fractional_holding_is_cut_to_six_places() -> None:
+    # A third of 0.5 NVDA was refused in a Position's English ("more than 6 decimals").
+    book = Book((Position("NVDA", D("0.5"), D(100)),))
+    for text in ("I sold a third of my NVDA", "卖出三分之一英伟达"):
+        reading = read_holdings(text, book)
+        assert reading.ok, reading.problems
+        assert apply_changes(book, reading.changes).get("NVDA") == Position("NVDA", D("0.333334"), D(100))
