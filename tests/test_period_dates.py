@@ -44,6 +44,12 @@ FRIDAY = date(2026, 11, 20)  # the last session on or before SUNDAY
     ("英伟达2024年前三季度表现", date(2024, 9, 30), date(2024, 9, 30)),
     ("英伟达上一季度", date(2026, 9, 30), date(2026, 9, 30)),
     ("英伟达去年同期", date(2025, 11, 22), date(2025, 11, 21)),
+    # from a second review: a question after another sentence, two back in Chinese, a year after a dash or slash
+    ("should I buy NVDA? how did it do in Q3?", date(2026, 9, 30), date(2026, 9, 30)),
+    ("英伟达上上季度", date(2026, 6, 30), date(2026, 6, 30)),
+    ("NVDA q3-24", date(2024, 9, 30), date(2024, 9, 30)),
+    ("NVDA q3/24", date(2024, 9, 30), date(2024, 9, 30)),
+    ("AMD Q4-2025", date(2025, 12, 31), date(2025, 12, 31)),
     # the other languages' quarters
     ("¿NVDA en el tercer trimestre de 2024?", date(2024, 9, 30), date(2024, 9, 30)),
     ("NVDA el trimestre pasado", date(2026, 9, 30), date(2026, 9, 30)),
@@ -81,6 +87,8 @@ def test_read(text: str, asked: date, trade: date) -> None:
     ("英伟达2024年上半年", "“2024年上半年”没有说明是哪一天"),
     ("英伟达2025财年第三季度", "“2025财年第三季度”没有说明是哪一天"),
     ("should I have bought NVDA last May?", "'last May' could be 2026-05-31 or 2025-05-31"),
+    ("NVDA early Q3", "'Q3' doesn't say which day"),  # a part of a quarter, as "early March"
+    ("NVDA start of Q3 2025", "'Q3 2025' doesn't say which day"),
     ("NVDA Q3 2024 or Q4 2024", "more than one date (2024-09-30 or 2024-12-31)"),
 ])
 def test_asked_back(text: str, quoted: str) -> None:
@@ -95,6 +103,7 @@ def test_asked_back(text: str, quoted: str) -> None:
     ("英伟达明年一季度", "2027-03-31 晚于今天"),
     ("should I buy NVDA in December?", "2026-12-31 is after today"),
     ("will NVDA have a good run in December?", "2026-12-31 is after today"),  # "have" here is no perfect
+    ("英伟达一季度会不会回调", "2027-03-31 晚于今天"),
     ("NVDA Q2 1985", "1985-06-30 is too far back"),
 ])
 def test_refused(text: str, shown: str) -> None:
@@ -114,6 +123,13 @@ def test_refused(text: str, shown: str) -> None:
     "NVDA's last fall was brutal, should I buy?", "should I buy NVDA after its last fall",
     "宁德时代的春天来了吗", "茅台的冬天过去了吗", "茅台春季躁动行情能持续吗", "英伟达秋季发布会后能买吗",
     "网飞鱿鱼游戏第二季上线后能买吗", "英伟达连续三季度超预期，还能买吗", "英伟达在中国庆祝成立日",
+    # chips, Chinese words holding 一季度, reports in any language, spans, an explicit today (a second review)
+    "NVDA H100 demand", "NVDA H200 shipments, buy?", "NVDA Q100", "英伟达下一季度会涨吗", "英伟达这一季度",
+    "英伟达哪一季度最好", "英伟达单一季度涨幅", "英伟达Q3财报", "英伟达Q3營收", "英伟达2024Q3财报",
+    "résultats de NVDA au troisième trimestre", "NVDA Ergebnisse im dritten Quartal", "NVDA Q3 2024 Zahlen",
+    "NVDA tercer trimestre de 2025 ganancias", "NVDA 第3四半期決算", "NVDA since Q3", "自三季度以来英伟达涨了多少",
+    "英伟达一季度至今", "英伟达今年一季度到现在", "NVDA before Q3 2025", "TSLA during spring break",
+    "NVDA fell last quarter, should I buy today?", "英伟达三季度表现不错，现在能买吗？",
 ])
 def test_not_a_date(text: str) -> None:
     p = parse_request(text, SUNDAY)
@@ -132,3 +148,13 @@ def test_a_price_word_holding_a_company_name_is_not_that_company() -> None:
     p = parse_request("茅台价格力挺，能买吗", SUNDAY)
     assert (p.intent, p.ticker) == ("analyze", "600519.SS")
     assert parse_request("格力电器今天", SUNDAY).ticker == "000651.SZ"
+
+
+@pytest.mark.parametrize("text", [
+    "why was the bear worried about last quarter?", "熊方怎么看三季度？", "牛方提到上季度了吗",
+    "what did the bull say about Q3 2025?", "explain the bull case for H2 2026",
+])
+def test_a_question_about_the_analysis_on_screen_that_talks_of_a_quarter_is_a_followup(text: str) -> None:
+    # These re-ran the analysis at the quarter's end (or asked which day) before.
+    p = parse_request(text, SUNDAY, has_decision=True, current_ticker="NVDA", current_date=FRIDAY)
+    assert (p.intent, p.ticker, p.trade_date) == ("followup", "NVDA", FRIDAY)

@@ -303,7 +303,7 @@ _MONTH_JOINS = frozenset({"or", "and", "vs", "versus"})  # "in March or April": 
 # A month ahead of the current one is last year's ("in December", said in November), unless the message
 # speaks of what is to come ("will NVDA rise in December?"): then it is the coming one, refused as ahead.
 _FUTURE_CUES = re.compile(r"\b(?:will|won't|should|shall|gonna|going\s+to|expect\w*|plan\w*|upcoming|coming|"
-                          r"ahead|forecast\w*|predict\w*|outlook|next|might)\b|\w'll\b"
+                          r"ahead|forecast\w*|predict\w*|outlook|next(?!\s+to\b)|might)\b|\w'll\b"
                           r"|(?<!\bin\s)(?<!\bduring\s)\bmay\b")
 # "should I have bought", "would it have been": the cue word looks back.
 _PERFECT = re.compile(r"\b(?:will|won't|should|shall|might|would|could)\s+(?:\w+\s+)?(?:not\s+)?have\s+"
@@ -311,9 +311,11 @@ _PERFECT = re.compile(r"\b(?:will|won't|should|shall|might|would|could)\s+(?:\w+
 
 
 def speaks_of_future(before: str) -> bool:
-    """Do the words before a month or a quarter speak of what is to come ("will NVDA rise in December?"),
-    and not of what would have been ("should I have bought NVDA in March?")?"""
-    return bool(_FUTURE_CUES.search(before)) and not _PERFECT.search(before)
+    """Do the words before a month or a quarter, in its sentence, speak of what is to come ("will NVDA rise in
+    December?"), and not of what would have been ("should I have bought NVDA in March?")? "Should I buy NVDA?
+    How did it do in Q3?" asks about the past Q3."""
+    clause = re.split(r"[.?!;。？！；]", before)[-1]
+    return bool(_FUTURE_CUES.search(clause)) and not _PERFECT.search(clause)
 
 
 # The beginning or a part of a month or a year: a stretch of days, so which one is asked back.

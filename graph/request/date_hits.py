@@ -36,6 +36,9 @@ class _DateHit:
     beyond: Beyond | None = None  # out of range, too far to even name a calendar day
     vague: bool = False  # "years ago": asked back only if nothing more specific was said
     year_only: int | None = None  # "in 2022": a whole year (consistent with a day in it)
+    # A quarter, half or season (graph/request/period_dates.py): talk of a stretch of time, which gives way
+    # to an explicit "now" or "today" and, in a question about the analysis on screen, to that analysis.
+    period: bool = False
 
 
 def _quote(text: str, limit: int = 40) -> str:

@@ -104,6 +104,8 @@ class DateScan:
     # A phrase counted trading sessions ("3 trading days ago"): its day depends on the listing's exchange,
     # so a caller that learns the ticker afterwards scans again with its market (see scan_dates).
     counts_sessions: bool = False
+    # The date (or the question back) came from a quarter, half or season: see _DateHit.period.
+    period: bool = False
 
 
 def scan_dates(msg: str, today: date, shouted: bool = False, language: str = "en",
@@ -209,9 +211,10 @@ def _is_too_early(hit: _DateHit) -> bool:
 
 def _choose_date(hits: list[_DateHit], remaining: str, today: date, language: str) -> DateScan:
     scan = DateScan(remaining=remaining)
-    if any(h.rank == RANK_NOW and h.year_only is None and h.value for h in hits):
-        # "I lost a lot in the fall, should I buy NVDA now?": a vague stretch beside "now" is background.
-        hits = [h for h in hits if not h.vague]
+    if any(h.rank in (RANK_NOW, RANK_TODAY) and h.year_only is None and h.value for h in hits):
+        # "I lost a lot in the fall, should I buy NVDA now?", "NVDA fell last quarter, buy today?": a stretch of
+        # time beside "now" or "today" is background.
+        hits = [h for h in hits if not (h.vague or h.period)]
     specific = [h for h in hits if h.rank > RANK_NOW and not h.vague and h.year_only is None]
     if specific:
         # "years ago" next to "2024-05-01" adds nothing; "in 2024" next to it agrees, while
@@ -224,6 +227,7 @@ def _choose_date(hits: list[_DateHit], remaining: str, today: date, language: st
         bad = problems[0]
         scan.error = _question(bad, language)
         kind = "impossible" if bad.error else "unclear"
+        scan.period = bad.period
         scan.reason = f"{kind} date '{bad.text}': {bad.error or bad.unclear or bad.ask}"
         return scan
     if not hits:
@@ -242,7 +246,7 @@ def _choose_date(hits: list[_DateHit], remaining: str, today: date, language: st
         scan.reason = "several dates: " + ", ".join(f"'{h.text}'" for h in top)
         return scan
     chosen = top[0]
-    scan.value, scan.explicit = chosen.value, chosen.rank >= RANK_TODAY
+    scan.value, scan.explicit, scan.period = chosen.value, chosen.rank >= RANK_TODAY, chosen.period
     scan.reason = f"date {chosen.value} from {chosen.how} '{chosen.text}'"
     if _is_future(chosen, today):
         scan.value = None

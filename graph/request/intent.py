@@ -126,12 +126,9 @@ def _read(
         current_ticker = normalize_ticker(current_ticker) or current_ticker.strip().upper()
     dates = _on_listings_exchange(dates, msg, today, shouted, language, _dated_symbol(tickers, current_ticker))
 
-    # 1. A date we can't use is always worth a question, whatever else was said.
-    if dates.error:
-        question = dates.error
-        if not tickers and not current_ticker:
-            question += say(language, "and_which_stock")
-        return _clarify(question, dates.reason, tickers)
+    if (early := _stretch_or_bad_date(msg, dates, tickers, has_decision, current_ticker, current_date,
+                                      language)) is not None:
+        return early
 
     # 2. Never guess between two symbols, nor between two listings of one company; but a question about the
     # analysis on screen that names another ticker on the way ("the bear said AMD would take NVDA's share:
@@ -165,6 +162,25 @@ def _read(
     if has_decision:
         return _with_decision(ticker, dates, rerun, today, current_ticker, current_date, ignored, language)
     return _without_decision(ticker, dates, rerun, today, current_ticker, current_date, ignored, language)
+
+
+def _stretch_or_bad_date(msg: str, dates: DateScan, tickers: list[TickerHit], has_decision: bool,
+                         current_ticker: str | None, current_date: date | None, language: str) -> ParsedRequest | None:
+    """A question about the analysis on screen that talks of a stretch of time ("why was the bear worried
+    about last quarter?", "熊方怎么看三季度？") is a follow-up on it, not a new date nor a question back.
+    Otherwise a date we can't use is always worth a question, whatever else was said."""
+    only_shown = all(t.symbol == current_ticker for t in tickers)
+    if has_decision and current_ticker and dates.period and only_shown and _asks_about(msg):
+        return ParsedRequest(intent="followup", ticker=current_ticker, company=company_name(current_ticker),
+                             asked_date=current_date,
+                             trade_date=_session(current_date, current_ticker) if current_date else None,
+                             reason="question about the finished analysis (talks of a stretch of time)")
+    if not dates.error:
+        return None
+    question = dates.error
+    if not tickers and not current_ticker:
+        question += say(language, "and_which_stock")
+    return _clarify(question, dates.reason, tickers)
 
 
 def _with_decision(

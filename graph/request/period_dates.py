@@ -27,6 +27,7 @@ from datetime import date, timedelta
 
 from .absolute_dates import _year, speaks_of_future
 from .date_hits import MIN_DATE, RANK_ABSOLUTE, _DateHit
+from .date_words import _SPAN_WORDS
 from .scripts import cjk_number
 from .text import blank, next_words, prev_word
 
@@ -38,9 +39,16 @@ _REPORT_WORDS = frozenset({
     "revenue", "revenues", "sales", "eps", "print", "update", "filing", "deliveries", "estimates", "estimate",
     "consensus", "beat", "beats", "miss", "missed", "misses", "margin", "margins", "growth", "grew", "outlook",
     "forecast", "profit", "profits", "loss", "income", "dividend", "10-q", "figures", "data", "gdp", "cpi",
+    "résultats", "resultats", "bénéfices", "chiffre", "ergebnisse", "ergebnis", "zahlen", "quartalszahlen",
+    "umsatz", "gewinn", "resultados", "ganancias", "beneficios", "ventas", "informe",
 })  # fmt: skip
-_CN_REPORT = (r"(?!\s?(?:财报|財報|报|報|业绩|業績|营收|營收|利润|利潤|数据|數據|gdp|GDP|超预期|超預期|预期|預期"
-              r"|指引|发布会|發佈會|发布|發佈|上线|上線|行情|躁动|躁動|攻势|攻勢))")
+# What may follow a quarter, a half or a season in Chinese (or Japanese) that makes it a report, an event or a
+# market mood rather than a stretch of days to analyse.
+_CN_REPORT_WORDS = (r"\s?(?:财报|財報|报|報|业绩|業績|营收|營收|利润|利潤|数据|數據|gdp|超预期|超預期|预期|預期|指引"
+                    r"|发布会|發佈會|发布|發佈|上线|上線|行情|躁动|躁動|攻势|攻勢|決算)")
+_CN_REPORT = rf"(?!{_CN_REPORT_WORDS})"
+# A span from or up to it ("三季度以来", "一季度至今", "三季度前"), not the day to analyse.
+_CN_SPAN_WORDS = r"\s?(?:以来|以來|至今|迄今|到现在|到現在|以前|之前|前|以后|以後|之后|之後|后|後)"
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 _ORDINAL = r"(first|second|third|fourth|1st|2nd|3rd|4th)"
 # The year after a quarter: " 2024", " of 2024", "'24", or two digits right after it ("3Q24").
@@ -49,8 +57,18 @@ _ORDINAL = r"(first|second|third|fourth|1st|2nd|3rd|4th)"
 _L, _R = r"(?<![a-z0-9])", r"(?![a-z0-9])"
 # A four-digit year is 19xx or 20xx and no amount ("Q1, 2000 shares", "Q4 1200 target"); "of last year" is one too.
 _AMOUNT = r"(?!%|[.,]\d|\s*(?:shares?|target|points?|pts|calls?|puts?|contracts?|strike|dollars?|usd|bucks)\b)"
-_YEAR_AFTER = (rf"(?:\s*,?\s*(?:of\s+|in\s+)?((?:19|20)\d{{2}}){_R}{_AMOUNT}|\s*'\s?(\d{{2}}){_R}"
-               rf"|(\d{{2}}){_R}{_AMOUNT}|\s+(?:of\s+)?(last|this)\s+year\b)")
+
+
+def _year_after(attached: bool) -> str:
+    """The year after a quarter or a half: ' 2024', ' of 2024', '-2025', "'24", '-24', '/24', ' of last year';
+    two digits written right onto it only when `attached` ("3Q24", "1H24": not "Q100", "H100", NVIDIA's chips).
+    Groups: four digits, two digits, two digits attached (never matched unless `attached`), last/this."""
+    onto = rf"(\d{{2}}){_R}{_AMOUNT}" if attached else "()(?!)"
+    return (rf"(?:\s*[,/-]?\s*(?:of\s+|in\s+)?((?:19|20)\d{{2}}){_R}{_AMOUNT}|\s*['/-]\s?(\d{{2}}){_R}{_AMOUNT}"
+            rf"|{onto}|\s+(?:of\s+)?(last|this)\s+year\b)")
+
+
+_YEAR_AFTER, _YEAR_ONTO = _year_after(False), _year_after(True)
 # Not "for": "buy NVDA for Q1" buys today for a quarter to come.
 _PREPS = frozenset({"in", "during", "throughout", "over", "of", "at"})
 _SPAN_BEFORE = frozenset({"over", "within", "for", "throughout", "since", "through", "across"})
@@ -63,6 +81,7 @@ def find_periods(low: str, today: date) -> Iterable[_DateHit]:
     for finder in (_fiscal, _cn_fiscal, _cn_quarters, _cn_halves, _cn_seasons, _other_quarters, _quarters, _halves,
                    _seasons):
         for hit in finder(low, today):
+            hit.period = True
             yield hit
             low = blank(low, hit.start, hit.end)
 
@@ -101,15 +120,27 @@ def _stretch_hit(year: int, month: int, m: re.Match[str], today: date, how: str)
 def _recent_year(first_month: int, last_month: int, low: str, start: int, today: date) -> int:
     """The year of a quarter or season said without one: the most recent that has begun, or the
     coming one (refused when ahead) when the message speaks of what is to come."""
-    if speaks_of_future(low[:start]):
+    if speaks_of_future(low[:start]) or _CN_FUTURE.search(low[max(0, start - 12):start + 16]):
         return today.year + (last_month < today.month)
     return today.year if first_month <= today.month else today.year - 1
 
 
+# A quarter said with 会不会 / 将 / 预计 is one to come: "英伟达一季度会不会回调" is refused as ahead.
+_CN_FUTURE = re.compile(r"会不会|會不會|会涨|会跌|會漲|會跌|将会|將會|预计|預計|展望|即将|即將")
+
+
 def _names_a_report(low: str, m: re.Match[str]) -> bool:
-    after = next_words(low, m.end(), 2)
-    before = re.findall(r"[a-z'-]+", low[max(0, m.start() - 40) : m.start()])[-3:]
-    return any(w in _REPORT_WORDS for w in (*after, *before))
+    """'Q3 earnings', 'beat estimates last quarter', '英伟达Q3财报', 'résultats au troisième trimestre'."""
+    after = re.findall(r"[\w'-]+", low[m.end() : m.end() + 60])[:2]
+    before = re.findall(r"[\w'-]+", low[max(0, m.start() - 40) : m.start()])[-3:]
+    return any(w in _REPORT_WORDS for w in (*after, *before)) or re.match(_CN_REPORT_WORDS, low[m.end():]) is not None
+
+
+def _spans(low: str, m: re.Match[str]) -> bool:
+    """'since Q3', 'before Q3 2025', 'by Q4', 'from Q1 to Q3': one end of a span (as "since March"), not a day."""
+    before = low[max(0, m.start() - 2) : m.start()]
+    return (prev_word(low, m.start()) in _SPAN_WORDS or re.match(_CN_SPAN_WORDS, low[m.end():]) is not None
+            or before.endswith(("自", "从", "從")))
 
 
 # --------------------------------------------------------------------------
@@ -134,17 +165,17 @@ def _quarters(low: str, today: date) -> Iterable[_DateHit]:
                   rf"\b(last|this)\s+year'?s\s+(?:q([1-4]){_R}|{_ORDINAL}\s+quarter\b)")
     for pattern in year_first:
         for m in re.finditer(pattern, low):
-            if not _names_a_report(low, m):
+            if not (_names_a_report(low, m) or _spans(low, m)):
                 word = m.group(1)
                 year = today.year - (word == "last") if word in ("last", "this") else int(word)
                 yield _quarter_hit(year, int(m.group(2)) if m.group(2) else _ORDINALS[m.group(3)], m, today, "quarter")
                 low = blank(low, m.start(), m.end())
-    forms = (rf"{_L}q([1-4]){_YEAR_AFTER}?{_R}", rf"{_L}([1-4])q{_YEAR_AFTER}",
+    forms = (rf"{_L}q([1-4]){_YEAR_AFTER}?{_R}", rf"{_L}([1-4])q{_YEAR_ONTO}",
              rf"\b(?:the\s+)?{_ORDINAL}\s+quarter{_YEAR_AFTER}?",
              rf"\b(?:the\s+)?(last|final)\s+quarter{_YEAR_AFTER}")
     for pattern in forms:
         for m in re.finditer(pattern, low):
-            hit = None if _names_a_report(low, m) else _said_quarter(m, low, today)
+            hit = None if _names_a_report(low, m) or _spans(low, m) else _said_quarter(m, low, today)
             if hit is not None:
                 yield hit
                 low = blank(low, m.start(), m.end())
@@ -154,6 +185,9 @@ def _quarters(low: str, today: date) -> Iterable[_DateHit]:
         if not _names_a_report(low, m) and prev_word(low, m.start()) not in _SPAN_BEFORE:
             index = today.year * 4 + (today.month - 1) // 3 - (2 if m.group(1) else 1)  # quarters since year 0
             yield _quarter_hit(index // 4, index % 4 + 1, m, today, "quarter")
+
+
+_PART_BEFORE = re.compile(r"\b(?:early|mid|late|(?:the\s+)?(?:start|beginning|middle)\s+of(?:\s+the)?)[\s-]*$")
 
 
 def _said_quarter(m: re.Match[str], low: str, today: date) -> _DateHit | None:
@@ -169,6 +203,8 @@ def _said_quarter(m: re.Match[str], low: str, today: date) -> _DateHit | None:
         year = _recent_year(quarter * 3 - 2, quarter * 3, low, m.start(), today)
     else:
         return None
+    if _PART_BEFORE.search(low[: m.start()]):
+        return _stretch_hit(year, quarter * 3 - 2, m, today, "part of a quarter")  # "early Q3": which day is asked
     return _quarter_hit(year, quarter, m, today, "quarter")
 
 
@@ -181,20 +217,18 @@ def _bare_period(low: str, m: re.Match[str]) -> bool:
 
 def _halves(low: str, today: date) -> Iterable[_DateHit]:
     """'H1 2024', '2024 H2', '1H24', 'the first half of 2024', 'the second half of last year': asked back."""
-    # A two-digit year only written onto it ("1H24", "H1'24"): "1h 20 ema" is a chart's time frame.
-    year_ref = (rf"(?:\s?(?:of\s+)?((?:19|20)\d{{2}}){_R}{_AMOUNT}|\s?'(\d{{2}}){_R}|(\d{{2}}){_R}{_AMOUNT}"
-                rf"|\s(?:of\s+)?(last|this)\s+year\b|\s(?:of\s+)?the\s+year\b)")
+    # "1h 20 ema" is a chart's time frame, "H100" a chip: a two-digit year only as "1H24" or "H1'24".
     forms = (
-        rf"{_L}h([12]){year_ref}",
-        rf"{_L}([12])h{year_ref}",
-        rf"\b(?:the\s+)?(first|second|1st|2nd)\s+half{year_ref}",
+        rf"{_L}h([12])(?:{_YEAR_AFTER}|\s(?:of\s+)?the\s+year\b)",
+        rf"{_L}([12])h(?:{_YEAR_ONTO}|\s(?:of\s+)?the\s+year\b)",
+        rf"\b(?:the\s+)?(first|second|1st|2nd)\s+half(?:{_YEAR_AFTER}|\s(?:of\s+)?the\s+year\b)",
     )
     for pattern in forms:
         for m in re.finditer(pattern, low):
-            if _names_a_report(low, m):
+            if _names_a_report(low, m) or _spans(low, m):
                 continue
             half = 1 if m.group(1) in ("1", "first", "1st") else 2
-            year = _said_year(m.group(2), m.group(3), m.group(4), today)
+            year = _said_year(m.group(2), m.group(3) or m.group(4), m.group(5), today)
             yield _stretch_hit(year, 1 if half == 1 else 7, m, today, "half year")
             low = blank(low, m.start(), m.end())
     for m in re.finditer(rf"{_L}((?:19|20)\d{{2}})\s?h([12]){_R}", low):
@@ -217,7 +251,8 @@ def _seasons(low: str, today: date) -> Iterable[_DateHit]:
     marked = rf"\b(?:(last|this|past|previous)\s+|(?:in|during|over|throughout)\s+(?:the\s+)?){_SEASON}" \
              rf"(?:\s+(?:of\s+)?((?:19|20)\d{{2}})\b{_AMOUNT})?\b"
     for m in re.finditer(marked, low):
-        if m.group(2) in ("fall", "spring") and not m.group(3) and _a_move(low, m):
+        if (m.group(2) in ("fall", "spring") and not m.group(3) and _a_move(low, m)) or _spans(low, m) \
+                or next_words(low, m.end(), 1) == ["break"]:  # "spring break"
             continue  # "after this fall", "the last fall in price", "in the fall of NVDA's price"
         yield _season_hit(m.group(2), m.group(3), m.group(1), m, low, today)
         low = blank(low, m.start(), m.end())
@@ -279,10 +314,13 @@ def _cn_quarters(low: str, today: date) -> Iterable[_DateHit]:
     上季度, 上个季度, 上一季度. 第二季 without 度 only with a year (a show's second season otherwise), and not
     after 连续 / 过去 / 每 (连续三季度超预期 counts results)."""
     quarter = rf"(?:第\s?{_CN_QUARTER_NUM}\s?(?:季度|(季)(?!度))|前?{_CN_QUARTER_NUM}\s?季度|q([1-4]))"
-    counted = r"(?<!连续)(?<!連續)(?<!过去)(?<!過去)(?<!每个)(?<!每個)(?<![近每上])"  # 上一季度 is below
+    # Not inside another word (连续三季度, 过去一季度, 下一季度, 这一季度, 同一季度, 哪一季度); 上一季度 is below.
+    counted = r"(?<!连续)(?<!連續)(?<!过去)(?<!過去)(?<!每个)(?<!每個)(?<![近每上下这這同单單任哪统統])"
     for m in re.finditer(rf"(?:{_CN_YEAR}\s?的?\s?)?{counted}{quarter}{_CN_REPORT}", low):
         number = m.group(3) or m.group(5) or m.group(6)
         dated = m.group(1) or m.group(2)
+        if _spans(low, m):
+            continue  # 三季度以来, 自三季度, 一季度至今
         if (m.group(6) or m.group(4)) and not dated:
             continue  # "Q3" or 第二季 without a year in Chinese text: the English reading decides; a show's season
         quarter_no = cjk_number(number) or 0
@@ -291,10 +329,12 @@ def _cn_quarters(low: str, today: date) -> Iterable[_DateHit]:
             year = _recent_year(quarter_no * 3 - 2, quarter_no * 3, low, m.start(), today)
         yield _quarter_hit(year, quarter_no, m, today, "Chinese quarter")
         low = blank(low, m.start(), m.end())
-    for m in re.finditer(rf"(?:上个|上個|上一个|上一個|上一|上)\s?(?:季度|季(?!度)){_CN_REPORT}", low):
-        current = (today.month - 1) // 3
-        year, quarter_no = (today.year, current) if current else (today.year - 1, 4)
-        yield _quarter_hit(year, quarter_no, m, today, "Chinese quarter")
+    last = r"(?<![上])(上上个|上上個|上上|上个|上個|上一个|上一個|上一|上)"
+    for m in re.finditer(rf"{last}\s?(?:季度|季(?!度)){_CN_REPORT}", low):
+        if _spans(low, m):
+            continue
+        index = today.year * 4 + (today.month - 1) // 3 - (2 if m.group(1).startswith("上上") else 1)
+        yield _quarter_hit(index // 4, index % 4 + 1, m, today, "Chinese quarter")
 
 
 def _cn_halves(low: str, today: date) -> Iterable[_DateHit]:
@@ -342,6 +382,8 @@ def _other_quarters(low: str, today: date) -> Iterable[_DateHit]:
              r"()\bt([1-4])\s+(\d{4})\b")
     for pattern in forms:
         for m in re.finditer(pattern, low):
+            if _names_a_report(low, m) or _spans(low, m):
+                continue
             number = m.group(2)
             quarter = _OTHER_ORDINALS.get(number) or int(number)
             if m.group(3):
@@ -352,12 +394,14 @@ def _other_quarters(low: str, today: date) -> Iterable[_DateHit]:
                 continue
             yield _quarter_hit(year, quarter, m, today, "quarter")
             low = blank(low, m.start(), m.end())
-    for m in re.finditer(r"(?:(\d{4})\s?年\s?(?:の\s?)?)?第\s?([1-4一二三四])\s?四半期", low):
+    for m in re.finditer(rf"(?:(\d{{4}})\s?年\s?(?:の\s?)?)?第\s?([1-4一二三四])\s?四半期{_CN_REPORT}", low):
         quarter = cjk_number(m.group(2)) or 0
         year = int(m.group(1)) if m.group(1) else _recent_year(quarter * 3 - 2, quarter * 3, low, m.start(), today)
         yield _quarter_hit(year, quarter, m, today, "quarter")
         low = blank(low, m.start(), m.end())
-    for m in re.finditer(_OTHER_LAST, low):
+    for m in re.finditer(rf"(?:{_OTHER_LAST}){_CN_REPORT}", low):
+        if _names_a_report(low, m):
+            continue
         current = (today.month - 1) // 3
         year, quarter = (today.year, current) if current else (today.year - 1, 4)
         yield _quarter_hit(year, quarter, m, today, "quarter")
