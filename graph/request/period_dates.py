@@ -16,7 +16,10 @@ otherwise be the whole year 2024, and "去年夏天" last year's end. Choices:
   third quarter ends in October): which day is asked back;
 * a half ("H1 2024", "the first half of 2024", "2024年上半年", "去年下半年") and a season ("last summer",
   "in the spring of 2024", "去年夏天") are longer or fuzzier stretches: which day is asked back, as
-  "early March" (refused when all ahead or before the earliest date);
+  "early March" (refused when all ahead or before the earliest date), as is a part of a quarter ("early Q3");
+* a span ("since Q3", "三季度以来", "一季度至今") is no day; a stretch said beside an explicit "today" or
+  "now" is background (graph/request/dates.py), and a question about the analysis on screen that talks of
+  one is a follow-up on it (graph/request/intent.py).
 """
 
 from __future__ import annotations
@@ -51,7 +54,6 @@ _CN_REPORT = rf"(?!{_CN_REPORT_WORDS})"
 _CN_SPAN_WORDS = r"\s?(?:以来|以來|至今|迄今|到现在|到現在|以前|之前|前|以后|以後|之后|之後|后|後)"
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 _ORDINAL = r"(first|second|third|fourth|1st|2nd|3rd|4th)"
-# The year after a quarter: " 2024", " of 2024", "'24", or two digits right after it ("3Q24").
 # Edges of a token written in Latin letters and digits: not \b, which a Chinese character next to it hides
 # ("微软Q3 2024对比").
 _L, _R = r"(?<![a-z0-9])", r"(?![a-z0-9])"
