@@ -71,6 +71,10 @@ async def run_ticker(desk: DeskRuntime, watch: Watch, ticker: str, slot: datetim
     context = desk.context(today=day, user=watch.user, source=SOURCE)
     try:
         async with desk.turn(thread, text) as turn:
+            # Looked at again under the lease: another process may have run the whole slot between the look
+            # above and the lease (CI saw AMD deliberated twice).
+            if (done := decided(await desk.state(thread))) is not None:
+                return Ran(ticker, thread, done, kept=True)
             async for _ in turn.events(context):
                 pass
     except LeaseHeld:

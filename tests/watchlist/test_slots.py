@@ -20,7 +20,7 @@ from graph.track.calls import Call
 from graph.track.log import DecisionLog
 from graph.watchlist.rules import NEW_YORK, Rule
 from graph.watchlist.scheduler import WatchDesk
-from graph.watchlist.slots import thread_id
+from graph.watchlist.slots import run_ticker, thread_id
 from graph.watchlist.store import WatchStore
 from graph.watchlist.webhook import SIGNATURE, signature
 
@@ -74,6 +74,25 @@ async def test_two_processes_run_a_slot_once(settings: Settings) -> None:
         # and a third look, after both: every thread is kept, nothing runs
         again = await WatchDesk(b).check(USER, watch.id, ny("2024-05-06", "18:00"))
         assert all(r.kept for r in again)
+
+
+async def test_a_slot_run_by_another_process_between_the_look_and_the_lease_is_kept(settings: Settings,
+                                                                                      monkeypatch) -> None:
+    # The race CI met: one process finished AMD's slot after the other looked (no thread yet) but before it took
+    # the lease; the second then ran the slot again. It looks again under the lease now.
+    async with DeskRuntime.open(settings) as a, DeskRuntime.open(settings) as b:
+        watch = await _watch(a, ("AMD",))
+        slot = ny("2024-05-06", "16:30")
+        first = await run_ticker(a, watch, "AMD", slot)
+
+        async def looked_too_early(thread: str) -> bool:
+            return False
+
+        monkeypatch.setattr(b, "has_thread", looked_too_early)
+        second = await run_ticker(b, watch, "AMD", slot)
+        assert first.decision is not None and not first.kept
+        assert second.kept and second.decision == first.decision
+        assert len(await DecisionLog(a.store).calls(USER)) == 1
 
 
 async def test_a_missed_slot_runs_once_after_downtime_and_a_holiday_runs_nothing(settings: Settings) -> None:
