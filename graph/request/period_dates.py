@@ -31,6 +31,7 @@ from datetime import date, timedelta
 from .absolute_dates import _year, speaks_of_future
 from .date_hits import MIN_DATE, RANK_ABSOLUTE, _DateHit
 from .date_words import _SPAN_WORDS
+from .intl_dates import _SPAN_AFTER, _YEAR_REF, _ref_year
 from .scripts import cjk_number
 from .text import blank, next_words, prev_word
 
@@ -51,7 +52,7 @@ _CN_REPORT_WORDS = (r"\s?(?:财报|財報|报|報|业绩|業績|营收|營收|�
                     r"|发布会|發佈會|发布|發佈|上线|上線|行情|躁动|躁動|攻势|攻勢|決算)")
 _CN_REPORT = rf"(?!{_CN_REPORT_WORDS})"
 # A span from or up to it ("三季度以来", "一季度至今", "三季度前"), not the day to analyse.
-_CN_SPAN_WORDS = r"\s?(?:以来|以來|至今|迄今|到现在|到現在|以前|之前|前|以后|以後|之后|之後|后|後)"
+_CN_SPAN_WORDS = rf"\s?{_SPAN_AFTER}"
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 _ORDINAL = r"(first|second|third|fourth|1st|2nd|3rd|4th)"
 # Edges of a token written in Latin letters and digits: not \b, which a Chinese character next to it hides
@@ -289,18 +290,14 @@ def _season_hit(season: str, year_text: str | None, mode: str | None, m: re.Matc
 # --------------------------------------------------------------------------
 # Chinese (simplified and traditional)
 
-_CN_YEAR_WORDS = {"去年": -1, "前年": -2, "今年": 0, "本年": 0, "明年": 1, "来年": 1, "來年": 1}
-_CN_YEAR = rf"(?:(?<!\d)(\d{{4}}|\d{{2}})\s?年|({'|'.join(_CN_YEAR_WORDS)}))"
+# Years said in Chinese (2024年, 24年, 二〇二四年, 去年) are intl_dates' own (_YEAR_REF: groups 1 and 2).
+_CN_YEAR = _YEAR_REF
 _CN_QUARTER_NUM = r"([1-4一二三四])"
 
 
-def _cn_year(m: re.Match[str], four: int, word: int, today: date) -> int | None:
-    if m.group(four):
-        text = m.group(four)
-        return int(text) if len(text) == 4 else _year(text, today)
-    if m.group(word):
-        return today.year + _CN_YEAR_WORDS[m.group(word)]
-    return None
+def _cn_year(m: re.Match[str], today: date) -> int | None:
+    """The year a _CN_YEAR at groups 1 and 2 names; None when none was said."""
+    return _ref_year(m, today) if m.group(1) or m.group(2) else None
 
 
 def _cn_fiscal(low: str, today: date) -> Iterable[_DateHit]:
@@ -326,7 +323,7 @@ def _cn_quarters(low: str, today: date) -> Iterable[_DateHit]:
         if (m.group(6) or m.group(4)) and not dated:
             continue  # "Q3" or 第二季 without a year in Chinese text: the English reading decides; a show's season
         quarter_no = cjk_number(number) or 0
-        year = _cn_year(m, 1, 2, today)
+        year = _cn_year(m, today)
         if year is None:
             year = _recent_year(quarter_no * 3 - 2, quarter_no * 3, low, m.start(), today)
         yield _quarter_hit(year, quarter_no, m, today, "Chinese quarter")
@@ -342,7 +339,7 @@ def _cn_quarters(low: str, today: date) -> Iterable[_DateHit]:
 def _cn_halves(low: str, today: date) -> Iterable[_DateHit]:
     """2024年上半年, 去年下半年, 上半年 (this year's): asked back."""
     for m in re.finditer(rf"(?:{_CN_YEAR}\s?的?\s?)?(上半年|下半年){_CN_REPORT}", low):
-        year = _cn_year(m, 1, 2, today)
+        year = _cn_year(m, today)
         year = today.year if year is None else year
         yield _stretch_hit(year, 1 if m.group(3) == "上半年" else 7, m, today, "Chinese half year")
 
@@ -354,7 +351,7 @@ def _cn_seasons(low: str, today: date) -> Iterable[_DateHit]:
     """去年夏天, 2024年春季, 今年秋天: asked back. Only with its year: "宁德时代的春天来了吗", "茅台的冬天过去了吗"
     are figures of speech, and 春季躁动, 秋季发布会 an event."""
     for m in re.finditer(rf"{_CN_YEAR}\s?的?\s?([春夏秋冬])(?:天|季)(?!度){_CN_REPORT}", low):
-        year = _cn_year(m, 1, 2, today)
+        year = _cn_year(m, today)
         yield _stretch_hit(today.year if year is None else year, _CN_SEASONS[m.group(3)], m, today, "Chinese season")
 
 
