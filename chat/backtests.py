@@ -58,6 +58,7 @@ from graph import (
     read_ask,
     scored,
     settings_days,
+    stopwatch,
 )
 
 from .background import after_shown, cancel
@@ -144,7 +145,7 @@ class Backtests:
         if (m := RESUME.match(text)) is not None:
             await self._offer_resume(m[1] or m[2], thread_id, language)
             return True
-        ask = read_ask(text, date.today())
+        ask = read_ask(text, clock.today())
         if ask is None:
             return False
         await self._offer_new(ask, thread_id)
@@ -385,7 +386,8 @@ class BacktestRun:
         filled = round(24 * progress.finished / progress.total) if progress.total else 24
         failed = say("backtest_failed_count", n=progress.failed) if progress.failed else ""
         counts = say("backtest_counts", done=progress.finished, total=progress.total, failed=failed,
-                     elapsed=clock(progress.elapsed), left=clock(progress.remaining_s()), tokens=f"{progress.tokens:,}")
+                     elapsed=stopwatch(progress.elapsed), left=stopwatch(progress.remaining_s()),
+                     tokens=f"{progress.tokens:,}")
         lines = [say("backtest_title", id=self.id, tickers=", ".join(plan.tickers), start=plan.start.isoformat(),
                      end=plan.end.isoformat()),
                  "", f"`[{'█' * filled}{'░' * (24 - filled)}]` {counts}"]
@@ -409,7 +411,7 @@ class BacktestRun:
         lang, progress, plan = self.language, self.runner.progress, self.runner.plan
         summary = phrase(lang, "chat.backtest_done", id=self.id, done=progress.finished, total=progress.total,
                          kept=progress.kept, ran=progress.ran, failed=progress.failed,
-                         tokens=f"{progress.tokens:,}", elapsed=clock(progress.elapsed))
+                         tokens=f"{progress.tokens:,}", elapsed=stopwatch(progress.elapsed))
         why = progress.stopped or (phrase(lang, "chat.backtest_failed_why", n=len(result.failed))
                                    if result.failed else "")
         incomplete = f"\n\n{phrase(lang, 'chat.backtest_incomplete', why=why, id=self.id)}" if why else ""

@@ -34,7 +34,6 @@ import contextlib
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
-from datetime import date
 from typing import Any, cast
 
 import chainlit as cl
@@ -55,6 +54,7 @@ from graph import (
     LeaseHeld,
     Step,
     Token,
+    clock,
     comparison_cost,
     edit_change,
     explain,
@@ -191,7 +191,7 @@ class Compares:
             await run.card_shown()
         if desk_busy:
             return False
-        today = date.today()
+        today = clock.today()
         if asks_to_resume(text):
             return await self.resume(thread_id, nxt, quiet=True)
         desk = await self.desk()
@@ -621,7 +621,7 @@ class CompareRun:
         """A note to the desk whose ticker it names, else to every desk still deliberating; acknowledged at once."""
         lang = self.language
         running = self._still_running()
-        named = [t for t in mentions(text, date.today()).tickers if t in running]
+        named = [t for t in mentions(text, clock.today()).tickers if t in running]
         targets = named or running
         desk = await self.compares.desk()
         posted = []

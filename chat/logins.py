@@ -12,7 +12,6 @@ import hmac
 import os
 import secrets
 import sqlite3
-import time
 from contextlib import closing
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from chainlit.auth import decode_jwt, is_oauth_enabled
 from chainlit.oauth_providers import get_configured_oauth_providers
 from chainlit.user import User
 
-from graph import LoginThrottle, LoginThrottled, private_file
+from graph import LoginThrottle, LoginThrottled, clock, private_file
 
 from .accounts import MAX_NAME, MAX_PASSWORD, AccountError, Accounts, local_password, local_password_ok, normalize_name
 
@@ -148,7 +147,7 @@ def token_id(token: str, user: User) -> str:
 def _expiry(token: str) -> float:
     """When a (verified) token expires: its revocation is kept until then."""
     exp = jwt.decode(token, options={"verify_signature": False}).get("exp")
-    return float(exp) if isinstance(exp, int | float) else time.time() + 366 * 86400
+    return float(exp) if isinstance(exp, int | float) else clock.epoch() + 366 * 86400
 
 
 class Logouts:
@@ -167,7 +166,7 @@ class Logouts:
         with closing(sqlite3.connect(self.path, timeout=10)) as db, db:
             db.execute(self.SCHEMA)
             db.execute("INSERT OR REPLACE INTO logouts (token, expires) VALUES (?, ?)", (token_id, expires))
-            db.execute("DELETE FROM logouts WHERE expires < ?", (time.time(),))  # expired: refused anyway
+            db.execute("DELETE FROM logouts WHERE expires < ?", (clock.epoch(),))  # expired: refused anyway
 
     def revoked(self, token_id: str) -> bool:
         if not self.path.exists():

@@ -37,6 +37,7 @@ from graph import (
     Token,
     ToolFinished,
     ToolStarted,
+    clock,
     inert_links,
     language_of,
     persona_label,
@@ -85,7 +86,7 @@ class StreamTrace:
     def __call__(self, msg: cl.Message, kind: str, since: float | None = None) -> None:
         if not self.path:
             return
-        now = time.time()
+        now = clock.epoch()
         line = json.dumps({"t": now, "since": since or now, "id": msg.id, "author": msg.author, "kind": kind,
                            "words": len(_WORD.findall(msg.content or ""))})
         with open(self.path, "a") as out:  # appends of one short line: whole lines with many writers
@@ -210,7 +211,7 @@ class Renderer:
                     text = "\n\n" + text.lstrip()
             stream.raw += text
             if stream.waiting() and not stream.since:
-                stream.since = time.time()
+                stream.since = clock.epoch()
             if loop.time() >= self.next_send:
                 await self._tick()
             else:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable
-from datetime import UTC, datetime
 from typing import Any, cast
 
 import chainlit as cl
@@ -37,6 +36,7 @@ from graph import (
     Posted,
     Settings,
     Vendor,
+    clock,
     explain,
     language_of,
     live_holder,
@@ -193,7 +193,7 @@ class ChatRun:
         self.pages: Pages | None = None   # the pages the run streams to (a reload adds one: reattach)
         self.acks: dict[int, tuple[cl.Message, list[str]]] = {}
         self.analysing: dict[str, Any] | None = None  # the ticker and date of the run's analysis
-        self.began = datetime.now(UTC)  # when it began (thread_names.py: the thread's name says it)
+        self.began = clock.now()  # when it began (thread_names.py: the thread's name says it)
         self.closing = False   # the run is past its last event: a note now would find no reader
         # The signed-in user of the page that started the run: whose track record it reads and writes.
         self.user: str | None = None
@@ -508,7 +508,7 @@ class ChatRun:
             return
         if values.get("intent", "analyze") == "analyze" and values.get("ticker"):
             if self.analysing is None:
-                self.began = datetime.now(UTC)
+                self.began = clock.now()
             self.analysing = values
         await name_thread(self.thread_id, await self.service.state(self.thread_id), values, status=status,
                           asked=asked, at=self.began if self.analysing else None)

@@ -27,7 +27,7 @@ from typing import Any
 import chainlit as cl
 from chainlit.data import get_data_layer
 
-from graph import clean_message, language_of, phrase
+from graph import clean_message, clock, language_of, phrase
 
 # The status in a name while the desk works, and after a stop (or a crash) without a decision: the
 # thread's language words them (`chat.name_<status>` of prompts/words_<code>.md).
@@ -41,7 +41,7 @@ _MARKUP = re.compile(r"[*_`#>|~\[\]]+")
 
 def run_time(at: datetime | None = None) -> str:
     """When a run began, as the name shows it: "17:42 UTC"."""
-    return f"{(at or datetime.now(UTC)).astimezone(UTC):%H:%M} UTC"
+    return f"{(at or clock.now()).astimezone(UTC):%H:%M} UTC"
 
 
 def thread_tickers(state: Mapping[str, Any], update: Mapping[str, Any] | None = None) -> list[str]:
@@ -115,7 +115,7 @@ def thread_title(state: Mapping[str, Any], update: Mapping[str, Any] | None = No
     (NAME_RUNNING, NAME_STOPPED); `asked` the message this run answers; `at` when the latest
     analysis began (now if not given). A thread that analysed something is named after it; one that did not, after
     its first message, once (a later question does not rename it)."""
-    at = at or datetime.now(UTC)
+    at = at or clock.now()
     now = {**state, **(update or {})}
     tickers = thread_tickers(state, update)
     if tickers:

@@ -23,7 +23,7 @@ import asyncio
 import contextlib
 import uuid
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import datetime
 from typing import Any
 
 import chainlit as cl
@@ -43,6 +43,7 @@ from graph import (
     WatchCommand,
     WatchDesk,
     WatchStore,
+    clock,
     jobs_url,
     phrase,
     read_command,
@@ -164,7 +165,7 @@ class Watches:
         if (command := read_command(text)) is not None:
             await self._command(command, language)
             return True
-        ask = read_watch(text, date.today())
+        ask = read_watch(text, clock.today())
         if ask is None:
             return False
         if ask.problem:
@@ -188,7 +189,7 @@ class Watches:
                    rule=rule_words(ask.rule, lang),
                    each=phrase(lang, "chat.watch_each_book" if ask.book else "chat.watch_each_ticker"),
                    webhook=phrase(lang, "chat.watch_webhook") if self.settings.webhook_url else "",
-                   next=when_words(ask.rule.next_slot(datetime.now(UTC)), ask.rule, lang)).send()
+                   next=when_words(ask.rule.next_slot(clock.now()), ask.rule, lang)).send()
 
     async def save_pressed(self, action: cl.Action) -> None:
         offer = await self._answered(action)
@@ -207,7 +208,7 @@ class Watches:
         number = [w.id for w in await store.watches(offer.user)].index(watch.id) + 1
         await _say(lang, "watch_saved", n=number, what=what_words(watch.tickers, watch.book, lang),
                    rule=rule_words(watch.rule, lang),
-                   next=when_words(watch.rule.next_slot(datetime.now(UTC)), watch.rule, lang)).send()
+                   next=when_words(watch.rule.next_slot(clock.now()), watch.rule, lang)).send()
 
     async def cancel_pressed(self, action: cl.Action) -> None:
         offer = await self._answered(action)
@@ -258,7 +259,7 @@ class Watches:
             await store.set_paused(watch, False)
             await self._sync()
             await _say(lang, "watch_resumed_done", n=n, what=what,
-                       next=when_words(watch.rule.next_slot(datetime.now(UTC)), watch.rule, lang)).send()
+                       next=when_words(watch.rule.next_slot(clock.now()), watch.rule, lang)).send()
 
     async def _list(self, watches: list[Watch], lang: str) -> None:
         if not watches:

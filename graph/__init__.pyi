@@ -11,7 +11,7 @@ from .backtest.flow import (
     prepare_resume,
     scored,
 )
-from .backtest.progress import clock, landed
+from .backtest.progress import landed, stopwatch
 from .backtest.record import Backtest, Day, Records
 from .backtest.result import Result
 from .backtest.runner import Days, Progress, Runner
@@ -32,6 +32,7 @@ from .compare.ask import MAX_TICKERS, CompareAsk, mentions, read_comparison
 from .compare.comparison import ComparisonResult, DeskOutcome, side_by_side
 from .compare.flow import Comparison, Cost, comparison_cost, followup_of, needs_confirmation
 from .compare.runner import DeskRun, desk_thread
+from .core import clock
 from .core.chinese_script import chinese_tag, to_simplified
 from .core.context import LOCAL_USER
 from .core.errors import explain
@@ -230,6 +231,7 @@ __all__ = [
     "settings_days",
     "side_by_side",
     "sqlalchemy_url",
+    "stopwatch",
     "streamed_words",
     "tells_holdings",
     "this_run",

@@ -15,6 +15,8 @@ from typing import Any, TextIO
 
 from langchain_core.callbacks import UsageMetadataCallbackHandler
 
+from graph.core import clock
+
 from .compare import headless as compare_headless
 from .compare.ask import CompareAsk, read_comparison
 from .compare.flow import Comparison, followup_of
@@ -100,7 +102,7 @@ async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
                 return 2
             text = cleaned.text
             plan = desk.plan(analysts=args.analysts, debate_rounds=args.debate_rounds, risk_rounds=args.risk_rounds)
-            today = args.today or date.today()
+            today = args.today or clock.today()
             if (followed := await followup_of(desk, args.user, thread, text, today)) is not None:
                 return await _compare_followup(args, followed, text)  # "which was riskier?" after a comparison
             analysed = bool((await desk.state(thread)).get("ticker"))  # then only "NVDA or AMD?", not two names
@@ -306,7 +308,7 @@ async def show_past(args: argparse.Namespace, settings: Settings, thread: str) -
 
 async def show_record(args: argparse.Namespace, settings: Settings) -> int:
     """--record: the user's calls, scored where their horizon has passed, as the chat's /record shows them."""
-    today = args.today or date.today()
+    today = args.today or clock.today()
     async with DeskRuntime.open(settings) as desk:
         calls = await desk.track.calls(args.user, today, ticker=args.ticker)
         # No thread to take a language from: DESK_LANGUAGE's when it names one, else English.
@@ -319,7 +321,7 @@ def parse(text: str, today: date | None, has_decision: bool) -> int:
     """--parse: how one sentence is understood, as JSON on the last line (the reason on the line before)."""
     settings = Settings()
     model = ModelRegistry(settings).quick(None) if settings.live else None
-    parsed = asyncio.run(resolve(text, today or date.today(), has_decision=has_decision, model=model))
+    parsed = asyncio.run(resolve(text, today or clock.today(), has_decision=has_decision, model=model))
     print(parsed.reason)
     print(json.dumps(parsed.model_dump(mode="json")))
     return 0

@@ -14,13 +14,13 @@ run's custom stream, so the runner in another process learns a day rested on mis
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date
 from typing import Any, TypeVar
 
 from langgraph.config import get_stream_writer
 from langgraph.graph.state import CompiledStateGraph
 
 from graph.backtest.watch import VENDOR_FAILED, WatchedVendor
+from graph.core import clock
 from graph.core.settings import Settings
 from graph.data import make_vendor
 from graph.models.registry import ModelRegistry
@@ -54,7 +54,7 @@ def make_graph(settings: Settings | None = None) -> CompiledStateGraph[Any, Any,
     settings = settings or Settings()
     # The coordinator's tables (companies, NYSE holidays) load from files: once here, at import,
     # not in the first run, where the server's event loop would block on them.
-    parse_request("should I buy NVDA today?", date.today())
+    parse_request("should I buy NVDA today?", clock.today())
     return build_graph(settings, models=ModelRegistry(settings), vendor=ReportingVendor(make_vendor(settings)))
 
 

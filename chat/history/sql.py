@@ -6,11 +6,12 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
-from datetime import datetime
 from typing import Any
 
 from chainlit.logger import logger
 from sqlalchemy import Connection, TextClause, text
+
+from graph import clock
 
 
 def columns(names: list[str]) -> tuple[str, str]:
@@ -29,7 +30,7 @@ def sql_value(value: Any) -> Any:
 
 
 def timestamp() -> str:
-    return datetime.now().isoformat() + "Z"
+    return clock.now().replace(tzinfo=None).isoformat() + "Z"
 
 
 ENSURE_THREAD = text('INSERT INTO threads ("id", "createdAt") VALUES (:id, :now) ON CONFLICT ("id") DO NOTHING')

@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from graph.core import clock
+
 from ..core.settings import Settings
 from ..core.words import DEFAULT_LANGUAGE
 from ..models.registry import ModelRegistry
@@ -77,7 +79,7 @@ async def prepare_new(desk: DeskRuntime, tickers: Sequence[str], start: date, en
                       concurrency: int | None = None) -> Prepared:
     """A new backtest's plan (PlanRefused with the reason when it cannot or should not run)."""
     plan = await make_plan(desk.vendor, desk.settings, tickers, start, end, every=every, analysts=analysts,
-                           debate_rounds=debate_rounds, risk_rounds=risk_rounds, today=today or date.today(),
+                           debate_rounds=debate_rounds, risk_rounds=risk_rounds, today=today or clock.today(),
                            live=desk.models.live)
     return Prepared(plan, cost(plan, live=desk.models.live), plan.runs,
                     concurrency or desk.settings.backtest_concurrency, budget)

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from graph.core import clock
+
 from ..core.errors import DeskError
 from ..core.personas import ANALYST_KINDS, ANALYSTS
 from ..core.plan import RunPlan
@@ -51,7 +53,7 @@ class Plan:
     analysts: tuple[str, ...] = ANALYST_KINDS
     debate_rounds: int = 1
     risk_rounds: int = 1
-    today: date = field(default_factory=date.today)  # the desk's today when the plan was made
+    today: date = field(default_factory=clock.today)  # the desk's today when the plan was made
     data: str = ""  # the vendor's label: "synthetic demo data", "Yahoo Finance …"
     synthetic: bool = False  # demo data or the demo model: every result is labelled synthetic
 
@@ -143,7 +145,7 @@ async def make_plan(vendor: Vendor, settings: Settings, tickers: Sequence[str], 
     symbols = clean_tickers(tickers)
     if not symbols:
         raise PlanRefused("no_tickers")
-    today = today or date.today()
+    today = today or clock.today()
     _window(start, end, today)
     if every < 1:
         raise PlanRefused("every", every=every)

@@ -12,7 +12,7 @@ WIDTH = 24
 CLEAR = "\r\x1b[K"  # back to the line's start, and clear it
 
 
-def clock(seconds: float | None) -> str:
+def stopwatch(seconds: float | None) -> str:
     if seconds is None:
         return "?"
     whole = round(seconds)
@@ -33,7 +33,7 @@ def counts(progress: Progress) -> str:
     done = f"{progress.finished}/{progress.total} days"
     if progress.failed:
         done += f" ({progress.failed} failed)"
-    return (f"{done} · {clock(progress.elapsed)} elapsed · ~{clock(progress.remaining_s())} left · "
+    return (f"{done} · {stopwatch(progress.elapsed)} elapsed · ~{stopwatch(progress.remaining_s())} left · "
             f"{progress.tokens:,} tokens")
 
 

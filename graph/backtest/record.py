@@ -16,10 +16,12 @@ from __future__ import annotations
 import re
 import uuid
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, date, datetime
+from datetime import date
 from typing import Any, Literal
 
 from langgraph.store.base import BaseStore
+
+from graph.core import clock
 
 from ..core.context import backtest_user
 from ..core.state import Signal
@@ -109,7 +111,7 @@ class Records:
         return (BACKTEST, user_label(user), *more)
 
     async def create(self, user: str, plan: Plan) -> Backtest:
-        backtest = Backtest(new_id(), user, plan, datetime.now(UTC).isoformat())
+        backtest = Backtest(new_id(), user, plan, clock.now().isoformat())
         await self.store.aput(self._space(user), backtest.id,
                               {"id": backtest.id, "user": user, "plan": plan.to_json(), "created": backtest.created},
                               index=False)
@@ -136,5 +138,5 @@ class Records:
             offset += _PAGE
 
     async def save_day(self, backtest: Backtest, day: Day) -> None:
-        day.finished_at = day.finished_at or datetime.now(UTC).isoformat()
+        day.finished_at = day.finished_at or clock.now().isoformat()
         await self.store.aput(self._space(backtest.user, backtest.id), day.key, asdict(day), index=False)

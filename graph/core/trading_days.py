@@ -41,6 +41,8 @@ from functools import cache
 
 import holidays
 
+from graph.core import clock
+
 __all__ = [
     "CALENDAR_START",
     "EXCHANGES",
@@ -99,7 +101,7 @@ def _build(exchange: str) -> tuple[frozenset[date], date, date]:
     calendar_class = getattr(module, f"{exchange}ExchangeCalendar")
     lowest, highest = calendar_class.bound_min(), calendar_class.bound_max()
     start = max(CALENDAR_START, lowest.date()) if lowest is not None else CALENDAR_START
-    end = date(date.today().year + _YEARS_AHEAD, 12, 31)
+    end = date(clock.today().year + _YEARS_AHEAD, 12, 31)
     if highest is not None:
         end = min(end, highest.date())
     with warnings.catch_warnings():

@@ -49,7 +49,6 @@ import json
 import pickle
 import sqlite3
 import threading
-import time
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from pathlib import Path
@@ -57,6 +56,7 @@ from typing import Any
 
 import pandas as pd
 
+from graph.core import clock
 from graph.data.vendor import NewsItem, Post, StatementKind, Vendor
 
 DEFAULT_TTL_S = 900.0
@@ -85,9 +85,9 @@ class CachedVendor:
         inner: Vendor,
         path: Path | str,
         ttl_seconds: float = DEFAULT_TTL_S,
-        today: Callable[[], date] = date.today,
+        today: Callable[[], date] = clock.today,
         *,
-        clock: Callable[[], float] = time.time,
+        clock: Callable[[], float] = clock.epoch,
         settle_days: int = 1,
     ) -> None:
         self.inner = inner

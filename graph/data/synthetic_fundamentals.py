@@ -10,6 +10,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from graph.core import clock
 from graph.data.synthetic_company import _traits, _unit
 from graph.data.synthetic_prices import _GENERATING, SERIES_START, _clip_end, _daily_path
 
@@ -101,5 +102,5 @@ def _quarters(symbol: str, through_year: int) -> pd.DataFrame:
 
 def _filed_quarters(symbol: str, as_of: date) -> pd.DataFrame:
     with _GENERATING:
-        quarters = _quarters(symbol, date.today().year)
+        quarters = _quarters(symbol, clock.today().year)
     return quarters[quarters["filed"] <= pd.Timestamp(_clip_end(as_of))]

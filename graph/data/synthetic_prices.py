@@ -12,6 +12,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from graph.core import clock
 from graph.core.trading_days import closures
 from graph.data.synthetic_company import _seed, _traits
 
@@ -157,12 +158,12 @@ def _daily_path(symbol: str, through_year: int) -> pd.DataFrame:
 
 def _path(symbol: str) -> pd.DataFrame:
     with _GENERATING:
-        return _daily_path(symbol, date.today().year)
+        return _daily_path(symbol, clock.today().year)
 
 
 def _clip_end(end: date) -> date:
     # The series is generated past today, but nothing after today "exists".
-    return min(end, date.today())
+    return min(end, clock.today())
 
 
 def _close_series(symbol: str) -> pd.Series:

@@ -61,6 +61,7 @@ import pandas as pd
 import yfinance as yf
 from yfinance.exceptions import YFRateLimitError
 
+from graph.core import clock
 from graph.data.feed_values import _short
 from graph.data.social_feeds import (
     REDDIT_SEARCH_URL,
@@ -158,7 +159,7 @@ class YFinanceVendor:
         retries: int = 3,
         backoff_s: float = 1.0,
         sleep: Callable[[float], None] = time.sleep,
-        today: Callable[[], date] = date.today,
+        today: Callable[[], date] = clock.today,
         fetch: Callable[[str, float], object] = fetch_json,
         social_timeout_s: float = STOCKTWITS_TIMEOUT_S,
     ) -> None:

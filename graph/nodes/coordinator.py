@@ -14,6 +14,8 @@ from langgraph.config import get_config
 from langgraph.runtime import Runtime
 from langgraph.types import Overwrite
 
+from graph.core import clock
+
 from ..core.context import DeskContext, user_of
 from ..core.events import AlphaCurve, Said, emit
 from ..core.personas import DESK, REPORT_KEYS
@@ -137,7 +139,7 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
         # Only a live model may name a company the rules don't know; the demo never guesses.
         model = models.quick(runtime.context) if models.live else None
         text = next((str(m.content) for m in reversed(state.get("messages", [])) if isinstance(m, HumanMessage)), "")
-        today = (runtime.context.today if runtime.context else None) or date.today()
+        today = (runtime.context.today if runtime.context else None) or clock.today()
         if asks_for_record(text):  # the track record, not an analysis: a table, and its chart
             language = thread_language(settings.language, state.get("language"), text)
             return await _record_answer(runtime, vendor, models, text, today, language) | {"language": language}

@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING, Any
 
 import aiosqlite
 
+from graph.core import clock
+
 from ..core.private import private_file
 
 if TYPE_CHECKING:
@@ -225,13 +227,13 @@ class SqliteLeases(Leases):
     """Leases in a SQLite file (DESK_DATA_DIR/leases.sqlite), for the processes of one machine,
     timed by `clock` (seconds since the epoch)."""
 
-    def __init__(self, conn: aiosqlite.Connection, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, conn: aiosqlite.Connection, clock: Callable[[], float] = clock.epoch) -> None:
         self.conn = conn
         self.clock = clock
 
     @classmethod
     @asynccontextmanager
-    async def open(cls, path: Path, clock: Callable[[], float] = time.time) -> AsyncIterator[SqliteLeases]:
+    async def open(cls, path: Path, clock: Callable[[], float] = clock.epoch) -> AsyncIterator[SqliteLeases]:
         private_file(path)  # owner-only from creation, its folder too
         # Autocommit: each statement is its own transaction; another process's write waits up to 30 s.
         async with aiosqlite.connect(str(path), timeout=30, isolation_level=None) as conn:
@@ -279,7 +281,7 @@ class SqliteLeases(Leases):
 class MemoryLeases(Leases):
     """Leases of one process (a runtime built over in-memory parts: tests, benchmarks)."""
 
-    def __init__(self, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, clock: Callable[[], float] = clock.epoch) -> None:
         self.clock = clock
         self._leases: dict[str, tuple[str, float]] = {}
 

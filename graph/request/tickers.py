@@ -26,6 +26,8 @@ from dataclasses import replace
 from datetime import date
 from functools import lru_cache
 
+from graph.core import clock
+
 from .cjk_names import cjk_name_hits
 from .companies import (
     EXCHANGE_SUFFIXES,
@@ -91,7 +93,7 @@ def scan_tickers(remaining: str, shouted: bool, ignored: list[str] | None = None
     message did not say which one.
     """
     markets = listing_cues(lower(remaining))
-    hits, text = _local_hits(remaining, markets, today or date.today())
+    hits, text = _local_hits(remaining, markets, today or clock.today())
     for finder in (_exchange_hits, _share_class_hits, _alias_hits, _symbol_hits):
         for hit in finder(text, shouted):
             hits.append(hit)

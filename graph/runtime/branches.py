@@ -21,7 +21,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
@@ -29,6 +28,8 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.errors import InvalidUpdateError
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import StateSnapshot
+
+from graph.core import clock
 
 from ..core.context import thread_config
 from ..core.errors import DeskError
@@ -271,7 +272,7 @@ async def fork(graph: Graph, thread_id: str, step_id: str, new_text: str, parall
     head = line[0].values or {}
     values = edited_values(step, base.values or {}, cleaned.text)
     values["forked"] = {
-        "id": uuid.uuid4().hex, "at": datetime.now(UTC).isoformat(),
+        "id": uuid.uuid4().hex, "at": clock.now().isoformat(),
         "step": step.id, "persona": step.persona, "label": step.label, "was": step.text, "now": cleaned.text,
         "from_checkpoint": step.checkpoint_id, "parent_head": _id(line[0].config),
         "parent_decision": head.get("final_decision"),

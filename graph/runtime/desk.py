@@ -23,6 +23,8 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
+from graph.core import clock
+
 from ..core.context import DeskContext, thread_config
 from ..core.events import Event, desk_events
 from ..core.personas import PERSONA_OF_NODE
@@ -127,7 +129,7 @@ class DeskRuntime:
     def start_settling(self, today: date | None = None) -> asyncio.Task[Any]:
         """The track record's settlement pass at server start, in the background: every user's
         calls whose window is over are scored (and reflected on) before anyone asks for them."""
-        task = asyncio.create_task(self.track.settle_everyone(today or date.today()), name="desk-settle")
+        task = asyncio.create_task(self.track.settle_everyone(today or clock.today()), name="desk-settle")
         self.background.add(task)
 
         def done(t: asyncio.Task[Any]) -> None:
@@ -146,7 +148,7 @@ class DeskRuntime:
     @staticmethod
     def warm_up() -> None:
         """Load the coordinator's tables (companies, NYSE holidays) before the first user waits."""
-        parse_request("should I buy NVDA today?", date.today())
+        parse_request("should I buy NVDA today?", clock.today())
 
     # -- one run -------------------------------------------------------------
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from datetime import UTC, date, datetime
+from datetime import date
 from typing import Any
 
 from langgraph.store.base import BaseStore
+
+from graph.core import clock
 
 from ..core.context import DeskContext
 from ..core.personas import DEBATERS
@@ -48,7 +50,7 @@ def call_from(state: Mapping[str, Any], decision: FinalDecision, *, user: str, t
                 company=str(state.get("company") or ""),
                 trade_date=decision.trade_date, argued={p: argued[p] for p in _debater_order() if p in argued},
                 plan_calls=dict(state.get("plan_calls") or {}),
-                data=data, source=source, recorded_at=datetime.now(UTC).isoformat(), **fields)
+                data=data, source=source, recorded_at=clock.now().isoformat(), **fields)
 
 
 def _debater_order() -> list[str]:

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Protocol
 from zoneinfo import ZoneInfo
 
 import pandas as pd
+
+from graph.core import clock
 
 from ..core.state import Signal
 from ..data.vendor import finite
@@ -79,7 +81,7 @@ def last_close_day(today: date) -> date:
     server's own zone), or a `today` a client put later, a live vendor's row for that day is the
     price so far, not a close: settling on it would score the call once, for good, on a number the
     market had not finished making. A past `today` (a backtest, a test) is a day already closed."""
-    real = datetime.now(NEW_YORK).date()
+    real = clock.now_in(NEW_YORK).date()
     return real - timedelta(days=1) if today >= real else today
 
 
@@ -182,6 +184,6 @@ def settle(call: Call, vendor: Prices, today: date, *, now: datetime | None = No
         settle_date=end.isoformat(), sessions=n, entry_close=stock[trade].close, exit_close=stock[end].close,
         raw_return=raw_return, benchmark=benchmark, benchmark_return=benchmark_return, alpha=alpha,
         stop_price=price, stop_hit=_stop_hit(call.signal, price, stock, window),
-        verdict=verdict(call.signal, alpha), settled_at=(now or datetime.now(UTC)).isoformat(),
+        verdict=verdict(call.signal, alpha), settled_at=(now or clock.now()).isoformat(),
     )
     return call.model_copy(update={"outcome": outcome, "pending": ""})

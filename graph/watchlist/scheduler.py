@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..book.store import BookStore
+from ..core.clock import now as real_now
 from ..core.private import private_file
 from ..persistence.namespaces import user_label
 from ..persistence.postgres import sqlalchemy_url
@@ -75,7 +76,7 @@ class WatchDesk:
         self.webhook_secret = webhook_secret
         self.webhook_wait_s = webhook_wait_s  # the first back-off; doubled at each try
         self.on_ran = on_ran
-        self.clock = clock or (lambda: datetime.now(UTC))
+        self.clock = clock or real_now
         self.scheduler: Any = None
         self.background: asyncio.Task[list[Ran]] | None = None  # the catch-up at start
         self._running: set[str] = set()  # watches being checked in this process (a slow slot, a new wake)

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import asdict, dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from langgraph.store.base import BaseStore
+
+from graph.core import clock
 
 from ..persistence.namespaces import user_label, user_of
 from .rules import Rule
@@ -72,7 +74,7 @@ class Notice:
     reason: str = ""  # in words: "BUY → SELL", "the stop 120 of the 2024-05-01 call was crossed (close 118.2)"
     seen: bool = False
     posted: bool = False  # the webhook took it
-    made: str = field(default_factory=lambda: datetime.now(UTC).isoformat())
+    made: str = field(default_factory=lambda: clock.now().isoformat())
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -93,7 +95,7 @@ class WatchStore:
         if len(await self.watches(user)) >= MAX_WATCHES:
             raise ValueError(f"You have {MAX_WATCHES} watches, the most a user may keep: remove one with "
                              "`/watch remove N` first.")
-        made = (now or datetime.now(UTC)).isoformat()
+        made = (now or clock.now()).isoformat()
         watch = Watch(secrets.token_hex(4), user, tickers, rule, book, created=made, language=language)
         await self.put(watch)
         return watch

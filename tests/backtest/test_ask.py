@@ -2,14 +2,26 @@
 English and Chinese; what cannot be read is said back with an example; anything else is no backtest."""
 from __future__ import annotations
 
-from datetime import date
+from collections.abc import Iterator
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
 
 import pytest
+import time_machine
 
 from graph.backtest.ask import asks_for_backtest, read_ask
 from graph.track.settle import last_close_day
 
-TODAY = date(2026, 11, 26)  # the last close known depends on the real clock (graph/track/settle.py)
+TODAY = date(2026, 11, 26)
+# The last close known depends on the real clock (graph/track/settle.py): these tests are read on
+# TODAY itself, mid-session in New York, whatever day the suite runs (it failed from the day after).
+ON_TODAY = datetime(2026, 11, 26, 12, 0, tzinfo=ZoneInfo("America/New_York"))
+
+
+@pytest.fixture(autouse=True)
+def on_today() -> Iterator[None]:
+    with time_machine.travel(ON_TODAY, tick=False):
+        yield
 
 
 @pytest.mark.parametrize(("text", "tickers", "start", "end", "every"), [
@@ -67,6 +79,13 @@ def test_a_span_back_from_today_ends_at_the_last_close() -> None:
     assert ytd is not None and ytd.start == date(2026, 1, 1) and ytd.end == ask.end
     chinese = read_ask("回测 腾讯 过去三个月", TODAY)
     assert chinese is not None and (chinese.tickers, chinese.start, chinese.end) == (("0700.HK",), ask.start, ask.end)
+
+
+def test_a_span_back_from_a_past_today_ends_on_that_day() -> None:
+    """Read a day later, TODAY's close is final: the span ends on TODAY itself."""
+    with time_machine.travel(datetime(2026, 11, 27, 12, 0, tzinfo=ZoneInfo("America/New_York")), tick=False):
+        ask = read_ask("backtest AMD over the last 3 months", TODAY)
+    assert ask is not None and ask.end == TODAY
 
 
 @pytest.mark.parametrize(("text", "language", "says"), [

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import io
 
-from graph.backtest.progress import CLEAR, ProgressBar, clock
+from graph.backtest.progress import CLEAR, ProgressBar, stopwatch
 from graph.backtest.record import Day
 from graph.backtest.runner import Progress
 
@@ -50,4 +50,4 @@ def test_on_a_terminal_the_bar_redraws_under_each_day() -> None:
 
 
 def test_clock() -> None:
-    assert (clock(None), clock(5), clock(65.4), clock(3725)) == ("?", "0:05", "1:05", "1:02:05")
+    assert (stopwatch(None), stopwatch(5), stopwatch(65.4), stopwatch(3725)) == ("?", "0:05", "1:05", "1:02:05")
