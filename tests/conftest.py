@@ -8,6 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from graph.core.settings import Settings
+from tests.support.clock import travel_suite
 from tests.support.desk import Desk
 from tests.support.env import MODEL_ENV_VARS, TEST_PACE
 from tests.support.postgres import fresh_postgres_url, postgres_server, postgres_url  # noqa: F401 (fixtures)
@@ -17,6 +18,13 @@ from tests.support.yahoo import FakeYahoo, recorded_yahoo
 # app's hosted-model pace; a test that wants another pace says so.
 for _name, _value in TEST_PACE.items():
     os.environ.setdefault(_name, _value)
+
+# DESK_TEST_NOW=<instant> runs the whole suite, and every process it starts, on that date (issue 33).
+SIMULATED_NOW = travel_suite()
+
+
+def pytest_report_header() -> str:
+    return f"simulated now: {SIMULATED_NOW.isoformat()} (DESK_TEST_NOW)" if SIMULATED_NOW else "real clock"
 
 
 @pytest.fixture
