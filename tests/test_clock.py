@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from datetime import UTC, date, datetime
 
 import time_machine
@@ -36,7 +37,8 @@ def test_the_last_close_follows_new_york_not_the_server() -> None:
 
 def test_a_process_the_suite_starts_lives_on_the_suite_s_date(tmp_path) -> None:
     """What `DESK_TEST_NOW=… pytest` does to every child: the CLI reads "today" as that day."""
-    real = time_machine.escape_hatch.time.time()  # the machine's own clock, whatever the suite's date
+    hatch = time_machine.escape_hatch  # the machine's own clock, whatever the suite's date
+    real = hatch.time.time() if hatch.is_travelling() else time.time()
     env = demo_env(**{NOW: "2027-01-13T15:00:00+00:00", SET_AT: repr(real),
                       "PYTHONPATH": os.pathsep.join([str(TRAVEL_DIR), os.environ.get("PYTHONPATH", "")])})
     out = subprocess.run([sys.executable, "-m", "graph", "--parse", "should I buy NVDA today?"], env=env,
