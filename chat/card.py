@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import re
 from datetime import date, timedelta
 from typing import Any
 
@@ -31,6 +30,7 @@ from graph import (
     language_of,
     persona_label,
     phrase,
+    price_in,
     recalled_line,
     report_markdown,
     this_run,
@@ -47,9 +47,20 @@ SIGNAL_MARK = {"BUY": "🟢", "SELL": "🔴", "HOLD": "🟡"}
 HISTORY_DAYS = 420  # enough rows for a 200-day average at the start of the window
 
 
-def _value(text: str) -> float | None:
-    m = re.search(r"-?\d+(?:\.\d+)?", text or "")
-    return float(m[0]) if m else None
+def price_decimals(price: float) -> int:
+    """The decimals a price is written with: two from 1 up (2,950.39), four significant digits below
+    (0.5123, 0.0001234): a coin at a ten-thousandth of a dollar is not "0.00"."""
+    size = abs(price)
+    if size >= 1 or size == 0 or not math.isfinite(size):
+        return 2
+    return min(10, 3 - math.floor(math.log10(size)))
+
+
+def axis_decimals(low: float, high: float) -> int:
+    """The decimals the price axis needs so that its ticks (about a tenth of the span apart) read apart:
+    none for a span of hundreds (2,500 · 3,000), more for a span of ten-thousandths."""
+    span = abs(high - low) or abs(high) or 1.0
+    return max(0, min(10, 1 - math.floor(math.log10(span))))
 
 
 def read_words(decision: FinalDecision, language: str = DEFAULT) -> str:
@@ -170,7 +181,11 @@ def chart_figure(frame: pd.DataFrame, ticker: str, trade_date: str, *, lookback_
         return bool(data[name].notna().any())
 
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.74, 0.26], vertical_spacing=0.05)
-    price = "%{y:,.2f}"
+    levels = [v for v in (entry, stop) if v is not None and math.isfinite(v)]
+    closes = [float(v) for v in data["close"].dropna()]
+    shown = closes + levels
+    places = price_decimals(min((abs(v) for v in shown if v), default=1.0))
+    price = f"%{{y:,.{places}f}}"
     if drawn("boll_ub") and drawn("boll_lb"):
         # The band is one legend entry: its upper edge, then the lower edge filled up to it.
         fig.add_trace(go.Scatter(x=days, y=data["boll_ub"], name="Bollinger 20", legendgroup="boll",
@@ -184,11 +199,12 @@ def chart_figure(frame: pd.DataFrame, ticker: str, trade_date: str, *, lookback_
             fig.add_trace(go.Scatter(x=days, y=data[key], name=name, mode="lines",
                                      line={"color": COLOURS[key], "width": width}, hovertemplate=price),
                           row=1, col=1)
-    for value, what in ((entry, "entry"), (stop, "stop")):
-        if value is not None and math.isfinite(value):
-            fig.add_hline(y=value, row=1, col=1, line={"color": COLOURS[what], "dash": "dash", "width": 1.3},
-                          annotation={"text": f"{what} {value:,.2f}", "font": {"color": COLOURS[what]}},
-                          annotation_position="top left")
+    drawn_levels = [(v, what) for v, what in ((entry, "entry"), (stop, "stop")) if v is not None and math.isfinite(v)]
+    # The higher level's label sits above its line, the lower one's below it: near levels never overprint.
+    for rank, (value, what) in enumerate(sorted(drawn_levels, key=lambda level: -level[0])):
+        fig.add_hline(y=value, row=1, col=1, line={"color": COLOURS[what], "dash": "dash", "width": 1.3},
+                      annotation={"text": f"{what} {value:,.{places}f}", "font": {"color": COLOURS[what]}},
+                      annotation_position="bottom left" if rank else "top left")
     if drawn("rsi"):
         fig.add_trace(go.Scatter(x=days, y=data["rsi"], name="RSI 14", mode="lines",
                                  line={"color": COLOURS["rsi"], "width": 1.5}, hovertemplate="%{y:.1f}"),
@@ -209,7 +225,8 @@ def chart_figure(frame: pd.DataFrame, ticker: str, trade_date: str, *, lookback_
     )
     fig.update_xaxes(gridcolor=GRID, linecolor=GRID, zeroline=False, showspikes=True, spikecolor=TEXT,
                      spikethickness=1)
-    fig.update_yaxes(gridcolor=GRID, linecolor=GRID, zeroline=False, tickformat=",.0f", row=1, col=1)
+    fig.update_yaxes(gridcolor=GRID, linecolor=GRID, zeroline=False, row=1, col=1,
+                     tickformat=f",.{axis_decimals(min(shown), max(shown))}f")
     fig.update_yaxes(gridcolor=GRID, linecolor=GRID, zeroline=False, range=[0, 100], tickvals=[30, 70],
                      title={"text": "RSI", "font": {"size": 12}}, row=2, col=1)
     return fig
@@ -228,7 +245,7 @@ async def price_chart(vendor: Vendor, decision: FinalDecision, lookback_days: in
     start = end - timedelta(days=HISTORY_DAYS + lookback_days)
     frame = await asyncio.to_thread(vendor.ohlcv, decision.ticker, start, end)
     fig = chart_figure(frame, decision.ticker, decision.trade_date, lookback_days=lookback_days,
-                       entry=_value(decision.entry), stop=_value(decision.stop), label=getattr(vendor, "label", ""))
+                       entry=price_in(decision.entry), stop=price_in(decision.stop), label=getattr(vendor, "label", ""))
     return chart_element(fig, f"{decision.ticker}-{decision.trade_date}-chart")
 
 

@@ -92,6 +92,7 @@ from .runtime.desk import DeskRuntime, DeskTurn, Interrupted
 from .runtime.notes import Posted, post_note
 from .tools import make_toolkit
 from .track.calls import Call, Outcome
+from .track.settle import price_in
 from .track.words import recalled_line, recalled_markdown
 from .watchlist.rules import EVERY_TRADING_DAY, Rule
 from .watchlist.scheduler import WatchDesk, jobs_url
@@ -215,6 +216,7 @@ __all__ = [
     "post_note",
     "prepare_new",
     "prepare_resume",
+    "price_in",
     "private_dir",
     "private_file",
     "quoted_note",

@@ -52,10 +52,10 @@ class Prices(Protocol):
     def ohlcv(self, ticker: str, start: date, end: date) -> pd.DataFrame: ...
 
 
-def stop_price(stop: str) -> float | None:
-    """The first price in the stop's text ("$865.5 (-4%)" -> 865.5), or None when it gives none ("n/a",
-    "trailing 5%")."""
-    text = _DATE.sub(" ", stop or "")
+def price_in(level: str) -> float | None:
+    """The first price in a level's text, a stop's or an entry's ("$865.5 (-4%)" -> 865.5, "2,950.39"
+    -> 2950.39), or None when it gives none ("n/a", "trailing 5%")."""
+    text = _DATE.sub(" ", level or "")
     for match in _NUMBER.finditer(text):
         if _NOT_A_PRICE.match(text, match.end()):
             continue
@@ -179,7 +179,7 @@ def settle(call: Call, vendor: Prices, today: date, *, now: datetime | None = No
     raw_return = stock[end].close / stock[trade].close - 1
     benchmark_return = index[end].close / index[trade].close - 1
     alpha = raw_return - benchmark_return
-    price = _sensible_stop(call.signal, stop_price(call.stop), stock[trade].close)
+    price = _sensible_stop(call.signal, price_in(call.stop), stock[trade].close)
     outcome = Outcome(
         settle_date=end.isoformat(), sessions=n, entry_close=stock[trade].close, exit_close=stock[end].close,
         raw_return=raw_return, benchmark=benchmark, benchmark_return=benchmark_return, alpha=alpha,

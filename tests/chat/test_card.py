@@ -2,8 +2,14 @@
 from __future__ import annotations
 
 import json
+import math
 
-from chat.card import card_markdown, price_chart
+import numpy as np
+import pandas as pd
+import pytest
+
+from chat.card import card_markdown, chart_figure, price_chart
+from graph import price_in
 from graph.core.state import FinalDecision
 from graph.data.synthetic import SyntheticVendor
 
@@ -54,3 +60,44 @@ async def test_chart_draws_what_its_legend_lists_on_a_transparent_background(emi
     assert {"entry 42.93", "stop 49.49"} <= lines
     assert figure["config"]["displaylogo"] is False
 
+
+
+def _prices_around(level: float) -> pd.DataFrame:
+    """Two years of daily bars swinging ±4 % around `level`."""
+    days = pd.bdate_range("2024-06-03", periods=500)
+    close = level * (1 + 0.04 * np.sin(np.arange(len(days)) / 9))
+    return pd.DataFrame({"open": close, "high": close * 1.01, "low": close * 0.99, "close": close,
+                         "volume": 1_000_000}, index=days)
+
+
+def _read(label: str) -> float:
+    return float(label.split()[-1].replace(",", ""))
+
+
+@pytest.mark.parametrize("level", [0.0001, 0.001, 0.01, 0.1, 1.0, 10.0, 100.0, 1_000.0, 10_000.0, 100_000.0,
+                                   1_000_000.0])
+def test_the_chart_draws_and_labels_entry_and_stop_at_any_price(level: float) -> None:
+    """BTC-USD's card said entry 2,950.39 and stop 2,638.95; the chart read both as 2, drew them at 0 and
+    overprinted their labels (issue 35). Each order of magnitude from 0.0001 to 1,000,000."""
+    entry, stop = level * 1.013, level * 0.9147
+    figure = chart_figure(_prices_around(level), "X", "2026-05-15", entry=entry, stop=stop).to_plotly_json()
+    layout = figure["layout"]
+    lines = sorted(shape["y0"] for shape in layout["shapes"] if shape["yref"] == "y")  # the price panel's
+    assert lines == sorted([entry, stop])  # drawn where they are
+    labels = {a["text"].split()[0]: a for a in layout["annotations"] if a["text"].split()[0] in ("entry", "stop")}
+    for name, value in (("entry", entry), ("stop", stop)):
+        shown = _read(labels[name]["text"])
+        assert math.isclose(shown, value, rel_tol=5e-4), (labels[name]["text"], value)  # 4 digits at least
+    # the higher level's label above its line, the lower's below: they cannot overprint
+    assert labels["entry"]["yanchor"] != labels["stop"]["yanchor"]
+    # the axis: no range forced down to 0, and ticks a tenth of the span apart read apart
+    axis = layout["yaxis"]
+    assert "range" not in axis
+    low, high = level * 0.9, level * 1.05
+    ticks = [format(low + k * (high - low) / 10, axis["tickformat"]) for k in range(11)]  # d3's ",.Nf" is Python's
+    assert len(set(ticks)) == 11, (axis["tickformat"], ticks)
+
+
+def test_entry_and_stop_are_read_with_their_thousands_separators() -> None:
+    decision = DECISION.model_copy(update={"entry": "$2,950.39", "stop": "2,638.95 (-10.6%)"})
+    assert (price_in(decision.entry), price_in(decision.stop)) == (2950.39, 2638.95)

@@ -15,7 +15,7 @@ import pytest
 from graph.core.state import Signal
 from graph.data.vendor import VendorError
 from graph.track.calls import Call, Outcome
-from graph.track.settle import HOLD_BAND, is_due, settle, stop_price, verdict
+from graph.track.settle import HOLD_BAND, is_due, price_in, settle, verdict
 
 TRADE = "2024-05-22"
 NOW = datetime(2024, 6, 5, 12, 0, tzinfo=UTC)
@@ -356,7 +356,7 @@ def test_a_settled_call_is_returned_unchanged() -> None:
     ("1.5 ATR", None), ("after 2024-06-01", None),
 ])
 def test_stop_price(text: str, price: float | None) -> None:
-    assert stop_price(text) == price
+    assert price_in(text) == price
 
 
 @pytest.mark.parametrize("signal, alpha, expected", [
@@ -372,4 +372,4 @@ def test_verdict(signal: Signal, alpha: float, expected: str) -> None:
 @pytest.mark.parametrize("text", ["7-8% below entry", "8 percent", "10 pct under", "2.5 standard deviations",
                                   "2 sd below", "trailing 5%"])
 def test_a_stop_given_as_a_distance_is_not_a_price(text: str) -> None:
-    assert stop_price(text) is None
+    assert price_in(text) is None
