@@ -142,3 +142,28 @@ async def test_a_follow_up_about_caution_quotes_the_risk_debate_and_the_ruling(d
     assert lines[0] == "- Risk Judge: “The Safe Analyst's point on volatility wins: the size is halved.”"
     assert any(line.startswith("- Safe Analyst: “") for line in lines)
     assert not any(p in answer for p in ("Bear Researcher", "Bull Researcher", "News Analyst"))
+
+
+async def test_why_the_judge_was_cautious_is_answered_with_its_reason(desk_factory):
+    """It quoted the ruling's first words and left out its reason (issue 35, point 3)."""
+    desk = desk_factory()
+    await desk.ask("should I buy NVDA today?")
+    await desk.ask("why was the judge cautious?")
+    lines = str((await desk.state())["messages"][-1].content).splitlines()[1:]
+    assert lines[0] == "- Risk Judge: “The Safe Analyst's point on volatility wins: the size is halved.”"
+
+
+@pytest.mark.parametrize(("question", "persona", "words"), [
+    ("空头为什么担心？", "Bear Researcher", "The bear case for NVDA holds"),  # the card's own suggestion
+    ("空頭為什麼擔心？", "Bear Researcher", "The bear case for NVDA holds"),
+    ("多头怎么说？", "Bull Researcher", "The bull case for NVDA"),
+    ("风险裁判为什么谨慎？", "Risk Judge", "The Safe Analyst's point on volatility wins: the size is halved."),
+])
+async def test_a_chinese_follow_up_names_a_persona_as_the_chat_shows_it(desk_factory, question, persona, words):
+    """The follow-up the Chinese card suggests got "The record does not cover that" (issue 35, point 3)."""
+    desk = desk_factory()
+    await desk.ask("英伟达今天能买吗？")
+    await desk.ask(question)
+    answer = str((await desk.state())["messages"][-1].content)
+    assert "does not cover" not in answer
+    assert answer.splitlines()[1].startswith(f"- {persona}: “{words}"), answer

@@ -85,6 +85,14 @@ async def test_a_note_held_for_a_persona_that_has_spoken_its_last_is_not_stuck(t
     ("market analyst, which indicators?", ["Market Analyst"]),
     ("is it safe to hold through a bear market?", []),
     ("what about the market news?", []),
+    # in Chinese, as the chat names them above their messages, or shortly as an address
+    ("空头，出口管制呢？", [BEAR]),
+    ("空頭，出口管制呢？", [BEAR]),
+    ("@多头 涨势已经定价了吗？", [BULL]),
+    ("那交易员呢？仓位小一点", [TRADER]),
+    ("风险裁判怎么看利率？", ["Risk Judge"]),
+    ("市场分析师，用了哪些指标？", ["Market Analyst"]),
+    ("我持有空头头寸，要平仓吗？", []),  # 空头 inside a sentence is a short position
 ])
 def test_the_personas_a_note_names(text: str, who: list[str]) -> None:
     assert named(text) == who

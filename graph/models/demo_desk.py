@@ -3,9 +3,12 @@ asked about, the sentences nearest the question, or the thread's earlier analyse
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..core.chinese_script import to_simplified
 from ..core.personas import DEBATERS, RESEARCH_MANAGER, RISK_JUDGE, TRADER
+from ..notes.address import named
 from ..record.case import EARLIER_ANALYSES, STOPPED, gist
 from .demo_debate import _REBUTTAL
 from .demo_figures import _subject, figures_in, sections, turns
@@ -34,20 +37,38 @@ _PARTS: tuple[tuple[frozenset[str], tuple[str, ...]], ...] = (
 )
 
 
-def _answering_turns(secs: dict[str, str], q: str) -> list[str]:
-    """Quotes from the turns that answer a question of one part of the deliberation (the first part
-    its words name): each speaker's sentence sharing the most words with the question and the part."""
-    asked = set(re.findall(r"[a-z]+", q))
-    for words, speakers in _PARTS:
-        if not asked & words:
-            continue
-        out = []
-        for name in (s for s in speakers if secs.get(s)):
-            sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s|\n", secs[name]) if s.strip()]
-            best = max(sentences, key=lambda s: len((asked | words) & set(re.findall(r"[a-z]+", s.lower()))))
-            out.append(f"- {name}: “{best.lstrip('*# ')}”")
-        return out[:3]
-    return []
+# The same parts asked in Chinese ("风险裁判为什么谨慎？"): each word read as the English one it means.
+_ZH_ASKED = {"谨慎": "cautious", "保守": "conservative", "小心": "careful", "风险": "risk", "仓位": "size",
+             "止损": "stop", "波动": "volatility", "回撤": "drawdown", "下行": "downside", "亏损": "loss",
+             "入场": "entry", "买入价": "entry", "目标": "target", "计划": "plan", "论点": "thesis"}
+
+
+def _asked(q: str) -> set[str]:
+    """A question's words, its Chinese ones as the English words they mean."""
+    simplified = to_simplified(q)
+    return set(re.findall(r"[a-z]+", q)) | {word for zh, word in _ZH_ASKED.items() if zh in simplified}
+
+
+def _part_of(q: str) -> tuple[frozenset[str], tuple[str, ...]] | None:
+    """The part of the deliberation a question asks about (the first its words name), or None."""
+    asked = _asked(q)
+    return next(((words, speakers) for words, speakers in _PARTS if asked & words), None)
+
+
+def _answering_turns(secs: dict[str, str], q: str, first: Sequence[str] = ()) -> list[str]:
+    """Quotes from the turns that answer a question of one part of the deliberation: each speaker's
+    sentence sharing the most words with the question and the part, the personas it names first."""
+    part = _part_of(q)
+    if part is None:
+        return []
+    words, speakers = part
+    asked = _asked(q)
+    out = []
+    for name in (s for s in dict.fromkeys([*first, *speakers]) if secs.get(s)):
+        sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s|\n", secs[name]) if s.strip()]
+        best = max(sentences, key=lambda s: len((asked | words) & set(re.findall(r"[a-z]+", s.lower()))))
+        out.append(f"- {name}: “{best.lstrip('*# ')}”")
+    return out[:3]
 
 
 def _record(system: str) -> dict[str, str]:
@@ -67,7 +88,11 @@ def _record(system: str) -> dict[str, str]:
 
 
 def _persona_hits(names, q: str) -> list[str]:
-    return [name for name in names if any(w in q for w in name.lower().split() if w not in ("analyst", "researcher"))]
+    """The personas among `names` a question asks about: a word of their name ("bear", "judge"), or their
+    name in Chinese (graph's notes read it: "空头为什么担心？")."""
+    said = named(q)
+    return [name for name in names if name in said or
+            any(w in q for w in name.lower().split() if w not in ("analyst", "researcher"))]
 
 
 @dataclass(frozen=True)
@@ -155,6 +180,22 @@ def _desk(system: str, question: str) -> str:
     return _about_record(system, question.lower()) or _about_deliberation(system, question)
 
 
+def _persona_quotes(secs: dict[str, str], names: list[str], q: str) -> list[str]:
+    """What the personas a question names said: for a question of their part of the deliberation ("why was
+    the judge cautious?"), their reason for it; else each one's conclusion and evidence."""
+    part = _part_of(q)
+    if names and part is not None and all(name in part[1] for name in names):
+        return _answering_turns(secs, q, first=names)
+    out = []
+    for name in names[:2]:
+        paragraphs = [p.strip() for p in secs[name].split("\n\n") if p.strip()]
+        # Its own words (its conclusion, then its evidence), not its quote of someone else.
+        own = " ".join(p for p in paragraphs if not _REBUTTAL.match(p)) or (paragraphs[0] if paragraphs else "")
+        body = re.split(r"(?<=[.!?])\s", own.replace("\n", " "))
+        out.append(f"- {name}: “{' '.join(body[:2]).strip()}”")
+    return out
+
+
 def _about_deliberation(system: str, question: str) -> str:
     secs = _record(system)
     ticker, _, date = _subject(system)
@@ -167,13 +208,7 @@ def _about_deliberation(system: str, question: str) -> str:
     persona_hits = _persona_hits(secs, q)
     figure_hits = [label for label, words in _TOPICS.items() if label in fig and
                    (any(w in q for w in words) or label.lower() in q)]
-    out = [f"From the stored deliberation on {ticker} for {date}:"]
-    for name in persona_hits[:2]:
-        paragraphs = [p.strip() for p in secs[name].split("\n\n") if p.strip()]
-        # Its own words (its conclusion, then its evidence), not its quote of someone else.
-        own = " ".join(p for p in paragraphs if not _REBUTTAL.match(p)) or (paragraphs[0] if paragraphs else "")
-        body = re.split(r"(?<=[.!?])\s", own.replace("\n", " "))
-        out.append(f"- {name}: “{' '.join(body[:2]).strip()}”")
+    out = [f"From the stored deliberation on {ticker} for {date}:", *_persona_quotes(secs, persona_hits, q)]
     for label in figure_hits[:4]:
         out.append(f"- {label} was {fig[label]} (from the analysts' key figures).")
     if len(out) == 1:

@@ -19,7 +19,17 @@ from collections.abc import Iterable, Mapping
 from functools import cache
 from typing import Any, NamedTuple
 
-from ..core.personas import ANALYST_PERSONAS, ANALYSTS, DEBATERS, PERSONA_OF_NODE, RESEARCH_MANAGER, RISK_JUDGE, TRADER
+from ..core.chinese_script import to_simplified
+from ..core.personas import (
+    ANALYST_PERSONAS,
+    ANALYSTS,
+    DEBATERS,
+    PERSONA_OF_NODE,
+    RESEARCH_MANAGER,
+    RISK_JUDGE,
+    TRADER,
+    persona_label,
+)
 from ..core.plan import RunPlan
 from .inbox import MAX_NOTES, new_note
 
@@ -59,26 +69,46 @@ _FULL: dict[str, str] = {
 }
 
 
+# In Chinese: the names the chat shows above each message (prompts/words_zh.md: "空头研究员") count
+# anywhere, as full names do; the short ones people say ("空头，出口管制呢？", "裁判为什么谨慎？") only as an
+# address, first in the message or after "@" (空头 alone is also a short position). Traditional
+# characters are read through their simplified form.
+_ZH_FULL: dict[str, str] = {persona_label(p, "zh"): p for p in PERSONA_OF_NODE.values()}
+_ZH_SHORT: dict[str, str] = {
+    "多头": DEBATERS["bull"].persona, "空头": DEBATERS["bear"].persona, "激进": DEBATERS["risky"].persona,
+    "保守": DEBATERS["safe"].persona, "中性": DEBATERS["neutral"].persona, "经理": RESEARCH_MANAGER,
+    "交易员": TRADER, "裁判": RISK_JUDGE, "法官": RISK_JUDGE,
+}
+
+
+def _alt(names: Iterable[str]) -> str:
+    return "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+
+
 @cache
-def _patterns() -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
-    def alt(names: Iterable[str]) -> str:
-        return "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    short = alt(_SHORT)
-    full = alt(_FULL)
+def _patterns() -> tuple[re.Pattern[str], ...]:
+    short = _alt(_SHORT)
+    full = _alt(_FULL)
+    zh_short, zh_full = _alt(_ZH_SHORT), _alt(_ZH_FULL)
     # "Bear, …" / "hey bear: …" / "Bear Researcher — …" at the start
     lead = re.compile(rf"^\W*(?:(?:hey|ok|okay|so|and)\s+)?(?:the\s+)?({full}|{short})\b(?!\s+market)", re.I)
     at = re.compile(rf"@\s*({full}|{short})\b", re.I)
     anywhere = re.compile(rf"\b({full})\b", re.I)
-    return lead, at, anywhere
+    # Chinese has no spaces between words: no \b, and a short name first in the message
+    zh_lead = re.compile(rf"^\W*(?:那么|那|请问|请)?({zh_full}|{zh_short})")
+    zh_at = re.compile(rf"@\s*({zh_full}|{zh_short})")
+    zh_anywhere = re.compile(rf"({zh_full})")
+    return lead, at, anywhere, zh_lead, zh_at, zh_anywhere
 
 
 def _persona(word: str) -> str | None:
     word = " ".join(word.lower().split())
-    return _FULL.get(word) or _SHORT.get(word)
+    return _FULL.get(word) or _SHORT.get(word) or _ZH_FULL.get(word) or _ZH_SHORT.get(word)
 
 
 def named(text: str) -> list[str]:
-    """The personas a message names, in the order it names them."""
+    """The personas a message names, in the order it names them (in English or Chinese)."""
+    text = to_simplified(text)
     found: list[tuple[int, str]] = []
     for pattern in _patterns():
         found += [(m.start(1), p) for m in pattern.finditer(text) if (p := _persona(m.group(1)))]
