@@ -19,6 +19,7 @@ from graph.core.personas import PERSONAS
 from graph.core.settings import Settings
 from graph.persistence.database import open_checkpointer
 from graph.runtime.desk import DeskRuntime, Interrupted
+from tests.support.clock import python_path
 from tests.support.env import TEST_PACE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,7 +111,7 @@ def test_a_killed_cli_run_resumes_from_the_pending_step(tmp_path, kill_at):
     The first run is the CLI with `kill_at`'s turn held after its first word (tests/support/held_cli.py),
     so the kill cannot land after the turn, however late the test gets to send it; and it is sent only
     once the checkpoint a resume starts from is stored, so it cannot land before that either."""
-    env = cli_env(tmp_path, DESK_DEMO_DELAY_MS="0", PYTHONPATH=str(ROOT))
+    env = cli_env(tmp_path, DESK_DEMO_DELAY_MS="0", PYTHONPATH=python_path(ROOT))
     signal_r, signal_w = os.pipe()
     proc = subprocess.Popen([sys.executable, "-m", "tests.support.held_cli", kill_at, str(signal_w),
                              "--today", "2024-05-06", "should I buy NVDA today?"],

@@ -19,6 +19,7 @@ import pytest
 from graph.core.settings import Settings
 from graph.persistence.database import open_leases
 from graph.persistence.lease import Held, LeaseHeld, Leases, MemoryLeases, SqliteLeases
+from tests.support.clock import python_path
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -215,7 +216,7 @@ async def killed_holder(thread_id: str, ttl_s: float, env: dict[str, str]) -> As
 async def test_a_killed_process_holds_its_thread_only_until_its_lease_expires(tmp_path, fresh_postgres_url):
     settings = Settings(DESK_DATA_DIR=tmp_path / "data", DESK_DATABASE_URL=fresh_postgres_url)
     env = {**os.environ, "DESK_DATA_DIR": str(settings.data_dir), "DESK_DATABASE_URL": fresh_postgres_url,
-           "PYTHONPATH": str(ROOT)}
+           "PYTHONPATH": python_path(ROOT)}
     t = thread()
     async with open_leases(settings) as leases:
         async with killed_holder(t, 2.0, env):

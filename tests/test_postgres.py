@@ -23,6 +23,7 @@ from graph.core.events import Event, NotePickedUp
 from graph.core.personas import ANALYSTS, PERSONAS
 from graph.core.settings import Settings
 from graph.runtime.desk import DeskRuntime
+from tests.support.clock import python_path
 from tests.support.desk import TODAY, spoken
 from tests.support.env import demo_env
 from tests.support.models import HeldTurn, ScriptedChatModel, scripted_models
@@ -117,7 +118,7 @@ SECOND_PROCESS = textwrap.dedent("""
 def second_process(settings: Settings, thread: str, text: str) -> dict[str, Any]:
     env = demo_env(**{"DESK_MODE": "demo", "DESK_DATA_DIR": str(settings.data_dir.parent / "other"),
                       "DESK_DATABASE_URL": str(settings.database_url), "DESK_DEMO_DELAY_MS": "0",
-                      "PYTHONPATH": str(ROOT)})
+                      "PYTHONPATH": python_path(ROOT)})
     done = subprocess.run([sys.executable, "-c", SECOND_PROCESS, thread, text], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]

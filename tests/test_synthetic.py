@@ -17,6 +17,7 @@ from graph.data import synthetic_prices
 from graph.data.synthetic import SyntheticVendor
 from graph.data.tone import headline_tone
 from graph.data.vendor import FILED_ATTR, NewsItem, Post, Vendor, VendorError
+from tests.support.clock import python_path
 
 TRADE = date(2024, 5, 1)
 REPO = Path(__file__).resolve().parents[1]
@@ -59,7 +60,7 @@ def test_deterministic_across_processes():
     )
     outputs = set()
     for salt in ("1", "2"):
-        env = {**os.environ, "PYTHONHASHSEED": salt, "PYTHONPATH": str(REPO)}
+        env = {**os.environ, "PYTHONHASHSEED": salt, "PYTHONPATH": python_path(REPO)}
         run = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
         outputs.add(run.stdout)
     assert len(outputs) == 1

@@ -12,6 +12,7 @@ import pytest
 from graph.data.cache import CachedVendor
 from graph.data.yfinance_vendor import YFinanceVendor
 from tests.support.chat_server import Server
+from tests.support.clock import python_path
 from tests.support.desk import spoken
 from tests.support.env import TEST_PACE
 from tests.support.models import ScriptedChatModel
@@ -74,7 +75,7 @@ def test_cli_says_so_and_exits_2_without_a_traceback(tmp_path):
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "DESK_"))} | TEST_PACE
     env |= {"DESK_DATA_DIR": str(tmp_path / "data"), "DESK_DEMO_DELAY_MS": "0", "DESK_DATA_VENDOR": "yfinance",
-            "PYTHONPATH": os.getcwd()}
+            "PYTHONPATH": python_path(os.getcwd())}
     out = subprocess.run([sys.executable, "-c", script, "--today", "2024-05-06", "should I buy XYZQ today?"],
                          capture_output=True, text=True, env=env, timeout=180)
     assert out.returncode == 2, out.stderr

@@ -5,6 +5,7 @@ checkout, an editable install or a wheel. DESK_PROMPTS_DIR points at another fol
 from __future__ import annotations
 
 import os
+import re
 import string
 from functools import cache
 from importlib.resources import files
@@ -47,3 +48,54 @@ def render_in(language: str, name: str, **fields: object) -> str:
         return to_traditional(render(f"{name}_zh", **fields))
     local = f"{name}_{language}"
     return render(local if language.isalpha() and _has_template(local) else name, **fields)
+
+
+# -- the desk's instructions never reach a person ----------------------------------------------------
+
+# Templates a person reads (the desk's short texts, its notices, its help): not instructions to a model.
+_FOR_PEOPLE = ("words_", "demo_notice", "live_notice", "desk_help")
+# A run of this many words of an instruction, found in what a model wrote, is the instruction echoed.
+MIN_WORDS = 6
+_FIELD = re.compile(r"\{[^{}]*\}")
+_PIECE_END = re.compile(r"[.!?:;]\s+|[.!?:;]$|\n|[“”\"'()]")
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+")
+_MARKUP = re.compile(r"^[\s#>*\-•\d.)]+")
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.findall(r"[\w'%$]+", text.lower()))
+
+
+@cache
+def instruction_fragments() -> tuple[str, ...]:
+    """Every run of at least MIN_WORDS words the desk writes only for its models: each prompt template's
+    own text between its fields, cut at its sentences, clauses and lines, in plain words."""
+    pieces: set[str] = set()
+    for entry in PROMPTS_DIR.iterdir():
+        name = entry.name
+        if not name.endswith(".md") or name.startswith(_FOR_PEOPLE):
+            continue
+        for part in _FIELD.split(entry.read_text(encoding="utf-8")):
+            for piece in _PIECE_END.split(part):
+                plain = _plain(_MARKUP.sub("", piece))
+                if len(plain.split()) >= MIN_WORDS:
+                    pieces.add(plain)
+    return tuple(sorted(pieces, key=len, reverse=True))
+
+
+def without_instructions(text: str) -> str:
+    """`text` with every sentence that repeats an instruction of the desk's to its models left out (a
+    model echoing its case file: "Size the trade against it, in whole shares and money…"), and a line
+    left empty by it dropped. What a person reads of a model's words passes here: no prompt reaches them."""
+    fragments = instruction_fragments()
+    if not text or not fragments:
+        return text
+    kept_lines = []
+    for line in text.split("\n"):
+        sentences = _SENTENCE_END.split(line)
+        kept = [s for s in sentences if not any(f in _plain(s) for f in fragments)]
+        if len(kept) == len(sentences):
+            kept_lines.append(line)
+        elif any(_plain(_MARKUP.sub("", s)) for s in kept):
+            kept_lines.append(" ".join(kept))
+    return "\n".join(kept_lines)

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ..core.chinese_script import to_simplified
 from ..core.personas import DEBATERS, RESEARCH_MANAGER, RISK_JUDGE, TRADER
+from ..core.prompts import without_instructions
 from ..notes.address import named
 from ..record.case import EARLIER_ANALYSES, STOPPED, gist
 from .demo_debate import _REBUTTAL
@@ -80,8 +81,8 @@ def _record(system: str) -> dict[str, str]:
         if name in ("Your role", EARLIER_ANALYSES) or _TRACK in name.lower():
             continue
         said = turns(text)
-        if not said:
-            out[name] = text
+        if not said:  # a section the desk wrote for its models: its facts, not its instructions
+            out[name] = without_instructions(text)
         for persona, words in said:
             out[persona] = f"{out[persona]}\n\n{words}" if persona in out else words
     return out

@@ -12,7 +12,7 @@ from langgraph.runtime import Runtime
 from ..core.context import DeskContext, user_of
 from ..core.errors import DeskError
 from ..core.personas import RESEARCH_MANAGER, RISK_JUDGE, TRADER, DebaterSpec, prompt_name
-from ..core.prompts import render
+from ..core.prompts import render, without_instructions
 from ..core.state import Debate, DeskState, FinalDecision, Ruling, StatedCall, Turn
 from ..core.usage import Meter
 from ..models.registry import ModelRegistry, Role
@@ -129,7 +129,10 @@ async def read_ruling(models: ModelRegistry, model: BaseChatModel, state: DeskSt
     if decision is None:
         return None
     disagree = said if said is not None and said != decision.signal else None
-    return decision.model_copy(update={"ticker": ticker, "trade_date": trade_date, "words_say": disagree})
+    # The card shows these fields: no instruction the judge echoed in them reaches it.
+    shown = {k: without_instructions(getattr(decision, k)) for k in ("position_size", "entry", "stop", "horizon",
+                                                                     "rationale")}
+    return decision.model_copy(update={"ticker": ticker, "trade_date": trade_date, "words_say": disagree, **shown})
 
 
 def make_risk_judge(models: ModelRegistry, data_label: str) -> Node:

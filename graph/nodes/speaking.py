@@ -20,7 +20,7 @@ from ..core.context import DeskContext
 from ..core.errors import NO_TOOLS, DeskError, explain
 from ..core.events import NotePickedUp, emit
 from ..core.plan import RunPlan
-from ..core.prompts import render
+from ..core.prompts import render, without_instructions
 from ..core.state import DeskState, Intervention, language_of
 from ..core.usage import Meter
 from ..core.words import DEFAULT_LANGUAGE, language_name
@@ -86,8 +86,9 @@ def subject(state: DeskState) -> dict[str, str]:
 
 
 def spoken(persona: str, text: str) -> AIMessage:
-    """A persona's turn as it stays in the user-visible conversation."""
-    return AIMessage(content=text, name=persona)
+    """A persona's turn as it stays in the user-visible conversation: without any instruction of the
+    desk's it repeats (graph/core/prompts.py), whatever the model echoed of its prompt."""
+    return AIMessage(content=without_instructions(text), name=persona)
 
 
 def text_of(message: BaseMessage) -> str:
@@ -144,6 +145,9 @@ async def ask(model: BaseChatModel | Runnable[Any, Any], messages: list[BaseMess
             continue
         if meter is not None:
             meter.add(reply, messages)
+        # What a person will read of it: an instruction of the desk's the model echoed is left out (a
+        # reply that was nothing but its prompt echoed is no answer).
+        reply = reply.model_copy(update={"content": without_instructions(text_of(reply))})
         if reply.tool_calls or reply.invalid_tool_calls or not blank(text_of(reply)):
             return reply
         tries.empties += 1

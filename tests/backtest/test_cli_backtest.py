@@ -19,6 +19,7 @@ from graph.core.settings import Settings
 from graph.core.trading_days import is_trading_day
 from graph.persistence.database import open_checkpointer
 from graph.runtime.desk import DeskRuntime
+from tests.support.clock import python_path
 from tests.support.env import demo_env
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,7 +28,7 @@ TODAY = ["--today", "2024-06-28"]
 
 def env(tmp_path: Path) -> dict[str, str]:
     return demo_env(drop=[k for k in os.environ if k.startswith("DESK_")], DESK_DATA_DIR=str(tmp_path / "data"),
-                    DESK_DEMO_DELAY_MS="0", PYTHONUNBUFFERED="1", PYTHONPATH=str(ROOT))
+                    DESK_DEMO_DELAY_MS="0", PYTHONUNBUFFERED="1", PYTHONPATH=python_path(ROOT))
 
 
 def cli(tmp_path: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:

@@ -27,3 +27,10 @@ def travel_suite() -> datetime | None:
     import sitecustomize  # the same module a child imports at start-up
 
     return sitecustomize.travel()
+
+
+def python_path(*first: object) -> str:
+    """A child's PYTHONPATH: `first`, then this process's own (which carries the suite's simulated date:
+    a child given only the repository would run on the real clock, a month apart from its parent)."""
+    return os.pathsep.join([*(str(p) for p in first), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                                                          if p]])
