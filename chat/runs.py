@@ -89,6 +89,9 @@ def acknowledgement(posted: Posted, language: str = DEFAULT) -> str:
     """What the Desk says when a note is stored: who will answer it."""
     if posted.note.to:
         return phrase(language, "chat.noted_to", who=persona_label(posted.note.to, language))
+    if posted.reader and posted.finished:
+        return phrase(language, "chat.noted_finished", named=persona_label(posted.finished, language),
+                      who=persona_label(posted.reader, language))
     if posted.reader:
         return phrase(language, "chat.noted_next", who=persona_label(posted.reader, language))
     return phrase(language, "chat.noted_desk")

@@ -65,9 +65,26 @@ async def test_a_note_naming_a_persona_whose_turns_are_over_goes_to_the_next_spe
                                                                                      no_model_env):
     text = "Bear, was the export ban priced in?"
     sent, picked = await note_while(tmp_path, "Research Manager", text)  # one round: the Bear is done
-    assert sent is not None and sent.note.to is None
-    assert acknowledgement(sent) == f"Noted — the **{TRADER}** will answer this next."
+    assert sent is not None and sent.note.to is None and sent.finished == BEAR
+    # Said at once (issue 35, point 6: "Noted — the Trader will answer" left the user guessing why)
+    assert acknowledgement(sent) == (f"Noted — the **{BEAR}** has had its last turn in this run, so the "
+                                     f"**{TRADER}** will answer this next.")
     assert [(ev.persona, ev.text) for ev in picked] == [(TRADER, text)]
+
+
+async def test_a_chinese_note_to_a_persona_whose_turns_are_over_says_so_in_chinese(tmp_path: Path, no_model_env):
+    text = "空头，出口禁令已经定价了吗？"
+    sent, picked = await note_while(tmp_path, "Research Manager", text)
+    assert sent is not None and sent.finished == BEAR
+    assert acknowledgement(sent, "zh") == "收到——**空头研究员**在本次讨论中已经发言完毕，接下来由**交易员**回答。"
+    assert [(ev.persona, ev.text) for ev in picked] == [(TRADER, text)]
+
+
+async def test_a_chinese_note_naming_the_bear_waits_for_the_bear(tmp_path: Path, no_model_env):
+    text = "空头，出口禁令呢？"
+    sent, picked = await note_while(tmp_path, "Market Analyst", text)
+    assert sent is not None and sent.note.to == BEAR
+    assert [(ev.persona, ev.text) for ev in picked] == [(BEAR, text)], "the Bear, not the Bull"
 
 
 async def test_a_note_held_for_a_persona_that_has_spoken_its_last_is_not_stuck(tmp_path: Path, no_model_env):

@@ -14,7 +14,7 @@ from typing import Any
 from ..core.context import thread_config
 from ..core.personas import ANALYST_PERSONAS, PERSONA_OF_NODE
 from ..core.plan import RunPlan
-from ..notes.address import address
+from ..notes.address import address, named
 from ..notes.inbox import Note
 from .desk import DeskRuntime
 
@@ -25,6 +25,9 @@ __all__ = ["Posted", "post_note"]
 class Posted:
     note: Note
     reader: str | None   # who will answer: the addressee, or the predicted next speaker (None: not known)
+    # A persona the note names whose turns in this run are over ("bear, …" after the Bear's last turn):
+    # the user is told at once that another will answer.
+    finished: str | None = None
 
 
 
@@ -67,4 +70,6 @@ async def post_note(desk: DeskRuntime, thread_id: str, text: str, started: Itera
     if to or seen is None:
         return Posted(note, to)
     slot = plan.next_reader(seen)
-    return Posted(note, slot.persona if slot else None)
+    planned = {s.persona for s in plan.slots()}
+    finished = next((p for p in named(text) if p in planned), None)
+    return Posted(note, slot.persona if slot else None, finished)
