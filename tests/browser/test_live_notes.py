@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from playwright.sync_api import expect
 
-from .person import Page, ask, persona_messages
+from .person import FAILURES, Page, ask, persona_messages
+
+SHOTS = FAILURES.parent / "browser-shots"
 
 NOTE = "Bear, what about the China export ban?"
 STOPPED = "Stopped. Everything up to the last finished turn is kept"
@@ -42,3 +44,19 @@ def test_after_stop_the_offered_follow_up_is_answered_from_what_was_said(paced_p
     expect(answer).to_contain_text("Bear Researcher", timeout=30_000)
     expect(answer).not_to_contain_text("Which stock should I analyze?")
     expect(page.locator("#desk-stop")).to_be_hidden()  # answered from the record: nothing runs
+
+
+def test_a_note_to_a_persona_that_has_spoken_its_last_says_so_at_once(paced_page: Page):
+    """"bear, …" after the Bear's only turn got "Noted — the Trader will answer this next", without a word
+    on the Bear (issue 35, point 6)."""
+    page = paced_page
+    ask(page, "Should I buy NVDA today?")
+    expect(persona_messages(page, "Trader").first).to_be_visible(timeout=120_000)  # the debate is over
+    late = "bear, what about the China export rules?"
+    ask(page, late)
+    ack = desk_messages(page).filter(has_text=late)
+    expect(ack).to_contain_text("Bear Researcher has had its last turn in this run", timeout=30_000)
+    expect(persona_messages(page, "Bear Researcher").filter(has_text=late)).to_have_count(0)
+    ack.first.scroll_into_view_if_needed()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "note-to-a-finished-persona.png"))
