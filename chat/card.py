@@ -164,10 +164,14 @@ def _series(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def chart_figure(frame: pd.DataFrame, ticker: str, trade_date: str, *, lookback_days: int = 90,
-                 entry: float | None = None, stop: float | None = None, label: str = "") -> go.Figure:
+                 entry: float | None = None, stop: float | None = None, label: str = "",
+                 language: str = DEFAULT) -> go.Figure:
     """Close, SMA 50/200 and Bollinger bands over the analyst's window, RSI 14 below, computed by
     the code the analysts used (the last bar holds the values they cited); the legend lists
-    what is drawn and nothing else."""
+    what is drawn and nothing else, its title, names and levels in the thread's `language`."""
+    def say(key: str) -> str:
+        return phrase(language, "chat.chart_" + key)
+
     frame = frame.rename(columns=str.lower).sort_index()
     frame.index = pd.DatetimeIndex(pd.to_datetime(frame.index)).tz_localize(None)
     data = _series(frame)
@@ -188,13 +192,15 @@ def chart_figure(frame: pd.DataFrame, ticker: str, trade_date: str, *, lookback_
     price = f"%{{y:,.{places}f}}"
     if drawn("boll_ub") and drawn("boll_lb"):
         # The band is one legend entry: its upper edge, then the lower edge filled up to it.
-        fig.add_trace(go.Scatter(x=days, y=data["boll_ub"], name="Bollinger 20", legendgroup="boll",
-                                 showlegend=False, line={"width": 0}, hovertemplate="upper " + price),
+        fig.add_trace(go.Scatter(x=days, y=data["boll_ub"], name=say("bollinger"), legendgroup="boll",
+                                 showlegend=False, line={"width": 0}, hovertemplate=say("upper") + " " + price),
                       row=1, col=1)
-        fig.add_trace(go.Scatter(x=days, y=data["boll_lb"], name="Bollinger 20", legendgroup="boll", fill="tonexty",
-                                 fillcolor=COLOURS["band"], line={"width": 0}, hovertemplate="lower " + price),
+        fig.add_trace(go.Scatter(x=days, y=data["boll_lb"], name=say("bollinger"), legendgroup="boll", fill="tonexty",
+                                 fillcolor=COLOURS["band"], line={"width": 0},
+                                 hovertemplate=say("lower") + " " + price),
                       row=1, col=1)
-    for key, name, width in (("sma200", "SMA 200", 1.5), ("sma50", "SMA 50", 1.5), ("close", "Close", 2.2)):
+    for key, name, width in (("sma200", say("sma200"), 1.5), ("sma50", say("sma50"), 1.5),
+                             ("close", say("close"), 2.2)):
         if drawn(key):
             fig.add_trace(go.Scatter(x=days, y=data[key], name=name, mode="lines",
                                      line={"color": COLOURS[key], "width": width}, hovertemplate=price),
@@ -203,17 +209,18 @@ def chart_figure(frame: pd.DataFrame, ticker: str, trade_date: str, *, lookback_
     # The higher level's label sits above its line, the lower one's below it: near levels never overprint.
     for rank, (value, what) in enumerate(sorted(drawn_levels, key=lambda level: -level[0])):
         fig.add_hline(y=value, row=1, col=1, line={"color": COLOURS[what], "dash": "dash", "width": 1.3},
-                      annotation={"text": f"{what} {value:,.{places}f}", "font": {"color": COLOURS[what]}},
+                      annotation={"text": f"{say(what)} {value:,.{places}f}", "font": {"color": COLOURS[what]}},
                       annotation_position="bottom left" if rank else "top left")
     if drawn("rsi"):
-        fig.add_trace(go.Scatter(x=days, y=data["rsi"], name="RSI 14", mode="lines",
+        fig.add_trace(go.Scatter(x=days, y=data["rsi"], name=say("rsi"), mode="lines",
                                  line={"color": COLOURS["rsi"], "width": 1.5}, hovertemplate="%{y:.1f}"),
                       row=2, col=1)
         for level in (30, 70):
             fig.add_hline(y=level, row=2, col=1, line={"color": TEXT, "dash": "dot", "width": 1})
-    source = f" · {label}" if label else ""
+    source = f" · {vendor_name(label, language)}" if label else ""
+    title = phrase(language, "chat.chart_title", ticker=ticker, days=lookback_days, trade_date=trade_date)
     fig.update_layout(
-        title={"text": f"{ticker} · {lookback_days} days to {trade_date}<span style='font-size:12px'>{source}</span>",
+        title={"text": f"{title}<span style='font-size:12px'>{source}</span>",
                "x": 0, "xanchor": "left", "font": {"size": 16}},
         height=480, margin={"l": 56, "r": 16, "t": 96, "b": 36},
         paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)",
@@ -228,7 +235,7 @@ def chart_figure(frame: pd.DataFrame, ticker: str, trade_date: str, *, lookback_
     fig.update_yaxes(gridcolor=GRID, linecolor=GRID, zeroline=False, row=1, col=1,
                      tickformat=f",.{axis_decimals(min(shown), max(shown))}f")
     fig.update_yaxes(gridcolor=GRID, linecolor=GRID, zeroline=False, range=[0, 100], tickvals=[30, 70],
-                     title={"text": "RSI", "font": {"size": 12}}, row=2, col=1)
+                     title={"text": say("rsi_axis"), "font": {"size": 12}}, row=2, col=1)
     return fig
 
 
@@ -239,13 +246,15 @@ def chart_element(fig: go.Figure, name: str) -> cl.Plotly:
     return element
 
 
-async def price_chart(vendor: Vendor, decision: FinalDecision, lookback_days: int = 90) -> cl.Plotly:
+async def price_chart(vendor: Vendor, decision: FinalDecision, lookback_days: int = 90,
+                      language: str = DEFAULT) -> cl.Plotly:
     """The chart for a decision, from the same vendor the analysts used (sync, so off the loop)."""
     end = date.fromisoformat(decision.trade_date)
     start = end - timedelta(days=HISTORY_DAYS + lookback_days)
     frame = await asyncio.to_thread(vendor.ohlcv, decision.ticker, start, end)
     fig = chart_figure(frame, decision.ticker, decision.trade_date, lookback_days=lookback_days,
-                       entry=price_in(decision.entry), stop=price_in(decision.stop), label=getattr(vendor, "label", ""))
+                       entry=price_in(decision.entry), stop=price_in(decision.stop), label=getattr(vendor, "label", ""),
+                       language=language)
     return chart_element(fig, f"{decision.ticker}-{decision.trade_date}-chart")
 
 
@@ -279,7 +288,7 @@ async def show_decision(thread_id: str, state: dict[str, Any], vendor: Vendor) -
     elements: list[cl.Element] = []
     note = ""
     try:
-        elements.append(await price_chart(vendor, decision, state.get("chart_window_days") or 90))
+        elements.append(await price_chart(vendor, decision, state.get("chart_window_days") or 90, language))
     except Exception as exc:
         note = "\n\n_" + phrase(language, "chat.no_chart", reason=explain(exc, language)) + "_"
     report = report_markdown(state, label)

@@ -366,7 +366,8 @@ class ChatRun:
         own = ChainlitContext(pages.session, cast(BaseChainlitEmitter, pages))
         pages.context = own
         context_var.set(own)
-        # Its label stays "Stop" in every language: public/desk.js finds the action by it.
+        # In the page's language until the request is read (the renderer relabels it then): public/desk.js
+        # finds the action by its label in any language (chat/serving.py: stop_words).
         stop = cl.Action(name=STOP_ACTION, payload={"thread_id": self.thread_id},
                          label=phrase(self.language, "chat.stop"),
                          icon="square", tooltip=phrase(self.language, "chat.stop_tooltip"))

@@ -55,6 +55,10 @@ PRELOAD = sorted("/assets/" + p.name for p in (Path(cl.__file__).parent / "front
 PAGE_WORDS = {"badge": "chat.badge", "badge_title": "chat.badge_title", "stop": "chat.stop_button",
               "stop_title": "chat.stop_button_title", "stages": "chat.stages", "login_title": "chat.login_title",
               "user_name": "chat.login_user", "user_name_placeholder": "chat.login_user_placeholder"}
+# The languages whose catalogue words a run's Stop action (prompts/words_<code>.md; Traditional converted):
+# desk.js finds the action by its label and words its own Stop button as the thread does, whatever the page's.
+# 停止 is the label in both Chinese scripts: the later, Simplified, words it.
+STOP_LANGUAGES = ("en", "de", "es", "fr", "ja", "zh-Hant", "zh")
 OFFLINE = {  # what (a pattern): with what ({root}: the page's root path)
     r'\s*<link\s+rel="preconnect"\s+href="https://fonts\.(?:googleapis|gstatic)\.com"[^>]*>': "",
     r'href="https://fonts\.googleapis\.com/css2\?family=Inter[^"]*"': 'href="{root}/public/inter/inter.css"',
@@ -113,7 +117,16 @@ class Serving:
         language = page_language(self.settings, request.headers.get("accept-language") if request else None)
         return JSONResponse({"mode": "live" if self.live() else "demo", "login_hint": self.login_hint(language),
                              "preload": PRELOAD, "language": language,
-                             "words": {name: phrase(language, key) for name, key in PAGE_WORDS.items()}})
+                             "words": {name: phrase(language, key) for name, key in PAGE_WORDS.items()},
+                             "stops": stop_words()})
+
+
+def stop_words() -> dict[str, dict[str, str]]:
+    """Each language's Stop action label, with the words of the page's Stop button in that language: a
+    Chinese thread's run shows 停止交易台 in an English browser too (issue 35, point 4)."""
+    return {phrase(lang, "chat.stop"): {"stop": phrase(lang, "chat.stop_button"),
+                                        "stop_title": phrase(lang, "chat.stop_button_title")}
+            for lang in STOP_LANGUAGES}
 
 
 _chainlit_page = chainlit.server.get_html_template

@@ -47,12 +47,13 @@ class StageList:
         self.titles = [stage_title(plan, stage.title, language) for stage in self.stages]
         self.status = [READY] * len(self.stages)
         self.title = phrase(language, "chat.deliberating")
+        self.name = phrase(language, "chat.stages")  # the list's header, in the thread's language
         self.sent = False
         self._dirty = False
         self._worker: asyncio.Task | None = None
 
     def payload(self) -> dict[str, Any]:
-        return {"title": self.title,
+        return {"title": self.title, "name": self.name,
                 "stages": [{"title": title, "status": status}
                            for title, status in zip(self.titles, self.status, strict=True)]}
 

@@ -17,7 +17,9 @@ Shared conventions:
 - Rules that react to extremes (KDJ & RSI, ZMR) signal only on the days of an extreme; in between the
   position is kept, and the window starts flat until its first extreme.
 
-The paper names these baselines without their parameters; the ones below are the usual textbook ones.
+The paper names these baselines without their parameters; the ones below are the usual textbook ones. Each
+rule in words, as the CLI's file and the chat show it, is the `[backtest]` text `rule_<name>` of
+prompts/words_<code>.md (its English is the CLI's).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ import pandas as pd
 
 from graph.core.state import Signal
 
+from ..core.words import DEFAULT_LANGUAGE, phrase
+
 Signals = dict[str, Signal]  # YYYY-MM-DD → signal; a day absent: no signal
 
 
@@ -37,9 +41,16 @@ Signals = dict[str, Signal]  # YYYY-MM-DD → signal; a day absent: no signal
 class Baseline:
     name: str  # a key: "macd"
     label: str  # as in the paper's table: "MACD"
-    rule: str  # the rule in words, shown with the results
     min_closes: int  # closes needed before the first signal
     signals: Callable[[pd.Series], Signals]
+
+    def rule_in(self, language: str) -> str:
+        """The rule in words, shown with the results, in `language`."""
+        return phrase(language, f"backtest.rule_{self.name}")
+
+    @property
+    def rule(self) -> str:
+        return self.rule_in(DEFAULT_LANGUAGE)
 
 
 def _closes(closes: pd.Series) -> pd.Series:
@@ -169,37 +180,10 @@ def sma(closes: pd.Series, short: int = 5, long: int = 20) -> Signals:
 
 
 BASELINES: tuple[Baseline, ...] = (
-    Baseline(
-        "buy_and_hold", "B&H",
-        "Buy and hold: long from the first close of the window to its last (BUY every day; one trade).",
-        1, buy_and_hold,
-    ),
-    Baseline(
-        "macd", "MACD",
-        "MACD(12, 26, 9) on closes: MACD line = EMA12 − EMA26, signal line = EMA9 of the MACD line; BUY each "
-        "day the line is above its signal line, SELL each day it is below (so the position flips at each "
-        "cross). First signal after 34 closes.",
-        34, partial(macd, fast=12, slow=26, signal=9),
-    ),
-    Baseline(
-        "kdj_rsi", "KDJ&RSI",
-        "KDJ(9, 3, 3) with RSI(14), on closes: BUY when K < 20 and RSI < 30 (oversold on both), SELL when "
-        "K > 80 and RSI > 70 (overbought on both), otherwise keep the position. First signal after 15 closes.",
-        15, partial(kdj_rsi, n=9, rsi_n=14, low=(20, 30), high=(80, 70)),
-    ),
-    Baseline(
-        "zmr", "ZMR",
-        "Zero-mean reversion: z = (close − 20-day mean) / 20-day standard deviation; BUY when z < −1 (price "
-        "stretched below its mean), SELL when z > +1, otherwise keep the position: the opposite threshold is "
-        "the exit, as BUY/SELL/HOLD have no 'flat' under the paper's rule (long-only: SELL is the exit). "
-        "First signal after 20 closes.",
-        20, partial(zmr, window=20, entry=1.0),
-    ),
-    Baseline(
-        "sma", "SMA",
-        "SMA crossover: BUY each day the 5-day average of closes is above the 20-day average, SELL each day "
-        "it is below (so the position flips at each cross). First signal after 20 closes.",
-        20, partial(sma, short=5, long=20),
-    ),
+    Baseline("buy_and_hold", "B&H", 1, buy_and_hold),
+    Baseline("macd", "MACD", 34, partial(macd, fast=12, slow=26, signal=9)),
+    Baseline("kdj_rsi", "KDJ&RSI", 15, partial(kdj_rsi, n=9, rsi_n=14, low=(20, 30), high=(80, 70))),
+    Baseline("zmr", "ZMR", 20, partial(zmr, window=20, entry=1.0)),
+    Baseline("sma", "SMA", 20, partial(sma, short=5, long=20)),
 )
 BY_NAME: dict[str, Baseline] = {baseline.name: baseline for baseline in BASELINES}

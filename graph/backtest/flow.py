@@ -62,10 +62,11 @@ class Prepared:
     kept: int = 0
     spent: int = 0
 
-    def statement(self, language: str = DEFAULT_LANGUAGE) -> str:
-        """The plan in words, in `language` (the asker's: the chat's thread, English in the CLI)."""
+    def statement(self, language: str = DEFAULT_LANGUAGE, *, markdown: bool = False) -> str:
+        """The plan in words, in `language` (the asker's: the chat's thread, English in the CLI); `markdown`: as a
+        list for the chat, which wraps to the page."""
         return statement(self.plan, self.per_run, done=self.kept, spent=self.spent, budget=self.budget,
-                         concurrency=self.concurrency, language=language)
+                         concurrency=self.concurrency, language=language, markdown=markdown)
 
     def check_budget(self) -> None:
         """PlanRefused when what is left to run is expected to pass the budget (its `told(language)` says why in

@@ -13,6 +13,7 @@ the refusals are the `[backtest]` texts of prompts/words_<code>.md.
 from __future__ import annotations
 
 import asyncio
+import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -219,32 +220,51 @@ def _analysts(plan: Plan, language: str) -> str:
 
 
 def statement(plan: Plan, per_run: Estimate, *, done: int = 0, spent: int = 0, budget: int | None = None,
-              concurrency: int = 1, model: str = "", language: str = DEFAULT_LANGUAGE) -> str:
-    """The plan in words, before anything runs: what will run, and what it is expected to cost, in `language`."""
+              concurrency: int = 1, model: str = "", language: str = DEFAULT_LANGUAGE, markdown: bool = False) -> str:
+    """The plan in words, before anything runs: what will run, and what it is expected to cost, in `language`.
+
+    For a terminal, lines with the tickers' columns lined up; with `markdown` (the chat), a title and a list, which
+    wraps to the page's width: a code block keeps its lines whole and cuts them off at the right of a narrow page."""
     say = lambda key, **f: phrase(language, "backtest." + key, **f)  # noqa: E731 - one line per part below
     every = say("every_day") if plan.every == 1 else say("every_n", n=plan.every)
-    lines = [say("plan_title", tickers=", ".join(plan.tickers), start=plan.start.isoformat(),
-                 end=plan.end.isoformat(), every=every)]
+    title = say("plan_title", tickers=", ".join(plan.tickers), start=plan.start.isoformat(), end=plan.end.isoformat(),
+                every=every)
+    tickers: list[tuple[str, str, str]] = []  # ticker, its trading days counted, "first … last"
     for ticker, days in plan.days.items():
         first, last = (days[0].isoformat(), days[-1].isoformat()) if days else ("—", "—")
-        counted = _padded(_counted(language, "trading_days", len(days)), 16, right=True)
-        lines.append(f"  {_padded(ticker, 10)} {counted}  {first} … {last}")
-    lines.append("  " + say("runs_line", runs=_counted(language, "runs", plan.runs), analysts=_analysts(plan, language),
-                            debate=_counted(language, "debate_rounds", plan.debate_rounds),
-                            risk=_counted(language, "risk_rounds", plan.risk_rounds), concurrency=concurrency))
+        tickers.append((ticker, _counted(language, "trading_days", len(days)), f"{first} … {last}"))
+    items: list[tuple[str, str]] = []  # a line, and the note under it ("" for none)
+    items.append((say("runs_line", runs=_counted(language, "runs", plan.runs), analysts=_analysts(plan, language),
+                      debate=_counted(language, "debate_rounds", plan.debate_rounds),
+                      risk=_counted(language, "risk_rounds", plan.risk_rounds), concurrency=concurrency), ""))
     to_run = plan.runs - done
     if done:
-        lines.append("  " + say("done_line", done=done, to_run=to_run))
+        items.append((say("done_line", done=done, to_run=to_run), ""))
     calls, tokens = per_run.times(to_run)
-    lines.append("  " + say("expected", calls=per_run.calls, tokens=per_run.tokens, all_calls=calls,
-                            all_tokens=tokens))
-    lines.append("    " + say("source", source=per_run.source_in(language)))
+    items.append((say("expected", calls=per_run.calls, tokens=per_run.tokens, all_calls=calls, all_tokens=tokens),
+                  say("source", source=per_run.source_in(language))))
     if spent:
-        lines.append("  " + say("spent", spent=spent))
-    lines.append("  " + say("budget", budget=say("budget_tokens", budget=budget) if budget is not None
-                            else say("budget_none")))
+        items.append((say("spent", spent=spent), ""))
+    items.append((say("budget", budget=say("budget_tokens", budget=budget) if budget is not None
+                      else say("budget_none")), ""))
     if model:
-        lines.append(f"  {model}")
-    lines.append("  " + say("data", data=vendor_name(plan.data, language),
-                            synthetic=say("data_synthetic") if plan.synthetic else ""))
+        items.append((model, ""))
+    items.append((say("data", data=vendor_name(plan.data, language),
+                      synthetic=say("data_synthetic") if plan.synthetic else ""), ""))
+    if markdown:
+        lines = [f"**{_escaped(title)}**", ""]
+        lines += [f"- **{_escaped(ticker)}** · {_escaped(counted)} · {span}" for ticker, counted, span in tickers]
+        lines += [f"- {_escaped(line)}" + (f" {_escaped(note)}" if note else "") for line, note in items]
+        return "\n".join(lines)
+    lines = [title]
+    lines += [f"  {_padded(ticker, 10)} {_padded(counted, 16, right=True)}  {span}" for ticker, counted, span in tickers]
+    for line, note in items:
+        lines.append(f"  {line}")
+        if note:
+            lines.append(f"    {note}")
     return "\n".join(lines)
+
+
+def _escaped(text: str) -> str:
+    """Text shown as it is in Markdown: no character of it starts emphasis, code, a link or HTML."""
+    return re.sub(r"([\\`*_\[\]<>|])", r"\\\1", text)

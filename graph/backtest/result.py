@@ -25,7 +25,7 @@ from ..data.vendor import Vendor
 from ..request.listing_codes import market_of
 from ..tools.cutoff import cut_prices
 from ..track.horizon import US_BENCHMARK, benchmark_for
-from .baselines import BASELINES
+from .baselines import BASELINES, Baseline
 from .export import daily_csv
 from .metrics import Metrics, metrics
 from .record import Backtest, Day
@@ -44,6 +44,11 @@ class Result:
     scores: Mapping[str, Mapping[str, Metrics]]  # strategy → ticker → metrics
     days: Mapping[str, Day]
     rules: Rules
+
+    @property
+    def baselines(self) -> tuple[Baseline, ...]:
+        """The rule baselines in the table, each with its rule in words (`rule_in(language)`)."""
+        return BASELINES
 
     @property
     def failed(self) -> list[Day]:

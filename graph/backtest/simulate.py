@@ -108,6 +108,16 @@ class Simulation:
         """Days on which the position changed (a flip from long to short is one trade)."""
         return sum(1 for d in self.days if d.change != 0)
 
+    @property
+    def held_throughout(self) -> Day | None:
+        """The window's first close, when the strategy traded there and never again: the position taken that day
+        was held to the end. Long, those are buy-and-hold's very positions, so its figures are buy-and-hold's to
+        the cent; short, each day's return is buy-and-hold's with the sign flipped. None otherwise."""
+        first = next((d for d in self.days if d.close is not None), None)
+        if first is None or first.change == 0 or any(d.change != 0 for d in self.days if d is not first):
+            return None
+        return first
+
     def returns(self) -> pd.Series:
         """The counted daily returns, indexed by date: what every metric reads."""
         counted = [d for d in self.days if d.ret is not None]

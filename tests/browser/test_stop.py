@@ -6,7 +6,7 @@ import re
 
 from playwright.sync_api import expect
 
-from .person import Page, ask, decision_card, persona_messages
+from .person import FAILURES, Page, ask, decision_card, persona_messages
 
 STOPPED = "Stopped. Everything up to the last finished turn is kept"
 
@@ -47,3 +47,22 @@ def test_typing_stop_with_one_enter_stops_the_run(paced_page: Page):
 def test_stop_with_nothing_running_says_so(page: Page):
     ask(page, "/stop")
     expect(page.get_by_text("Nothing is running.")).to_be_visible()
+
+
+def test_a_chinese_thread_s_stop_and_stages_are_chinese_in_an_english_browser(paced_page: Page):
+    """"Stop the desk", the Stop action and the "Stages" header stayed English in a 中文 thread (issue 35,
+    point 4): the page's own words follow the thread, not only the browser. The page is kept in
+    .data/browser-shots/chinese-stop.png."""
+    page = paced_page
+    ask(page, "英伟达今天能买吗？")
+    stop = page.locator("#desk-stop")
+    expect(stop).to_be_in_viewport(timeout=60_000)
+    expect(stop).to_have_text("停止交易台")
+    expect(page.locator("#desk-stages .desk-stages-name")).to_have_text("进度")
+    expect(page.locator(".step button").filter(has_text=re.compile(r"^停止$")).first).to_be_attached()
+    shots = FAILURES.parent / "browser-shots"
+    shots.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(shots / "chinese-stop.png"))
+    stop.click()  # and it stops the Chinese run
+    expect(stop).to_be_hidden(timeout=30_000)
+    expect(decision_card(page)).to_have_count(0)

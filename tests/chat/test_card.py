@@ -101,3 +101,15 @@ def test_the_chart_draws_and_labels_entry_and_stop_at_any_price(level: float) ->
 def test_entry_and_stop_are_read_with_their_thousands_separators() -> None:
     decision = DECISION.model_copy(update={"entry": "$2,950.39", "stop": "2,638.95 (-10.6%)"})
     assert (price_in(decision.entry), price_in(decision.stop)) == (2950.39, 2638.95)
+
+
+async def test_a_chinese_thread_s_chart_is_chinese(emitter) -> None:
+    """Its title, legend, levels and data source in the thread's language (issue 35, point 4)."""
+    figure = json.loads((await price_chart(SyntheticVendor(), DECISION, lookback_days=90, language="zh")).content)
+    listed = [t["name"] for t in figure["data"] if t.get("showlegend", True)]
+    assert listed == ["布林带 20", "SMA 200", "SMA 50", "收盘价", "RSI 14"]
+    layout = figure["layout"]
+    assert "NVDA · 截至 2024-05-03 的 90 天" in layout["title"]["text"] and "合成演示数据" in layout["title"]["text"]
+    assert {"入场 42.93", "止损 49.49"} <= {a["text"] for a in layout["annotations"]}
+    drawn = json.dumps([figure["data"], layout], ensure_ascii=False)
+    assert not any(word in drawn for word in ("days to", "Close", "entry ", "upper ", "synthetic"))

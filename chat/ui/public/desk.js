@@ -99,8 +99,9 @@
       aside.setAttribute("aria-label", "The desk's stages");
       aside.innerHTML = '<header><span class="desk-stages-name"></span><span class="desk-stages-title"></span></header><ol></ol>';
     }
-    // In the page's language (/desk/ui.json, read by the script below), English until it has come.
-    aside.querySelector(".desk-stages-name").textContent = (window.deskWords && window.deskWords.stages) || "Stages";
+    // In the thread's language (chat/stages.py), else the page's (/desk/ui.json), English until it has come.
+    aside.querySelector(".desk-stages-name").textContent =
+      data.name || (window.deskWords && window.deskWords.stages) || "Stages";
     aside.dataset.path = window.location.pathname; // shown on this thread's page only
     aside.querySelector(".desk-stages-title").textContent = data.title || "";
     const list = aside.querySelector("ol");
@@ -232,10 +233,17 @@
 
   // -- Stop, one click away ----------------------------------------------------------------
 
+  // A run's Stop action, by its label in any language the desk words it in (/desk/ui.json: stops); the
+  // page's Stop button then speaks the thread's language, whatever the browser's.
+  function stopWords(label) {
+    return (facts && facts.stops && facts.stops[label]) || null;
+  }
+
   function stopActions() {
     const found = [];
     for (const button of document.querySelectorAll(".step button")) {
-      if (button.textContent.trim() === STOP_LABEL && !button.closest("#desk-stop")) found.push(button);
+      const label = button.textContent.trim();
+      if ((label === STOP_LABEL || stopWords(label)) && !button.closest("#desk-stop")) found.push(button);
     }
     return found;
   }
@@ -266,13 +274,18 @@
   }
 
   function placeStop() {
-    const running = stopActions().length > 0;
+    const actions = stopActions();
     const existing = document.getElementById("desk-stop");
-    if (!running) {
+    if (!actions.length) {
       if (existing) existing.hidden = true;
       return;
     }
     const button = stopButton();
+    const words = stopWords(actions[actions.length - 1].textContent.trim());
+    if (words) { // the run's own language
+      if (button.lastElementChild.textContent !== words.stop) button.lastElementChild.textContent = words.stop;
+      button.title = words.stop_title;
+    }
     const composer = document.getElementById("message-composer");
     const box = composer ? composer.getBoundingClientRect() : null;
     if (box && box.width) {
