@@ -81,18 +81,21 @@ def equity_figure(simulations: Mapping[tuple[str, str], Simulation], ticker: str
                                 "line": {"color": "white", "width": 1}},
                         hovertemplate=f"{signal} %{{x}}<extra></extra>"), row=1, col=1)
     fig.update_layout(
-        title={"text": title or f"{ticker} · equity and drawdown", "x": 0, "xanchor": "left", "font": {"size": 16}},
-        height=520, margin={"l": 64, "r": 16, "t": 48, "b": 96},
+        title={"text": title or f"{ticker} · equity and drawdown", "x": 0, "xanchor": "left", "font": {"size": 16},
+               "y": 1, "yref": "container", "yanchor": "top", "pad": {"t": 12}},
+        height=560, margin={"l": 64, "r": 16, "t": 112, "b": 16},
         paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)",
         font={"color": TEXT, "size": 13, "family": "Inter, Helvetica, Arial, sans-serif"},
-        # Under the plot: a ticker has six strategies and the signal markers, two rows beside a title.
-        legend={"orientation": "h", "x": 0, "xanchor": "left", "y": -0.1, "yanchor": "top",
+        # Above the plot, under the title: a ticker has six strategies and the signal markers (two rows), and under
+        # the plot the dates turn to fit a long window, which would run into a legend there.
+        legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom",
                 "bgcolor": "rgba(0,0,0,0)"},
         hovermode="x unified", hoverlabel={"font": {"size": 13}},
         modebar={"orientation": "h", "bgcolor": "rgba(0,0,0,0)", "color": TEXT, "activecolor": DESK_COLOUR},
     )
     # The trading days as they are (no weekend gaps, no hour ticks on a short window).
-    fig.update_xaxes(type="category", nticks=10, gridcolor=GRID, linecolor=GRID, zeroline=False)
+    # The dates turned or not, the margin under them grows to hold them (automargin).
+    fig.update_xaxes(type="category", nticks=10, gridcolor=GRID, linecolor=GRID, zeroline=False, automargin=True)
     fig.update_yaxes(gridcolor=GRID, linecolor=GRID, zeroline=True, zerolinecolor=GRID, ticksuffix=" %")
     fig.update_yaxes(title={"text": "return", "font": {"size": 12}}, row=1, col=1)
     fig.update_yaxes(title={"text": "drawdown", "font": {"size": 12}}, row=2, col=1)

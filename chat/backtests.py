@@ -6,14 +6,18 @@ shown the chat's way:
 1. The ask is read (graph's `read_ask`); what cannot be read, or a plan refused (a reversed window, one in the
    future, an unknown ticker, more runs than DESK_BACKTEST_MAX_RUNS), is said back. Otherwise the plan is stated
    with Run and Cancel: nothing runs, and nothing is stored, before a person has seen the plan and pressed Run.
+   The plan is a list, which wraps to the page (a code block's fixed lines were cut off at the right, its total
+   with them).
 2. Run starts the runner in a task of its own (like a desk run, chat/runs.py: never inside a socket handler),
    with a context whose emitter is every page showing the thread (chat/pages.py), so a reloaded page gets the
    rest. Its progress is one message updated in place, at most twice a second: days done / total, elapsed and
    remaining time, tokens so far, the days running, the last signals as they land.
 3. /stop (or Stop) stops it; finished days are kept, and "resume backtest <id>" (or the CLI's --resume) goes on.
-4. At the end: Table 1 (with the paper's published row on its window, "synthetic" in demo), an equity and
-   drawdown chart per ticker (chat/backtest_chart.py), the CSV and Markdown exports, and a link to each day's
-   thread (opened by chat/backtest_days.py).
+4. At the end: Table 1 (with the paper's published row on its window, "synthetic" in demo), beside a row whose
+   figures its simulation explains the reason (it bought on the window's first day and never sold: buy-and-hold's
+   row to the cent), the baselines' rules, an equity and drawdown chart per ticker (chat/backtest_chart.py), the
+   CSV and Markdown exports, and a link to each day's thread (opened by chat/backtest_days.py), by ticker and
+   month, each link a day of the month and its signal's mark.
 """
 from __future__ import annotations
 
@@ -22,8 +26,9 @@ import contextlib
 import re
 import uuid
 from collections import deque
+from collections.abc import Iterable
 from contextlib import AsyncExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from typing import Any, cast
 from urllib.parse import quote
@@ -47,6 +52,7 @@ from graph import (
     Progress,
     Result,
     Runner,
+    Simulation,
     backtest_desk,
     clock,
     confirmed,
@@ -59,6 +65,7 @@ from graph import (
     scored,
     settings_days,
     stopwatch,
+    word_list,
 )
 
 from .background import after_shown, cancel
@@ -181,7 +188,8 @@ class Backtests:
         await self._offer(prepared, thread_id, language)
 
     async def _offer(self, prepared: Prepared, thread_id: str, language: str) -> None:
-        """The plan in a code block (its columns line up), with Run and Cancel."""
+        """The plan as a list (it wraps to the page, where a code block's lines would be cut off), with Run and
+        Cancel."""
         key = uuid.uuid4().hex
         actions = [cl.Action(name=RUN_ACTION, payload={"offer": key}, label=phrase(language, "chat.backtest_run"),
                              icon="play", tooltip=phrase(language, "chat.backtest_run_tooltip")),
@@ -191,7 +199,7 @@ class Backtests:
         self.offers[key] = Offer(prepared, _user(), thread_id, language, tuple(actions))
         while len(self.offers) > OFFERS_KEPT:
             self.offers.pop(next(iter(self.offers)))
-        text = f"{phrase(language, 'chat.backtest_plan')}\n\n```text\n{prepared.statement(language)}\n```"
+        text = f"{phrase(language, 'chat.backtest_plan')}\n\n{prepared.statement(language, markdown=True)}"
         await cl.Message(content=text, author=DESK, actions=actions,
                          metadata=label_metadata(DESK, language=language)).send()
 
@@ -407,7 +415,8 @@ class BacktestRun:
             await self.message.update()
 
     async def _show_result(self, result: Result) -> None:
-        """Table 1 with its notes, a chart per ticker, the two exports, then the links to each day's thread."""
+        """Table 1 with its notes and the reasons its simulations give, the baselines' rules, a chart per ticker,
+        the two exports, then the links to each day's thread."""
         lang, progress, plan = self.language, self.runner.progress, self.runner.plan
         summary = phrase(lang, "chat.backtest_done", id=self.id, done=progress.finished, total=progress.total,
                          kept=progress.kept, ran=progress.ran, failed=progress.failed,
@@ -425,7 +434,8 @@ class BacktestRun:
                                 mime="text/markdown", display="inline"))
         elements.append(cl.File(name=f"backtest-{self.id}-daily.csv", content=result.csv().encode(),
                                 mime="text/csv", display="inline"))
-        await cl.Message(content=f"{summary}{incomplete}\n\n{result.table.markdown()}", author=DESK,
+        content = f"{summary}{incomplete}\n\n{explained_table(result, lang)}\n{baseline_rules(result, lang)}"
+        await cl.Message(content=content, author=DESK,
                          elements=elements, metadata=label_metadata(DESK, language=lang)).send()
         await cl.Message(content=self._day_links(result), author=DESK,
                          metadata=label_metadata(DESK, language=lang)).send()
@@ -434,13 +444,71 @@ class BacktestRun:
         if (account := getattr(self.runner.where, "account", None)) is not None:
             # The days' threads are the LangGraph Server's (graph's ServerDays), not in this chat's history.
             return phrase(self.language, "chat.backtest_days_on_server", url=account.url, user=account.user)
-        lines = [phrase(self.language, "chat.backtest_day_links")]
-        for ticker in self.runner.plan.tickers:
-            links = [f"[{day.day[5:]} {SIGNAL_MARK.get(day.signal or '', '⚠️')}{day.signal or '—'}]"
-                     f"({day_link(self.id, ticker, day.day)})"
-                     for day in result.days.values() if day.ticker == ticker]
-            lines += ["", f"**{ticker}**: " + " · ".join(links)]
-        return "\n".join(lines)
+        return day_links(self.id, self.runner.plan.tickers, result.days.values(), self.language)
+
+
+# --- the result's words ----------------------------------------------------------------------------------------
+
+
+def why_row(simulation: Simulation, language: str) -> str:
+    """Why a strategy's figures read as they do, when its simulation says it plainly: it traded once, at the
+    window's first close, and held that to the end (long: buy-and-hold's figures to the cent), or it never traded;
+    "" otherwise."""
+    if (first := simulation.held_throughout) is not None:
+        key = "held" if first.position > 0 else "shorted"
+        return phrase(language, f"chat.backtest_why_{key}", day=first.day)
+    if simulation.trades == 0:
+        return phrase(language, "chat.backtest_why_flat")
+    return ""
+
+
+def explained_table(result: Result, language: str) -> str:
+    """Table 1 in Markdown, each strategy's reason beside its name (`why_row`; per ticker when there are several).
+    Buy-and-hold's own row needs none, nor a published row (no simulation)."""
+    table = result.table
+    hold = {b.label for b in result.baselines if b.name == "buy_and_hold"}
+    rows = []
+    for row in table.rows:
+        whys = []
+        for ticker in table.tickers:
+            simulation = result.simulations.get((ticker, row.strategy))
+            why = why_row(simulation, language) if simulation is not None and row.strategy not in hold else ""
+            if why:
+                whys.append(why if len(table.tickers) == 1 else
+                            phrase(language, "chat.backtest_why_ticker", ticker=ticker, why=why))
+        if whys:
+            why = phrase(language, "chat.backtest_why_separator").join(whys)
+            row = replace(row, strategy=phrase(language, "chat.backtest_why", strategy=row.strategy, why=why))
+        rows.append(row)
+    return replace(table, rows=tuple(rows)).markdown()
+
+
+def baseline_rules(result: Result, language: str) -> str:
+    """The baselines' rules, as the CLI's file lists them, in `language`."""
+    lines = [f"**{phrase(language, 'chat.backtest_rules_title')}**", ""]
+    lines += [f"- **{b.label}**: {b.rule_in(language)}" for b in result.baselines]
+    return "\n".join(lines)
+
+
+def day_links(backtest_id: str, tickers: Iterable[str], days: Iterable[Day], language: str) -> str:
+    """A link to each day's thread, by ticker and month: the day of the month and its signal's mark (the date and
+    the signal in its title), so 183 days read as a few short lines."""
+    months = word_list(language, "chat.backtest_months")
+    days = sorted(days, key=lambda d: d.day)
+    lines = [phrase(language, "chat.backtest_day_links"), "", phrase(language, "chat.backtest_day_key")]
+    for ticker in tickers:
+        by_month: dict[str, list[str]] = {}
+        for day in (d for d in days if d.ticker == ticker):
+            mark = SIGNAL_MARK.get(day.signal or "", "⚠️")
+            title = f"{ticker} {day.day} {day.signal or ''}".strip()
+            by_month.setdefault(day.day[:7], []).append(
+                f'[{day.day[8:]}\u00a0{mark}]({day_link(backtest_id, ticker, day.day)} "{title}")')
+        lines += ["", f"**{ticker}**", ""]
+        for month, links in by_month.items():
+            year, number = month.split("-")
+            name = phrase(language, "chat.backtest_day_month", month=months[int(number) - 1], year=year)
+            lines.append(f"- **{name}** " + " ".join(links))
+    return "\n".join(lines)
 
 
 async def _quietly(aw: Any) -> None:

@@ -257,7 +257,8 @@ def statement(plan: Plan, per_run: Estimate, *, done: int = 0, spent: int = 0, b
         lines += [f"- {_escaped(line)}" + (f" {_escaped(note)}" if note else "") for line, note in items]
         return "\n".join(lines)
     lines = [title]
-    lines += [f"  {_padded(ticker, 10)} {_padded(counted, 16, right=True)}  {span}" for ticker, counted, span in tickers]
+    lines += [f"  {_padded(ticker, 10)} {_padded(counted, 16, right=True)}  {span}"
+              for ticker, counted, span in tickers]
     for line, note in items:
         lines.append(f"  {line}")
         if note:

@@ -167,6 +167,9 @@ async def test_the_page_is_told_the_mode_and_what_to_type_at_the_login(app, monk
     facts = json.loads((await app.SERVING.page_facts(None)).body)
     preload = facts.pop("preload")
     words = facts.pop("words")  # the page's own words in the browser's language (test_language.py)
+    # each language's Stop action label, and the Stop button's words in it (a 中文 thread in any browser)
+    stops = facts.pop("stops")
+    assert stops["Stop"]["stop"] == "Stop the desk" and stops["停止"]["stop"] == "停止交易台"
     assert facts == {"mode": "demo", "login_hint": "Local mode: any user name, password “desk”.", "language": "en"}
     assert words["badge"] == "Demo mode · synthetic data, no real figures"
     # Chainlit's Plotly chunk, for desk.js to load while the page is idle (one file, which exists).
