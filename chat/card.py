@@ -83,7 +83,13 @@ def position_lines(sizing: dict[str, Any] | None, language: str = DEFAULT) -> li
     the position and cash before and after; nothing without a book."""
     if not isinstance(sizing, dict) or not sizing.get("summary"):
         return []
-    lines = [phrase(language, "chat.card_book", summary=inert_links(str(sizing["summary"])).rstrip("."))]
+    said = sizing.get("said") or {}
+    try:  # in the thread's language (graph/book/sizing.py: the summary's catalogue key and fields)
+        summary = phrase(language, str(said["key"]), **dict(said["fields"])) if said.get("key") else ""
+    except (KeyError, TypeError, ValueError):  # a thread stored before, or a key the catalogue lost
+        summary = ""
+    summary = summary or str(sizing["summary"])
+    lines = [phrase(language, "chat.card_book", summary=inert_links(summary).rstrip("."))]
     if sizing.get("cash_before"):
         held = phrase(language, "chat.card_book_position", before=sizing.get("before") or "—",
                       after=sizing.get("after") or "—", cash_before=sizing["cash_before"],

@@ -85,7 +85,9 @@ def sizing_state(sizing: Sizing) -> dict[str, Any]:
     def weight(w: Decimal | None) -> str:
         return "" if w is None else f"{w * 100:.2f}%"
 
-    return {"action": sizing.action, "summary": sizing.summary, "shares": shares(sizing.shares),
+    key, fields = sizing.said
+    return {"action": sizing.action, "summary": sizing.summary, "said": {"key": key, "fields": dict(fields)},
+            "shares": shares(sizing.shares),
             "amount": money(sizing.amount), "before": sizing.before.describe() if sizing.before else "",
             "after": sizing.after.describe() if sizing.after else "",
             "weight_before": weight(sizing.weight_before), "weight_after": weight(sizing.weight_after),

@@ -25,6 +25,7 @@ from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
 from typing import Any, Literal
 
 from graph.core.state import FinalDecision, Signal
+from graph.core.words import phrase
 
 from .holdings import CENT, Book, Position, money, shares, symbol_of, to_decimal
 
@@ -50,6 +51,19 @@ class Sizing:
     weight_after: Decimal | None = None
     notes: tuple[str, ...] = ()
     gaps: tuple[str, ...] = ()
+    # The summary as the catalogue words it (prompts/words_<code>.md, [book]): its key and fields, so the
+    # card says it in the thread's language; `summary` is the English (the prompts and the record read it).
+    said: tuple[str, tuple[tuple[str, str], ...]] = ("", ())
+
+    def told(self, language: str) -> str:
+        key, fields = self.said
+        return phrase(language, key, **dict(fields)) if key else self.summary
+
+
+def _said(key: str, **fields: object) -> dict[str, Any]:
+    """A sizing's summary in English and its catalogue key and fields (Sizing.said)."""
+    key = "book.sizing_" + key
+    return {"summary": phrase("en", key, **fields), "said": (key, tuple((k, str(v)) for k, v in fields.items()))}
 
 
 def percent_of(position_size: str) -> Decimal | None:
@@ -77,24 +91,23 @@ def size_against(book: Book, symbol: str, price: Decimal | int | str, signal: Si
     held = before.quantity if before else Decimal(0)
     base: dict[str, Any] = dict(symbol=symbol, price=price_d, cash_before=book.cash, before=before)
     if price_d <= 0:
-        return Sizing("gap", summary=f"no sizing: the price of {symbol} ({price_d}) is not a price",
-                      gaps=(f"price of {symbol}",), **base)
+        return Sizing("gap", **_said("gap_price", symbol=symbol, price=price_d), gaps=(f"price of {symbol}",), **base)
     value, missing = book_value(book, given)
     if value is None:
-        return Sizing("gap", summary=f"no sizing: no price for {', '.join(missing)}, so the book's value is unknown",
+        return Sizing("gap", **_said("gap_prices", symbols=", ".join(missing)),
                       gaps=tuple(f"price of {s}" for s in missing), **base)
     weight_before = _weight(held * price_d, value)
     base.update(value=value, weight_before=weight_before)
     if signal == "HOLD":
-        return Sizing("hold", summary=f"hold: no change to {_held(before, symbol)}", cash_after=book.cash,
-                      after=before, weight_after=weight_before, **base)
+        said = _said("hold", held=before.describe()) if before else _said("hold_none", symbol=symbol)
+        return Sizing("hold", **said, cash_after=book.cash, after=before, weight_after=weight_before, **base)
     pct = percent_of(position_size)
     if pct is None:
-        return Sizing("gap", summary=f"no sizing: the size {position_size!r} gives no percent of the portfolio",
-                      gaps=("position size",), cash_after=book.cash, after=before,
+        return Sizing("gap", **_said("gap_size", size=repr(position_size)), gaps=("position size",),
+                      cash_after=book.cash, after=before,
                       weight_after=weight_before, **base)
     if value <= 0:
-        return Sizing("gap", summary=f"no sizing: the book's value is {money(value)}", gaps=("book value",),
+        return Sizing("gap", **_said("gap_value", value=money(value)), gaps=("book value",),
                       cash_after=book.cash, after=before, weight_after=weight_before, **base)
     wanted = (value * pct / 100 / price_d).to_integral_value(rounding=ROUND_DOWN)
     notes = [f"{pct.normalize():f}% of {money(value)} is {money(value * pct / 100)}: {shares(wanted)} whole "
@@ -104,8 +117,9 @@ def size_against(book: Book, symbol: str, price: Decimal | int | str, signal: Si
     if held > 0:
         return _sell(book, base, wanted, notes)
     if not allow_short:
-        why = f"already short {shares(-held)} {symbol}" if held < 0 else f"no {symbol} held to sell"
-        return Sizing("stay out", summary=f"stay out: {why}, and shorting is not allowed",
+        said = _said("stay_out_short", shares=shares(-held), symbol=symbol) if held < 0 else \
+            _said("stay_out", symbol=symbol)
+        return Sizing("stay out", **said,
                       cash_after=book.cash, after=before, weight_after=weight_before,
                       notes=tuple(notes), **base)
     return _short(book, base, wanted, notes)
@@ -121,9 +135,9 @@ def _buy(book: Book, base: dict[str, Any], wanted: Decimal, notes: list[str]) ->
     cost = _cents(count * price)
     after = _bought(before, symbol, count, price) if count else before
     weight_after = _weight((held + count) * price, value)
-    summary = (f"buy {shares(count)} {symbol} at {money(price)} for {money(cost)}: "
-               f"weight {_pct(base['weight_before'])} -> {_pct(weight_after)}")
-    return Sizing("buy", summary=summary, shares=count, amount=cost, cash_after=_cents(book.cash - cost),
+    said = _said("buy", shares=shares(count), symbol=symbol, price=money(price), amount=money(cost),
+                 before=_pct(base["weight_before"]), after=_pct(weight_after))
+    return Sizing("buy", **said, shares=count, amount=cost, cash_after=_cents(book.cash - cost),
                   after=after, weight_after=weight_after, notes=tuple(notes), **base)
 
 
@@ -137,9 +151,10 @@ def _sell(book: Book, base: dict[str, Any], wanted: Decimal, notes: list[str]) -
     left = held - count
     after = Position(symbol, left, before.cost) if left else None
     weight_after = _weight(left * price, value)
-    summary = (f"sell {shares(count)} of {shares(held)} {symbol} at {money(price)} for {money(proceeds)}: "
-               f"{shares(left)} left, weight {_pct(base['weight_before'])} -> {_pct(weight_after)}")
-    return Sizing("sell", summary=summary, shares=count, amount=proceeds, cash_after=_cents(book.cash + proceeds),
+    said = _said("sell", shares=shares(count), held=shares(held), symbol=symbol, price=money(price),
+                 amount=money(proceeds), left=shares(left), before=_pct(base["weight_before"]),
+                 after=_pct(weight_after))
+    return Sizing("sell", **said, shares=count, amount=proceeds, cash_after=_cents(book.cash + proceeds),
                   after=after, weight_after=weight_after, notes=tuple(notes), **base)
 
 
@@ -149,9 +164,9 @@ def _short(book: Book, base: dict[str, Any], wanted: Decimal, notes: list[str]) 
     proceeds = _cents(wanted * price)
     after = Position(symbol, held - wanted, price if before is None else None) if wanted else before
     weight_after = _weight((held - wanted) * price, value)
-    summary = (f"short {shares(wanted)} {symbol} at {money(price)} for {money(proceeds)}: "
-               f"weight {_pct(base['weight_before'])} -> {_pct(weight_after)}")
-    return Sizing("short", summary=summary, shares=wanted, amount=proceeds, cash_after=_cents(book.cash + proceeds),
+    said = _said("short", shares=shares(wanted), symbol=symbol, price=money(price), amount=money(proceeds),
+                 before=_pct(base["weight_before"]), after=_pct(weight_after))
+    return Sizing("short", **said, shares=wanted, amount=proceeds, cash_after=_cents(book.cash + proceeds),
                   after=after, weight_after=weight_after, notes=tuple(notes), **base)
 
 
@@ -182,6 +197,3 @@ def _weight(part: Decimal, value: Decimal) -> Decimal:
 def _pct(weight: Decimal) -> str:
     return f"{weight * 100:.2f}%"
 
-
-def _held(before: Position | None, symbol: str) -> str:
-    return before.describe() if before else f"no {symbol} held"

@@ -19,6 +19,7 @@ from ..book.brief import PricedBook, sizing_state
 from ..book.store import BookStore
 from ..core.context import DeskContext, user_of
 from ..core.state import DeskState, FinalDecision
+from ..core.words import phrase
 from ..data.vendor import Vendor
 from ..tools.cutoff import cut_prices
 from ..tools.guarded import call_vendor
@@ -73,5 +74,8 @@ def sized(state: DeskState, decision: FinalDecision) -> dict[str, Any] | None:
     if not isinstance(book, dict):
         return None
     sizing = PricedBook.from_state(book).size(decision)
-    return sizing_state(sizing) if sizing is not None else {"action": "gap", "summary": (
-        f"no sizing: no close for {decision.ticker} by {decision.trade_date}"), "gaps": [f"price of {decision.ticker}"]}
+    if sizing is not None:
+        return sizing_state(sizing)
+    fields = {"symbol": decision.ticker, "date": decision.trade_date}
+    return {"action": "gap", "summary": phrase("en", "book.sizing_gap_close", **fields),
+            "said": {"key": "book.sizing_gap_close", "fields": fields}, "gaps": [f"price of {decision.ticker}"]}

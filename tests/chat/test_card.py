@@ -113,3 +113,23 @@ async def test_a_chinese_thread_s_chart_is_chinese(emitter) -> None:
     assert {"入场 42.93", "止损 49.49"} <= {a["text"] for a in layout["annotations"]}
     drawn = json.dumps([figure["data"], layout], ensure_ascii=False)
     assert not any(word in drawn for word in ("days to", "Close", "entry ", "upper ", "synthetic"))
+
+
+def test_the_book_line_is_in_the_thread_s_language() -> None:
+    """"你的持仓： sell 6 of 200 NVDA at 45.71 for 274.26…" in a 中文 thread (issue 35, point 4)."""
+    from decimal import Decimal
+
+    from chat.card import position_lines
+    from graph.book.brief import sizing_state
+    from graph.book.holdings import Book, Position
+    from graph.book.sizing import size_against
+
+    book = Book((Position("NVDA", Decimal(200), Decimal(95)),), Decimal(20000))
+    sizing = sizing_state(size_against(book, "NVDA", "45.71", "SELL", "1.0% of the portfolio"))
+    assert sizing["summary"].startswith("sell 6 of 200 NVDA at 45.71 for 274.26")  # the English the record keeps
+    [line, *_] = position_lines(sizing, "zh")
+    assert "卖出所持 200 股 NVDA 中的 6 股，价格 45.71，所得 274.26" in line and "sell" not in line
+    assert "sell 6 of 200 NVDA at 45.71 for 274.26" in position_lines(sizing, "en")[0]
+    # a thread stored before the summary had its catalogue key reads as it was
+    old = {k: v for k, v in sizing.items() if k != "said"}
+    assert "sell 6 of 200 NVDA" in position_lines(old, "zh")[0]
