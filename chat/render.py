@@ -299,7 +299,7 @@ class Renderer:
         # The turn's own text, not what streamed: that may hold words said before its tool calls
         # or the start of an answer that stalled and was asked again (shown twice otherwise).
         said = text if text.strip() or stream is None else stream.raw
-        shown, folded = split_tables(inert_links(said))
+        shown, folded = split_tables(inert_links(said), self.language)
         msg = stream.msg if stream is not None else cl.Message(
             content="", author=persona,
             metadata=speaker_metadata(self.plan, self.started, persona, self.language, self.tag))
@@ -313,7 +313,7 @@ class Renderer:
         self._ended(msg.to_dict())
         TRACE(msg, "end", stream.since if stream else None)
         for table in folded:
-            await fold_under(msg, fold_name(table), table.text)
+            await fold_under(msg, fold_name(table, self.language), table.text)
         if self.progress:
             await self.progress.finished(persona)
         if ev.node == RISK_JUDGE_NODE:

@@ -7,6 +7,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from graph import phrase
+
+from .languages import DEFAULT
+
 # Tables with more body rows than this are folded into a step under their message.
 FOLD_ROWS = 5
 
@@ -34,9 +38,9 @@ class Table:
     text: str
 
 
-def split_tables(text: str) -> tuple[str, list[Table]]:
+def split_tables(text: str, language: str = DEFAULT) -> tuple[str, list[Table]]:
     """A turn's final text without its long tables (each put back as a table to fold), short
-    tables left where they are."""
+    tables left where they are; where each went said in the thread's `language`."""
     kept: list[str] = []
     folded: list[Table] = []
     block: list[str] = []
@@ -50,9 +54,9 @@ def split_tables(text: str) -> tuple[str, list[Table]]:
             # The words that introduce the table say where it went.
             last = next((i for i in range(len(kept) - 1, -1, -1) if kept[i].strip()), None)
             if last is not None and kept[last].rstrip().endswith(":"):
-                kept[last] = f"{kept[last].rstrip()} {len(body)} rows, folded below."
+                kept[last] = f"{kept[last].rstrip()} " + phrase(language, "chat.table_rows_below", rows=len(body))
             else:
-                kept.append(f"_({len(body)} rows of figures, folded below.)_")
+                kept.append("_" + phrase(language, "chat.table_folded", rows=len(body)) + "_")
         else:
             kept.extend(block)
         block.clear()
@@ -67,9 +71,12 @@ def split_tables(text: str) -> tuple[str, list[Table]]:
     return re.sub(r"\n{3,}", "\n\n", "\n".join(kept)).strip(), folded
 
 
-def fold_name(table: Table) -> str:
-    """The fold's title, after its first column ("Used key figures (17 rows)" on the page)."""
+def fold_name(table: Table, language: str = DEFAULT) -> str:
+    """The fold's title, after its first column ("Used key figures (17 rows)" on the page), in the thread's
+    `language` (the column's own words are the model's)."""
     header = [c.strip() for c in table.text.split("\n", 1)[0].strip().strip("|").split("|")]
-    what = header[0].lower() if header and header[0] else "figures"
-    what = what if what.endswith("s") else what + "s"
-    return f"{what} ({table.rows} rows)"
+    if not (header and header[0]):
+        return phrase(language, "chat.table_fold", what=phrase(language, "chat.table_figures"), rows=table.rows)
+    what = header[0].lower() if header[0].isascii() else header[0]
+    what = what if what.endswith("s") or not what.isascii() else what + "s"
+    return phrase(language, "chat.table_fold", what=what, rows=table.rows)
