@@ -83,6 +83,7 @@ from .edits import (
     thread_messages,
 )
 from .headless import own_thread, tell_on_first_open
+from .history import COMPARED_DESK
 from .pages import Pages
 from .panel import NextAnalysis, next_analysis
 from .runs import ATTACH_LATEST_S, DeskService, asks_to_resume, signed_in
@@ -94,7 +95,7 @@ STOP_ACTION = "compare_stop"
 RESUME_ACTION = "compare_resume"
 EDIT_ACTION = "compare_edit"  # Edit on a desk's turn in the comparison's thread: {"thread_id", "ticker", "step", …}
 EDITS_SENT = "compare_edits"  # user-session key: the compare_edit actions sent in this session
-COMPARED = "compared_desk"  # a desk thread's metadata: {"parent", "ticker"}
+COMPARED = COMPARED_DESK  # a desk thread's metadata: {"parent", "ticker"} (left out of the sidebar's list)
 OFFERS_KEPT = 200
 
 

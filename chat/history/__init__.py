@@ -4,6 +4,7 @@ element files (files.py). The tables themselves are chat/storage.py's."""
 from .files import FILES_ROUTE, LocalFileStorage, served_type
 from .layer import (
     BACKTEST_DAY_THREAD,
+    COMPARED_DESK,
     SCHEDULED_THREAD,
     DeskDataLayer,
     InvalidThreadId,
@@ -16,6 +17,6 @@ from .layer import (
 )
 from .writer import HistoryWriter
 
-__all__ = ["BACKTEST_DAY_THREAD", "FILES_ROUTE", "SCHEDULED_THREAD", "DeskDataLayer", "HistoryWriter",
+__all__ = ["BACKTEST_DAY_THREAD", "COMPARED_DESK", "FILES_ROUTE", "SCHEDULED_THREAD", "DeskDataLayer", "HistoryWriter",
            "InvalidThreadId", "LocalFileStorage", "NotOwner", "is_server_thread", "is_uuid", "make_data_layer",
            "require_thread_id", "served_type", "valid_thread_id"]

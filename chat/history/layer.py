@@ -115,6 +115,20 @@ def _session_thread() -> str | None:
         return None
 
 
+# A comparison's desk thread carries this in its metadata (chat/compare.py: COMPARED, the parent and ticker).
+COMPARED_DESK = "compared_desk"
+
+
+def _is_compared_desk(thread: ThreadDict) -> bool:
+    metadata: Any = thread.get("metadata")
+    if isinstance(metadata, str):  # SQLite gives it back as its JSON text
+        try:
+            metadata = json.loads(metadata)
+        except ValueError:
+            return False
+    return isinstance(metadata, dict) and bool(metadata.get(COMPARED_DESK))
+
+
 class DeskDataLayer(SQLAlchemyDataLayer):
     """Reads through Chainlit's engine (after the writer has stored what was queued before them);
     every write through one HistoryWriter, in call order."""
@@ -260,7 +274,10 @@ class DeskDataLayer(SQLAlchemyDataLayer):
                 kept.append(thread_element_dict(e, await self._read_url(e)))
         for thread in by_id.values():
             thread["steps"] = parents_first(thread["steps"])
-        return list(by_id.values())
+        listed = list(by_id.values())
+        if thread_id is None:  # the sidebar's list: a comparison is one thread, its desks are opened from it
+            listed = [t for t in listed if not _is_compared_desk(t)]
+        return listed
 
     async def _read_url(self, e: dict[str, Any]) -> str | None:
         """Where the page fetches an element's file: the storage provider's URL for its key."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import uuid
 from pathlib import Path
 
 import chainlit as cl
@@ -11,6 +12,7 @@ import httpx
 import pytest
 from chainlit.auth import create_jwt
 from chainlit.data import get_data_layer
+from chainlit.types import Pagination, ThreadFilter
 from chainlit.utils import utc_now
 
 from chat import history, serving, startup, storage
@@ -144,6 +146,24 @@ async def test_sqlite_data_layer_keeps_messages_tool_steps_and_elements(tmp_path
     assert element["url"].startswith(history.FILES_ROUTE) and element["forId"] == msg.id
     assert isinstance(thread["metadata"], str)  # the SQLite quirk the resume handler copes with
     assert [t["id"] for t in (await layer.get_all_user_threads(user_id=user.id))] == [thread_id]
+    await layer.engine.dispose()
+
+
+async def test_a_comparison_is_one_thread_in_the_sidebar(tmp_path, emitter):
+    """"NVDA vs AMD" added three threads to the list (issue 35, point 8): its desks' threads are opened from
+    its card, not listed beside it."""
+    storage.create_schema(storage.chat_db_path(tmp_path))
+    layer = history.make_data_layer(tmp_path)
+    user = await layer.create_user(cl.User(identifier="alice"))
+    parent, desk = str(uuid.uuid4()), str(uuid.uuid4())
+    await layer.update_thread(parent, name="NVDA vs AMD · 2026-11-27", user_id=user.id)
+    await layer.update_thread(desk, name="AMD · 2026-11-27 (NVDA vs AMD)", user_id=user.id,
+                              metadata={history.COMPARED_DESK: {"parent": parent, "ticker": "AMD"}})
+    await layer.flush()
+    page = await layer.list_threads(Pagination(first=20), ThreadFilter(userId=user.id))
+    assert [t["id"] for t in page.data] == [parent]
+    opened = await layer.get_thread(desk)  # still its owner's to open, from the comparison's card
+    assert opened is not None and opened["userIdentifier"] == "alice"
     await layer.engine.dispose()
 
 

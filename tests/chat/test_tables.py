@@ -6,7 +6,8 @@ import pytest
 
 from chat.tables import fold_name, split_tables
 
-TABLE = "Key figures (source: x):\n\n| Key figure | Value |\n|---|---|\n" + "\n".join(f"| f{i} | {i} |" for i in range(8))
+ROWS = "\n".join(f"| f{i} | {i} |" for i in range(8))
+TABLE = f"Key figures (source: x):\n\n| Key figure | Value |\n|---|---|\n{ROWS}"
 
 
 @pytest.mark.parametrize(("language", "said", "fold"), [
