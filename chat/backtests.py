@@ -456,7 +456,7 @@ def why_row(simulation: Simulation, language: str) -> str:
     "" otherwise."""
     if (first := simulation.held_throughout) is not None:
         key = "held" if first.position > 0 else "shorted"
-        return phrase(language, f"chat.backtest_why_{key}", day=first.day)
+        return phrase(language, f"chat.backtest_why_{key}")
     if simulation.trades == 0:
         return phrase(language, "chat.backtest_why_flat")
     return ""

@@ -45,6 +45,7 @@ from graph import (
 
 from .runs import DeskService, signed_in
 from .speakers import label_metadata
+from .thread_names import name_if_untitled
 from .uploads import UploadLimit
 
 STORE_ACTION = "book_store"
@@ -241,6 +242,8 @@ class Books:
             return
         file = files[0]
         name = _shown_name(file.name)
+        with contextlib.suppress(Exception):  # the sidebar's name; the import goes on without it
+            await name_if_untitled(cl.context.session.thread_id, _say(language, "name_upload", name=name))
         if not _is_csv(file):
             await _send(language, _say(language, "book_csv_only", name=name))
             return

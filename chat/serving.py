@@ -34,7 +34,7 @@ from graph import DESK, Settings, phrase, private_dir
 from .accounts import DEFAULT_PASSWORD, local_password
 from .door import history
 from .history import FILES_ROUTE, LocalFileStorage, served_type
-from .languages import page_language
+from .languages import page_language, primary
 from .logins import DeskAuth
 from .page_policy import PagePolicy
 from .speakers import speaker_persona
@@ -79,6 +79,7 @@ class Serving:
     def install(self, server: FastAPI) -> None:
         server.router.routes.insert(0, Route(f"{FILES_ROUTE}/{{key:path}}", self.serve_file, methods=["GET"]))
         server.router.routes.insert(0, Route("/desk/ui.json", self.page_facts, methods=["GET"]))
+        server.router.routes.insert(0, Route("/project/translations", translations, methods=["GET"]))
         server.router.routes.insert(0, Route("/avatars/{avatar_id:str}", avatar, methods=["GET"]))
         server.add_middleware(PagePolicy)  # what the page may load (no image from elsewhere)
         chainlit.server.get_html_template = offline_page  # looked up by Chainlit's page route on each request
@@ -130,6 +131,33 @@ def stop_words() -> dict[str, dict[str, str]]:
 
 
 _chainlit_page = chainlit.server.get_html_template
+# Chainlit's words that are not true of the desk, by their place in its translations, with the catalogue's key
+# that says what is: "New chat" warned "This will clear your current chat history" (issue 35, point 8), but
+# the chat stays in the sidebar, whole. In the languages whose catalogue has the chat's words.
+CORRECTED = {("navigation", "newChat", "dialog", "description"): "chat.new_chat_description"}
+CORRECTED_LANGUAGES = ("en", "zh", "zh-Hant")
+
+
+def corrected(translation: dict[str, Any], language: str) -> dict[str, Any]:
+    """Chainlit's translation for `language`, with CORRECTED's words in it."""
+    ours = primary(language)
+    if ours not in CORRECTED_LANGUAGES:
+        return translation
+    for path, key in CORRECTED.items():
+        node: Any = translation
+        for part in path[:-1]:
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict) and path[-1] in node:
+            node[path[-1]] = phrase(ours, key)
+    return translation
+
+
+async def translations(request: Request) -> JSONResponse:
+    """Chainlit's /project/translations (its language the page's, or the configured one), corrected."""
+    language = chainlit.config.config.ui.language or request.query_params.get("language") or "en-US"
+    if not re.fullmatch(r"[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*", language):  # as Chainlit's own route checks
+        raise HTTPException(status_code=422, detail="invalid language")
+    return JSONResponse({"translation": corrected(chainlit.config.config.load_translation(language), language)})
 
 
 def offline_page(root_path: str) -> str:

@@ -141,3 +141,16 @@ async def name_thread(thread_id: str, state: Mapping[str, Any], update: Mapping[
         return
     await layer.update_thread(thread_id, name=title)
     await cl.context.emitter.emit("first_interaction", {"interaction": title, "thread_id": thread_id})
+
+
+async def name_if_untitled(thread_id: str, title: str) -> None:
+    """Name a thread that has no name yet (a chat that began with a file and no words was "Untitled
+    Conversation"); a thread with a name keeps it."""
+    layer = get_data_layer()
+    if layer is None:
+        return
+    thread = await layer.get_thread(thread_id)
+    if thread is not None and str(thread.get("name") or "").strip():
+        return
+    await layer.update_thread(thread_id, name=title)
+    await cl.context.emitter.emit("first_interaction", {"interaction": title, "thread_id": thread_id})

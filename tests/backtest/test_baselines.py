@@ -3,6 +3,8 @@ working fits in a comment), their stated defaults, and no look-ahead: cutting or
 moves an earlier signal."""
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,6 +12,7 @@ import pytest
 from graph.backtest.baselines import BASELINES, BY_NAME, buy_and_hold, kdj, kdj_rsi, macd, rsi, sma, zmr, zscore
 from graph.backtest.metrics import metrics
 from graph.backtest.simulate import simulate
+from graph.core.chinese_script import to_traditional
 
 TOL = 1e-3  # the hand working below is rounded to 3-4 decimals
 
@@ -174,3 +177,15 @@ def test_a_gap_day_has_no_signal(baseline) -> None:
     closes.iloc[80] = float("nan")
     signals = baseline.signals(closes)
     assert closes.index[80].date().isoformat() not in signals
+
+
+@pytest.mark.parametrize("baseline", BASELINES, ids=lambda b: b.name)
+def test_each_rule_in_words_in_english_and_chinese(baseline) -> None:
+    """The CLI's file and the chat word each rule from prompts/words_<code>.md: the English is the CLI's, the
+    Chinese says the same rule (the same figures, in the same order)."""
+    english, chinese = baseline.rule_in("en"), baseline.rule_in("zh")
+    assert baseline.rule == english and english.endswith(".")
+    assert chinese != english and re.search(r"[\u4e00-\u9fff]", chinese)
+    assert re.findall(r"\d+", chinese) == re.findall(r"\d+", english)
+    assert baseline.rule_in("zh-Hant") == to_traditional(chinese) != chinese
+    assert baseline.rule_in("fr") == english  # a language without the text: English

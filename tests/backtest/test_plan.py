@@ -135,3 +135,29 @@ async def test_a_live_plan_is_not_labelled_synthetic(settings: Settings) -> None
 
 def test_tickers_are_cleaned() -> None:
     assert clean_tickers(["aapl,msft", " $nvda ", "AAPL"]) == ("AAPL", "MSFT", "NVDA")
+
+
+@pytest.mark.parametrize("language", ["en", "zh"])
+async def test_the_statement_for_the_chat_is_a_list_that_wraps(settings: Settings, language: str) -> None:
+    """A code block keeps its lines whole and cuts them off at the right of a narrow page (the total went with
+    them): the chat's statement is a title and a list, the same words as the terminal's."""
+    plan = await plan_of(settings, ["AAPL", "GOOGL"], every=2)
+    per_run = estimate(plan.shape, live=False)
+    terminal = statement(plan, per_run, concurrency=2, language=language)
+    chat = statement(plan, per_run, concurrency=2, language=language, markdown=True)
+    title, blank, *items = chat.split("\n")
+    assert title == f"**{terminal.splitlines()[0]}**" and blank == ""
+    assert all(item.startswith("- ") for item in items) and "```" not in chat
+    assert items[0].startswith("- **AAPL** · ") and items[0].endswith("2024-01-02 … 2024-03-28")
+    total = f"{per_run.tokens * plan.runs:,}"
+    assert sum(total in item for item in items) == 1 and total in terminal
+    # Every line of the terminal's is in the chat's, its columns' padding aside.
+    words = " ".join(chat.replace("**", "").replace("\\", "").split())
+    for line in terminal.splitlines()[1:]:
+        if not line.strip().startswith(("AAPL", "GOOGL")):
+            assert " ".join(line.split()) in words
+
+
+def test_the_chat_statement_shows_markdown_characters_as_they_are() -> None:
+    from graph.backtest.plan import _escaped
+    assert _escaped("a*b_c [x](y) <z> |") == r"a\*b\_c \[x\](y) \<z\> \|"

@@ -192,3 +192,32 @@ def test_no_look_ahead_in_the_simulation() -> None:
     other = simulate(later, flipped, Rules(cost_bps=7))
     assert base.days[: cut + 1] == other.days[: cut + 1]
     assert base.days[cut + 1:] != other.days[cut + 1:]
+
+
+@pytest.mark.parametrize(("signals", "held"), [
+    ({D0: "BUY"}, 1.0),  # bought on day one and never sold: buy-and-hold
+    ({D0: "BUY", D1: "BUY", D2: "HOLD"}, 1.0),  # a BUY repeated while long trades nothing
+    ({D0: "SELL"}, -1.0),  # sold short on day one and never bought back
+    ({D1: "BUY"}, None),  # bought a day late
+    ({D0: "BUY", D2: "SELL"}, None),  # sold later
+    ({}, None),  # never traded
+    ({D0: "HOLD"}, None),
+])
+def test_held_throughout_is_one_trade_at_the_first_close(signals, held) -> None:
+    sim = simulate(CLOSES, signals)
+    first = sim.held_throughout
+    assert (first and first.position) == held
+    if held is not None:
+        assert first is sim.days[0] and sim.trades == 1
+    if held == 1.0:  # buy-and-hold's very days, so its figures to the cent
+        hold = simulate(CLOSES, dict.fromkeys(DAYS, "BUY"))
+        assert [(d.position, d.ret) for d in sim.days] == [(d.position, d.ret) for d in hold.days]
+
+
+def test_held_throughout_starts_at_the_first_close_after_a_gap() -> None:
+    gapped = CLOSES.copy()
+    gapped.iloc[0] = float("nan")
+    sim = simulate(gapped, {D1: "BUY"})
+    assert sim.held_throughout == sim.days[1]
+    assert simulate(gapped, {D2: "BUY"}).held_throughout is None
+    assert simulate(CLOSES, {D0: "SELL"}, Rules(mode="long_only")).held_throughout is None  # flat: no trade
