@@ -486,7 +486,8 @@ def explained_table(result: Result, language: str) -> str:
 def baseline_rules(result: Result, language: str) -> str:
     """The baselines' rules, as the CLI's file lists them, in `language`."""
     lines = [f"**{phrase(language, 'chat.backtest_rules_title')}**", ""]
-    lines += [f"- **{b.label}**: {b.rule_in(language)}" for b in result.baselines]
+    lines += ["- " + phrase(language, "chat.backtest_rule", label=b.label, rule=b.rule_in(language))
+              for b in result.baselines]
     return "\n".join(lines)
 
 

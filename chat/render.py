@@ -236,6 +236,9 @@ class Renderer:
     async def _node_event(self, ev: Said | AlphaCurve | ToolStarted | ToolFinished | NotePickedUp) -> None:
         if isinstance(ev, Said):
             author = ev.persona or DESK
+            if ev.language:  # the request read: its Stop action in the thread's language, before it is shown
+                self.language = language_of({"language": ev.language})
+                self._stop_in_language()
             msg = cl.Message(content=inert_links(ev.text), author=author,
                              actions=[self.stop_action] if self.stop_action else [],
                              metadata=label_metadata(author, language=self.language, tag=self.tag))
@@ -270,25 +273,19 @@ class Renderer:
             if self.on_pickup:
                 await self.on_pickup(ev.seq, ev.persona)
 
-    async def _stop_in_language(self) -> None:
-        """The Stop action, made before the request was read (in the page's language), relabelled in the
-        thread's once the coordinator has read it: a 中文 thread's Stop says 停止 (public/desk.js finds it
-        by its label in any language and words the page's Stop button to match)."""
+    def _stop_in_language(self) -> None:
+        """The Stop action, made before the request was read (in the page's language), worded in the thread's
+        once the coordinator has read it, before the message it goes with is sent: a 中文 thread's Stop says
+        停止 (public/desk.js finds it by its label in any language and words the page's Stop button to match)."""
         stop = self.stop_action
-        label = phrase(self.language, "chat.stop")
-        if stop is None or stop.label == label:
-            return
-        stop.label, stop.tooltip = label, phrase(self.language, "chat.stop_tooltip")
-        if stop.forId:  # on the page already: shown again with its new words
-            await cl.context.emitter.emit("remove_action", stop.to_dict())
-            await cl.context.emitter.emit("action", stop.to_dict())
+        if stop is not None and not stop.forId:  # not on a page yet
+            stop.label, stop.tooltip = phrase(self.language, "chat.stop"), phrase(self.language, "chat.stop_tooltip")
 
     async def _node_done(self, ev: NodeDone) -> None:
         last = ev.spoken
         if ev.node == "coordinator":  # it already spoke through Said
             if "language" in ev.update:
                 self.language = language_of(ev.update)
-                await self._stop_in_language()
             await self._recalled(ev.update.get("track_record"))
             return
         if last is None:

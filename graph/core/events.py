@@ -50,9 +50,11 @@ class NotePickedUp:
 
 @dataclass(frozen=True)
 class Said:
-    """A whole message that is not streamed (the coordinator's answer)."""
+    """A whole message that is not streamed (the coordinator's answer), and the thread's language when the
+    coordinator knows it ("": not said): the chat words what it attaches to the message in it."""
     persona: str
     text: str
+    language: str = ""
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,7 @@ def emit(writer: Callable[[Any], None] | None, event: NodeEvent) -> None:
 def decode(payload: object) -> NodeEvent | None:
     if not isinstance(payload, dict) or (cls := _KINDS.get(payload.get("event", ""))) is None:
         return None
-    return cls(**{f.name: payload[f.name] for f in fields(cls)})
+    return cls(**{f.name: payload[f.name] for f in fields(cls) if f.name in payload})  # a default if not sent
 
 
 async def desk_events(graph: Any, graph_input: Any, config: Any, context: Any) -> AsyncIterator[Event]:

@@ -163,7 +163,7 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
                 assert parsed.asked_date is not None, "an analysis always has its dates"
                 update["pending_ticker"] = {"ticker": parsed.ticker or "", "asked_date": parsed.asked_date.isoformat()}
             update["intent"] = "clarify"
-            emit(runtime.stream_writer, Said(DESK, question))
+            emit(runtime.stream_writer, Said(DESK, question, language))
             return update | {"messages": [spoken(DESK, question)]}
         if parsed.intent == "analyze":
             assert parsed.trade_date and parsed.asked_date, "an analysis always has its dates"
@@ -192,7 +192,7 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
             say = parsed.question or "Which stock should the desk look at? Try “should I buy NVDA today?”."
         else:  # a follow-up: Desk answers in its own node, from the record
             return update
-        emit(runtime.stream_writer, Said(DESK, say))
+        emit(runtime.stream_writer, Said(DESK, say, language))
         return update | {"messages": [spoken(DESK, say)]}
 
     return coordinator
@@ -231,7 +231,7 @@ async def _record_answer(runtime: Runtime[DeskContext], vendor: Vendor, models: 
         user, _ = user_of(get_config(), runtime.context)
         calls = await TrackRecord(runtime.store, vendor, models).calls(user, today, ticker=ticker)
         say, points = record_answer(calls, ticker, today, language), cumulative_alpha(calls)
-    emit(runtime.stream_writer, Said(DESK, say))
+    emit(runtime.stream_writer, Said(DESK, say, language))
     if points:
         emit(runtime.stream_writer, AlphaCurve([(day, alpha) for day, alpha in points], ticker or ""))
     return {"intent": "record", "pending_ticker": None, "record_shown": say, "messages": [spoken(DESK, say)]}

@@ -7,7 +7,7 @@ from datetime import date
 import pandas as pd
 import pytest
 
-from graph.backtest.plan import PlanRefused, check_budget, clean_tickers, make_plan, statement
+from graph.backtest.plan import PlanRefused, _escaped, check_budget, clean_tickers, make_plan, statement
 from graph.backtest.tokens import MEASURED_AFTER, RECALL_TOKENS, Shape, estimate
 from graph.core.errors import DeskError, explain
 from graph.core.settings import Settings
@@ -159,5 +159,4 @@ async def test_the_statement_for_the_chat_is_a_list_that_wraps(settings: Setting
 
 
 def test_the_chat_statement_shows_markdown_characters_as_they_are() -> None:
-    from graph.backtest.plan import _escaped
     assert _escaped("a*b_c [x](y) <z> |") == r"a\*b\_c \[x\](y) \<z\> \|"

@@ -1,14 +1,23 @@
 """The chat's backtest pieces without a server: the equity curve and its signal markers, the figure's panels,
-"resume backtest <id>" read, and the door's thread ids (a backtest day's is let in, nothing like it is)."""
+"resume backtest <id>" read, and the door's thread ids (a backtest day's is let in, nothing like it is); under
+the table, a row's reason from its simulation and the baselines' rules, and the days' links by ticker and month,
+in English and in Chinese."""
 from __future__ import annotations
+
+import asyncio
+import re
+from datetime import date
 
 import pandas as pd
 import pytest
 
 from chat.backtest_chart import equity_curve, equity_figure, signal_changes
-from chat.backtests import RESUME, day_link
+from chat.backtests import RESUME, baseline_rules, day_link, day_links, explained_table, why_row
 from chat.history import valid_thread_id
-from graph import DESK_STRATEGY
+from graph import DESK_STRATEGY, Settings, SyntheticVendor
+from graph.backtest.plan import make_plan
+from graph.backtest.record import Backtest, Day
+from graph.backtest.result import score
 from graph.backtest.simulate import simulate
 
 CLOSES = pd.Series([100.0, 110.0, 99.0, 99.0], index=["2024-01-02", "2024-01-03", "2024-01-04", "2024-01-05"])
@@ -55,3 +64,107 @@ def test_a_backtest_days_thread_id_is_let_in_and_nothing_like_it(thread_id, vali
 
 def test_day_link_quotes_the_symbol():
     assert day_link("1a2b3c4d", "BRK/B", "2024-01-03") == "/backtest/1a2b3c4d/BRK%2FB/2024-01-03"
+
+
+def test_the_legend_sits_above_the_plot_clear_of_the_dates():
+    """Under the plot the dates turn on a long window and ran into a legend there (issue 35, point 7)."""
+    fig = equity_figure({("NVDA", "B&H"): simulate(CLOSES, {"2024-01-02": "BUY"})}, "NVDA")
+    assert fig.layout.legend.y >= 1 and fig.layout.legend.yanchor == "bottom"
+    assert fig.layout.xaxis.automargin and fig.layout.xaxis2.automargin
+
+
+@pytest.mark.parametrize(("signals", "english", "chinese"), [
+    ({"2024-01-02": "BUY"}, "bought on day one and never sold, so the same as B&H",
+     "第一天买入后一直没有卖出，所以与 B&H 相同"),
+    ({"2024-01-02": "SELL", "2024-01-04": "HOLD"}, "sold short on day one and never bought back",
+     "第一天卖空后一直没有买回"),
+    ({"2024-01-02": "HOLD"}, "never traded: no position all window", "从未交易：整个区间都没有持仓"),
+    ({"2024-01-02": "BUY", "2024-01-04": "SELL"}, "", ""),  # it traded: its figures need no word
+    ({"2024-01-03": "BUY"}, "", ""),  # a day late: not buy-and-hold's
+])
+def test_a_rows_reason_comes_from_its_simulation(signals, english, chinese):
+    sim = simulate(CLOSES, signals)
+    assert why_row(sim, "en") == english
+    assert why_row(sim, "zh") == chinese
+
+
+def _scored(tickers: list[str], start: date, end: date, desk: str | None = None):
+    """A backtest scored on the synthetic vendor, the desk's days all `desk` (else BUY then SELL on its 2nd day)."""
+    vendor = SyntheticVendor()
+    plan = asyncio.run(make_plan(vendor, Settings(), tickers, start, end, today=date(2024, 6, 28)))
+    backtest = Backtest("1a2b3c4d", "tester", plan)
+    days = {}
+    for ticker, dates in plan.days.items():
+        for n, day in enumerate(dates):
+            signal = desk or ("BUY" if n == 0 else "SELL" if n == 1 else "HOLD")
+            days[f"{ticker}:{day}"] = Day(ticker, day.isoformat(), backtest.thread(ticker, day), "done", signal)
+    return score(backtest, days, vendor), days
+
+
+def _rows(markdown: str) -> dict[str, list[str]]:
+    rows = [[c.strip() for c in line.strip("|").split(" | ")] for line in markdown.splitlines()
+            if line.startswith("| ") and "---" not in line]
+    return {cells[0].split(" ")[0]: cells for cells in rows[1:]}
+
+
+def test_the_newcomers_row_equal_to_buy_and_hold_says_why():
+    """NVDA over January to March 2024 on the demo's data: KDJ&RSI is -34.46 / -83.04 / -4.27 / 34.46, B&H's to
+    the cent, because it bought on the first day (oversold on both) and nothing was overbought on both after."""
+    result, _ = _scored(["NVDA"], date(2024, 1, 1), date(2024, 3, 31))
+    english, chinese = _rows(explained_table(result, "en")), _rows(explained_table(result, "zh"))
+    assert english["KDJ&RSI"][1:] == english["B&H"][1:] == ["-34.46", "-83.04", "-4.27", "34.46"]
+    assert english["KDJ&RSI"][0] == "KDJ&RSI — *bought on day one and never sold, so the same as B&H*"
+    assert chinese["KDJ&RSI"][0] == "KDJ&RSI —— *第一天买入后一直没有卖出，所以与 B&H 相同*"
+    assert english["B&H"][0] == "B&H" and english["MACD"][0] == "MACD" and english["Trading"][0] == DESK_STRATEGY
+    assert result.table.markdown().count("day one") == 0  # the table itself (the CLI's, the file's) is as it was
+
+
+def test_with_several_tickers_each_reason_names_its_ticker():
+    result, _ = _scored(["NVDA", "AAPL"], date(2024, 1, 2), date(2024, 1, 5), desk="HOLD")
+    rows = _rows(explained_table(result, "en"))
+    assert rows["KDJ&RSI"][0] == ("KDJ&RSI — *NVDA: bought on day one and never sold, so the same as B&H; "
+                                  "AAPL: sold short on day one and never bought back*")
+    assert rows["KDJ&RSI"][1:5] == rows["B&H"][1:5]  # NVDA's four columns
+    assert rows["Trading"][0] == (f"{DESK_STRATEGY} — *NVDA: never traded: no position all window; "
+                                  "AAPL: never traded: no position all window*")
+    chinese = _rows(explained_table(result, "zh"))
+    assert chinese["KDJ&RSI"][0] == ("KDJ&RSI —— *NVDA：第一天买入后一直没有卖出，所以与 B&H 相同；"
+                                     "AAPL：第一天卖空后一直没有买回*")
+
+
+@pytest.mark.parametrize(("language", "title", "macd"), [
+    ("en", "**The baselines' rules**", "- **MACD**: MACD(12, 26, 9) on closes: MACD line = EMA12 − EMA26"),
+    ("zh", "**基准策略的规则**", "- **MACD**：MACD(12, 26, 9)，用收盘价：MACD 线 = EMA12 − EMA26"),
+])
+def test_the_baselines_rules_are_shown_as_the_cli_writes_them(language, title, macd):
+    result, _ = _scored(["NVDA"], date(2024, 1, 2), date(2024, 1, 5))
+    text = baseline_rules(result, language)
+    lines = text.splitlines()
+    assert lines[0] == title and len(lines) == 2 + 5
+    assert lines[3].startswith(macd)
+    # The same rules as the CLI's file, which writes them in English.
+    if language == "en":
+        assert all(line in result.markdown() for line in lines[2:])
+    else:
+        assert not re.search(r"each day|closes", text)
+
+
+@pytest.mark.parametrize(("language", "months"), [
+    ("en", ["**January 2024**", "**February 2024**"]),
+    ("zh", ["**2024年1月**", "**2024年2月**"]),
+])
+def test_the_day_links_are_short_lines_by_ticker_and_month(language, months):
+    days = [Day("NVDA", d, "t", "done", s) for d, s in
+            (("2024-02-01", "SELL"), ("2024-01-30", "BUY"), ("2024-01-31", "HOLD"))]
+    days.append(Day("NVDA", "2024-02-02", "t", "failed"))
+    days.append(Day("AAPL", "2024-01-30", "t", "done", "BUY"))
+    text = day_links("1a2b3c4d", ["NVDA", "AAPL"], days, language)
+    lines = text.splitlines()
+    nvda, at = lines.index("**NVDA**"), "/backtest/1a2b3c4d/NVDA"
+    assert lines[nvda + 2] == (f"- {months[0]} [30\u00a0🟢]({at}/2024-01-30 \"NVDA 2024-01-30 BUY\") "
+                               f"[31\u00a0🟡]({at}/2024-01-31 \"NVDA 2024-01-31 HOLD\")")
+    assert lines[nvda + 3] == (f"- {months[1]} [01\u00a0🔴]({at}/2024-02-01 \"NVDA 2024-02-01 SELL\") "
+                               f"[02\u00a0⚠️]({at}/2024-02-02 \"NVDA 2024-02-02\")")  # failed: no signal
+    aapl = lines.index("**AAPL**")
+    assert lines[aapl + 2].startswith(f"- {months[0]} [30\u00a0🟢]") and len(lines) == aapl + 3
+    assert ("🟢 BUY · 🔴 SELL" if language == "en" else "🟢 买入（BUY）") in text
