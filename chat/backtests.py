@@ -463,24 +463,25 @@ def why_row(simulation: Simulation, language: str) -> str:
 
 
 def explained_table(result: Result, language: str) -> str:
-    """Table 1 in Markdown, each strategy's reason beside its name (`why_row`; per ticker when there are several).
-    Buy-and-hold's own row needs none, nor a published row (no simulation)."""
+    """Table 1 in Markdown, a table per ticker (the four figures of each ticker side by side ran off a chat's page
+    at the right), each strategy's reason beside its name (`why_row`), then the table's notes. Buy-and-hold's own
+    row needs none, nor a published row (no simulation), which is left out of a ticker it has no figures for."""
     table = result.table
     hold = {b.label for b in result.baselines if b.name == "buy_and_hold"}
-    rows = []
-    for row in table.rows:
-        whys = []
-        for ticker in table.tickers:
+    lines = [f"**{table.title}**"]
+    for ticker in table.tickers:
+        rows = []
+        for row in table.rows:
+            if ticker not in row.figures and row.source:
+                continue
             simulation = result.simulations.get((ticker, row.strategy))
             why = why_row(simulation, language) if simulation is not None and row.strategy not in hold else ""
-            if why:
-                whys.append(why if len(table.tickers) == 1 else
-                            phrase(language, "chat.backtest_why_ticker", ticker=ticker, why=why))
-        if whys:
-            why = phrase(language, "chat.backtest_why_separator").join(whys)
-            row = replace(row, strategy=phrase(language, "chat.backtest_why", strategy=row.strategy, why=why))
-        rows.append(row)
-    return replace(table, rows=tuple(rows)).markdown()
+            rows.append(replace(row, strategy=phrase(language, "chat.backtest_why", strategy=row.strategy, why=why))
+                        if why else row)
+        lines += ["", *replace(table, rows=tuple(rows)).grid([ticker])]
+    if notes := table.note_lines():
+        lines += ["", *notes]
+    return "\n".join(lines) + "\n"
 
 
 def baseline_rules(result: Result, language: str) -> str:

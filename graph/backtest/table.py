@@ -53,20 +53,29 @@ class Table:
     notes: tuple[str, ...] = field(default=())  # printed under the table: the window, the rules, "synthetic"
 
     def markdown(self) -> str:
-        header = ["Strategy", *(f"{ticker} {column}" for ticker in self.tickers for column in COLUMNS)]
-        lines = [f"**{self.title}**", "", _line(header), _line(["---", *["---:"] * (len(header) - 1)])]
+        lines = [f"**{self.title}**", "", *self.grid()]
+        if notes := self.note_lines():
+            lines += ["", *notes]
+        return "\n".join(lines) + "\n"
+
+    def grid(self, tickers: Sequence[str] | None = None) -> list[str]:
+        """The table's lines in Markdown, for `tickers` (all by default; a narrow page shows one at a time)."""
+        tickers = self.tickers if tickers is None else tuple(tickers)
+        header = ["Strategy", *(f"{ticker} {column}" for ticker in tickers for column in COLUMNS)]
+        lines = [_line(header), _line(["---", *["---:"] * (len(header) - 1)])]
         for row in self.rows:
             cells = [_escape(row.strategy)]
-            for ticker in self.tickers:
+            for ticker in tickers:
                 figures = row.figures.get(ticker)
                 values = (None,) * 4 if figures is None else (figures.cr, figures.arr, figures.sr, figures.mdd)
                 cells += [_number(value) for value in values]
             lines.append(_line(cells))
+        return lines
+
+    def note_lines(self) -> list[str]:
+        """What is printed under the table, a Markdown list: its notes, then the published figures' sources."""
         sources = [f"{row.strategy}: {row.source}" for row in self.rows if row.source]
-        extra = [*self.notes, *(f"Source of {text}" for text in sources)]
-        if extra:
-            lines += ["", *(f"- {_escape(text)}" for text in extra)]
-        return "\n".join(lines) + "\n"
+        return [f"- {_escape(text)}" for text in (*self.notes, *(f"Source of {text}" for text in sources))]
 
 
 def _number(value: float | None) -> str:

@@ -101,35 +101,46 @@ def _scored(tickers: list[str], start: date, end: date, desk: str | None = None)
     return score(backtest, days, vendor), days
 
 
-def _rows(markdown: str) -> dict[str, list[str]]:
-    rows = [[c.strip() for c in line.strip("|").split(" | ")] for line in markdown.splitlines()
-            if line.startswith("| ") and "---" not in line]
-    return {cells[0].split(" ")[0]: cells for cells in rows[1:]}
+def _tables(markdown: str) -> list[dict[str, list[str]]]:
+    """Each Markdown table's body rows, by the row's first word (its strategy)."""
+    tables: list[list[list[str]]] = []
+    for block in markdown.split("\n\n"):
+        rows = [[c.strip() for c in line.strip("|").split(" | ")] for line in block.splitlines()
+                if line.startswith("| ") and "---" not in line]
+        if rows:
+            tables.append(rows)
+    return [{cells[0].split(" ")[0]: cells for cells in rows[1:]} for rows in tables]
 
 
 def test_the_newcomers_row_equal_to_buy_and_hold_says_why():
     """NVDA over January to March 2024 on the demo's data: KDJ&RSI is -34.46 / -83.04 / -4.27 / 34.46, B&H's to
     the cent, because it bought on the first day (oversold on both) and nothing was overbought on both after."""
     result, _ = _scored(["NVDA"], date(2024, 1, 1), date(2024, 3, 31))
-    english, chinese = _rows(explained_table(result, "en")), _rows(explained_table(result, "zh"))
+    [english], [chinese] = _tables(explained_table(result, "en")), _tables(explained_table(result, "zh"))
     assert english["KDJ&RSI"][1:] == english["B&H"][1:] == ["-34.46", "-83.04", "-4.27", "34.46"]
     assert english["KDJ&RSI"][0] == "KDJ&RSI — *bought on day one and never sold, so the same as B&H*"
     assert chinese["KDJ&RSI"][0] == "KDJ&RSI —— *第一天买入后一直没有卖出，所以与 B&H 相同*"
     assert english["B&H"][0] == "B&H" and english["MACD"][0] == "MACD" and english["Trading"][0] == DESK_STRATEGY
     assert result.table.markdown().count("day one") == 0  # the table itself (the CLI's, the file's) is as it was
+    # The rest as the table had it: its title, its header, its notes.
+    text = explained_table(result, "en")
+    assert text.startswith(f"**{result.table.title}**\n\n| Strategy | NVDA CR% | NVDA ARR% | NVDA SR | NVDA MDD% |")
+    assert text.endswith("\n".join(result.table.note_lines()) + "\n")
 
 
-def test_with_several_tickers_each_reason_names_its_ticker():
+def test_with_several_tickers_a_table_for_each_with_its_reasons():
+    """Two tickers' eight figures side by side ran off the page: a table each, each row's reason its own."""
     result, _ = _scored(["NVDA", "AAPL"], date(2024, 1, 2), date(2024, 1, 5), desk="HOLD")
-    rows = _rows(explained_table(result, "en"))
-    assert rows["KDJ&RSI"][0] == ("KDJ&RSI — *NVDA: bought on day one and never sold, so the same as B&H; "
-                                  "AAPL: sold short on day one and never bought back*")
-    assert rows["KDJ&RSI"][1:5] == rows["B&H"][1:5]  # NVDA's four columns
-    assert rows["Trading"][0] == (f"{DESK_STRATEGY} — *NVDA: never traded: no position all window; "
-                                  "AAPL: never traded: no position all window*")
-    chinese = _rows(explained_table(result, "zh"))
-    assert chinese["KDJ&RSI"][0] == ("KDJ&RSI —— *NVDA：第一天买入后一直没有卖出，所以与 B&H 相同；"
-                                     "AAPL：第一天卖空后一直没有买回*")
+    nvda, aapl = _tables(explained_table(result, "en"))
+    combined = _tables(result.table.markdown())[0]
+    for strategy, cells in combined.items():
+        assert nvda[strategy][1:] == cells[1:5] and aapl[strategy][1:] == cells[5:9]
+    assert nvda["KDJ&RSI"][0] == "KDJ&RSI — *bought on day one and never sold, so the same as B&H*"
+    assert aapl["KDJ&RSI"][0] == "KDJ&RSI — *sold short on day one and never bought back*"
+    assert nvda["Trading"][0] == aapl["Trading"][0] == f"{DESK_STRATEGY} — *never traded: no position all window*"
+    assert "| Strategy | AAPL CR% | AAPL ARR% | AAPL SR | AAPL MDD% |" in explained_table(result, "en")
+    nvda, aapl = _tables(explained_table(result, "zh"))
+    assert aapl["KDJ&RSI"][0] == "KDJ&RSI —— *第一天卖空后一直没有买回*"
 
 
 @pytest.mark.parametrize(("language", "title", "macd"), [
