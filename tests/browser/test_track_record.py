@@ -105,6 +105,11 @@ def test_a_later_analysis_recalls_the_first_call_and_record_shows_table_and_char
     expect(table.locator("tbody tr")).to_have_count(2)
     for day in ("2024-05-01", "2024-06-14"):
         expect(table.locator("tbody tr").filter(has_text=day)).to_have_count(1)
+        # a date reads whole: "2026-11-" / "27" wrapped in its narrow column (issue 35, point 9)
+        cell = table.locator("td").filter(has_text=re.compile(f"^{day}$")).first
+        lines = cell.evaluate("c => { const r = document.createRange(); r.selectNodeContents(c);"
+                              " return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size; }")
+        assert lines == 1, (day, lines)
     expect(answer).to_contain_text(re.compile(r"2 past calls"))
     chart = answer.locator(".js-plotly-plot")
     expect(chart).to_have_count(1, timeout=30_000)
@@ -113,6 +118,18 @@ def test_a_later_analysis_recalls_the_first_call_and_record_shows_table_and_char
     expect(chart.locator(".scatterlayer .trace .point")).to_have_count(2)  # one per settled call
     expect(cards(page)).to_have_count(2)  # the record is an answer, not an analysis
     shot(page, "3-record", chart)
+
+    # Chainlit's "to the latest" arrow, shown once the view leaves the bottom, stands beside the messages,
+    # not over their words (issue 35, point 9)
+    box = page.locator("#chat-input").bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] - 200)
+    page.mouse.wheel(0, -3000)
+    arrow = page.locator("div.absolute.bottom-4 > button.rounded-full")
+    expect(arrow).to_be_visible(timeout=10_000)
+    shot(page, "3b-scrolled-up")
+    left = arrow.bounding_box()["x"]
+    rights = page.locator(".ai-message").evaluate_all("ms => ms.map(m => m.getBoundingClientRect().right)")
+    assert rights and left >= max(rights), (left, max(rights))
 
     page.reload()  # the step and the chart are stored with the thread
     expect(page.locator(STEP)).to_have_count(2, timeout=30_000)

@@ -443,9 +443,21 @@
 
   // -- the pass ----------------------------------------------------------------------------
 
+  // -- table cells that must not wrap ---------------------------------------------------------
+
+  // A date, a time or a figure in a table cell reads whole: "2026-11-" / "27" in the track record's
+  // narrow columns was no date (issue 35, point 9). Marked once per cell; CSS keeps it on one line.
+  const WHOLE = /^[\s\-+−]*(?:\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2})?|[\d.,%$€¥£+\-−]+)\s*$/;
+  function keepCellsWhole() {
+    for (const cell of document.querySelectorAll(".ai-message td:not([data-desk-cell])")) {
+      cell.dataset.deskCell = WHOLE.test(cell.textContent || "") ? "whole" : "text";
+    }
+  }
+
   function pass() {
     scheduled = false;
     preload();
+    keepCellsWhole();
     labelSpeakers();
     follow();
     placeStop();
