@@ -231,10 +231,11 @@ def first_word(note) -> str:
     return note.text.split(",")[0]
 
 
-async def test_interjections_answered_before_the_fork_survive_and_later_ones_are_answered_again(desk_factory):
+async def test_interjections_belong_to_the_branch_they_were_sent_on(desk_factory):
     """Note 1 is posted while the Bull speaks (the Bear answers it), note 2 while the Trader speaks
     (the Risky Analyst answers it). A fork at the Research Manager keeps note 1 answered by the
-    Bear; note 2 came after the fork point, so the re-run Trader is the first to read it."""
+    Bear. Note 2 was sent on the original branch, about its Trader's plan: the new branch does not
+    answer it again (issue 35, point 6: the Bear of a new branch answered a note sent to the old one)."""
     posted = set()
 
     async def post_during(persona, messages, tools):
@@ -254,10 +255,9 @@ async def test_interjections_answered_before_the_fork_survive_and_later_ones_are
     n = len(model.calls)
     await desk.ask(None)
     after = await desk.state()
-    assert [(first_word(i), i.answered_by) for i in after["interventions"]] == [("Bear", [BEAR]), ("Risky", [TRADER])]
-    trader_prompt = next(c for c in model.calls[n:] if c["persona"] == TRADER)["messages"]
-    assert "is that size sane?" in "\n".join(str(m.content) for m in trader_prompt)
-    assert not any("export ban" in str(m.content) for c in model.calls[n:] for m in c["messages"][1:])
+    assert [(first_word(i), i.answered_by) for i in after["interventions"]] == [("Bear", [BEAR])]
+    assert not any(note in str(m.content) for note in ("is that size sane?", "export ban")
+                   for c in model.calls[n:] for m in c["messages"][1:])
     assert "export ban" in desk_notes(after)
     # The original branch still says who answered what there.
     original = next(b for b in await desk.runtime.branches(desk.thread) if not b.current)
@@ -336,3 +336,21 @@ async def test_a_fork_survives_reopening_the_thread_files(settings):
         assert next(s for s in await desk.history(thread) if s.id == "trader").text.startswith("Hold off.")
         await desk.switch_branch(thread, found[0].head)
         assert entries(await desk.state(thread)) == entries(before)
+
+
+async def test_a_note_sent_during_the_new_branch_s_run_is_answered_there(desk_factory):
+    state = {"forked": False, "posted": False}
+
+    async def post_on_new_branch(persona, messages, tools):
+        if state["forked"] and persona == TRADER and not state["posted"]:
+            state["posted"] = True
+            await desk.post("Risky, is the new size sane?")
+        return None
+
+    desk = desk_factory(ScriptedChatModel(script=post_on_new_branch))
+    await desk.ask(ASK)
+    await desk.runtime.fork(desk.thread, "manager", "FINAL TRANSACTION PROPOSAL: **HOLD**")
+    state["forked"] = True
+    await desk.ask(None)
+    after = await desk.state()
+    assert [(first_word(i), i.answered_by) for i in after["interventions"]] == [("Risky", [RISKY])]

@@ -259,9 +259,12 @@ def _check_key(step: Step, state: Mapping[str, Any]) -> str:
     return keys[-1] if keys else turn_key(step.persona, 0)
 
 
-async def fork(graph: Graph, thread_id: str, step_id: str, new_text: str, parallel_analysts: bool) -> Fork:
+async def fork(graph: Graph, thread_id: str, step_id: str, new_text: str, parallel_analysts: bool,
+               posted: Sequence[str] = ()) -> Fork:
     """Fork the current branch right after `step_id`, with `new_text` as that persona's words.
-    Continue the thread with input None (`DeskRuntime.events(None, ...)`) to re-run what follows."""
+    Continue the thread with input None (`DeskRuntime.events(None, ...)`) to re-run what follows.
+    `posted`: the keys of the notes posted before the fork, which belong to the branch left behind (a
+    note sent to the Bear there, after its turn, was answered by the Bear of the new branch)."""
     cleaned = clean_message(new_text)
     if not cleaned.usable:
         raise EditRefused("the edited text is empty; write what the persona should have said")
@@ -280,6 +283,8 @@ async def fork(graph: Graph, thread_id: str, step_id: str, new_text: str, parall
     # The edited words are the user's own: the figure check's flags of the persona's words are
     # dropped (what later speakers cite from them counts as checked, like the user's messages).
     values["unverified"] = {_check_key(step, base.values or {}): []}
+    if posted:
+        values["inbox_read"] = list(posted)
     config = await graph.aupdate_state(base.config, values, as_node=step.node)
     after = await graph.aget_state(config)
     return Fork(step, _id(config), tuple(PERSONA_OF_NODE.get(n, n) for n in after.next))

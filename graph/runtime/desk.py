@@ -228,7 +228,9 @@ class DeskRuntime:
     async def fork(self, thread_id: str, step_id: str, text: str) -> past.Fork:
         """Fork the current branch after `step_id`, with `text` as its words; `events(None, ...)`
         then re-runs only what follows it."""
-        return await past.fork(self.graph, thread_id, step_id, text, self.settings.parallel_analysts)
+        # The notes posted so far were sent on the branch being left: the new one does not answer them.
+        posted = [note.key for note in await self.inbox.all(thread_id)]
+        return await past.fork(self.graph, thread_id, step_id, text, self.settings.parallel_analysts, posted)
 
     async def branches(self, thread_id: str) -> list[past.Branch]:
         return await past.branches(self.graph, thread_id)
