@@ -167,3 +167,33 @@ async def test_a_chinese_follow_up_names_a_persona_as_the_chat_shows_it(desk_fac
     answer = str((await desk.state())["messages"][-1].content)
     assert "does not cover" not in answer
     assert answer.splitlines()[1].startswith(f"- {persona}: “{words}"), answer
+
+
+async def test_why_the_judge_was_cautious_with_a_book_stored_gives_the_judge_s_reason(tmp_path, no_model_env):
+    """With a book stored, "the" in the question named the case file's "The user's book" section, and the
+    answer quoted the book beside the ruling's first words (CI, 2026-11-28)."""
+    import uuid
+    from decimal import Decimal
+
+    from langgraph.checkpoint.memory import InMemorySaver
+    from langgraph.store.memory import InMemoryStore
+
+    from graph.book.holdings import Book, Position
+    from graph.book.store import BookStore
+    from graph.core.settings import Settings
+    from graph.persistence.checkpoint import SERDE
+    from graph.runtime.desk import DeskRuntime
+    from tests.support.desk import TODAY
+
+    store = InMemoryStore()
+    await BookStore(store).put("ana", Book((Position("NVDA", Decimal(200), Decimal(95)),), Decimal(20000)))
+    runtime = DeskRuntime.build(Settings(DESK_DATA_DIR=tmp_path, DESK_DEMO_DELAY_MS=0), InMemorySaver(serde=SERDE),
+                                store)
+    thread = uuid.uuid4().hex
+    for text in ("should I buy NVDA today?", "why was the judge cautious?"):
+        async for _ in runtime.events(await runtime.new_input(thread, text), thread,
+                                      runtime.context(today=TODAY, user="ana", source="chat")):
+            pass
+    lines = str((await runtime.state(thread))["messages"][-1].content).splitlines()[1:]
+    assert lines[0] == "- Risk Judge: “The Safe Analyst's point on volatility wins: the size is halved.”"
+    assert not any("user's book" in line for line in lines)

@@ -93,7 +93,7 @@ def _persona_hits(names, q: str) -> list[str]:
     name in Chinese (graph's notes read it: "空头为什么担心？")."""
     said = named(q)
     return [name for name in names if name in said or
-            any(w in q for w in name.lower().split() if w not in ("analyst", "researcher"))]
+            any(w in q for w in name.lower().split() if w not in _STOP and w not in ("analyst", "researcher"))]
 
 
 @dataclass(frozen=True)
