@@ -88,7 +88,7 @@ async def test_ask_run_progress_result_and_day_threads(server):
             elements = [d for e, d in alice.events if e == "element"]
             names = {str(e.get("name")) for e in elements}
             charts = [e for e in elements if e.get("type") == "plotly" and "NVDA" in e.get("name", "")]
-            return names if charts and f"backtest-{bt}-daily.csv" in names else None
+            return names if charts and {f"backtest-{bt}-daily.csv", f"backtest-{bt}.md"} <= names else None
 
         names = await alice.wait_for(shown, 30, "the chart and the exports")
         assert f"backtest-{bt}.md" in names and f"backtest-{bt}-daily.csv" in names
