@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +44,26 @@ def login(page: Page, base: str, name: str = "tester", password: str = PASSWORD)
     page.locator("#password").fill(password)
     page.locator("button[type=submit]").click()
     page.locator("#chat-input").wait_for(timeout=30_000)
+
+
+@contextmanager
+def page_in(browser: Browser, site: Site, failure: str, locale: str | None = None) -> Iterator[Page]:
+    """A logged-in page on a new chat, in a browser set to `locale` (its navigator.language and
+    Accept-Language) when given; if the test fails, what it showed is kept in .data/browser-failures/<failure>.png."""
+    where = {"locale": locale} if locale else {}
+    context = browser.new_context(viewport=VIEWPORT, storage_state=str(site.state), **where)
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    try:
+        page.goto(site.base)
+        wait_until_connected(page)
+        yield page
+    except Exception:
+        FAILURES.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(FAILURES / f"{failure}.png"))
+        raise
+    finally:
+        context.close()
 
 
 def open_page(browser: Browser, site: Site) -> tuple[BrowserContext, Page]:

@@ -9,7 +9,7 @@ import re
 
 from playwright.sync_api import expect
 
-from .person import FAILURES, Browser, Site, ask, open_page
+from .person import FAILURES, Browser, Site, ask, page_in
 
 SHOTS = FAILURES.parent / "browser-shots"
 
@@ -19,8 +19,7 @@ def _number(text: str) -> float:
 
 
 def test_a_coin_s_entry_and_stop_are_drawn_where_the_card_says(browser: Browser, desk: Site):
-    context, page = open_page(browser, desk)
-    try:
+    with page_in(browser, desk, "test_chart_levels") as page:
         ask(page, "should I buy BTC-USD on 2026-11-27?")
         card = page.locator(".ai-message h2").filter(has_text=re.compile(r"BTC-USD · 2026-11-27$")).first
         card.wait_for(timeout=120_000)
@@ -45,9 +44,3 @@ def test_a_coin_s_entry_and_stop_are_drawn_where_the_card_says(browser: Browser,
         assert price_ticks and min(price_ticks) > 0.5 * stop, ticks
         SHOTS.mkdir(parents=True, exist_ok=True)
         chart.screenshot(path=str(SHOTS / "btc-chart.png"))
-    except Exception:
-        FAILURES.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(FAILURES / "test_chart_levels.png"))
-        raise
-    finally:
-        context.close()

@@ -8,17 +8,7 @@ import re
 
 from playwright.sync_api import expect
 
-from .person import (
-    FAILURES,
-    VIEWPORT,
-    Browser,
-    Page,
-    Site,
-    ask,
-    persona_messages,
-    wait_for_decision,
-    wait_until_connected,
-)
+from .person import FAILURES, Browser, Page, Site, ask, page_in, persona_messages, wait_for_decision
 
 SHOTS = FAILURES.parent / "browser-shots"
 
@@ -54,12 +44,7 @@ def test_why_the_judge_was_cautious_gives_its_reason(page: Page):
 def test_the_follow_up_the_chinese_card_suggests_is_answered(browser: Browser, desk: Site):
     """空头为什么担心？, the question the Chinese card itself suggests, got "The record does not cover that"
     while the English one worked (issue 35, point 3). The page is kept in .data/browser-shots/."""
-    context = browser.new_context(viewport=VIEWPORT, storage_state=str(desk.state), locale="zh-CN")
-    context.set_default_timeout(30_000)
-    page = context.new_page()
-    try:
-        page.goto(desk.base)
-        wait_until_connected(page)
+    with page_in(browser, desk, "test_chinese_followup", locale="zh-CN") as page:
         ask(page, "英伟达今天能买吗？")
         page.locator(".ai-message th, .ai-message td").filter(has_text=re.compile(r"^信号$")).first.wait_for(
             timeout=120_000)
@@ -72,9 +57,3 @@ def test_the_follow_up_the_chinese_card_suggests_is_answered(browser: Browser, d
         expect(answers.last).not_to_contain_text("does not cover")
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / "chinese-followup.png"))
-    except Exception:
-        FAILURES.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(FAILURES / "test_chinese_followup.png"))
-        raise
-    finally:
-        context.close()
