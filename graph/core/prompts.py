@@ -83,6 +83,10 @@ def instruction_fragments() -> tuple[str, ...]:
     return tuple(sorted(pieces, key=len, reverse=True))
 
 
+def _repeats(plain: str, fragments: tuple[str, ...]) -> bool:
+    return any(f in plain for f in fragments)
+
+
 def without_instructions(text: str) -> str:
     """`text` with every sentence that repeats an instruction of the desk's to its models left out (a
     model echoing its case file: "Size the trade against it, in whole shares and money…"), and a line
@@ -93,7 +97,7 @@ def without_instructions(text: str) -> str:
     kept_lines = []
     for line in text.split("\n"):
         sentences = _SENTENCE_END.split(line)
-        kept = [s for s in sentences if not any(f in _plain(s) for f in fragments)]
+        kept = [s for s in sentences if not _repeats(_plain(s), fragments)]
         if len(kept) == len(sentences):
             kept_lines.append(line)
         elif any(_plain(_MARKUP.sub("", s)) for s in kept):
