@@ -14,7 +14,7 @@ SHOTS = FAILURES.parent / "browser-shots"
 
 
 def test_a_follow_up_about_caution_is_answered_from_the_ruling_and_the_risk_debate(page: Page):
-    ask(page, "Should I buy NVDA today?")
+    ask(page, "Should I buy NVDA on 2026-11-27?")  # a fixed day: whether the judge halves the size is the data's
     wait_for_decision(page)
     before = persona_messages(page, "Desk").count()
     ask(page, "why not more conservative?")
@@ -30,8 +30,9 @@ def test_a_follow_up_about_caution_is_answered_from_the_ruling_and_the_risk_deba
 
 
 def test_why_the_judge_was_cautious_gives_its_reason(page: Page):
-    """It quoted the ruling's first words and left out its reason (issue 35, point 3)."""
-    ask(page, "Should I buy NVDA today?")
+    """It quoted the ruling's first words and left out its reason (issue 35, point 3). A fixed day: the
+    synthetic data of "today" changes with the clock, and with it what the judge says."""
+    ask(page, "Should I buy NVDA on 2026-11-27?")
     wait_for_decision(page)
     before = persona_messages(page, "Desk").count()
     ask(page, "why was the judge cautious?")
@@ -45,7 +46,7 @@ def test_the_follow_up_the_chinese_card_suggests_is_answered(browser: Browser, d
     """空头为什么担心？, the question the Chinese card itself suggests, got "The record does not cover that"
     while the English one worked (issue 35, point 3). The page is kept in .data/browser-shots/."""
     with page_in(browser, desk, "test_chinese_followup", locale="zh-CN") as page:
-        ask(page, "英伟达今天能买吗？")
+        ask(page, "英伟达2026年11月27日能买吗？")  # a fixed day: "today"'s synthetic data changes with the clock
         page.locator(".ai-message th, .ai-message td").filter(has_text=re.compile(r"^信号$")).first.wait_for(
             timeout=120_000)
         page.get_by_text("空头为什么担心？").first.wait_for()  # the card's own suggestion
@@ -53,7 +54,7 @@ def test_the_follow_up_the_chinese_card_suggests_is_answered(browser: Browser, d
         ask(page, "空头为什么担心？")
         answers = persona_messages(page, "Desk")
         expect(answers).to_have_count(before + 1, timeout=60_000)
-        expect(answers.last).to_contain_text("Bear Researcher: “The bear case for NVDA holds", timeout=30_000)
+        expect(answers.last).to_contain_text("Bear Researcher: “The bear case for NVDA", timeout=30_000)
         expect(answers.last).not_to_contain_text("does not cover")
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / "chinese-followup.png"))
