@@ -324,6 +324,8 @@ class ChatRun:
             async with desk.turn(self.thread_id, text, nxt.plan, wait_s=LEASE_WAIT_S) as turn:
                 lost = turn.held.lost
                 await self._deliberate(turn, renderer, nxt)
+            # Past its last event: the decision stands; Stop now waits for the closing up (stop()).
+            self.closing = True
             self.language = renderer.language
             if renderer.decided:
                 await self._show_decision()
@@ -554,5 +556,12 @@ class ChatRun:
         await msg.update()
 
     async def stop(self, timeout: float = 10.0) -> bool:
-        """Cancel the run; returns False when nothing was running."""
+        """Cancel the run; returns False when nothing was running. A run past its last event (showing
+        its card, offering edits, reading the notes left over) is not cut short: a cancel there would
+        leave a decided run named "stopped", or end it in its `finally` with no word to the user."""
+        task = self.task
+        if self.active and self.closing and task is not None:
+            await asyncio.wait({task}, timeout=timeout)
+            if self.task is task:  # no run for leftover notes followed it: nothing is running now
+                return False
         return await cancel(self.task, timeout)

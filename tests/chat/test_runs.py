@@ -163,3 +163,31 @@ async def test_a_stopped_run_resumes_from_its_last_finished_turn(service, emitte
     assert (await service.state(chat.thread_id))["final_decision"] is not None
     assert await chat.interrupted() is None
     assert len([m for m in emitter.by_author("Desk") if "**Signal**" in m["output"]]) == 1
+
+
+async def test_stop_while_a_decided_run_closes_up_leaves_the_decision_and_says_nothing_runs(
+        service, emitter, monkeypatch):
+    """/stop that arrives after the decision, while the run offers its Edit buttons (CI caught it once):
+    the run is not cut short (a cancel there ended it with no word, or named a decided thread "stopped")."""
+    import asyncio
+
+    import chat.runs as runs
+
+    closing, go_on = asyncio.Event(), asyncio.Event()
+
+    async def slow_offer(*args, **kwargs):
+        closing.set()
+        await go_on.wait()
+
+    monkeypatch.setattr(runs, "offer_edits", slow_offer)
+    chat = await new_chat(service, emitter)
+    task = chat.start("Should I buy NVDA today?")
+    await asyncio.wait_for(closing.wait(), 60)
+    stopping = asyncio.ensure_future(chat.stop())
+    await asyncio.sleep(0.05)
+    assert not stopping.done() and not task.done()  # it waits for the closing up, not cancels it
+    go_on.set()
+    assert await stopping is False  # nothing was running any more: the chat says so
+    assert task.done() and not task.cancelled()
+    assert not [m for m in emitter.by_author("Desk") if m["output"].startswith("Stopped")]
+    assert (await service.state(chat.thread_id))["final_decision"]
