@@ -27,18 +27,14 @@ from chainlit.types import ThreadDict
 from chat import edit_actions
 from chat.accounts import is_loopback
 from chat.backtest_days import DayLinks, render_day
-from chat.backtests import CANCEL_ACTION, RUN_ACTION, Backtests
-from chat.backtests import STOP_ACTION as BACKTEST_STOP_ACTION
+from chat.backtests import Backtests
 from chat.book import Books
-from chat.compare import CANCEL_ACTION as COMPARE_CANCEL_ACTION
-from chat.compare import EDIT_ACTION as COMPARE_EDIT_ACTION
-from chat.compare import RESUME_ACTION as COMPARE_RESUME_ACTION
-from chat.compare import RUN_ACTION as COMPARE_RUN_ACTION
-from chat.compare import STOP_ACTION as COMPARE_STOP_ACTION
 from chat.compare import Compares, render_desk
 from chat.door import Door
 from chat.edits import EDIT_ACTION, SWITCH_ACTION, offer_on_resume
 from chat.history import LocalFileStorage, is_server_thread, make_data_layer
+from chat.kit.feature import Feature
+from chat.kit.feature import Message as Heard
 from chat.languages import page_language, session_language
 from chat.logins import DeskAuth
 from chat.panel import check_settings, describe, next_analysis, settings_widgets
@@ -46,8 +42,6 @@ from chat.runs import RESUME_ACTION, STOP_ACTION, ChatRun, DeskService, asks_to_
 from chat.serving import Serving, keep_session_files
 from chat.startup import prepare
 from chat.tokens import CLIENT_ADDRESS
-from chat.watches import CANCEL_ACTION as WATCH_CANCEL_ACTION
-from chat.watches import SAVE_ACTION as WATCH_SAVE_ACTION
 from chat.watches import Watches, render_scheduled
 from graph import DESK, Settings, word_list
 
@@ -62,11 +56,16 @@ DOOR = Door(AUTH, lambda: SERVICE.runtime(), SETTINGS)
 DOOR.install(server, sio)
 SERVING = Serving(AUTH, FILES, lambda: SERVICE.models.live, SETTINGS)
 SERVING.install(server)
-BACKTESTS = Backtests(SERVICE)
 BOOKS = Books(SERVICE)  # the user's holdings (book.py): told in words, /book, a CSV; stored on Store
-BOOKS.install(server)  # its Store and Cancel buttons, and the cap on uploads (uploads.py)
+BOOKS.guard_uploads(server)  # the cap on uploads (uploads.py)
+BACKTESTS = Backtests(SERVICE)  # "backtest NVDA from January to March 2024": a plan, Run, progress, Table 1
 WATCHES = Watches(SERVICE)  # watches asked in words, /watch, the scheduler and its notices
 COMPARES = Compares(lambda: SERVICE)  # several tickers at once ("NVDA or AMD?"): a desk each, then a comparison
+# The chat's features (chat/kit/feature.py), in the order a message is offered to them: a file or the book's words
+# first, then a backtest, a watch, a comparison (or a note to one running); what none takes goes to the desk's run.
+FEATURES: tuple[Feature, ...] = (BOOKS, BACKTESTS, WATCHES, COMPARES)
+for feature in FEATURES:
+    feature.install()  # its buttons
 DayLinks(AUTH, lambda: SERVICE.runtime()).install(server)  # a backtest's day opened as its owner's thread
 
 # `/stop` is typed text, not a Chainlit command: a command turns "/stop" into a chip on the first
@@ -100,9 +99,9 @@ async def startup():
 
 @cl.on_app_shutdown
 async def shutdown():
-    WATCHES.stop()
-    await BACKTESTS.close()  # finished days are kept; `resume backtest <id>` goes on after a restart
-    await COMPARES.close()  # each desk keeps its checkpoints; "resume" in the thread goes on
+    # Finished backtest days and each compared desk's checkpoints are kept: "resume" goes on after a restart.
+    for feature in FEATURES:
+        await feature.close()
     await SERVICE.close()
 
 
@@ -162,8 +161,9 @@ async def resume(thread: ThreadDict) -> None:
             except json.JSONDecodeError:
                 step["metadata"] = {}
     await chat.reattach(steps)  # a run in flight on the thread: this page joins it (runs.py)
-    BACKTESTS.reattach(chat.thread_id)  # a backtest in flight started from the thread: its progress goes on here
-    await COMPARES.reopened(chat.thread_id, steps)  # a comparison in flight: this page joins it; else its Edit buttons
+    # Offers still open get their buttons back; a backtest or a comparison in flight, this page joins it.
+    for feature in FEATURES:
+        await feature.reopened(chat.thread_id, steps)
     # A backtest's day opened for the first time: told from its checkpoint (backtest_days.py).
     render_day(await SERVICE.runtime(), chat.thread_id, metadata, steps)
     render_scheduled(await SERVICE.runtime(), chat.thread_id, metadata, steps)  # a watch's run, likewise
@@ -197,9 +197,13 @@ async def _chat() -> ChatRun:
 
 
 async def _stop(chat: ChatRun) -> None:
-    # The desk's run on the thread, else a backtest started from it.
-    if not await chat.stop() and not await BACKTESTS.stop(chat.thread_id) and not await COMPARES.stop(chat.thread_id):
-        await said(chat.language, "nothing_running").send()
+    # The desk's run on the thread, else what a feature runs from it (a backtest, a comparison).
+    if await chat.stop():
+        return
+    for feature in FEATURES:
+        if await feature.stop(chat.thread_id):
+            return
+    await said(chat.language, "nothing_running").send()
 
 
 @cl.on_message
@@ -212,25 +216,18 @@ async def on_message(message: cl.Message):
     if message.command == STOP_COMMAND or text.lower() == "/stop":
         await _stop(chat)
         return
-    # "/book", a broker's CSV attached, "I hold 200 NVDA at 95": a change of the book to confirm, not a run.
-    if await BOOKS.answer(message, text, chat.language):
+    if not text and not message.elements:
         return
+    nxt = next_analysis(cl.user_session.get("chat_settings"), SETTINGS)
+    heard = Heard(message, text, chat, nxt)
+    for feature in FEATURES:  # "/book" or a CSV, a backtest, a watch, a comparison: each feature's own
+        if await feature.answer(heard):
+            return
     if not text:
-        return
-    # "backtest NVDA from January to March 2024", "resume backtest 1a2b3c4d": a plan to confirm, not a run.
-    if await BACKTESTS.answer(text, chat.thread_id, chat.language):
-        return
-    # "watch NVDA every trading day after the close", "/watch", "/watch pause 2": a watch to save, or a change.
-    if await WATCHES.answer(text, chat.language):
-        return
-    # "NVDA or AMD?": a desk per ticker; a note to a comparison running; "resume"; "which was riskier?" after one.
-    if await COMPARES.answer(text, chat.thread_id, next_analysis(cl.user_session.get("chat_settings"), SETTINGS),
-                             await chat.busy()):
         return
     if await chat.busy():
         await chat.interject(text)
         return
-    nxt = next_analysis(cl.user_session.get("chat_settings"), SETTINGS)
     if asks_to_resume(text) and await chat.interrupted() is not None:
         chat.start(None, nxt)  # continue the interrupted run from its last checkpoint
         return
@@ -270,54 +267,3 @@ async def edit_pressed(action: cl.Action):
 async def switch_pressed(action: cl.Action):
     await edit_actions.switch_pressed(action)
 
-
-@cl.action_callback(RUN_ACTION)
-async def backtest_run(action: cl.Action):
-    await BACKTESTS.run_pressed(action)
-
-
-@cl.action_callback(CANCEL_ACTION)
-async def backtest_cancel(action: cl.Action):
-    await BACKTESTS.cancel_pressed(action)
-
-
-@cl.action_callback(WATCH_SAVE_ACTION)
-async def watch_save(action: cl.Action):
-    await WATCHES.save_pressed(action)
-
-
-@cl.action_callback(WATCH_CANCEL_ACTION)
-async def watch_cancel(action: cl.Action):
-    await WATCHES.cancel_pressed(action)
-
-
-@cl.action_callback(BACKTEST_STOP_ACTION)
-async def backtest_stop(action: cl.Action):
-    await BACKTESTS.stop_pressed(action)
-
-
-@cl.action_callback(COMPARE_RUN_ACTION)
-async def compare_run(action: cl.Action):
-    await COMPARES.run_pressed(action)
-
-
-@cl.action_callback(COMPARE_CANCEL_ACTION)
-async def compare_cancel(action: cl.Action):
-    await COMPARES.cancel_pressed(action)
-
-
-@cl.action_callback(COMPARE_STOP_ACTION)
-async def compare_stop(action: cl.Action):
-    await COMPARES.stop_pressed(action)
-
-
-@cl.action_callback(COMPARE_EDIT_ACTION)
-async def compare_edit(action: cl.Action):
-    await COMPARES.edit_pressed(action)
-
-
-@cl.action_callback(COMPARE_RESUME_ACTION)
-async def compare_resume(action: cl.Action):
-    if str((action.payload or {}).get("thread_id") or "") == cl.context.session.thread_id:
-        await COMPARES.resume(cl.context.session.thread_id, next_analysis(cl.user_session.get("chat_settings"),
-                                                                          SETTINGS))

@@ -24,11 +24,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-import uuid
 from collections import deque
 from collections.abc import Iterable
 from contextlib import AsyncExitStack
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import date
 from typing import Any, cast
 from urllib.parse import quote
@@ -41,7 +40,6 @@ from chainlit.logger import logger
 
 from graph import (
     DESK,
-    LOCAL_USER,
     Ask,
     Day,
     Days,
@@ -71,8 +69,11 @@ from graph import (
 from .background import after_shown, cancel
 from .backtest_chart import equity_chart
 from .card import SIGNAL_MARK
+from .kit.feature import Message
+from .kit.offers import Answer, Button, Offers
+from .kit.say import page_user, said
 from .pages import Pages
-from .runs import DeskService, signed_in
+from .runs import DeskService
 from .speakers import label_metadata
 
 RUN_ACTION = "backtest_run"
@@ -80,7 +81,6 @@ CANCEL_ACTION = "backtest_cancel"
 STOP_ACTION = "backtest_stop"
 UPDATE_EVERY_S = 0.5  # the progress message at most twice a second: 183 days must not flood the socket
 LATEST = 6            # signals listed under the progress
-OFFERS_KEPT = 200     # plans offered and not yet answered, per server (the oldest are forgotten first)
 # "resume backtest 1a2b3c4d", "continue backtest …", "继续回测 …"
 RESUME = re.compile(r"^\W*(?:resume|continue)\s+(?:the\s+)?back[\s-]?test\s+([0-9a-f]{8})\W*$"
                     r"|^\W*继续回[测測]\s*([0-9a-f]{8})\W*$", re.I)
@@ -91,32 +91,13 @@ def day_link(backtest_id: str, ticker: str, day: str) -> str:
     return f"{DAY_ROUTE}/{backtest_id}/{quote(ticker, safe='')}/{day}"
 
 
-def _say(language: str, key: str, actions: list[cl.Action] | None = None, **fields: object) -> cl.Message:
-    return cl.Message(content=phrase(language, "chat." + key, **fields), author=DESK, actions=actions or [],
-                      metadata=label_metadata(DESK, language=language))
-
-
-def _chat_language() -> str:
-    """The language of the pressing page's chat (its thread's, else its page's: chat/runs.py), for an answer to a
-    button whose offer is gone."""
-    chat = cl.user_session.get("chat")
-    return str(getattr(chat, "language", "") or "en")
+def _say(language: str, key: str, actions: list[cl.Action] | None = None, **fields: Any) -> cl.Message:
+    return said(key, language=language, actions=actions, **fields)
 
 
 def _user() -> str:
     """Whose backtests these are: the page's signed-in user (the desk's local user without a login)."""
-    return signed_in(cl.context.session) or LOCAL_USER
-
-
-@dataclass
-class Offer:
-    """A plan stated and waiting for Run or Cancel."""
-
-    prepared: Prepared
-    user: str
-    thread_id: str
-    language: str
-    actions: tuple[cl.Action, ...] = ()
+    return page_user()
 
 
 class Backtests:
@@ -125,7 +106,10 @@ class Backtests:
 
     def __init__(self, service: DeskService) -> None:
         self.service = service
-        self.offers: dict[str, Offer] = {}
+        self.offers = Offers("backtest", service.runtime, (
+            Button(RUN_ACTION, "chat.backtest_run", "play", "chat.backtest_run_tooltip"),
+            Button(CANCEL_ACTION, "chat.backtest_cancel", "x", "chat.backtest_cancel_tooltip")),
+            gone="backtest_offer_gone", not_yours="backtest_not_yours")
         self.running: dict[str, BacktestRun] = {}  # chat thread id → its backtest in flight
         self._desk: DeskRuntime | None = None
         self._where = AsyncExitStack()  # the LangGraph Server's client, when the days run there
@@ -147,8 +131,9 @@ class Backtests:
 
     # -- what the user types ------------------------------------------------------------------------
 
-    async def answer(self, text: str, thread_id: str, language: str) -> bool:
+    async def answer(self, said: Message) -> bool:
         """Answer a message that asks for a backtest, or to resume one; False for any other message."""
+        text, thread_id, language = said.text, said.thread_id, said.language
         if (m := RESUME.match(text)) is not None:
             await self._offer_resume(m[1] or m[2], thread_id, language)
             return True
@@ -190,53 +175,29 @@ class Backtests:
     async def _offer(self, prepared: Prepared, thread_id: str, language: str) -> None:
         """The plan as a list (it wraps to the page, where a code block's lines would be cut off), with Run and
         Cancel."""
-        key = uuid.uuid4().hex
-        actions = [cl.Action(name=RUN_ACTION, payload={"offer": key}, label=phrase(language, "chat.backtest_run"),
-                             icon="play", tooltip=phrase(language, "chat.backtest_run_tooltip")),
-                   cl.Action(name=CANCEL_ACTION, payload={"offer": key},
-                             label=phrase(language, "chat.backtest_cancel"), icon="x",
-                             tooltip=phrase(language, "chat.backtest_cancel_tooltip"))]
-        self.offers[key] = Offer(prepared, _user(), thread_id, language, tuple(actions))
-        while len(self.offers) > OFFERS_KEPT:
-            self.offers.pop(next(iter(self.offers)))
         text = f"{phrase(language, 'chat.backtest_plan')}\n\n{prepared.statement(language, markdown=True)}"
-        await cl.Message(content=text, author=DESK, actions=actions,
-                         metadata=label_metadata(DESK, language=language)).send()
+        await (await self.offers.message(text, prepared.to_json(), language=language, thread_id=thread_id)).send()
 
     # -- the buttons --------------------------------------------------------------------------------
 
-    async def run_pressed(self, action: cl.Action) -> None:
-        offer = await self._answered(action)
-        if offer is None:
-            return
-        if (busy := self.running.get(offer.thread_id)) is not None and busy.active:
-            await _say(offer.language, "backtest_busy", id=busy.id).send()
+    def install(self) -> None:
+        self.offers.install({RUN_ACTION: self.run_pressed, CANCEL_ACTION: self.cancel_pressed})
+        cl.action_callback(STOP_ACTION)(self.stop_pressed)
+
+    async def run_pressed(self, answer: Answer) -> None:
+        if (busy := self.running.get(answer.thread_id)) is not None and busy.active:
+            await _say(answer.language, "backtest_busy", id=busy.id).send()
             return
         desk = await self.desk()
-        runner = await confirmed(desk, offer.user, offer.prepared, await self.days())  # stored only now
-        self._start(offer.prepared, offer.user, offer.thread_id, offer.language, runner)
-
-    async def cancel_pressed(self, action: cl.Action) -> None:
-        offer = await self._answered(action)
-        if offer is None:
+        prepared = await Prepared.from_json(desk, answer.user, answer.body)
+        if prepared is None:  # the backtest it resumes was deleted meanwhile
+            await _say(answer.language, "backtest_offer_gone").send()
             return
-        await _say(offer.language, "backtest_cancelled").send()
+        runner = await confirmed(desk, answer.user, prepared, await self.days())  # stored only now
+        self._start(prepared, answer.user, answer.thread_id, answer.language, runner)
 
-    async def _answered(self, action: cl.Action) -> Offer | None:
-        """The offer a button answers, taken off the list with its buttons, if it is still on offer to the
-        pressing user (once: a second press finds it gone)."""
-        key = str((action.payload or {}).get("offer") or "")
-        offer = self.offers.get(key)
-        if offer is None:
-            await _say(_chat_language(), "backtest_offer_gone").send()
-            return None
-        if offer.user != _user():
-            await _say(offer.language, "backtest_not_yours").send()
-            return None
-        del self.offers[key]
-        for shown in offer.actions:
-            await _quietly(shown.remove())
-        return offer
+    async def cancel_pressed(self, answer: Answer) -> None:
+        await _say(answer.language, "backtest_cancelled").send()
 
     def _start(self, prepared: Prepared, user: str, thread_id: str, language: str, runner: Runner) -> None:
         run = BacktestRun(self, runner, prepared, thread_id, language)
@@ -257,6 +218,12 @@ class Backtests:
         thread_id = str((action.payload or {}).get("thread_id") or "")
         if thread_id == cl.context.session.thread_id:  # only the page's own thread's
             await self.stop(thread_id)
+
+    async def reopened(self, thread_id: str, steps: list[Any]) -> None:
+        """A page opened the thread: a plan still on offer there gets its Run and Cancel back; a backtest running
+        from it, its progress (below)."""
+        await self.offers.reopened(thread_id, steps)
+        self.reattach(thread_id)
 
     def reattach(self, thread_id: str) -> None:
         """A page opened a thread whose backtest runs (a reload, a second tab): call in on_chat_resume. Once

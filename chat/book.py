@@ -20,17 +20,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-import uuid
-from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import chainlit as cl
 from fastapi import FastAPI
 
 from graph import (
-    DESK,
-    LOCAL_USER,
     Book,
     BookStore,
     CsvImport,
@@ -43,14 +40,15 @@ from graph import (
     tells_holdings,
 )
 
-from .runs import DeskService, signed_in
-from .speakers import label_metadata
+from .kit.feature import Message
+from .kit.offers import Answer, Button, Offers
+from .kit.say import desk_message, page_user
+from .runs import DeskService
 from .thread_names import name_if_untitled
 from .uploads import UploadLimit
 
 STORE_ACTION = "book_store"
 CANCEL_ACTION = "book_cancel"
-OFFERS_KEPT = 200  # offers not yet answered, per server (the oldest are forgotten first)
 COMMAND = re.compile(r"^/book\b(.*)$", re.IGNORECASE | re.DOTALL)
 REMOVE_WORDS = ("remove", "delete", "forget", "删除")
 CLEAR_WORDS = ("clear", "drop", "清除")
@@ -59,33 +57,14 @@ MAX_FILE_BYTES = 1_000_001  # read_csv refuses over 1,000,000 with its own words
 CENT = Decimal("0.01")
 
 
-@dataclass
-class Offer:
-    """A change shown and waiting for Store or Cancel."""
-
-    user: str
-    before: Book | None  # the stored book the change was worked out against
-    after: Book | None   # None: forget the book
-    language: str
-    actions: tuple[cl.Action, ...] = ()
-
-
-def _chat_language() -> str:
-    """The language of the pressing page's chat (its thread's, else its page's: chat/runs.py), for an answer to a
-    button whose offer is gone."""
-    chat = cl.user_session.get("chat")
-    return str(getattr(chat, "language", "") or "en")
-
-
 def _user() -> str:
     """Whose book: the page's signed-in user (the desk's local user without a login)."""
-    return signed_in(cl.context.session) or LOCAL_USER
+    return page_user()
 
 
-async def _send(language: str, text: str, actions: list[cl.Action] | None = None) -> None:
+async def _send(language: str, text: str) -> None:
     """A message of the Desk, labelled in `language`."""
-    await cl.Message(content=text, author=DESK, actions=actions or [],
-                     metadata=label_metadata(DESK, language=language)).send()
+    await desk_message(text, language=language).send()
 
 
 def _say(language: str, key: str, **fields: object) -> str:
@@ -158,22 +137,38 @@ class Books:
 
     def __init__(self, service: DeskService) -> None:
         self.service = service
-        self.offers: dict[str, Offer] = {}
+        self.offers = Offers("book", service.runtime, (
+            Button(STORE_ACTION, "chat.book_store", "check", "chat.book_store_tooltip"),
+            Button(CANCEL_ACTION, "chat.book_cancel", "x", "chat.book_cancel_tooltip")),
+            gone="book_gone", not_yours="book_not_yours")
         self._writing = asyncio.Lock()  # one compare-then-write at a time in this process
 
-    def install(self, server: FastAPI) -> None:
-        """The offers' buttons, and the cap on uploads (chat/uploads.py) in front of Chainlit's upload route."""
-        cl.action_callback(STORE_ACTION)(self.store_pressed)
-        cl.action_callback(CANCEL_ACTION)(self.cancel_pressed)
+    def install(self) -> None:
+        """The offers' buttons."""
+        self.offers.install({STORE_ACTION: self.store_pressed, CANCEL_ACTION: self.cancel_pressed})
+
+    @staticmethod
+    def guard_uploads(server: FastAPI) -> None:
+        """The cap on uploads (chat/uploads.py) in front of Chainlit's upload route."""
         server.add_middleware(UploadLimit)
+
+    async def stop(self, thread_id: str) -> bool:
+        return False  # nothing of the book runs
+
+    async def reopened(self, thread_id: str, steps: list[Any]) -> None:
+        await self.offers.reopened(thread_id, steps)
+
+    async def close(self) -> None:
+        pass
 
     async def books(self) -> BookStore:
         return BookStore((await self.service.runtime()).store)
 
-    async def answer(self, message: cl.Message, text: str, language: str) -> bool:
+    async def answer(self, said: Message) -> bool:
         """Answer a message about the book: a file attached, `/book …`, or holdings told in words. False
         for any other message (it goes to the desk)."""
-        files = list(message.elements or [])
+        text, language = said.text, said.language
+        files = list(said.message.elements or [])
         if files:
             await self._import(files, language)
             return True
@@ -273,59 +268,37 @@ class Books:
         if after is not None and after == (before or Book(currency=after.currency)):
             await _send(language, _say(language, "book_same"))
             return
-        key = uuid.uuid4().hex
-        store = ("book_remove", "book_remove_tooltip") if after is None else ("book_store", "book_store_tooltip")
-        actions = [cl.Action(name=STORE_ACTION, payload={"offer": key}, label=_say(language, store[0]),
-                             icon="trash-2" if after is None else "check", tooltip=_say(language, store[1])),
-                   cl.Action(name=CANCEL_ACTION, payload={"offer": key}, label=_say(language, "book_cancel"),
-                             icon="x", tooltip=_say(language, "book_cancel_tooltip"))]
-        self.offers[key] = Offer(_user(), before, after, language, tuple(actions))
-        while len(self.offers) > OFFERS_KEPT:
-            self.offers.pop(next(iter(self.offers)))
         parts = [*lead, *([change_table(before, after, language)] if after is not None else []), *(tail or [])]
-        await _send(language, "\n\n".join([*parts, _say(language, "book_confirm")]), actions)
+        body = {"before": before.to_json() if before is not None else None,
+                "after": after.to_json() if after is not None else None}
+        removal = (Button(STORE_ACTION, "chat.book_remove", "trash-2", "chat.book_remove_tooltip"),) if after is None \
+            else ()
+        await (await self.offers.message("\n\n".join([*parts, _say(language, "book_confirm")]), body,
+                                         language=language, instead=removal)).send()
 
     # -- the buttons ------------------------------------------------------------------------------------
 
-    async def store_pressed(self, action: cl.Action) -> None:
-        offer = await self._answered(action)
-        if offer is None:
-            return
-        lang = offer.language
+    async def store_pressed(self, answer: Answer) -> None:
+        lang, user = answer.language, answer.user
+        before, after = (_book(answer.body.get("before")), _book(answer.body.get("after")))
         async with self._writing:
             books = await self.books()
-            if await books.get(offer.user) != offer.before:
+            if await books.get(user) != before:
                 await _send(lang, _say(lang, "book_changed"))
                 return
-            if offer.after is None:
-                await books.remove(offer.user)
+            if after is None:
+                await books.remove(user)
                 await _send(lang, _say(lang, "book_removed"))
                 return
-            await books.put(offer.user, offer.after)
-        await _send(lang, f"{_say(lang, 'book_stored')}\n\n{book_table(offer.after, lang)}")
+            await books.put(user, after)
+        await _send(lang, f"{_say(lang, 'book_stored')}\n\n{book_table(after, lang)}")
 
-    async def cancel_pressed(self, action: cl.Action) -> None:
-        offer = await self._answered(action)
-        if offer is not None:
-            await _send(offer.language, _say(offer.language, "book_cancelled"))
+    async def cancel_pressed(self, answer: Answer) -> None:
+        await _send(answer.language, _say(answer.language, "book_cancelled"))
 
-    async def _answered(self, action: cl.Action) -> Offer | None:
-        """The offer a button answers, taken off the list with its buttons, if it is still on offer to the
-        pressing user (once: a second press finds it gone). Another user's press leaves it on offer."""
-        key = str((action.payload or {}).get("offer") or "")
-        offer = self.offers.get(key)
-        if offer is None:
-            lang = _chat_language()
-            await _send(lang, _say(lang, "book_gone"))
-            return None
-        if offer.user != _user():
-            await _send(offer.language, _say(offer.language, "book_not_yours"))
-            return None
-        del self.offers[key]
-        for shown in offer.actions:
-            with contextlib.suppress(Exception):  # a page already gone: the offer is answered all the same
-                await shown.remove()
-        return offer
+
+def _book(value: object) -> Book | None:
+    return Book.from_json(value) if isinstance(value, dict) else None
 
 
 def _problems(reading: Reading) -> str:

@@ -31,9 +31,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import uuid
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from datetime import date
 from typing import Any, cast
 
 import chainlit as cl
@@ -45,13 +44,13 @@ from chainlit.logger import logger
 from graph import (
     COMPARISON,
     DESK,
-    LOCAL_USER,
     CompareAsk,
     Comparison,
     DeskRuntime,
     EditRefused,
     Event,
     LeaseHeld,
+    RunPlan,
     Step,
     Token,
     clock,
@@ -84,6 +83,9 @@ from .edits import (
 )
 from .headless import own_thread, tell_on_first_open
 from .history import COMPARED_DESK
+from .kit.feature import Message
+from .kit.offers import Answer, Button, Offers
+from .kit.say import page_user, said, thread_language
 from .pages import Pages
 from .panel import NextAnalysis, next_analysis
 from .runs import ATTACH_LATEST_S, DeskService, asks_to_resume, signed_in
@@ -96,16 +98,14 @@ RESUME_ACTION = "compare_resume"
 EDIT_ACTION = "compare_edit"  # Edit on a desk's turn in the comparison's thread: {"thread_id", "ticker", "step", …}
 EDITS_SENT = "compare_edits"  # user-session key: the compare_edit actions sent in this session
 COMPARED = COMPARED_DESK  # a desk thread's metadata: {"parent", "ticker"} (left out of the sidebar's list)
-OFFERS_KEPT = 200
 
 
-def _say(language: str, key: str, actions: list[cl.Action] | None = None, **fields: object) -> cl.Message:
-    return cl.Message(content=phrase(language, "compare." + key, **fields), author=DESK, actions=actions or [],
-                      metadata=label_metadata(DESK, language=language))
+def _say(language: str, key: str, actions: list[cl.Action] | None = None, **fields: Any) -> cl.Message:
+    return said("compare." + key, language=language, actions=actions, **fields)
 
 
 def _user() -> str:
-    return signed_in(cl.context.session) or LOCAL_USER
+    return page_user()
 
 
 def _thread_link(thread_id: str) -> str:
@@ -118,8 +118,29 @@ def _note(language: str, key: str, **fields: object) -> cl.Message:
 
 
 def _page_language() -> str:
-    chat = cl.user_session.get("chat")
-    return str(chat.language) if chat is not None else "en"
+    return thread_language()
+
+
+def _ask_json(ask: CompareAsk) -> dict[str, Any]:
+    return {"tickers": list(ask.tickers), "trade_date": _day(ask.trade_date), "asked_date": _day(ask.asked_date),
+            "language": ask.language, "explicit_date": ask.explicit_date}
+
+
+def _ask_of(value: dict[str, Any]) -> CompareAsk:
+    def day(text: object) -> date | None:
+        return date.fromisoformat(str(text)) if text else None
+
+    return CompareAsk(tuple(value["tickers"]), day(value.get("trade_date")), day(value.get("asked_date")),
+                      str(value["language"]), bool(value.get("explicit_date")))
+
+
+def _day(value: date | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _plan_json(plan: RunPlan) -> dict[str, Any]:
+    return {"analysts": list(plan.analysts), "debate_rounds": plan.debate_rounds, "risk_rounds": plan.risk_rounds,
+            "parallel_analysts": plan.parallel_analysts}
 
 
 def desk_of(message: dict[str, Any], tickers: tuple[str, ...]) -> str:
@@ -156,33 +177,32 @@ def _edit_action(parent: str, ticker: str, step: Step, language: str) -> cl.Acti
                               "checkpoint": step.checkpoint_id})
 
 
-@dataclass
-class Offer:
-    ask: CompareAsk
-    asked: str
-    user: str
-    thread_id: str
-    nxt: NextAnalysis
-    actions: tuple[cl.Action, ...] = ()
-
-
 class Compares:
     """The server's comparisons: the costs offered, the runs in flight (by parent thread)."""
 
     def __init__(self, service: Callable[[], DeskService]) -> None:
         self.service = service  # the app's service, looked up when used (tests put their own in its place)
-        self.offers: dict[str, Offer] = {}
+        self.offers = Offers("compare", lambda: self.desk(), (
+            Button(RUN_ACTION, "compare.run", "play"), Button(CANCEL_ACTION, "compare.cancel", "x")),
+            gone="compare.offer_gone", not_yours="compare.offer_gone", same_thread=True)
         self.running: dict[str, CompareRun] = {}
+
+    def install(self) -> None:
+        self.offers.install({RUN_ACTION: self.run_pressed, CANCEL_ACTION: self.cancel_pressed})
+        cl.action_callback(STOP_ACTION)(self.stop_pressed)
+        cl.action_callback(EDIT_ACTION)(self.edit_pressed)
+        cl.action_callback(RESUME_ACTION)(self.resume_pressed)
 
     async def desk(self) -> DeskRuntime:
         return await self.service().runtime()
 
     # -- what the user types ------------------------------------------------------------------------
 
-    async def answer(self, text: str, thread_id: str, nxt: NextAnalysis, desk_busy: bool) -> bool:
+    async def answer(self, said: Message) -> bool:
         """Answer a message about comparisons: an interjection to one running, a resume, a new comparison, a
         follow-up to a finished one. False for any other message (and for every message while the thread's own
         desk run goes on: a note to it)."""
+        text, thread_id, nxt = said.text, said.thread_id, said.next_analysis
         if (run := self.running.get(thread_id)) is not None and run.active:
             if run.deliberating:
                 await run.interject(text)
@@ -190,7 +210,7 @@ class Compares:
             # The desks are done: the message follows the comparison, once its turn and card are stored (its
             # last steps, the Edit buttons, may still be going; the message waits for the card, never lost).
             await run.card_shown()
-        if desk_busy:
+        if await said.chat.busy():
             return False
         today = clock.today()
         if asks_to_resume(text):
@@ -252,35 +272,21 @@ class Compares:
         """A live comparison of more than two tickers: its cost, with Run and Cancel."""
         desk = await self.desk()
         lang = ask.language
-        key = uuid.uuid4().hex
-        actions = [cl.Action(name=RUN_ACTION, payload={"offer": key}, label=phrase(lang, "compare.run"), icon="play"),
-                   cl.Action(name=CANCEL_ACTION, payload={"offer": key}, label=phrase(lang, "compare.cancel"),
-                             icon="x")]
-        self.offers[key] = Offer(ask, asked, _user(), thread_id, nxt, tuple(actions))
-        while len(self.offers) > OFFERS_KEPT:
-            self.offers.pop(next(iter(self.offers)))
         c = comparison_cost(nxt.plan, len(ask.tickers), live=desk.models.live)
-        await _say(lang, "cost", actions, n=len(ask.tickers), tokens=f"{c.tokens:,}", calls=c.calls,
-                   per=f"{c.per_analysis.tokens:,}", source=c.per_analysis.source_in(lang)).send()
+        text = phrase(lang, "compare.cost", n=len(ask.tickers), tokens=f"{c.tokens:,}", calls=c.calls,
+                      per=f"{c.per_analysis.tokens:,}", source=c.per_analysis.source_in(lang))
+        body = {"ask": _ask_json(ask), "asked": asked, "plan": _plan_json(nxt.plan),
+                "models": list(nxt.models) if nxt.models else None}
+        await (await self.offers.message(text, body, language=lang, thread_id=thread_id)).send()
 
-    async def run_pressed(self, action: cl.Action) -> None:
-        if (offer := await self._answered(action)) is not None:
-            await self._start(offer.ask, offer.asked, offer.user, offer.thread_id, offer.nxt)
+    async def run_pressed(self, answer: Answer) -> None:
+        body = answer.body
+        models = body.get("models")
+        nxt = NextAnalysis(RunPlan(**body["plan"]), (str(models[0]), str(models[1])) if models else None)
+        await self._start(_ask_of(body["ask"]), str(body.get("asked") or ""), answer.user, answer.thread_id, nxt)
 
-    async def cancel_pressed(self, action: cl.Action) -> None:
-        if (offer := await self._answered(action)) is not None:
-            await _say(offer.ask.language, "cancelled").send()
-
-    async def _answered(self, action: cl.Action) -> Offer | None:
-        offer = self.offers.get(str((action.payload or {}).get("offer") or ""))
-        if offer is None or offer.user != _user() or offer.thread_id != cl.context.session.thread_id:
-            await _say(_page_language(), "offer_gone").send()
-            return None
-        self.offers.pop(str(action.payload["offer"]), None)
-        for shown in offer.actions:
-            with contextlib.suppress(Exception):
-                await shown.remove()
-        return offer
+    async def cancel_pressed(self, answer: Answer) -> None:
+        await _say(answer.language, "cancelled").send()
 
     # -- stop -----------------------------------------------------------------------------------------
 
@@ -299,9 +305,16 @@ class Compares:
 
     # -- a page opening the thread ------------------------------------------------------------------------
 
+    async def resume_pressed(self, action: cl.Action) -> None:
+        if str((action.payload or {}).get("thread_id") or "") == cl.context.session.thread_id:
+            await self.resume(cl.context.session.thread_id,
+                              next_analysis(cl.user_session.get("chat_settings"), self.service().settings))
+
     async def reopened(self, thread_id: str, steps: list[Any]) -> None:
         """A page opened the thread (call in on_chat_resume with the stored steps Chainlit sends it next): it joins
-        a comparison running there; a finished one's turns get their Edit buttons back (Chainlit stores none)."""
+        a comparison running there; a finished one's turns get their Edit buttons back (Chainlit stores none); a
+        costly comparison still on offer, its Run and Cancel."""
+        await self.offers.reopened(thread_id, steps)
         run = self.running.get(thread_id)
         if run is not None and run.active:
             await run.join(steps)

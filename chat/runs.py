@@ -53,6 +53,8 @@ from graph import (
 from .background import after_shown, cancel
 from .card import show_decision, spend
 from .edits import offer_edits
+from .kit.say import said as kit_said
+from .kit.say import signed_in
 from .languages import DEFAULT
 from .pages import Pages
 from .panel import NextAnalysis
@@ -97,16 +99,9 @@ def acknowledgement(posted: Posted, language: str = DEFAULT) -> str:
     return phrase(language, "chat.noted_desk")
 
 
-def said(language: str, key: str, **fields: object) -> cl.Message:
-    """A message of the Desk in the chat's own words, labelled in `language`."""
-    return cl.Message(content=phrase(language, "chat." + key, **fields), author=DESK,
-                      metadata=label_metadata(DESK, language=language))
-
-
-def signed_in(session: Any) -> str | None:
-    """The identifier of a page's signed-in user (None without a login: the desk's local user)."""
-    user = getattr(session, "user", None)
-    return str(user.identifier) if user is not None and user.identifier else None
+def said(language: str, key: str, **fields: Any) -> cl.Message:
+    """A message of the Desk in the chat's own words, labelled in `language` (the kit's, chat/kit/say.py)."""
+    return kit_said(key, language=language, **fields)
 
 
 def resume_action(thread_id: str, language: str = DEFAULT) -> cl.Action:

@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import uuid
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -32,7 +30,6 @@ from chainlit.logger import logger
 from graph import (
     DESK,
     EVERY_TRADING_DAY,
-    LOCAL_USER,
     MAX_WATCHES,
     DeskRuntime,
     Notice,
@@ -53,30 +50,24 @@ from graph import (
 
 from .headless import own_thread, tell_on_first_open
 from .history import SCHEDULED_THREAD
-from .runs import DeskService, signed_in
+from .kit.feature import Message
+from .kit.offers import Answer, Button, Offers
+from .kit.say import page_user, said
+from .runs import DeskService
 from .speakers import label_metadata
 
 SAVE_ACTION = "watch_save"
 CANCEL_ACTION = "watch_cancel"
 SCHEDULED = "scheduled"  # a scheduled thread's metadata: {"watch", "ticker", "slot", "language"}
-OFFERS_KEPT = 200  # watches stated and not yet answered, per server (the oldest are forgotten first)
-
-
-def _chat_language() -> str:
-    """The language of the pressing page's chat (its thread's, else its page's: chat/runs.py), for an answer to a
-    button whose offer is gone."""
-    chat = cl.user_session.get("chat")
-    return str(getattr(chat, "language", "") or "en")
 
 
 def _user() -> str:
     """Whose watches these are: the page's signed-in user, as the chat's runs write the track record under."""
-    return signed_in(cl.context.session) or LOCAL_USER
+    return page_user()
 
 
-def _say(language: str, key: str, actions: list[cl.Action] | None = None, **fields: object) -> cl.Message:
-    return cl.Message(content=phrase(language, "chat." + key, **fields), author=DESK, actions=actions or [],
-                      metadata=label_metadata(DESK, language=language))
+def _say(language: str, key: str, actions: list[cl.Action] | None = None, **fields: Any) -> cl.Message:
+    return said(key, language=language, actions=actions, **fields)
 
 
 def rule_words(rule: Rule, language: str) -> str:
@@ -107,23 +98,20 @@ def thread_link(thread_id: str) -> str:
     return f"/thread/{thread_id}"
 
 
-@dataclass
-class Offer:
-    """A watch stated and waiting for Save or Cancel."""
-
-    ask: WatchAsk
-    user: str
-    actions: tuple[cl.Action, ...] = ()
-
-
 class Watches:
     """The server's watches: the ones offered, and the scheduler that runs the saved ones."""
 
     def __init__(self, service: DeskService) -> None:
         self.service = service
         self.settings = service.settings
-        self.offers: dict[str, Offer] = {}
+        self.offers = Offers("watch", service.runtime, (
+            Button(SAVE_ACTION, "chat.watch_save", "check", "chat.watch_save_tooltip"),
+            Button(CANCEL_ACTION, "chat.watch_cancel", "x", "chat.watch_cancel_tooltip")),
+            gone="watch_offer_gone", not_yours="watch_not_yours")
         self.scheduler: WatchDesk | None = None
+
+    def install(self) -> None:
+        self.offers.install({SAVE_ACTION: self.save_pressed, CANCEL_ACTION: self.cancel_pressed})
 
     async def store(self) -> WatchStore:
         return WatchStore((await self.service.runtime()).store)
@@ -143,7 +131,13 @@ class Watches:
         if self.scheduler.background is not None:
             self.scheduler.background.add_done_callback(_logged)
 
-    def stop(self) -> None:
+    async def stop(self, thread_id: str) -> bool:
+        return False  # a slot's run is the scheduler's: it is not the chat's to stop
+
+    async def reopened(self, thread_id: str, steps: list[Any]) -> None:
+        await self.offers.reopened(thread_id, steps)
+
+    async def close(self) -> None:
         if self.scheduler is not None:
             self.scheduler.stop()  # a catch-up still running is cancelled: its slot stays due for the next start
             self.scheduler = None
@@ -160,8 +154,9 @@ class Watches:
 
     # -- what the user types --------------------------------------------------------------------------
 
-    async def answer(self, text: str, language: str) -> bool:
+    async def answer(self, said: Message) -> bool:
         """Answer `/watch …` or a watch asked in words; False for any other message."""
+        text, language = said.text, said.language
         if (command := read_command(text)) is not None:
             await self._command(command, language)
             return True
@@ -177,60 +172,34 @@ class Watches:
 
     async def _offer(self, ask: WatchAsk) -> None:
         lang = ask.language
-        key = uuid.uuid4().hex
-        actions = [cl.Action(name=SAVE_ACTION, payload={"offer": key}, label=phrase(lang, "chat.watch_save"),
-                             icon="check", tooltip=phrase(lang, "chat.watch_save_tooltip")),
-                   cl.Action(name=CANCEL_ACTION, payload={"offer": key}, label=phrase(lang, "chat.watch_cancel"),
-                             icon="x", tooltip=phrase(lang, "chat.watch_cancel_tooltip"))]
-        self.offers[key] = Offer(ask, _user(), tuple(actions))
-        while len(self.offers) > OFFERS_KEPT:
-            self.offers.pop(next(iter(self.offers)))
-        await _say(lang, "watch_understood", actions, what=what_words(ask.tickers, ask.book, lang),
-                   rule=rule_words(ask.rule, lang),
-                   each=phrase(lang, "chat.watch_each_book" if ask.book else "chat.watch_each_ticker"),
-                   webhook=phrase(lang, "chat.watch_webhook") if self.settings.webhook_url else "",
-                   next=when_words(ask.rule.next_slot(clock.now()), ask.rule, lang)).send()
+        text = phrase(lang, "chat.watch_understood", what=what_words(ask.tickers, ask.book, lang),
+                      rule=rule_words(ask.rule, lang),
+                      each=phrase(lang, "chat.watch_each_book" if ask.book else "chat.watch_each_ticker"),
+                      webhook=phrase(lang, "chat.watch_webhook") if self.settings.webhook_url else "",
+                      next=when_words(ask.rule.next_slot(clock.now()), ask.rule, lang))
+        body = {"tickers": list(ask.tickers), "book": ask.book, "rule": ask.rule.as_dict()}
+        await (await self.offers.message(text, body, language=lang)).send()
 
-    async def save_pressed(self, action: cl.Action) -> None:
-        offer = await self._answered(action)
-        if offer is None:
-            return
-        ask, lang, store = offer.ask, offer.ask.language, await self.store()
-        if len(await store.watches(offer.user)) >= MAX_WATCHES:  # said in the user's words (the store refuses too)
+    async def save_pressed(self, answer: Answer) -> None:
+        lang, store, user = answer.language, await self.store(), answer.user
+        tickers, book = tuple(answer.body.get("tickers") or ()), bool(answer.body.get("book"))
+        rule = Rule.from_dict(answer.body.get("rule") or {})
+        if len(await store.watches(user)) >= MAX_WATCHES:  # said in the user's words (the store refuses too)
             await _say(lang, "watch_too_many", limit=MAX_WATCHES).send()
             return
         try:
-            watch = await store.add(offer.user, ask.tickers, ask.rule, book=ask.book, language=lang)
+            watch = await store.add(user, tickers, rule, book=book, language=lang)
         except ValueError:  # another tab saved one meanwhile: the store's cap holds
             await _say(lang, "watch_too_many", limit=MAX_WATCHES).send()
             return
         await self._sync()
-        number = [w.id for w in await store.watches(offer.user)].index(watch.id) + 1
+        number = [w.id for w in await store.watches(user)].index(watch.id) + 1
         await _say(lang, "watch_saved", n=number, what=what_words(watch.tickers, watch.book, lang),
                    rule=rule_words(watch.rule, lang),
                    next=when_words(watch.rule.next_slot(clock.now()), watch.rule, lang)).send()
 
-    async def cancel_pressed(self, action: cl.Action) -> None:
-        offer = await self._answered(action)
-        if offer is not None:
-            await _say(offer.ask.language, "watch_cancelled").send()
-
-    async def _answered(self, action: cl.Action) -> Offer | None:
-        """The offer a button answers, taken off the list with its buttons, if it is still on offer to the
-        pressing user (once: a second press finds it gone)."""
-        key = str((action.payload or {}).get("offer") or "")
-        offer = self.offers.get(key)
-        if offer is None:
-            await _say(_chat_language(), "watch_offer_gone").send()
-            return None
-        if offer.user != _user():
-            await _say(offer.ask.language, "watch_not_yours").send()
-            return None
-        del self.offers[key]
-        for shown in offer.actions:
-            with contextlib.suppress(Exception):
-                await shown.remove()
-        return offer
+    async def cancel_pressed(self, answer: Answer) -> None:
+        await _say(answer.language, "watch_cancelled").send()
 
     async def _command(self, command: WatchCommand, lang: str) -> None:
         store, user = await self.store(), _user()

@@ -82,6 +82,7 @@ from .persistence.accounts import (
 )
 from .persistence.checkpoint import SERDE
 from .persistence.lease import LeaseHeld, live_holder
+from .persistence.offers import Offered, OfferStore
 from .persistence.postgres import SCHEMA_LOCK, libpq_url, sqlalchemy_url
 from .record.case import report_markdown
 from .record.edits import edit_change
@@ -155,6 +156,8 @@ __all__ = [
     "Note",
     "NotePickedUp",
     "Notice",
+    "OfferStore",
+    "Offered",
     "Outcome",
     "PlanRefused",
     "Position",

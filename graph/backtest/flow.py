@@ -7,9 +7,10 @@ Run button and a message updated in place.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
 from datetime import date
+from typing import Any
 
 from graph.core import clock
 
@@ -67,6 +68,24 @@ class Prepared:
         list for the chat, which wraps to the page."""
         return statement(self.plan, self.per_run, done=self.kept, spent=self.spent, budget=self.budget,
                          concurrency=self.concurrency, language=language, markdown=markdown)
+
+    def to_json(self) -> dict[str, Any]:
+        """The plan as an offer keeps it until it is confirmed (chat/backtests.py): the stored backtest by its id."""
+        return {"plan": self.plan.to_json(), "per_run": asdict(self.per_run), "to_run": self.to_run,
+                "concurrency": self.concurrency, "budget": self.budget,
+                "backtest": self.backtest.id if self.backtest is not None else None, "kept": self.kept,
+                "spent": self.spent}
+
+    @classmethod
+    async def from_json(cls, desk: DeskRuntime, user: str, value: Mapping[str, Any]) -> Prepared | None:
+        """A plan kept by `to_json`, for `user`; None when its stored backtest is gone (or another user's)."""
+        backtest = None
+        if value.get("backtest") and (backtest := await Records(desk.store).get(user, str(value["backtest"]))) is None:
+            return None
+        budget = value.get("budget")
+        return cls(Plan.from_json(value["plan"]), Estimate(**value["per_run"]), int(value["to_run"]),
+                   int(value["concurrency"]), int(budget) if budget is not None else None, backtest,
+                   int(value.get("kept") or 0), int(value.get("spent") or 0))
 
     def check_budget(self) -> None:
         """PlanRefused when what is left to run is expected to pass the budget (its `told(language)` says why in

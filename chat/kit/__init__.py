@@ -1,0 +1,6 @@
+"""The chat's kit: what every chat feature (the desk's runs, backtests, comparisons, the book, watches) builds on.
+
+- say.py: a Desk message in the thread's language, and whose page this is;
+- offers.py: buttons that wait for a person's yes or no, stored so a restart still honours them;
+- feature.py: what a feature offers app.py (its answer to a message, stop, a reopened thread, close, its buttons).
+"""
