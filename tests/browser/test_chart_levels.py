@@ -18,6 +18,16 @@ def _number(text: str) -> float:
     return float(re.sub(r"[^\d.\-]", "", text))
 
 
+def _box(locator) -> dict | None:
+    """Where the annotation is drawn, once it is (Plotly redraws the figure when the page settles its width: an
+    annotation read mid-redraw has no box; CI once caught one)."""
+    for _ in range(50):
+        expect(locator).to_be_visible()
+        if (box := locator.bounding_box()) is not None:
+            return box
+    return None
+
+
 def test_a_coin_s_entry_and_stop_are_drawn_where_the_card_says(browser: Browser, desk: Site):
     with page_in(browser, desk, "test_chart_levels") as page:
         ask(page, "should I buy BTC-USD on 2026-11-27?")
@@ -35,7 +45,7 @@ def test_a_coin_s_entry_and_stop_are_drawn_where_the_card_says(browser: Browser,
                   if t.split()[0] in ("entry", "stop")}
         assert labels == {"entry": entry, "stop": stop}, labels
         # the labels stand apart, each beside its own line
-        boxes = [chart.locator(".annotation").filter(has_text=name).first.bounding_box() for name in labels]
+        boxes = [_box(chart.locator(".annotation").filter(has_text=name).first) for name in labels]
         assert boxes[0] and boxes[1] and abs(boxes[0]["y"] - boxes[1]["y"]) >= boxes[0]["height"] * 0.9, boxes
         # the price axis spans the prices, not 0 to 3,000
         ticks = [_number(t) for t in chart.locator(".yaxislayer-above .ytick text").all_text_contents()
