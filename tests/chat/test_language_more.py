@@ -1,6 +1,6 @@
 """The chat's own texts in a Chinese thread (issue 24, point 2): the errors the user reads, the Stop and
 Resume buttons, the edit dialogue, the settings panel, the sidebar's thread names, the CLI's opening
-line. English stays as it was (tests/test_errors.py, tests/chat/test_settings_guard.py, ...)."""
+line. English stays as it was (tests/core/test_errors.py, tests/chat/test_settings_guard.py, ...)."""
 from __future__ import annotations
 
 import re
@@ -120,7 +120,7 @@ def test_the_sidebar_names_a_chinese_thread_in_chinese():
 
 
 def test_the_cli_opens_in_the_requests_language(tmp_path):
-    from tests.test_cli import run
+    from tests.cli.test_cli import run
     out = run(["graph", "--today", "2024-05-06", "--analysts", "market", "--debate-rounds", "1", "--risk-rounds", "1",
                "--quiet-tools", "英伟达今天能买吗？"], tmp_path)
     assert out.returncode == 0, out.stderr

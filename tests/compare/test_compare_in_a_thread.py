@@ -11,7 +11,7 @@ import pytest
 
 from graph.compare.ask import read_comparison
 from graph.core.words import phrase
-from tests.test_cli import run
+from tests.cli.test_cli import run
 
 TODAY = date(2024, 5, 6)
 

@@ -1,5 +1,5 @@
 """The headless CLI with one persona's turn held half-way, for a test that kills the process while
-that persona speaks (tests/test_cli.py):
+that persona speaks (tests/cli/test_cli.py):
 
     python -m tests.support.held_cli PERSONA FD ARGS...   # as `python -m graph ARGS...`
 

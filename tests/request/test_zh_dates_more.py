@@ -1,4 +1,4 @@
-"""Chinese dates beyond the case table (tests/data/requests_zh.tsv): the same words on other days, what
+"""Chinese dates beyond the case table (tests/request/data/requests_zh.tsv): the same words on other days, what
 is not a date, and long input. The conventions are in graph/request/intl_dates.py."""
 
 from __future__ import annotations

@@ -13,10 +13,10 @@ import pytest
 
 from chat.compare import EDIT_ACTION
 from chat.edits import SUPERSEDED
+from tests.chat.test_edit_chat import actions, answering
 from tests.chat.test_security import count, db
 from tests.support.chat_server import Server
 from tests.support.socket_client import DeskClient
-from tests.test_edit_chat import actions, answering
 
 pytestmark = pytest.mark.e2e
 

@@ -12,7 +12,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 from packaging.version import Version
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LOCK = ROOT / "constraints.txt"
 LOCKED_EXTRAS = ("test",)  # the `llama` extra is outside the lock (its header says so)
 

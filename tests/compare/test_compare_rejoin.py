@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from chat.compare import STOP_ACTION
+from tests.compare.test_compare_edit import CARD_HEAD, cards, desk_of, turns
 from tests.support.chat_server import Server
 from tests.support.socket_client import DeskClient
-from tests.test_compare_edit import CARD_HEAD, cards, desk_of, turns
 
 pytestmark = pytest.mark.e2e
 

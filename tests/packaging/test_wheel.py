@@ -27,7 +27,7 @@ from tests.support.processes import end_group
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 # Build from a copy, so the checkout gets no build/ or egg-info and edits in progress elsewhere are not raced.
 NOT_SOURCE = shutil.ignore_patterns(".git", ".venv", ".data", ".files", ".pytest_cache", "build", "dist",
                                     "*.egg-info", "__pycache__")

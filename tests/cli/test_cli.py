@@ -22,7 +22,7 @@ from graph.runtime.desk import DeskRuntime, Interrupted
 from tests.support.clock import python_path
 from tests.support.env import TEST_PACE
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(args, tmp_path):

@@ -1,4 +1,4 @@
-"""Requests in Chinese and other languages: the case tables in tests/data/requests_*.tsv, the
+"""Requests in Chinese and other languages: the case tables in tests/request/data/requests_*.tsv, the
 language detected, and the parser's data files for them (names, date words, messages)."""
 
 from __future__ import annotations

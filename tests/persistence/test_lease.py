@@ -21,7 +21,7 @@ from graph.persistence.database import open_leases
 from graph.persistence.lease import Held, LeaseHeld, Leases, MemoryLeases, SqliteLeases
 from tests.support.clock import python_path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # Opens one "process's" leases (each call a new connection or pool to the same database).
 Opener = Callable[[], Awaitable[Leases]]

@@ -1,5 +1,5 @@
 """Over the real chat server's socket: a backtest's plan and its refusal, and the holdings read from words, come
-back in the language they were asked in, Simplified or Traditional (tests/test_zh_texts_desk.py has the table of
+back in the language they were asked in, Simplified or Traditional (tests/core/test_zh_texts_desk.py has the table of
 every text)."""
 from __future__ import annotations
 

@@ -15,17 +15,16 @@ from chat.runs import DeskService
 from graph.core.settings import Settings
 from graph.persistence.lease import live_holder
 from graph.runtime.desk import DeskRuntime
-from tests.chat.conftest import emitter  # noqa: F401 (fixture)
 from tests.support.emitter import RecordedEmitter
 from tests.support.env import demo_env
 from tests.support.models import HeldTurn
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 NOTE = "Bear, what about the China export ban?"
 
 
 async def test_a_window_on_another_process_is_refused_while_the_thread_runs(
-        tmp_path: Path, emitter: RecordedEmitter, no_model_env: None) -> None:  # noqa: F811
+        tmp_path: Path, emitter: RecordedEmitter, no_model_env: None) -> None:
     settings = Settings(DESK_DATA_DIR=tmp_path / "data", DESK_DEMO_DELAY_MS=0)
     held = HeldTurn("Bull Researcher")
     first = DeskService(settings, models=held.models)

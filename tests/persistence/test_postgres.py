@@ -30,7 +30,7 @@ from tests.support.models import HeldTurn, ScriptedChatModel, scripted_models
 
 pytestmark = pytest.mark.postgres
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SQLITE_FILES = ("checkpoints.sqlite", "store.sqlite", "leases.sqlite", "chat.sqlite")
 
 

@@ -1,6 +1,6 @@
 """LangGraph Server's auth (graph/server_auth.py) in process: who gets in, in accounts mode and in
 local mode, and what the handlers stamp and filter. The attack itself, two clients against a real
-`langgraph dev`, is in tests/test_langgraph_server.py."""
+`langgraph dev`, is in tests/server/test_langgraph_server.py."""
 from __future__ import annotations
 
 import asyncio
