@@ -20,7 +20,7 @@ SERIES_START = date(1990, 1, 1)
 TRADING_DAYS = 252
 
 # Yahoo's exchange suffix -> market, as graph.request.listing_codes.market_of says (data may not import
-# request; tests/test_exchange_calendars.py checks the two agree); any other suffix trades on NYSE days.
+# request; tests/core/test_exchange_calendars.py checks the two agree); any other suffix trades on NYSE days.
 _SUFFIX_MARKETS = {"HK": "HK", "SS": "CN", "SZ": "CN", "TW": "TW", "T": "JP"}
 # The indexes the track record measures listings abroad against (graph/track/horizon.py BENCHMARKS):
 # an index trades on its exchange's days, so a call and its benchmark have closes on the same dates.

@@ -33,7 +33,7 @@ MAX_MESSAGE_CHARS = 4000
 HOW_TO_ASK = "Type a ticker like `NVDA`, optionally with a date, e.g. `AAPL 2024-05-01`."
 
 # Unicode category Cf (format characters) as of Unicode 15, with a little room in the
-# blocks that grow; tests/test_bad_input.py checks this covers every Cf code point
+# blocks that grow; tests/request/test_bad_input.py checks this covers every Cf code point
 # this Python knows. U+200D (ZWJ) is handled separately below.
 _CF = (
     r"\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b\u200c\u200e\u200f"

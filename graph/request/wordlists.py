@@ -1,7 +1,7 @@
 """The parser's vocabularies, kept as plain text files under ``data/``.
 
 One entry per line, ``#`` starts a comment. The files are kept sorted and
-without duplicates (tests/test_request_data.py checks), so the order in a file
+without duplicates (tests/request/test_request_data.py checks), so the order in a file
 never means anything: code that needs an order (e.g. longest phrase first)
 sorts when it loads. Files are read through :mod:`importlib.resources`, so
 they are found inside an installed wheel as well as in a source checkout.
