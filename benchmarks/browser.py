@@ -7,7 +7,7 @@ and Debian's Chromium driven by Playwright: log in, ask "should I buy NVDA today
 chat, wait for the decision card. Per analysis:
 
 - **lag**: from a persona's words leaving the server to the page painting them. The server
-  writes one line per send (chat/render.py StreamTrace, on with DESK_TRACE_STREAM): the
+  writes one line per send (chat/views/render.py StreamTrace, on with DESK_TRACE_STREAM): the
   wall-clock time and how many words — runs of letters and digits, which Markdown rendering
   leaves as they are — the message holds after it. In the page a MutationObserver marks the
   messages that changed; once per frame (requestAnimationFrame) their words are counted in the
@@ -16,7 +16,7 @@ chat, wait for the decision card. Per analysis:
   page first shows at least its word count for that message. Both clocks are this machine's
   wall clock (performance.timeOrigin + now() in the page). Sends that added no word are not
   counted. Also reported: from a word reaching the chat layer to painted, which adds the
-  server's pacing (words wait up to chat/render.py STREAM_GAP_S per message to go out together).
+  server's pacing (words wait up to chat/views/render.py STREAM_GAP_S per message to go out together).
 - **browser CPU**: user+system CPU seconds of every Chromium process (browser, renderers,
   GPU/utility; /proc/<pid>/stat of the browser's process tree) from the question to half a
   second after the painted card; the renderer's main-thread split (script, layout, style) from
@@ -27,7 +27,7 @@ chat, wait for the decision card. Per analysis:
 
 `--busy N` runs N spinning processes meanwhile (a loaded machine); `--profile` samples the
 page's JavaScript with the CDP profiler and prints where its time goes; `--app` measures another
-checkout (its chat/render.py needs the DESK_TRACE_STREAM hook) with its own Chainlit config
+checkout (its chat/views/render.py needs the DESK_TRACE_STREAM hook) with its own Chainlit config
 and page assets; `--keep` keeps each run's sends, paints, CPU timeline and profile.
 """
 from __future__ import annotations
@@ -381,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-lag", action="store_true", help="browser CPU only, without the page's paint observer")
     ap.add_argument("--json", action="store_true", help="print one JSON object as the last line")
     ap.add_argument("--app", metavar="CHECKOUT", type=Path,
-                    help="measure another checkout of the desk (its chat/render.py needs the DESK_TRACE_STREAM hook)")
+                    help="measure another checkout of the desk (its renderer needs the DESK_TRACE_STREAM hook)")
     ap.add_argument("--keep", metavar="DIR", help="keep the server's data and log, each run's sends, paints "
                     "and CPU timeline (and profile) in a new folder under DIR")
     args = ap.parse_args(argv)

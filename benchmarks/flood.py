@@ -23,7 +23,7 @@ import uuid
 from datetime import UTC, datetime
 from pathlib import Path
 
-from chat.rates import PER_S
+from chat.web.rates import PER_S
 
 from .support.chat_server import Server
 from .support.host import machine, peak_rss_mb

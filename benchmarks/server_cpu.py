@@ -188,13 +188,13 @@ WAITING = ("EpollSelector.select", "_connection_worker_thread (aiosqlite/core.py
 # else for the area of its innermost frame that is in one of AREAS (so the graph's own streaming
 # callbacks count as langchain, not as the node that called the model).
 OWNERS = (
-    ("the decision chart (plotly)", ("chat/card.py", "plotly/")),
+    ("the decision chart (plotly)", ("chat/views/card.py", "plotly/")),
     ("chat history writes (data layer)", ("chat/history/", "chainlit/data/")),
-    ("Edit buttons after a run (chat/edits.py)", ("chat/edits.py", "chat/edit_actions.py")),
+    ("Edit buttons after a run (chat/edits.py)", ("chat/edits.py", "chat/features/edit_actions.py")),
     ("socket emits (chainlit emitter, socket.io)", ("chainlit/emitter.py", "socketio/", "engineio/",
                                                     "chainlit/message.py", "chainlit/step.py", "chainlit/element.py",
                                                     "chainlit/action.py")),
-    ("rendering to the chat (chat/render.py)", ("chat/render.py", "chat/tables.py")),
+    ("rendering to the chat (chat/views/render.py)", ("chat/views/render.py", "chat/views/tables.py")),
     ("checkpoints and store", ("checkpoint/", "sqlite/aio.py", "postgres/aio.py", "store/", "serde/",
                                "aiosqlite/", "psycopg")),
 )

@@ -37,7 +37,7 @@ def first_token_after(client: DeskClient, index: int, authors) -> float | None:
 
 
 # A persona's message appears streaming (stream_start), or whole (new_message) when its turn ended
-# before its first words went out (chat/render.py): a short turn, or any turn on a busy machine.
+# before its first words went out (chat/views/render.py): a short turn, or any turn on a busy machine.
 APPEARS = ("stream_start", "new_message")
 
 

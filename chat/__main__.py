@@ -15,7 +15,7 @@ from pathlib import Path
 
 from graph import Settings
 
-from .startup import app_root, home, prepare
+from .web.startup import app_root, home, prepare
 
 APP = Path(__file__).resolve().with_name("app.py")
 DEFAULT_HOST = "127.0.0.1"  # Chainlit's

@@ -24,25 +24,25 @@ from chainlit.server import app as server
 from chainlit.server import sio
 from chainlit.types import ThreadDict
 
-from chat import edit_actions
-from chat.accounts import is_loopback
-from chat.backtest_days import DayLinks, render_day
-from chat.backtests import Backtests
-from chat.book import Books
-from chat.compare import Compares, render_desk
-from chat.door import Door
 from chat.edits import EDIT_ACTION, SWITCH_ACTION, offer_on_resume
+from chat.features import edit_actions
+from chat.features.backtest_days import DayLinks, render_day
+from chat.features.backtests import Backtests
+from chat.features.book import Books
+from chat.features.compare import Compares, render_desk
+from chat.features.watches import Watches, render_scheduled
 from chat.history import LocalFileStorage, is_server_thread, make_data_layer
 from chat.kit.feature import Feature
 from chat.kit.feature import Message as Heard
 from chat.languages import page_language, session_language
-from chat.logins import DeskAuth
 from chat.panel import check_settings, describe, next_analysis, settings_widgets
 from chat.runs import RESUME_ACTION, STOP_ACTION, ChatRun, DeskService, asks_to_resume, said
-from chat.serving import Serving, keep_session_files
-from chat.startup import prepare
-from chat.tokens import CLIENT_ADDRESS
-from chat.watches import Watches, render_scheduled
+from chat.web.accounts import is_loopback
+from chat.web.door import Door
+from chat.web.logins import DeskAuth
+from chat.web.serving import Serving, keep_session_files
+from chat.web.startup import prepare
+from chat.web.tokens import CLIENT_ADDRESS
 from graph import DESK, Settings, word_list
 
 SETTINGS = Settings()
@@ -178,7 +178,7 @@ async def resume(thread: ThreadDict) -> None:
 
 @cl.on_settings_update
 async def settings_updated(values: dict):
-    # The door passed Chainlit only the values check_settings keeps (chat/door.py), merged into the
+    # The door passed Chainlit only the values check_settings keeps (chat/web/door.py), merged into the
     # session's; what it refused is named, and the panel is set back to what is kept.
     kept = {**(cl.user_session.get("chat_settings") or {}), **values}
     chat = cl.user_session.get("chat")

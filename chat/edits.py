@@ -5,7 +5,7 @@ button makes small corrections easy); the desk then forks right after that turn
 (graph/runtime/branches.py, LangGraph time travel) and the thread's ChatRun continues the fork like a
 resumed run: only the speakers after the edited turn speak again, streaming as usual. This module
 keeps the branches' tags, matches messages to steps and offers the buttons; pressing them is
-chat/edit_actions.py.
+chat/features/edit_actions.py.
 
 - An edit during a run is refused; stop first. Pressing Edit (or answering its question) while
   the desk runs on the thread gets a word to the user ("stop the run first"): a fork under a
@@ -364,7 +364,7 @@ def card_actions(thread_id: str, state: Mapping[str, Any], *, register: bool = T
     return actions
 
 
-# The question for the new words opens with this in English (chat/edit_actions.py asks it), and with
+# The question for the new words opens with this in English (chat/features/edit_actions.py asks it), and with
 # the mark in every language; a Desk note on every branch.
 EDIT_PROMPT_START = phrase("en", "chat.edit_prompt_start")
 EDIT_PROMPT_MARK = "✏️"

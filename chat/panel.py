@@ -4,7 +4,7 @@ risk rounds and, live, the model names; read back as the next analysis' plan.
 A client sends the panel's values over the socket as it likes (Chainlit stores each one in the
 session and, at the disconnect, in the thread's metadata): debate rounds of 1000 ran 198 turns into
 a GraphRecursionError, -3 skipped every debate, and "abc" made the thread fail each time it was
-reopened. `check_settings` is the one rule: chat/door.py passes Chainlit only the values it keeps
+reopened. `check_settings` is the one rule: chat/web/door.py passes Chainlit only the values it keeps
 and the Desk names the others; `next_analysis` reads through it too, so a value stored before this
 check is ignored (with the Desk saying so) instead of breaking the thread."""
 from __future__ import annotations

@@ -51,17 +51,17 @@ from graph import (
 )
 
 from .background import after_shown, cancel
-from .card import show_decision, spend
 from .edits import offer_edits
 from .kit.say import said as kit_said
 from .kit.say import signed_in
 from .languages import DEFAULT
 from .pages import Pages
 from .panel import NextAnalysis
-from .render import Renderer
 from .speakers import label_metadata
-from .thread_names import NAME_RUNNING, NAME_STOPPED, name_thread
-from .track_view import show_alpha_curve
+from .views.card import show_decision, spend
+from .views.render import Renderer
+from .views.thread_names import NAME_RUNNING, NAME_STOPPED, name_thread
+from .views.track_view import show_alpha_curve
 
 # A message to a thread whose run just ended in another process waits this long for its lease
 # (released a moment after that run's last word) before it is passed on as a note.
@@ -364,7 +364,7 @@ class ChatRun:
         pages.context = own
         context_var.set(own)
         # In the page's language until the request is read (the renderer relabels it then): public/desk.js
-        # finds the action by its label in any language (chat/serving.py: stop_words).
+        # finds the action by its label in any language (chat/web/serving.py: stop_words).
         stop = cl.Action(name=STOP_ACTION, payload={"thread_id": self.thread_id},
                          label=phrase(self.language, "chat.stop"),
                          icon="square", tooltip=phrase(self.language, "chat.stop_tooltip"))

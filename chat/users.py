@@ -16,8 +16,8 @@ import sys
 
 from graph import Settings
 
-from .accounts import AccountError, Accounts
-from .startup import home
+from .web.accounts import AccountError, Accounts
+from .web.startup import home
 
 
 def _password(given: str | None) -> str:

@@ -1,6 +1,6 @@
 """The history's element files (charts, reports): Chainlit's storage provider, on local disk under
 DESK_DATA_DIR/files, owner-only, served under FILES_ROUTE to the owner of the thread they belong to
-(chat/serving.py). Processes on several machines need that folder shared (or a cloud storage client
+(chat/web/serving.py). Processes on several machines need that folder shared (or a cloud storage client
 instead)."""
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def served_type(stored: object) -> str | None:
 
 class LocalFileStorage(BaseStorageClient):
     """Element files on local disk, owner-only, served by the app under FILES_ROUTE to the owner
-    of the thread they belong to (see chat/serving.py)."""
+    of the thread they belong to (see chat/web/serving.py)."""
 
     def __init__(self, root: Path):
         self.root = root.resolve()

@@ -12,7 +12,7 @@ by id whatever thread it belongs to. Here:
 - a step, element or feedback id that exists in another thread is never overwritten (the upsert's
   `WHERE` compares the stored row's thread), and a thread's owner is never replaced;
 - feedback is written or deleted only by the owner of the message's thread (the requester is the
-  user whose current token came with the HTTP request, see chat/accounts.py);
+  user whose current token came with the HTTP request, see chat/web/accounts.py);
 - deleting a thread deletes the desk's side of it too (checkpoints, notes: `on_delete_thread`),
   its element files, feedback, steps and row.
 
@@ -50,8 +50,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import async_sessionmaker, create_async_engine
 
 from ..storage import STEP_COLUMNS, chat_store
-from ..tokens import REQUESTER
 from .files import LocalFileStorage
+from .requester import REQUESTER
 from .rows import ELEMENTS, STEPS, THREADS, element_dict, parents_first, step_dict, thread_dict, thread_element_dict
 from .sql import sql_value
 from .writer import HistoryWriter
@@ -70,10 +70,10 @@ class NotOwner(PermissionError):
 
 
 # A backtest day's own thread (graph/backtest/record.py: bt-<id>-<TICKER>-<YYYYMMDD>, the symbol's marks made "_"),
-# opened in the chat like any analysis (chat/backtest_days.py). Letters, digits, "-" and "_" only.
+# opened in the chat like any analysis (chat/features/backtest_days.py). Letters, digits, "-" and "_" only.
 BACKTEST_DAY_THREAD = re.compile(r"bt-([0-9a-f]{8})-([A-Za-z0-9_-]{1,32})-([0-9]{8})")
 # A watch's scheduled run (graph/watchlist/slots.py: watch-<id>-<TICKER>-<YYYYMMDDHHMM>), made by the server at the
-# slot and opened in the chat like a backtest's day (chat/watches.py). Letters, digits, "-" and "_" only.
+# slot and opened in the chat like a backtest's day (chat/features/watches.py). Letters, digits, "-" and "_" only.
 SCHEDULED_THREAD = re.compile(r"watch-([0-9a-f]{8})-([A-Za-z0-9_-]{1,32})-([0-9]{12})")
 
 
@@ -97,7 +97,7 @@ def valid_thread_id(value: object) -> bool:
 
 def is_server_thread(value: object) -> bool:
     """A thread the server makes without a page (a backtest's day, a scheduled run): a page may open it once
-    it is its user's, never start it (chat/door.py)."""
+    it is its user's, never start it (chat/web/door.py)."""
     return isinstance(value, str) and any(p.fullmatch(value) for p in (BACKTEST_DAY_THREAD, SCHEDULED_THREAD))
 
 
@@ -115,7 +115,7 @@ def _session_thread() -> str | None:
         return None
 
 
-# A comparison's desk thread carries this in its metadata (chat/compare.py: COMPARED, the parent and ticker).
+# A comparison's desk thread carries this in its metadata (chat/features/compare.py: COMPARED, the parent and ticker).
 COMPARED_DESK = "compared_desk"
 
 

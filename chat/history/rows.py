@@ -21,7 +21,7 @@ from chainlit.step import StepDict
 from chainlit.types import FeedbackDict, ThreadDict
 
 # A user's threads (or one thread), most recently active first. A thread the server made without a page (a
-# scheduled run, chat/headless.py) has no message until it is opened: it is as recent as its making.
+# scheduled run, chat/features/headless.py) has no message until it is opened: it is as recent as its making.
 THREADS = """
     SELECT t."id" AS thread_id, t."createdAt" AS thread_createdat, t."name" AS thread_name,
            t."userId" AS user_id, t."userIdentifier" AS user_identifier, t."tags" AS thread_tags,

@@ -1,10 +1,10 @@
-"""A backtest's flow from asked to scored, as the CLI (graph/backtest/headless.py) and the chat (chat/backtests.py)
-both run it: the desk a backtest runs on, the plan stated (new, or a stored one resumed) and checked against the
-budget, the record stored once the plan is confirmed, the runner over its days, and the result scored.
+"""A backtest's flow from asked to scored, as the CLI (graph/backtest/headless.py) and the chat
+(chat/features/backtests.py) both run it: the desk a backtest runs on, the plan stated (new, or a stored one
+resumed) and checked against the budget, the record stored once the plan is confirmed, the runner over its days, and
+the result scored.
 
-What differs between them is only how each is shown and confirmed: a terminal prompt and a progress bar, or a
-Run button and a message updated in place.
-"""
+What differs between them is only how each is shown and confirmed: a terminal prompt and a progress bar, or a Run
+button and a message updated in place."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -70,7 +70,8 @@ class Prepared:
                          concurrency=self.concurrency, language=language, markdown=markdown)
 
     def to_json(self) -> dict[str, Any]:
-        """The plan as an offer keeps it until it is confirmed (chat/backtests.py): the stored backtest by its id."""
+        """The plan as an offer keeps it until it is confirmed (chat/features/backtests.py); a stored backtest by its
+        id."""
         return {"plan": self.plan.to_json(), "per_run": asdict(self.per_run), "to_run": self.to_run,
                 "concurrency": self.concurrency, "budget": self.budget,
                 "backtest": self.backtest.id if self.backtest is not None else None, "kept": self.kept,

@@ -1,10 +1,9 @@
-"""A comparison from asked to ranked, as the CLI (graph/compare/headless.py) and the chat (chat/compare.py) both run
-it: the record stored, the cost stated (a live model and more than two tickers: asked before anything runs), the
-desks side by side (graph/compare/runner.py), the Comparison turn and its ranking (graph/compare/comparison.py),
-the record completed; and later, follow-ups answered from it.
+"""A comparison from asked to ranked, as the CLI (graph/compare/headless.py) and the chat (chat/features/compare.py)
+both run it: the record stored, the cost stated (a live model and more than two tickers: asked before anything
+runs), the desks side by side (graph/compare/runner.py), the Comparison turn and its ranking
+(graph/compare/comparison.py), the record completed; and later, follow-ups answered from it.
 
-What differs between the CLI and the chat is only how each shows the desks' events and confirms the cost.
-"""
+What differs between the CLI and the chat is only how each shows the desks' events and confirms the cost."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator

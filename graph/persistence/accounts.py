@@ -1,7 +1,7 @@
 """The desk's accounts, shared by the chat and LangGraph Server: per-user accounts (argon2id hashes in
 DESK_DATA_DIR/accounts.sqlite), the zero-setup local mode, the token generation that makes the chat's
 login tokens die when a password changes, and the throttle of failed logins. No Chainlit here: the
-chat's logins are chat/logins.py (tokens: chat/tokens.py), the server's graph/server_auth.py.
+chat's logins are chat/web/logins.py (tokens: chat/web/tokens.py), the server's graph/server_auth.py.
 
 Two modes, decided by one file, DESK_DATA_DIR/accounts.sqlite:
 

@@ -28,8 +28,8 @@ async def test_chats_spread_over_two_processes_on_one_postgres_all_reach_a_decis
 
 MAIN = "thread (1): MainThread;main (chainlit/cli/__init__.py:1)"
 PROFILE = "\n".join([  # py-spy's raw format: a thread's stack, outermost first, then its sample count
-    f"{MAIN};ChatRun._run (chat/runs.py:1);price_chart (chat/card.py:1);add_hline (plotly/basedatatypes.py:1) 6",
-    f"{MAIN};Renderer.handle (chat/render.py:1);AsyncServer.emit (socketio/async_server.py:1) 3",
+    f"{MAIN};ChatRun._run (chat/runs.py:1);price_chart (chat/views/card.py:1);add_hline (plotly/basedatatypes.py:1) 6",
+    f"{MAIN};Renderer.handle (chat/views/render.py:1);AsyncServer.emit (socketio/async_server.py:1) 3",
     f"{MAIN};ask (graph/nodes/speaking.py:1);ahandle_event (langchain_core/callbacks/manager.py:1) 1",
     f"{MAIN};_run_once (nest_asyncio.py:1);EpollSelector.select (selectors.py:468) 50",
     "thread (2): history-writer_0;_worker (concurrent/futures/thread.py:83);"

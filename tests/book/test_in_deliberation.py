@@ -12,7 +12,7 @@ import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from chat.card import card_markdown
+from chat.views.card import card_markdown
 from graph.book.holdings import Book, Position
 from graph.book.store import BookStore
 from graph.core.settings import Settings

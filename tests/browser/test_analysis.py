@@ -71,7 +71,7 @@ def test_every_message_names_its_speaker(analysed: Page):
     assert label.bounding_box()["y"] < words.bounding_box()["y"]
 
 
-@pytest.mark.skipif(not ROUNDS_IN_RENDER, reason="chat/render.py does not pass speakers.speaker_metadata yet")
+@pytest.mark.skipif(not ROUNDS_IN_RENDER, reason="chat/views/render.py does not pass speakers.speaker_metadata yet")
 def test_debate_turns_name_their_round(page: Page):
     set_debate_rounds(page, 2)
     ask(page, "$TSLA 2024-05-01")

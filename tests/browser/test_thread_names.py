@@ -1,6 +1,6 @@
 """The sidebar tells threads apart (issue 21, point 6): the same analysis run twice, a chat with two
 analyses, a question and an unknown symbol, as a person sees them on a laptop's screen (1366×900).
-The names are chat/thread_names.py's; the page is left in .data/browser-shots/sidebar-names.png
+The names are chat/views/thread_names.py's; the page is left in .data/browser-shots/sidebar-names.png
 for a person to look at."""
 from __future__ import annotations
 

@@ -18,9 +18,9 @@ from chainlit.auth import create_jwt
 from chainlit.user import User
 
 from chat import __main__ as launcher
-from chat.accounts import AccountError, Accounts, is_loopback, normalize_name
-from chat.logins import DeskAuth, LoginThrottle, LoginThrottled
-from chat.startup import refusal
+from chat.web.accounts import AccountError, Accounts, is_loopback, normalize_name
+from chat.web.logins import DeskAuth, LoginThrottle, LoginThrottled
+from chat.web.startup import refusal
 from tests.support.attacks import guess, login_cookie, request, users
 from tests.support.chat_server import ROOT, Server
 from tests.support.env import demo_env

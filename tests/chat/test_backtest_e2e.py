@@ -72,7 +72,8 @@ async def test_ask_run_progress_result_and_day_threads(server):
         # Table 1: the strategies as rows, the ticker's four columns, labelled synthetic in demo mode.
         assert "| Strategy | NVDA CR% | NVDA ARR% | NVDA SR% | NVDA MDD% |".replace(" SR%", " SR") in done
         assert "| B&H |" in done and "(synthetic)" in done
-        # A strategy's row, the reason its simulation gives beside it where there is one (chat/backtests.py why_row).
+        # A strategy's row, the reason its simulation gives beside it where there is one
+        # (chat/features/backtests.py why_row).
         assert re.search(r"\| MACD( — \*[^|]+\*)? \|", done) and re.search(r"\| Trading Desk( — \*[^|]+\*)? \|", done)
         assert "**The baselines' rules**" in done and "- **KDJ&RSI**: KDJ(9, 3, 3) with RSI(14)" in done
 

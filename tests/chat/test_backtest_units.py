@@ -11,9 +11,9 @@ from datetime import date
 import pandas as pd
 import pytest
 
-from chat.backtest_chart import equity_curve, equity_figure, signal_changes
-from chat.backtests import RESUME, baseline_rules, day_link, day_links, explained_table, why_row
+from chat.features.backtests import RESUME, baseline_rules, day_link, day_links, explained_table, why_row
 from chat.history import valid_thread_id
+from chat.views.backtest_chart import equity_curve, equity_figure, signal_changes
 from graph import DESK_STRATEGY, Settings, SyntheticVendor
 from graph.backtest.plan import make_plan
 from graph.backtest.record import Backtest, Day

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from chat.book import book_table, change_table, position_text
-from chat.uploads import UploadLimit
+from chat.features.book import book_table, change_table, position_text
+from chat.web.uploads import UploadLimit
 from graph import Book, Position
 
 BOOK = Book((Position("NVDA", D(200), D(95)), Position("TSLA", D(-50), D(240)), Position("AMD", D("1500.5"))),

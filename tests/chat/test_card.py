@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from chat.card import card_markdown, chart_figure, price_chart
+from chat.views.card import card_markdown, chart_figure, price_chart
 from graph import price_in
 from graph.core.state import FinalDecision
 from graph.data.synthetic import SyntheticVendor
@@ -119,7 +119,7 @@ def test_the_book_line_is_in_the_thread_s_language() -> None:
     """"你的持仓： sell 6 of 200 NVDA at 45.71 for 274.26…" in a 中文 thread (issue 35, point 4)."""
     from decimal import Decimal
 
-    from chat.card import position_lines
+    from chat.views.card import position_lines
     from graph.book.brief import sizing_state
     from graph.book.holdings import Book, Position
     from graph.book.sizing import size_against

@@ -53,7 +53,7 @@ async def test_analysis_interjection_followup_and_restart(server):
         assert set(authors[1:5]) == ANALYST_NAMES
         personas = [a for a in authors[5:] if a != "Desk"]
         assert personas == AFTER_ANALYSTS
-        for persona in PERSONAS:  # in several pieces (paced: chat/render.py STREAM_GAP_S), not one blob
+        for persona in PERSONAS:  # in several pieces (paced: chat/views/render.py STREAM_GAP_S), not one blob
             assert client.tokens_for(persona) >= 2, f"{persona} did not stream"
         # the four analysts streamed at the same time: their tokens interleave
         analyst_ids = {m["id"]: m["name"] for a in ANALYST_NAMES for m in client.by_author(a)}

@@ -9,7 +9,6 @@ from datetime import UTC, datetime
 
 import pytest
 
-from chat.card import card_markdown
 from chat.edits import (
     BRANCHES,
     CHANGED,
@@ -26,6 +25,7 @@ from chat.edits import (
     match_messages,
     superseded_after,
 )
+from chat.views.card import card_markdown
 from graph.core.links import inert_links
 from graph.core.personas import ANALYSTS
 from graph.core.state import FinalDecision
@@ -61,7 +61,7 @@ def test_steps_are_matched_to_the_newest_messages_that_hold_their_words():
 def test_a_turn_whose_words_hold_a_link_matches_the_message_that_shows_them_inert():
     said = "See ![chart](https://evil.example/x.png) and https://evil.example/b first."
     steps = [step("news-1", "News Analyst", said)]
-    messages = [msg("n1", "News Analyst", inert_links(said))]  # as chat/render.py showed it
+    messages = [msg("n1", "News Analyst", inert_links(said))]  # as chat/views/render.py showed it
     assert match_messages(steps, messages) == {"news-1": "n1"}
 
 

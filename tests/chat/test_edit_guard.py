@@ -3,7 +3,7 @@
 took alice's 1 MB + NUL + lone surrogate edit with no guard: it was broadcast back, analysed with a
 1 MB checkpoint, logged twice and every later step of the thread (the Desk's reply) deleted from
 the history; an unknown message id logged an AttributeError. Now it is refused with a toast and
-nothing changes. The other events Chainlit registers are checked or refused too (chat/door.py),
+nothing changes. The other events Chainlit registers are checked or refused too (chat/web/door.py),
 and a handshake whose session id is a path (`../..`: the server deleted its whole data folder when
 that socket closed) is refused. The real server, over its socket."""
 from __future__ import annotations

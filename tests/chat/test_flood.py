@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from chat.rates import BURST, PER_S
+from chat.web.rates import BURST, PER_S
 from tests.support.chat_server import Server
 from tests.support.socket_client import DeskClient
 

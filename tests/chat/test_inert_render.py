@@ -7,7 +7,7 @@ import re
 
 from langchain_core.messages import AIMessage
 
-from chat.render import STREAM_GAP_S, Renderer
+from chat.views.render import STREAM_GAP_S, Renderer
 from graph.core.events import NodeDone, Token, ToolFinished, ToolStarted
 from graph.core.plan import RunPlan as Plan
 

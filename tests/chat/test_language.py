@@ -9,13 +9,13 @@ from types import SimpleNamespace
 import pytest
 from langchain_core.messages import AIMessage
 
-from chat.card import card_markdown
 from chat.languages import page_language, primary
-from chat.render import Renderer
 from chat.runs import acknowledgement
-from chat.serving import PAGE_WORDS, Serving
 from chat.speakers import LABEL, label_metadata, speaker_label, speaker_metadata
-from chat.stages import StageList
+from chat.views.card import card_markdown
+from chat.views.render import Renderer
+from chat.views.stages import StageList
+from chat.web.serving import PAGE_WORDS, Serving
 from graph.core.events import NodeDone, Said, Token
 from graph.core.personas import DESK, PERSONAS
 from graph.core.plan import RunPlan

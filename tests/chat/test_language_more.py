@@ -10,11 +10,11 @@ import httpx
 import openai
 import pytest
 
-from chat.edit_actions import _label, _prompt
 from chat.edits import EDIT_PROMPT_MARK, EDIT_PROMPT_START, switch_action
+from chat.features.edit_actions import _label, _prompt
 from chat.panel import check_settings, describe, next_analysis, settings_widgets
 from chat.runs import resume_action
-from chat.thread_names import NAME_RUNNING, NAME_STOPPED, thread_title
+from chat.views.thread_names import NAME_RUNNING, NAME_STOPPED, thread_title
 from graph import Settings, Step
 from graph.core.errors import NO_TOOLS, DeskError, explain
 from graph.core.usage import BudgetReached

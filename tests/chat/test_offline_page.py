@@ -10,8 +10,8 @@ from pathlib import Path
 
 from chainlit.markdown import get_markdown_str
 
-from chat.serving import _no_readme_per_language, offline_page
-from chat.startup import UI
+from chat.web.serving import _no_readme_per_language, offline_page
+from chat.web.startup import UI
 
 ROOT = Path(__file__).resolve().parents[2]
 LOADED = re.compile(r'<(?:link|script)\b[^>]*?\b(?:href|src)="([^"]+)"')

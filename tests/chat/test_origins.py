@@ -17,7 +17,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from chat.origins import SameOrigin, allowed_origins, same_origin
+from chat.web.origins import SameOrigin, allowed_origins, same_origin
 from tests.support.attacks import list_threads, login_cookie
 from tests.support.chat_server import Server
 from tests.support.socket_client import DeskClient

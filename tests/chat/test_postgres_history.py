@@ -16,7 +16,7 @@ from chainlit.types import Feedback, Pagination, ThreadFilter
 from chainlit.utils import utc_now
 
 from chat import history, storage
-from chat.tokens import REQUESTER
+from chat.history.requester import REQUESTER
 from graph.core.settings import Settings
 from graph.persistence.postgres import libpq_url
 

@@ -1,7 +1,7 @@
 """The message rate a person may send at (issue 20, point 1): the buckets' arithmetic."""
 from __future__ import annotations
 
-from chat.rates import BURST, PER_S, Rates, Refusals
+from chat.web.rates import BURST, PER_S, Rates, Refusals
 
 
 class Clock:
@@ -34,7 +34,7 @@ def test_a_message_needs_room_in_every_bucket_and_a_refusal_takes_none():
 
 
 def test_idle_buckets_are_forgotten(monkeypatch):
-    monkeypatch.setattr("chat.rates.MAX_BUCKETS", 3)
+    monkeypatch.setattr("chat.web.rates.MAX_BUCKETS", 3)
     clock = Clock()
     rates = Rates(clock=clock)
     for key in ("a", "b", "c"):

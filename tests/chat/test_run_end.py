@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from langchain_core.messages import AIMessage
 
-from chat.render import Renderer
+from chat.views.render import Renderer
 from graph.core.events import NodeDone
 from graph.core.plan import RunPlan
 from tests.support.waiting import wait_until

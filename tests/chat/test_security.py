@@ -23,7 +23,7 @@ from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
 from chainlit.types import Feedback, Pagination, ThreadFilter
 
 from chat import history, startup, storage
-from chat.tokens import REQUESTER
+from chat.history.requester import REQUESTER
 from graph.core.private import private_dir, private_file, write_private
 from tests.support.attacks import injection, list_threads, login_cookie, outputs, request
 from tests.support.chat_server import Server

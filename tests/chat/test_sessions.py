@@ -17,9 +17,9 @@ import pytest
 import socketio
 from chainlit.auth import create_jwt
 
-from chat import serving
-from chat.logins import DeskAuth, token_id
-from chat.tokens import TokenGuard
+from chat.web import serving
+from chat.web.logins import DeskAuth, token_id
+from chat.web.tokens import TokenGuard
 from graph import LoginThrottle, LoginThrottled
 from tests.support.attacks import list_threads, login_cookie, request
 from tests.support.chat_server import Server
@@ -39,7 +39,7 @@ async def login(server: Server, username: str, password: str, source: str = "127
 def server(tmp_path_factory) -> Iterator[Server]:
     """A server as it starts with nothing set about proxies."""
     with pytest.MonkeyPatch.context() as env:
-        env.delenv("FORWARDED_ALLOW_IPS", raising=False)  # (importing chat.tokens set it here)
+        env.delenv("FORWARDED_ALLOW_IPS", raising=False)  # (importing chat.web.tokens set it here)
         srv = Server(tmp_path_factory.mktemp("desk-sessions"), DESK_DEMO_DELAY_MS="1")
         srv.start()
     try:

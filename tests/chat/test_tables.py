@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chat.tables import fold_name, split_tables
+from chat.views.tables import fold_name, split_tables
 
 ROWS = "\n".join(f"| f{i} | {i} |" for i in range(8))
 TABLE = f"Key figures (source: x):\n\n| Key figure | Value |\n|---|---|\n{ROWS}"

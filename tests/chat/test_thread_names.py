@@ -1,4 +1,4 @@
-"""The thread's name in the sidebar (chat/thread_names.py): what it analysed, its latest status and
+"""The thread's name in the sidebar (chat/views/thread_names.py): what it analysed, its latest status and
 when it ran, or its first question; then the names a chat's runs give it, in process."""
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
-import chat.thread_names
+import chat.views.thread_names
 from chat.runs import ChatRun
-from chat.thread_names import NAME_RUNNING, NAME_STOPPED, thread_tickers, thread_title
+from chat.views.thread_names import NAME_RUNNING, NAME_STOPPED, thread_tickers, thread_title
 from graph.core.state import FinalDecision
 from tests.support.waiting import wait_until
 
@@ -129,7 +129,7 @@ class NamingLayer:
 @pytest.fixture
 def layer(monkeypatch: pytest.MonkeyPatch) -> NamingLayer:
     layer = NamingLayer()
-    monkeypatch.setattr(chat.thread_names, "get_data_layer", lambda: layer)
+    monkeypatch.setattr(chat.views.thread_names, "get_data_layer", lambda: layer)
     return layer
 
 

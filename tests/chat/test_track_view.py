@@ -9,10 +9,10 @@ import pytest
 from chainlit.user import User
 from langchain_core.messages import AIMessage
 
-from chat.card import card_markdown, record_line
-from chat.render import TRACK_RECORD_STEP, Renderer
 from chat.runs import signed_in
-from chat.track_view import TITLE, alpha_figure, curve_series, show_alpha_curve
+from chat.views.card import card_markdown, record_line
+from chat.views.render import TRACK_RECORD_STEP, Renderer
+from chat.views.track_view import TITLE, alpha_figure, curve_series, show_alpha_curve
 from graph.core.events import AlphaCurve, NodeDone, Said, Token
 from graph.core.plan import RunPlan as Plan
 from graph.core.state import FinalDecision

@@ -55,7 +55,7 @@ async def said(client: DeskClient, pattern: str, timeout: float = 30, since: int
 
 async def answer(client: DeskClient, text: str, pattern: str) -> str:
     """Send `text`; the Desk's answer matching `pattern`, said after it. A person types a message every few
-    seconds and the door refuses a faster sender (chat/rates.py, a toast): sent again once it lets it."""
+    seconds and the door refuses a faster sender (chat/web/rates.py, a toast): sent again once it lets it."""
     since = len(desk_texts(client))
     for _ in range(3):
         toasts = sum(1 for event, _ in client.events if event == "toast")

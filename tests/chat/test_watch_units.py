@@ -8,8 +8,8 @@ from datetime import datetime, time
 import pytest
 
 from chat import history
-from chat.door import Door
-from chat.watches import rule_words, when_words
+from chat.features.watches import rule_words, when_words
+from chat.web.door import Door
 from graph.watchlist.rules import NEW_YORK, Rule
 
 SCHEDULED = "watch-1a2b3c4d-NVDA-202611271630"

@@ -11,8 +11,8 @@ import re
 import httpx
 import pytest
 
-from chat.compare import EDIT_ACTION
 from chat.edits import SUPERSEDED
+from chat.features.compare import EDIT_ACTION
 from tests.chat.test_edit_chat import actions, answering
 from tests.chat.test_security import count, db
 from tests.support.chat_server import Server

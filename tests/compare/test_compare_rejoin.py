@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from chat.compare import STOP_ACTION
+from chat.features.compare import STOP_ACTION
 from tests.compare.test_compare_edit import CARD_HEAD, cards, desk_of, turns
 from tests.support.chat_server import Server
 from tests.support.socket_client import DeskClient

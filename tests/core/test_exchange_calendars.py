@@ -179,7 +179,7 @@ def test_a_hong_kong_watch_runs_on_hong_kong_days_in_hong_kong_time() -> None:
 
 
 def test_the_chat_says_whose_clock_a_watch_keeps() -> None:
-    from chat.watches import rule_words, when_words  # the chat's words for the rule (prompts/words_*.md)
+    from chat.features.watches import rule_words, when_words  # the chat's words for the rule (prompts/words_*.md)
 
     hong_kong = Rule(EVERY_TRADING_DAY, time(16, 30), "HK")
     assert rule_words(hong_kong, "en") == "every trading day at 16:30 Hong Kong time"

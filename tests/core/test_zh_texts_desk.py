@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from chat.edits import CHANGED, card_change, card_openings, folded_line, step_words
-from chat.uploads import _refusal
+from chat.web.uploads import _refusal
 from graph.backtest.ask import read_ask
 from graph.backtest.plan import PlanRefused, check_budget, cost, make_plan, statement
 from graph.book import Book, Position, read_csv, read_holdings

@@ -62,7 +62,7 @@ def test_the_chinese_words_for_a_call_in_either_script():
 
 def test_a_confidence_the_judge_did_not_state_is_shown_as_none_not_made_up():
     # It read as 0.5 before, and the card showed "50%" for a number nobody gave.
-    from chat.card import card_markdown
+    from chat.views.card import card_markdown
     from graph.record.edits import short_decision
 
     decision = decision_from_text("Signal: BUY\nPosition size: 2%\nRationale: trend up.", "NVDA", "2024-05-03")

@@ -114,7 +114,7 @@ async def test_words_and_structure_that_disagree_are_said_not_picked(desk_factor
     await desk.ask("should I buy NVDA today?", **ONE)
     decision = (await desk.state())["final_decision"]
     assert (decision.signal, decision.words_say, decision.read) == ("BUY", "SELL", "function_calling")
-    from chat.card import card_markdown
+    from chat.views.card import card_markdown
     card = card_markdown(decision, judge_words="Signal: SELL · Position size: 1% · Confidence: 0.6")
     assert "The judge's words say **SELL**, but its structured ruling says **BUY**" in card
     assert "**The judge's words.**" in card and "Signal: SELL" in card
@@ -135,7 +135,7 @@ async def test_no_structure_and_no_signal_in_the_words_is_no_decision(desk_facto
 
 
 def test_the_card_shows_the_chain_of_calls_and_how_the_ruling_was_read():
-    from chat.card import card_markdown
+    from chat.views.card import card_markdown
     from graph.core.state import FinalDecision
 
     decision = FinalDecision(signal="BUY", position_size="2%", entry="100", stop="95", horizon="1 month",

@@ -84,7 +84,7 @@
     const timer = setInterval(() => { if (!restoreDraft() || --tries <= 0) clearInterval(timer); }, 200);
   }
 
-  // The run's stage list (chat/stages.py): drawn beside the chat as plain elements, where
+  // The run's stage list (chat/views/stages.py): drawn beside the chat as plain elements, where
   // Chainlit's task list was (a React re-render per change, titles parsed as Markdown, an
   // animated icon per running stage: ~0.3 s of CPU per analysis).
   const STAGES = '42["desk_stages",';
@@ -99,7 +99,7 @@
       aside.setAttribute("aria-label", "The desk's stages");
       aside.innerHTML = '<header><span class="desk-stages-name"></span><span class="desk-stages-title"></span></header><ol></ol>';
     }
-    // In the thread's language (chat/stages.py), else the page's (/desk/ui.json), English until it has come.
+    // In the thread's language (chat/views/stages.py), else the page's (/desk/ui.json), English until it has come.
     aside.querySelector(".desk-stages-name").textContent =
       data.name || (window.deskWords && window.deskWords.stages) || "Stages";
     aside.dataset.path = window.location.pathname; // shown on this thread's page only
@@ -137,7 +137,7 @@
     }
   }
 
-  // The run's decision card (chat/card.py show_decision): the message the view brings into sight
+  // The run's decision card (chat/views/card.py show_decision): the message the view brings into sight
   // when the run ends (window.deskFollow below).
   const CARD = '42["desk_card",';
   function noteCard(frame) {
@@ -198,7 +198,7 @@
   let facts = null; // /desk/ui.json: {mode, login_hint, preload, language, words}
   let scheduled = false;
 
-  // The page's own words in the browser's language (chat/serving.py PAGE_WORDS), else the English given.
+  // The page's own words in the browser's language (chat/web/serving.py PAGE_WORDS), else the English given.
   function word(name, english) {
     return (facts && facts.words && facts.words[name]) || english;
   }
@@ -344,7 +344,7 @@
     }
     if (aside.dataset.path !== window.location.pathname) {
       // Another thread (or a new chat): this list is that run's. A page coming back to the
-      // thread mid-run is sent the list again (chat/render.py catch_up); a finished run has none.
+      // thread mid-run is sent the list again (chat/views/render.py catch_up); a finished run has none.
       aside.remove();
       return;
     }

@@ -2,7 +2,7 @@
 
 A person types a message every few seconds; a script on a socket sent 10,000 in a minute, and each
 one became a note that loaded the thread's checkpoint, so the server grew by 2 GB and another
-user's run waited a minute for its first word. The door (chat/door.py) asks `Rates.take` before a
+user's run waited a minute for its first word. The door (chat/web/door.py) asks `Rates.take` before a
 message reaches Chainlit: within the rate it goes on; beyond it, it is refused at once, costing
 nothing, and the sender is told (`Refusals` says so once per burst, then counts).
 

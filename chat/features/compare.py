@@ -6,7 +6,7 @@ The flow is the CLI's (graph's `read_comparison`, `Comparison`: graph/compare/),
    A live model and more than two tickers: the cost is stated with Run and Cancel, and nothing runs before Run.
 2. The comparison runs in a task of its own (as a desk run, chat/runs.py: never inside a socket handler), with a
    context whose emitter is every page of the thread (chat/pages.py). Every desk streams into this thread at once,
-   each speaker labelled with its ticker ("Bear Researcher · AMD": chat/compare_view.py), one stage list for all.
+   each speaker labelled with its ticker ("Bear Researcher · AMD": chat/views/compare_view.py), one stage list for all.
 3. A message meanwhile is an interjection: naming a compared ticker ("Bear on AMD, what about the MI400 delay?")
    it goes to that desk's inbox, else to every desk still deliberating; each is acknowledged with who will answer.
 4. /stop (or Stop) stops every desk at its last checkpoint; "resume" (or Resume) goes on: decided desks are kept,
@@ -66,10 +66,8 @@ from graph import (
     read_comparison,
 )
 
-from .background import after_shown, cancel
-from .compare_view import CompareStages, TickerRenderer, is_card, show_card
-from .edit_actions import apply_changes, detach, edit_prompt, turn_label
-from .edits import (
+from ..background import after_shown, cancel
+from ..edits import (
     CANCEL_WORDS,
     EDIT_TIMEOUT_S,
     NOTE,
@@ -81,15 +79,17 @@ from .edits import (
     superseded_after,
     thread_messages,
 )
+from ..history import COMPARED_DESK
+from ..kit.feature import Message
+from ..kit.offers import Answer, Button, Offers
+from ..kit.say import page_user, said, thread_language
+from ..pages import Pages
+from ..panel import NextAnalysis, next_analysis
+from ..runs import ATTACH_LATEST_S, DeskService, asks_to_resume, signed_in
+from ..speakers import SEPARATOR, label_metadata
+from ..views.compare_view import CompareStages, TickerRenderer, is_card, show_card
+from .edit_actions import apply_changes, detach, edit_prompt, turn_label
 from .headless import own_thread, tell_on_first_open
-from .history import COMPARED_DESK
-from .kit.feature import Message
-from .kit.offers import Answer, Button, Offers
-from .kit.say import page_user, said, thread_language
-from .pages import Pages
-from .panel import NextAnalysis, next_analysis
-from .runs import ATTACH_LATEST_S, DeskService, asks_to_resume, signed_in
-from .speakers import SEPARATOR, label_metadata
 
 RUN_ACTION = "compare_run"
 CANCEL_ACTION = "compare_cancel"
@@ -155,8 +155,8 @@ def _of_desk(messages: list[dict[str, Any]], ticker: str, tickers: tuple[str, ..
 
 
 class _Sent:
-    """The compare_edit actions sent in this session (as chat/edits.py keeps its own: JSON cannot write this, so
-    a reopened thread, whose session Chainlit hands back from its metadata, starts with none)."""
+    """The compare_edit actions sent in this session (as chat/edits.py keeps its own: JSON cannot write this,
+    so a reopened thread, whose session Chainlit hands back from its metadata, starts with none)."""
 
     def __init__(self) -> None:
         self.actions: list[cl.Action] = []
@@ -668,7 +668,7 @@ class CompareRun:
 
 
 def render_desk(desk: DeskRuntime, thread_id: str, metadata: dict[str, Any], steps: list[Any]) -> None:
-    """A compared desk's thread opened for the first time: told from its checkpoint (chat/headless.py), as a
+    """A compared desk's thread opened for the first time: told from its checkpoint (chat/features/headless.py), as a
     backtest's day is. Call in on_chat_resume."""
     compared = metadata.get(COMPARED)
     if not isinstance(compared, dict):

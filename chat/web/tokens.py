@@ -23,16 +23,16 @@ from chainlit.user import User
 from starlette.requests import cookie_parser
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from ..history.requester import REQUESTER
 from .logins import LOGIN_NOTE, DeskAuth
 
 AUTH_COOKIE = os.environ.get("CHAINLIT_AUTH_COOKIE_NAME", "access_token")  # as chainlit.auth.cookie names it
 TRUSTED_PROXIES = "FORWARDED_ALLOW_IPS"  # uvicorn's setting, read once its config is built
 os.environ.setdefault(TRUSTED_PROXIES, "")  # nobody's X-Forwarded-* believed unless the operator says whose
 
-# Set by TokenGuard for the request being served: the client's address (login throttling) and the
-# identifier of the user whose current token came with it (ownership checks in the data layer).
+# Set by TokenGuard for the request being served: the client's address (login throttling) and (REQUESTER, kept
+# beside the data layer that reads it) the identifier of the user whose current token came with it.
 CLIENT_ADDRESS: contextvars.ContextVar[str | None] = contextvars.ContextVar("desk_client_address", default=None)
-REQUESTER: contextvars.ContextVar[str | None] = contextvars.ContextVar("desk_requester", default=None)
 
 _CHUNK = re.compile(rf"^{re.escape(AUTH_COOKIE)}(_\d+)?$")
 

@@ -1,6 +1,6 @@
 """What the user takes away from a run: the decision card with a price chart, the report and the tokens
 spent (the report is graph/record/case.py's, shared with the CLI and the follow-up Desk; the thread's
-name in the sidebar is chat/thread_names.py's).
+name in the sidebar is chat/views/thread_names.py's).
 
 The chart is Chainlit's Plotly element: hover and zoom in the page, a transparent background and
 grey text that read on the light and the dark theme (public/desk.css gives the text the theme's
@@ -38,10 +38,10 @@ from graph import (
     vendor_name,
 )
 
-from .edits import card_actions, card_change
-from .languages import DEFAULT
+from ..edits import card_actions, card_change
+from ..languages import DEFAULT
+from ..speakers import label_metadata
 from .render import fold_under
-from .speakers import label_metadata
 
 SIGNAL_MARK = {"BUY": "🟢", "SELL": "🔴", "HOLD": "🟡"}
 HISTORY_DAYS = 420  # enough rows for a 200-day average at the start of the window
@@ -285,7 +285,7 @@ async def show_spend(parent: cl.Message, per_persona: str, language: str = DEFAU
 async def show_decision(thread_id: str, state: dict[str, Any], vendor: Vendor) -> None:
     """The run's decision (if it made one) as the Desk's card: the chart, the report to download, what
     an edit changed (chat/edits.py) and the tokens spent (chat/runs.py then names the thread after it:
-    chat/thread_names.py)."""
+    chat/views/thread_names.py)."""
     decision = state.get("final_decision")
     if decision is None:
         return

@@ -7,7 +7,7 @@ The page is the bottleneck, not the server: Chainlit's page re-renders the chat 
 the whole Markdown of a message on every streamed update (~20-50 ms of a browser's CPU each,
 whatever its size), so words go out in a paced stream (about ten updates a second for the
 whole chat, shared by the messages streaming at once), and Markdown tables are held back while
-they stream and arrive whole; a long one is folded into a step under its message (chat/tables.py).
+they stream and arrive whole; a long one is folded into a step under its message (chat/views/tables.py).
 """
 from __future__ import annotations
 
@@ -46,8 +46,8 @@ from graph import (
     unverified_note,
 )
 
-from .languages import DEFAULT
-from .speakers import label_metadata, speaker_metadata
+from ..languages import DEFAULT
+from ..speakers import label_metadata, speaker_metadata
 from .stages import StageList
 from .tables import fold_name, shown_so_far, split_tables
 
@@ -109,7 +109,7 @@ class Stream:
     since: float = 0.0     # wall-clock time the oldest unsent word arrived (0: none waiting)
 
     def view(self) -> str:
-        """What may be shown of the turn so far: its tables held back (chat/tables.py), its links
+        """What may be shown of the turn so far: its tables held back (chat/views/tables.py), its links
         and images inert (graph/core/links.py)."""
         return inert_links(shown_so_far(self.raw))
 
@@ -144,7 +144,7 @@ class Renderer:
                  on_curve: Callable[[cl.Message, AlphaCurve, str], Awaitable[None]] | None = None,
                  language: str = DEFAULT, tag: str = ""):
         self.plan = plan
-        self.tag = tag  # a comparison's desk: its ticker, shown after each speaker's name (chat/compare.py)
+        self.tag = tag  # a comparison's desk: its ticker, shown after each speaker's name (chat/features/compare.py)
         # The thread's language, for the speakers' labels and the stage list: the chat reckons it before
         # the run (the Desk speaks first), the coordinator's update then says it (chat/runs.py).
         self.language = language

@@ -15,8 +15,8 @@ shown the chat's way:
 3. /stop (or Stop) stops it; finished days are kept, and "resume backtest <id>" (or the CLI's --resume) goes on.
 4. At the end: Table 1 (with the paper's published row on its window, "synthetic" in demo), beside a row whose
    figures its simulation explains the reason (it bought on the window's first day and never sold: buy-and-hold's
-   row to the cent), the baselines' rules, an equity and drawdown chart per ticker (chat/backtest_chart.py), the
-   CSV and Markdown exports, and a link to each day's thread (opened by chat/backtest_days.py), by ticker and
+   row to the cent), the baselines' rules, an equity and drawdown chart per ticker (chat/views/backtest_chart.py), the
+   CSV and Markdown exports, and a link to each day's thread (opened by chat/features/backtest_days.py), by ticker and
    month, each link a day of the month and its signal's mark.
 """
 from __future__ import annotations
@@ -66,15 +66,15 @@ from graph import (
     word_list,
 )
 
-from .background import after_shown, cancel
-from .backtest_chart import equity_chart
-from .card import SIGNAL_MARK
-from .kit.feature import Message
-from .kit.offers import Answer, Button, Offers
-from .kit.say import page_user, said
-from .pages import Pages
-from .runs import DeskService
-from .speakers import label_metadata
+from ..background import after_shown, cancel
+from ..kit.feature import Message
+from ..kit.offers import Answer, Button, Offers
+from ..kit.say import page_user, said
+from ..pages import Pages
+from ..runs import DeskService
+from ..speakers import label_metadata
+from ..views.backtest_chart import equity_chart
+from ..views.card import SIGNAL_MARK
 
 RUN_ACTION = "backtest_run"
 CANCEL_ACTION = "backtest_cancel"
@@ -84,7 +84,7 @@ LATEST = 6            # signals listed under the progress
 # "resume backtest 1a2b3c4d", "continue backtest …", "继续回测 …"
 RESUME = re.compile(r"^\W*(?:resume|continue)\s+(?:the\s+)?back[\s-]?test\s+([0-9a-f]{8})\W*$"
                     r"|^\W*继续回[测測]\s*([0-9a-f]{8})\W*$", re.I)
-DAY_ROUTE = "/backtest"  # /backtest/<id>/<TICKER>/<YYYY-MM-DD>: chat/backtest_days.py
+DAY_ROUTE = "/backtest"  # /backtest/<id>/<TICKER>/<YYYY-MM-DD>: chat/features/backtest_days.py
 
 
 def day_link(backtest_id: str, ticker: str, day: str) -> str:

@@ -1,10 +1,10 @@
 """How a comparison looks in the chat: each desk's turns labelled with its ticker, one stage list for all the
 desks, and the side-by-side card with a chart of the closes normalised to the start.
 
-- `TickerRenderer` is the chat's ordinary renderer (chat/render.py) for one desk, its speakers labelled
+- `TickerRenderer` is the chat's ordinary renderer (chat/views/render.py) for one desk, its speakers labelled
   "Bear Researcher · AMD" (chat/speakers.py: the label travels in the message's metadata; public/desk.js draws it,
   the avatar route maps it back to the persona's picture), its stages kept in the comparison's list.
-- `CompareStages` is one "desk_stages" list (chat/stages.py) for every desk: the page has one stage list, so the
+- `CompareStages` is one "desk_stages" list (chat/views/stages.py) for every desk: the page has one stage list, so the
   desks' lists are drawn as one, each stage named with its ticker ("AMD · Bear Researcher").
 - `card` is the Desk's side-by-side table (graph's `side_by_side`: the CLI prints the same), the Comparison's
   ranking read and a link to each desk's thread (opened, it is an analysis like any: follow-ups, Edit);
@@ -23,9 +23,9 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 
 from graph import DESK, DeskOutcome, RunPlan, Vendor, explain, phrase, side_by_side, vendor_name
 
+from ..speakers import label_metadata
 from .card import GRID, SIGNAL_MARK, TEXT, chart_element
 from .render import Renderer
-from .speakers import label_metadata
 from .stages import StageList
 
 CARD = "compare_card"  # a side-by-side card's metadata mark (an edit of a desk folds the card it outdates)

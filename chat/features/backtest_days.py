@@ -8,7 +8,7 @@ Chainlit thread the first time (owned by them, named "Backtest NVDA · 2024-01-0
 backtest) and sends the page to /thread/<day thread>. Only the days opened appear in the sidebar.
 
 The thread then has no stored messages: on_chat_resume calls `render_day`, which tells the day from its
-checkpoint once Chainlit has shown the (empty) thread (chat/headless.py, as a watch's scheduled run is told):
+checkpoint once Chainlit has shown the (empty) thread (chat/features/headless.py, as a watch's scheduled run is told):
 the request, each persona's turn, the decision card with its chart and report. Those messages are stored with
 the thread, so the next opening is the history's.
 Another user's link is a 404, as the door answers for another user's thread.
@@ -25,11 +25,11 @@ from starlette.routing import Route
 
 from graph import DeskRuntime, Records, phrase
 
+from ..history import BACKTEST_DAY_THREAD
+from ..web.logins import DeskAuth
+from ..web.tokens import request_token
 from .backtests import DAY_ROUTE
 from .headless import own_thread, tell_on_first_open
-from .history import BACKTEST_DAY_THREAD
-from .logins import DeskAuth
-from .tokens import request_token
 
 BACKTEST_DAY = "backtest_day"  # the day thread's metadata: {"id", "ticker", "day"}
 
@@ -75,7 +75,8 @@ class DayLinks:
 
 
 def render_day(desk: DeskRuntime, thread_id: str, metadata: dict[str, Any], steps: list[Any]) -> None:
-    """On a day thread's first opening (no stored messages), tell the day from its checkpoint (chat/headless.py)."""
+    """On a day thread's first opening (no stored messages), tell the day from its checkpoint
+    (chat/features/headless.py)."""
     if not is_day_thread(thread_id):
         return
     about = metadata.get(BACKTEST_DAY) or {}

@@ -1,6 +1,6 @@
-"""Threads the server runs without a page: a backtest's day (chat/backtest_days.py) and a watch's scheduled run
-(chat/watches.py). Each is an ordinary LangGraph thread with checkpoints; it gets its Chainlit row (its owner,
-its name in the sidebar) from the server, never from a page (chat/door.py refuses a page that names one first),
+"""Threads the server runs without a page: a backtest's day (chat/features/backtest_days.py) and a watch's scheduled run
+(chat/features/watches.py). Each is an ordinary LangGraph thread with checkpoints; it gets its Chainlit row (its owner,
+its name in the sidebar) from the server, never from a page (chat/web/door.py refuses a page that names one first),
 and it has no stored messages until it is first opened.
 
 `own_thread` makes the row, owned by the run's user, or says whose it already is. `tell_on_first_open`, called in
@@ -19,9 +19,9 @@ from chainlit.logger import logger
 
 from graph import DESK, RISK_JUDGE, DeskRuntime, inert_links, language_of, phrase
 
-from .card import show_decision
-from .door import history
-from .speakers import label_metadata
+from ..speakers import label_metadata
+from ..views.card import show_decision
+from ..web.door import history
 
 # The thread's first words, from its state and language: what this thread is ("Backtest … · NVDA · 2024-01-03").
 Intro = Callable[[str, dict[str, Any]], str]
@@ -82,7 +82,7 @@ async def _tell(desk: DeskRuntime, thread_id: str, intro: Intro, gone: str) -> N
     if judged and RISK_JUDGE not in (persona for persona, _, _ in turns):
         turns.append((RISK_JUDGE, 0, judged))
     for persona, round_, text in turns:
-        # A model's words: links made inert, as every turn is shown (chat/render.py).
+        # A model's words: links made inert, as every turn is shown (chat/views/render.py).
         await cl.Message(content=inert_links(text), author=persona,
                          metadata=label_metadata(persona, round_, language)).send()
     with contextlib.suppress(Exception):  # no card (a run that failed) leaves the turns as they are

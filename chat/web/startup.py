@@ -19,10 +19,10 @@ from pathlib import Path
 
 from graph import Settings, private_dir, write_private
 
+from ..storage import chat_database, create_schema
 from .accounts import DEFAULT_PASSWORD, Accounts, is_loopback
-from .storage import chat_database, create_schema
 
-UI = Path(__file__).resolve().parent / "ui"
+UI = Path(__file__).resolve().parents[1] / "ui"  # chat/ui
 # What Chainlit reads from its app root: its config (its translations it writes there itself), the
 # page's scripts, styles and pictures, and the readme shown in the page.
 UI_FILES = (".chainlit/config.toml", "public", "chainlit.md")
@@ -32,7 +32,7 @@ def home() -> Path:
     """Where `python -m chat` and `python -m chat.users` run (the default data folder, `.data`, is
     relative to it): a checkout's root, as the README runs them from anywhere; else, for an
     installed wheel, the current directory."""
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     return root if (root / "pyproject.toml").is_file() else Path.cwd()
 
 

@@ -2,9 +2,9 @@
 (the answer to "/record" or "how have your calls done?").
 
 The graph words the record (the table, the "Track record" step an analysis shows, the card's line);
-this module draws its curve, in the price chart's look (chat/card.py): Chainlit's Plotly element,
+this module draws its curve, in the price chart's look (chat/views/card.py): Chainlit's Plotly element,
 hover and zoom in the page, a transparent background and grey text that read on either theme.
-The Renderer (chat/render.py) calls `show_alpha_curve` when the graph's AlphaCurve event arrives.
+The Renderer (chat/views/render.py) calls `show_alpha_curve` when the graph's AlphaCurve event arrives.
 """
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 
 from graph import AlphaCurve, phrase
 
+from ..languages import DEFAULT
 from .card import GRID, TEXT, chart_element
-from .languages import DEFAULT
 
 TITLE = phrase(DEFAULT, "chat.alpha_title")  # "Cumulative alpha vs benchmark"; the thread's language's is drawn
 RISING, FALLING = "#22c55e", "#ef4444"

@@ -13,7 +13,7 @@ once across processes, a notice when a call changes). Here, the chat's side of t
    (the signed-in identifier, chat/runs.py), so a scheduled call feeds that user's track record.
 4. Each scheduled run is an ordinary thread of its user's: `on_ran` gives it its row in the sidebar ("Scheduled
    · NVDA · 2026-11-27", its metadata marking it scheduled) in the process that ran it, and its first opening
-   tells it from its checkpoint (chat/headless.py, as a backtest's day).
+   tells it from its checkpoint (chat/features/headless.py, as a backtest's day).
 5. A new chat starts with the user's unseen notices at the top (what changed, when, a link to the run's thread),
    then marks them seen.
 """
@@ -48,13 +48,13 @@ from graph import (
     word_list,
 )
 
+from ..history import SCHEDULED_THREAD
+from ..kit.feature import Message
+from ..kit.offers import Answer, Button, Offers
+from ..kit.say import page_user, said
+from ..runs import DeskService
+from ..speakers import label_metadata
 from .headless import own_thread, tell_on_first_open
-from .history import SCHEDULED_THREAD
-from .kit.feature import Message
-from .kit.offers import Answer, Button, Offers
-from .kit.say import page_user, said
-from .runs import DeskService
-from .speakers import label_metadata
 
 SAVE_ACTION = "watch_save"
 CANCEL_ACTION = "watch_cancel"

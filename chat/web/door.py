@@ -1,8 +1,8 @@
 """The door: tokens, thread ids and owners, checked before Chainlit sees a request.
 
 Installed on Chainlit's server by chat/app.py (`Door.install`): the SameOrigin middleware in front
-(a page of another site is refused, chat/origins.py), the TokenGuard middleware (a token
-whose epoch is stale is taken off every request, chat/tokens.py), answers for the data layer's
+(a page of another site is refused, chat/web/origins.py), the TokenGuard middleware (a token
+whose epoch is stale is taken off every request, chat/web/tokens.py), answers for the data layer's
 refusals (a malformed thread id is a 400; another user's thread is a 404, as if absent), and the
 socket's handshake and messages checked before Chainlit's own handlers run (Chainlit's are
 replaced and called from ours): a thread id is a UUID and the user's own thread, a message names
@@ -35,10 +35,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from graph import DeskRuntime, Settings, clean_message
 
-from .history import DeskDataLayer, InvalidThreadId, NotOwner, is_server_thread, is_uuid, valid_thread_id
+from ..history import DeskDataLayer, InvalidThreadId, NotOwner, is_server_thread, is_uuid, valid_thread_id
+from ..panel import CheckedSettings, check_settings
 from .logins import DeskAuth
 from .origins import SameOrigin, allowed_origins
-from .panel import CheckedSettings, check_settings
 from .rates import Rates, Refusals, refusal_text, refused_since_text
 from .tokens import TokenGuard, environ_token
 
@@ -215,7 +215,7 @@ class Door:
         return await self._chainlit["client_message"](sid, payload)
 
     async def _within_rate(self, sid: str, session: WebsocketSession) -> bool:
-        """Whether a message may go on (chat/rates.py): beyond the rate it is refused before it
+        """Whether a message may go on (chat/web/rates.py): beyond the rate it is refused before it
         costs anything, the sender told at once (a toast, once per burst) and, with their next
         message that goes through, how many were not delivered."""
         assert self.sio is not None, "installed first"

@@ -7,7 +7,7 @@ The reading is graph's (`tells_holdings`, `read_holdings`, `read_csv`); this mod
 1. What cannot be read is listed, each part with its reason, and nothing is offered: a message or a
    file is stored whole or not at all, so nothing is half-imported and the stored book is never touched.
 2. What can be read is shown as the book before → after (only the rows that change) with Store and
-   Cancel, as a backtest's plan is (chat/backtests.py): nothing is stored before the user presses Store.
+   Cancel, as a backtest's plan is (chat/features/backtests.py): nothing is stored before the user presses Store.
 3. Store works once, only for the user it was offered to, and only while the stored book is still the
    one the offer was worked out against (another tab or message may have changed it since): a stale
    offer would otherwise write back an older book and lose the newer change.
@@ -40,12 +40,12 @@ from graph import (
     tells_holdings,
 )
 
-from .kit.feature import Message
-from .kit.offers import Answer, Button, Offers
-from .kit.say import desk_message, page_user
-from .runs import DeskService
-from .thread_names import name_if_untitled
-from .uploads import UploadLimit
+from ..kit.feature import Message
+from ..kit.offers import Answer, Button, Offers
+from ..kit.say import desk_message, page_user
+from ..runs import DeskService
+from ..views.thread_names import name_if_untitled
+from ..web.uploads import UploadLimit
 
 STORE_ACTION = "book_store"
 CANCEL_ACTION = "book_cancel"
@@ -149,7 +149,7 @@ class Books:
 
     @staticmethod
     def guard_uploads(server: FastAPI) -> None:
-        """The cap on uploads (chat/uploads.py) in front of Chainlit's upload route."""
+        """The cap on uploads (chat/web/uploads.py) in front of Chainlit's upload route."""
         server.add_middleware(UploadLimit)
 
     async def stop(self, thread_id: str) -> bool:

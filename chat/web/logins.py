@@ -1,8 +1,8 @@
 """Logins: who may log in now (an account, or local mode's shared password on loopback only),
 throttled (graph's LoginThrottle: per user name as tried from each client address, per address, and
 per name from everywhere), and whether a signed login token still stands: its `desk_epoch` is the
-account's current one (chat/accounts.py) and it was not logged out (`Logouts`). Imports Chainlit: the
-server's side only (`python -m chat` and `python -m chat.users` use chat/accounts.py)."""
+account's current one (chat/web/accounts.py) and it was not logged out (`Logouts`). Imports Chainlit: the
+server's side only (`python -m chat` and `python -m chat.users` use chat/web/accounts.py)."""
 from __future__ import annotations
 
 import asyncio
@@ -26,7 +26,7 @@ from .accounts import MAX_NAME, MAX_PASSWORD, AccountError, Accounts, local_pass
 
 PROVIDER = "credentials"
 LOGOUTS_FILE = "logouts.sqlite"
-# Per HTTP request, a note the login callback leaves for TokenGuard (chat/tokens.py): Chainlit answers
+# Per HTTP request, a note the login callback leaves for TokenGuard (chat/web/tokens.py): Chainlit answers
 # any refused login with 401 (and logs an exception raised in the callback), so the 429 is set on the way out.
 LOGIN_NOTE: contextvars.ContextVar[dict[str, float] | None] = contextvars.ContextVar("desk_login_note", default=None)
 

@@ -15,7 +15,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from graph import phrase
 
-from .languages import primary
+from ..languages import primary
 
 UPLOAD_PATH = "/project/file"
 MULTIPART_SLACK = 64 * 1024  # the form's boundaries and headers around the file

@@ -1,11 +1,11 @@
 """The chat's accounts: the desk's accounts file (graph/persistence/accounts.py, shared with
 LangGraph Server: argon2id hashes, local mode, names, token generations), re-exported for the chat,
 and whether the address the chat listens on is loopback (local mode listens nowhere else). Logins
-and their throttling are chat/logins.py; the check of every request's token is chat/tokens.py.
+and their throttling are chat/web/logins.py; the check of every request's token is chat/web/tokens.py.
 
 Chainlit's login token (a JWT) lives 15 days and Chainlit checks only its signature. Each token we
 issue carries a `desk_epoch`: the account's token generation (new at `add` and at every `reset`), or
-in local mode a digest of DESK_PASSWORD. `TokenGuard` (chat/tokens.py) checks it on every HTTP request and socket
+in local mode a digest of DESK_PASSWORD. `TokenGuard` (chat/web/tokens.py) checks it on every HTTP request and socket
 handshake: a token whose epoch is not the current one is treated as no token at all.
 """
 from __future__ import annotations

@@ -21,7 +21,7 @@ from chainlit.step import StepDict
 
 from graph import DESK, DeskRuntime, EditRefused, Step, explain, persona_label, phrase
 
-from .edits import (
+from ..edits import (
     CANCEL_WORDS,
     EDIT_TIMEOUT_S,
     NOTE,
@@ -37,8 +37,8 @@ from .edits import (
     switch_action,
     thread_messages,
 )
-from .panel import next_analysis
-from .runs import DEFAULT, ChatRun
+from ..panel import next_analysis
+from ..runs import DEFAULT, ChatRun
 
 
 def _language() -> str:

@@ -2,7 +2,7 @@
 in %), their drawdowns in a panel below, and markers on the days the desk's signal changed.
 
 Drawn from the result's simulations (graph/backtest/simulate.py), the same days the table's figures come from,
-in the price chart's look (chat/card.py): Chainlit's Plotly element, a transparent background and grey text that
+in the price chart's look (chat/views/card.py): Chainlit's Plotly element, a transparent background and grey text that
 read on either theme. A day with no return (the first, a gap) keeps the equity of the day before: the line shows
 no move that was not measured.
 """

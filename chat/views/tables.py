@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from graph import phrase
 
-from .languages import DEFAULT
+from ..languages import DEFAULT
 
 # Tables with more body rows than this are folded into a step under their message.
 FOLD_ROWS = 5
