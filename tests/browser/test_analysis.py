@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -28,7 +27,6 @@ from .person import (
 
 TITLE = re.compile(r"^NVDA · (BUY|SELL|HOLD) · \d\d:\d\d UTC$")  # the time the run began
 DEBATER_PERSONAS = {d.persona for d in DEBATERS.values()}
-ROUNDS_IN_RENDER = "speaker_metadata" in (Path(__file__).parents[2] / "chat" / "render.py").read_text()
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +59,7 @@ def test_every_message_names_its_speaker(analysed: Page):
         labels = messages.locator(".desk-speaker")
         expect(labels).to_have_count(messages.count())  # every message of theirs, not only the first
         for text in labels.all_inner_texts():
-            if persona in DEBATER_PERSONAS and ROUNDS_IN_RENDER:
+            if persona in DEBATER_PERSONAS:
                 assert re.fullmatch(rf"{persona} · round \d", text), text
             else:
                 assert text.startswith(persona), text
@@ -71,7 +69,6 @@ def test_every_message_names_its_speaker(analysed: Page):
     assert label.bounding_box()["y"] < words.bounding_box()["y"]
 
 
-@pytest.mark.skipif(not ROUNDS_IN_RENDER, reason="chat/views/render.py does not pass speakers.speaker_metadata yet")
 def test_debate_turns_name_their_round(page: Page):
     set_debate_rounds(page, 2)
     ask(page, "$TSLA 2024-05-01")

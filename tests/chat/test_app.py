@@ -15,7 +15,8 @@ from chainlit.data import get_data_layer
 from chainlit.types import Pagination, ThreadFilter
 from chainlit.utils import utc_now
 
-from chat import history, serving, startup, storage
+from chat import history, storage
+from chat.web import serving, startup
 from tests.support.waiting import wait_until
 
 

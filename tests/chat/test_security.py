@@ -22,8 +22,9 @@ import socketio
 from chainlit.data.sql_alchemy import SQLAlchemyDataLayer
 from chainlit.types import Feedback, Pagination, ThreadFilter
 
-from chat import history, startup, storage
+from chat import history, storage
 from chat.history.requester import REQUESTER
+from chat.web import startup
 from graph.core.private import private_dir, private_file, write_private
 from tests.support.attacks import injection, list_threads, login_cookie, outputs, request
 from tests.support.chat_server import Server
