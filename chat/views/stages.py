@@ -47,7 +47,7 @@ class StageList:
         self.titles = [stage_title(plan, stage.title, language) for stage in self.stages]
         self.status = [READY] * len(self.stages)
         self.title = phrase(language, "chat.deliberating")
-        self.name = phrase(language, "chat.views.stages")  # the list's header, in the thread's language
+        self.name = phrase(language, "chat.stages")  # the list's header, in the thread's language
         self.sent = False
         self._dirty = False
         self._worker: asyncio.Task | None = None

@@ -53,7 +53,7 @@ PRELOAD = sorted("/assets/" + p.name for p in (Path(cl.__file__).parent / "front
 # ahead). KaTeX's version is the one Chainlit's page bundles.
 # The page's own words (public/desk.js) in the page's language: the catalogue's keys, as desk.js names them.
 PAGE_WORDS = {"badge": "chat.badge", "badge_title": "chat.badge_title", "stop": "chat.stop_button",
-              "stop_title": "chat.stop_button_title", "stages": "chat.views.stages", "login_title": "chat.login_title",
+              "stop_title": "chat.stop_button_title", "stages": "chat.stages", "login_title": "chat.login_title",
               "user_name": "chat.login_user", "user_name_placeholder": "chat.login_user_placeholder"}
 # The languages whose catalogue words a run's Stop action (prompts/words_<code>.md; Traditional converted):
 # desk.js finds the action by its label and words its own Stop button as the thread does, whatever the page's.
