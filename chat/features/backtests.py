@@ -22,20 +22,17 @@ shown the chat's way:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import re
 from collections import deque
 from collections.abc import Iterable
 from contextlib import AsyncExitStack
 from dataclasses import replace
 from datetime import date
-from typing import Any, cast
+from typing import Any
 from urllib.parse import quote
 
 import chainlit as cl
-from chainlit.context import ChainlitContext, context_var, local_steps
 from chainlit.data import get_data_layer
-from chainlit.emitter import BaseChainlitEmitter
 from chainlit.logger import logger
 
 from graph import (
@@ -44,7 +41,6 @@ from graph import (
     Day,
     Days,
     DeskRuntime,
-    LeaseHeld,
     PlanRefused,
     Prepared,
     Progress,
@@ -66,11 +62,10 @@ from graph import (
     word_list,
 )
 
-from ..background import after_shown, cancel
 from ..kit.feature import Message
 from ..kit.offers import Answer, Button, Offers
 from ..kit.say import page_user, said
-from ..pages import Pages
+from ..kit.tasks import ThreadTask, ThreadTasks, quietly
 from ..runs import DeskService
 from ..speakers import label_metadata
 from ..views.backtest_chart import equity_chart
@@ -110,7 +105,8 @@ class Backtests:
             Button(RUN_ACTION, "chat.backtest_run", "play", "chat.backtest_run_tooltip"),
             Button(CANCEL_ACTION, "chat.backtest_cancel", "x", "chat.backtest_cancel_tooltip")),
             gone="backtest_offer_gone", not_yours="backtest_not_yours")
-        self.running: dict[str, BacktestRun] = {}  # chat thread id → its backtest in flight
+        self.runs: ThreadTasks[BacktestRun] = ThreadTasks()
+        self.running = self.runs.running  # chat thread id → its backtest in flight
         self._desk: DeskRuntime | None = None
         self._where = AsyncExitStack()  # the LangGraph Server's client, when the days run there
         self._days: Days | None = None
@@ -182,7 +178,7 @@ class Backtests:
 
     def install(self) -> None:
         self.offers.install({RUN_ACTION: self.run_pressed, CANCEL_ACTION: self.cancel_pressed})
-        cl.action_callback(STOP_ACTION)(self.stop_pressed)
+        cl.action_callback(STOP_ACTION)(self.runs.stop_pressed)
 
     async def run_pressed(self, answer: Answer) -> None:
         if (busy := self.running.get(answer.thread_id)) is not None and busy.active:
@@ -200,9 +196,7 @@ class Backtests:
         await _say(answer.language, "backtest_cancelled").send()
 
     def _start(self, prepared: Prepared, user: str, thread_id: str, language: str, runner: Runner) -> None:
-        run = BacktestRun(self, runner, prepared, thread_id, language)
-        self.running[thread_id] = run
-        run.start()
+        self.runs.begin(BacktestRun(self, runner, prepared, thread_id, language))
 
     def _run_of(self, backtest_id: str) -> BacktestRun | None:
         return next((r for r in self.running.values() if r.id == backtest_id and r.active), None)
@@ -211,73 +205,35 @@ class Backtests:
 
     async def stop(self, thread_id: str) -> bool:
         """Stop the thread's backtest; False when none runs."""
-        run = self.running.get(thread_id)
-        return run is not None and await run.stop()
-
-    async def stop_pressed(self, action: cl.Action) -> None:
-        thread_id = str((action.payload or {}).get("thread_id") or "")
-        if thread_id == cl.context.session.thread_id:  # only the page's own thread's
-            await self.stop(thread_id)
+        return await self.runs.stop(thread_id)
 
     async def reopened(self, thread_id: str, steps: list[Any]) -> None:
         """A page opened the thread: a plan still on offer there gets its Run and Cancel back; a backtest running
-        from it, its progress (below)."""
+        from it, its progress from the stored message on, and Stop."""
         await self.offers.reopened(thread_id, steps)
-        self.reattach(thread_id)
-
-    def reattach(self, thread_id: str) -> None:
-        """A page opened a thread whose backtest runs (a reload, a second tab): call in on_chat_resume. Once
-        Chainlit has shown it the stored thread (the progress message as last stored), it gets the updates
-        that follow, and Stop."""
-        run = self.running.get(thread_id)
-        emitter, session = cl.context.emitter, cl.context.session
-        if run is None or not run.active or run.pages is None or isinstance(emitter, Pages):
-            return
-        run.pages.expect(session, emitter)
-        after_shown(emitter, lambda: run.attach(emitter))
+        self.runs.reattach(thread_id)
 
     async def close(self) -> None:
-        for run in list(self.running.values()):
-            await run.stop()
+        await self.runs.close()
         await self._where.aclose()
 
 
-class BacktestRun:
+class BacktestRun(ThreadTask):
     """One backtest running for a chat thread: the runner in a task, its progress message kept up to date."""
+
+    kind = "backtest"
 
     def __init__(self, backtests: Backtests, runner: Runner, prepared: Prepared, thread_id: str,
                  language: str) -> None:
+        super().__init__(backtests.runs, thread_id, language)
         self.backtests = backtests
         self.runner = runner
         self.prepared = prepared
-        self.thread_id = thread_id
-        self.language = language
         self.id = runner.backtest.id
-        self.task: asyncio.Task[None] | None = None
-        self.pages: Pages | None = None
         self.message: cl.Message | None = None
-        self.stop_action: cl.Action | None = None
         self.latest: deque[str] = deque(maxlen=LATEST)
         self.in_flight: dict[str, str] = {}  # "TICKER:day" → "TICKER day", the days running now
         self.changed = asyncio.Event()
-
-    @property
-    def active(self) -> bool:
-        return self.task is not None and not self.task.done()
-
-    def start(self) -> None:
-        self.task = asyncio.create_task(self._run(), name=f"backtest-{self.id}")
-
-    async def stop(self, timeout: float = 15.0) -> bool:
-        return await cancel(self.task, timeout)
-
-    async def attach(self, emitter: BaseChainlitEmitter) -> None:
-        if self.pages is None:
-            return
-        await self.pages.attach(emitter)
-        if self.stop_action is not None and self.message is not None:
-            # Chainlit stores no actions: the page that joined gets Stop on the progress message.
-            await emitter.emit("action", self.stop_action.to_dict())
 
     # -- the runner's callbacks (sync: they only note what changed) -------------------------------------
 
@@ -293,16 +249,7 @@ class BacktestRun:
 
     # -- the run ------------------------------------------------------------------------------------------
 
-    def _own_context(self) -> None:
-        """The task's own context, whose emitter is every page of the thread (as a desk run's, chat/runs.py)."""
-        local_steps.set(None)  # or the messages would nest under the Run button's step
-        self.pages = Pages(cl.context.session, cl.context.emitter)
-        own = ChainlitContext(self.pages.session, cast(BaseChainlitEmitter, self.pages))
-        self.pages.context = own
-        context_var.set(own)
-
-    async def _run(self) -> None:
-        self._own_context()
+    async def run(self) -> None:
         lang = self.language
         runner = self.runner
         runner.on_day, runner.on_start = self._landed, self._started
@@ -312,7 +259,7 @@ class BacktestRun:
         self.message = cl.Message(content=self._progress_text(), author=DESK, actions=[self.stop_action],
                                   metadata=label_metadata(DESK, language=lang))
         await self.message.send()
-        await _quietly(self._name_thread())
+        await quietly(self._name_thread())
         job = asyncio.create_task(runner.run(), name=f"backtest-{self.id}-days")
         try:
             while not job.done():
@@ -321,26 +268,24 @@ class BacktestRun:
                     self.changed.clear()
                     await self._show_progress()
             days = job.result()
-            await self._show_progress()
-            await self._show_result(await scored(runner, days))
-        except asyncio.CancelledError:
-            job.cancel()
-            await asyncio.gather(job, return_exceptions=True)
-            await _quietly(self._show_progress())
-            progress = runner.progress
-            await _quietly(_say(lang, "backtest_stopped", id=self.id, done=progress.finished,
-                                total=progress.total).send())
-        except LeaseHeld:
-            await _quietly(_say(lang, "backtest_elsewhere", id=self.id).send())
-        except Exception as exc:  # the user gets a sentence, never a traceback
-            logger.exception("Backtest %s failed", self.id)
-            await _quietly(self._show_progress())
-            await _quietly(_say(lang, "backtest_failed", id=self.id, reason=explain(exc, lang)).send())
-        finally:
-            if self.stop_action is not None:
-                await _quietly(self.stop_action.remove())
-            if self.backtests.running.get(self.thread_id) is self:
-                self.backtests.running.pop(self.thread_id, None)
+        finally:  # stopped: the days running now stop too (the finished ones are kept)
+            if not job.done():
+                job.cancel()
+                await asyncio.gather(job, return_exceptions=True)
+        await self._show_progress()
+        await self._show_result(await scored(runner, days))
+
+    async def stopped(self) -> None:
+        await quietly(self._show_progress())
+        progress = self.runner.progress
+        await _say(self.language, "backtest_stopped", id=self.id, done=progress.finished, total=progress.total).send()
+
+    async def elsewhere(self) -> None:
+        await _say(self.language, "backtest_elsewhere", id=self.id).send()
+
+    async def failed(self, exc: Exception) -> None:
+        await quietly(self._show_progress())
+        await _say(self.language, "backtest_failed", id=self.id, reason=explain(exc, self.language)).send()
 
     async def _name_thread(self) -> None:
         """A thread whose first message asked for a backtest is named after it in the sidebar."""
@@ -478,8 +423,3 @@ def day_links(backtest_id: str, tickers: Iterable[str], days: Iterable[Day], lan
             name = phrase(language, "chat.backtest_day_month", month=months[int(number) - 1], year=year)
             lines.append(f"- **{name}** " + " ".join(links))
     return "\n".join(lines)
-
-
-async def _quietly(aw: Any) -> None:
-    with contextlib.suppress(Exception):  # showing an error must not raise another
-        await aw

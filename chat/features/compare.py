@@ -36,7 +36,7 @@ from datetime import date
 from typing import Any, cast
 
 import chainlit as cl
-from chainlit.context import ChainlitContext, context_var, local_steps
+from chainlit.context import local_steps
 from chainlit.data import get_data_layer
 from chainlit.emitter import BaseChainlitEmitter
 from chainlit.logger import logger
@@ -49,7 +49,6 @@ from graph import (
     DeskRuntime,
     EditRefused,
     Event,
-    LeaseHeld,
     RunPlan,
     Step,
     Token,
@@ -66,7 +65,7 @@ from graph import (
     read_comparison,
 )
 
-from ..background import after_shown, cancel
+from ..background import after_shown
 from ..edits import (
     CANCEL_WORDS,
     EDIT_TIMEOUT_S,
@@ -83,6 +82,7 @@ from ..history import COMPARED_DESK
 from ..kit.feature import Message
 from ..kit.offers import Answer, Button, Offers
 from ..kit.say import page_user, said, thread_language
+from ..kit.tasks import ThreadTask, ThreadTasks, quietly
 from ..pages import Pages
 from ..panel import NextAnalysis, next_analysis
 from ..runs import ATTACH_LATEST_S, DeskService, asks_to_resume, signed_in
@@ -185,11 +185,12 @@ class Compares:
         self.offers = Offers("compare", lambda: self.desk(), (
             Button(RUN_ACTION, "compare.run", "play"), Button(CANCEL_ACTION, "compare.cancel", "x")),
             gone="compare.offer_gone", not_yours="compare.offer_gone", same_thread=True)
-        self.running: dict[str, CompareRun] = {}
+        self.runs: ThreadTasks[CompareRun] = ThreadTasks()
+        self.running = self.runs.running  # parent thread id → its comparison in flight
 
     def install(self) -> None:
         self.offers.install({RUN_ACTION: self.run_pressed, CANCEL_ACTION: self.cancel_pressed})
-        cl.action_callback(STOP_ACTION)(self.stop_pressed)
+        cl.action_callback(STOP_ACTION)(self.runs.stop_pressed)
         cl.action_callback(EDIT_ACTION)(self.edit_pressed)
         cl.action_callback(RESUME_ACTION)(self.resume_pressed)
 
@@ -254,8 +255,7 @@ class Compares:
         self._begin(CompareRun(self, comparison, nxt))
 
     def _begin(self, run: CompareRun) -> None:
-        self.running[run.thread_id] = run
-        run.start()
+        self.runs.begin(run)
 
     async def _followup(self, comparison: Comparison, question: str) -> None:
         """The Desk's answer from the comparison's record, streamed."""
@@ -291,17 +291,10 @@ class Compares:
     # -- stop -----------------------------------------------------------------------------------------
 
     async def stop(self, thread_id: str) -> bool:
-        run = self.running.get(thread_id)
-        return run is not None and await run.stop()
-
-    async def stop_pressed(self, action: cl.Action) -> None:
-        thread_id = str((action.payload or {}).get("thread_id") or "")
-        if thread_id == cl.context.session.thread_id:
-            await self.stop(thread_id)
+        return await self.runs.stop(thread_id)
 
     async def close(self) -> None:
-        for run in list(self.running.values()):
-            await run.stop()
+        await self.runs.close()
 
     # -- a page opening the thread ------------------------------------------------------------------------
 
@@ -388,7 +381,7 @@ class Compares:
         gone = {str(m["id"]) for m in left}
         for shown in [a for a in _sent() if a.forId in gone]:
             _sent().remove(shown)
-            await _quietly(shown.remove())
+            await quietly(shown.remove())
         logger.info("comparison %s: edit of %s's %s, %d messages folded", parent, ticker, step.id, len(left))
 
     @staticmethod
@@ -419,31 +412,26 @@ async def offer_edits(comparison: Comparison, messages: list[dict[str, Any]]) ->
                 await action.send(for_id=message_id)
 
 
-class CompareRun:
+class CompareRun(ThreadTask):
     """One comparison running for a chat thread: its desks' renderers, the Comparison turn, the card."""
+
+    kind = "compare"
 
     def __init__(self, compares: Compares, comparison: Comparison, nxt: NextAnalysis, resumed: bool = False,
                  edited: str = "") -> None:
+        super().__init__(compares.runs, comparison.record.parent, comparison.record.language)
         self.compares = compares
         self.comparison = comparison
         self.nxt = nxt
         self.resumed = resumed
         self.edited = edited  # the ticker whose desk an edit forked: the card says what it changed
-        self.pages: Pages | None = None
         self.turn_message: cl.Message | None = None  # the Comparison turn while it streams
-        self.thread_id = comparison.record.parent
-        self.language = comparison.record.language
-        self.task: asyncio.Task[None] | None = None
+        self.stages: CompareStages | None = None
         self.renderers: dict[str, TickerRenderer] = {}
         self.finished: set[str] = set()
         self.acks: dict[tuple[str, int], cl.Message] = {}
-        self.stop_action: cl.Action | None = None
         self._desks_done = False  # every desk has decided (or failed): the Comparison turn, the card, the Edit buttons
         self._card = asyncio.Event()  # the card is shown (its comparison stored)
-
-    @property
-    def active(self) -> bool:
-        return self.task is not None and not self.task.done()
 
     @property
     def deliberating(self) -> bool:
@@ -463,22 +451,7 @@ class CompareRun:
             finally:
                 card.cancel()
 
-    def start(self) -> None:
-        self.task = asyncio.create_task(self._run(), name=f"compare-{self.thread_id}")
-
-    async def stop(self, timeout: float = 15.0) -> bool:
-        return await cancel(self.task, timeout)
-
-    def _own_context(self) -> None:
-        """The task's own context, whose emitter is every page of the thread (as a desk run's, chat/runs.py)."""
-        local_steps.set(None)
-        self.pages = pages = Pages(cl.context.session, cl.context.emitter)
-        own = ChainlitContext(pages.session, cast(BaseChainlitEmitter, pages))
-        pages.context = own
-        context_var.set(own)
-
-    async def _run(self) -> None:
-        self._own_context()
+    async def run(self) -> None:
         record, lang = self.comparison.record, self.language
         user = self.comparison.user
         self.stop_action = cl.Action(name=STOP_ACTION, payload={"thread_id": self.thread_id},
@@ -495,36 +468,36 @@ class CompareRun:
             opening = _say(lang, "starting", [self.stop_action], tickers=tickers,
                            trade_date=record.trade_date.isoformat(), last=record.tickers[-1])
         await opening.send()
-        stages = CompareStages(phrase(lang, "chat.deliberating"), lang)
-        try:
-            await _quietly(self._name_thread())
-            if signed_in(cl.context.session):
-                for ticker, thread in record.threads.items():  # the desks' rows, the user's: openable, not others'
-                    await _quietly(own_thread(thread, user, f"{ticker} · {record.trade_date.isoformat()} "
-                                              f"({' vs '.join(record.tickers)})",
-                                              {COMPARED: {"parent": self.thread_id, "ticker": ticker}}))
-            self._renderers(stages)
-            await self.comparison.run_desks(self._show_desk)
-            self._desks_done = True
-            await self._compare()
-            await stages.close(phrase(lang, "chat.decision_ready"))
-            await _quietly(offer_edits(self.comparison, await thread_messages(self.thread_id)))
-        except asyncio.CancelledError:
-            await self._close_desks(phrase(lang, "chat.cut_off_suffix"))
-            await _quietly(stages.close(phrase(lang, "chat.stopped_status"), failed=True))
-            await _quietly(_say(lang, "stopped", [self._resume_action()]).send())
-        except LeaseHeld:
-            await _quietly(cl.Message(content=phrase(lang, "chat.already_running"), author=DESK).send())
-        except Exception as exc:  # the user gets a sentence, never a traceback
-            logger.exception("Comparison on %s failed", self.thread_id)
-            await self._close_desks(phrase(lang, "chat.failed_suffix"))
-            await _quietly(stages.close(phrase(lang, "chat.failed_status"), failed=True))
-            await _quietly(_say(lang, "failed", [self._resume_action()], reason=explain(exc, lang)).send())
-        finally:
-            if self.stop_action is not None:
-                await _quietly(self.stop_action.remove())
-            if self.compares.running.get(self.thread_id) is self:
-                self.compares.running.pop(self.thread_id, None)
+        stages = self.stages = CompareStages(phrase(lang, "chat.deliberating"), lang)
+        await quietly(self._name_thread())
+        if signed_in(cl.context.session):
+            for ticker, thread in record.threads.items():  # the desks' rows, the user's: openable, not others'
+                await quietly(own_thread(thread, user, f"{ticker} · {record.trade_date.isoformat()} "
+                                         f"({' vs '.join(record.tickers)})",
+                                         {COMPARED: {"parent": self.thread_id, "ticker": ticker}}))
+        self._renderers(stages)
+        await self.comparison.run_desks(self._show_desk)
+        self._desks_done = True
+        await self._compare()
+        await stages.close(phrase(lang, "chat.decision_ready"))
+        await quietly(offer_edits(self.comparison, await thread_messages(self.thread_id)))
+
+    async def stopped(self) -> None:
+        await self._cut_short("cut_off_suffix", "stopped_status")
+        await _say(self.language, "stopped", [self._resume_action()]).send()
+
+    async def elsewhere(self) -> None:
+        await cl.Message(content=phrase(self.language, "chat.already_running"), author=DESK).send()
+
+    async def failed(self, exc: Exception) -> None:
+        await self._cut_short("failed_suffix", "failed_status")
+        await _say(self.language, "failed", [self._resume_action()], reason=explain(exc, self.language)).send()
+
+    async def _cut_short(self, suffix: str, status: str) -> None:
+        """The desks' open turns closed with `suffix`, the stage list with `status` (keys of [chat])."""
+        await self._close_desks(phrase(self.language, "chat." + suffix))
+        if self.stages is not None:
+            await quietly(self.stages.close(phrase(self.language, "chat." + status), failed=True))
 
     def _renderers(self, stages: CompareStages) -> None:
         for ticker in self.comparison.record.tickers:
@@ -552,7 +525,7 @@ class CompareRun:
 
     async def _close_desks(self, suffix: str) -> None:
         for renderer in self.renderers.values():
-            await _quietly(renderer.close_open(suffix))
+            await quietly(renderer.close_open(suffix))
 
     async def _compare(self) -> None:
         """The Comparison turn streamed as its own persona, then the card."""
@@ -663,7 +636,7 @@ class CompareRun:
             lang = self.language
             line = phrase(lang, "compare.picked_up", ticker=ticker, who=persona_label(persona, lang))
             ack.content = f"{ack.content}\n\n✓ {line}"
-            await _quietly(ack.update())
+            await quietly(ack.update())
         return picked_up
 
 
@@ -678,8 +651,3 @@ def render_desk(desk: DeskRuntime, thread_id: str, metadata: dict[str, Any], ste
         return f"{compared.get('ticker', '')} · {state.get('trade_date') or ''}"
 
     tell_on_first_open(desk, thread_id, steps, intro, "chat.backtest_day_gone")
-
-
-async def _quietly(aw: Any) -> None:
-    with contextlib.suppress(Exception):  # showing an error must not raise another
-        await aw
