@@ -43,7 +43,7 @@ from chat.web.logins import DeskAuth
 from chat.web.serving import Serving, keep_session_files
 from chat.web.startup import prepare
 from chat.web.tokens import CLIENT_ADDRESS
-from graph import DESK, Settings, word_list
+from graph import DESK, Settings, Situation, clock, route, word_list
 
 SETTINGS = Settings()
 prepare(SETTINGS, chainlit_config.run.host)  # exits (2) on a public address in local mode
@@ -219,8 +219,10 @@ async def on_message(message: cl.Message):
     if not text and not message.elements:
         return
     nxt = next_analysis(cl.user_session.get("chat_settings"), SETTINGS)
-    heard = Heard(message, text, chat, nxt)
-    for feature in FEATURES:  # "/book" or a CSV, a backtest, a watch, a comparison: each feature's own
+    # What the words are for, read once (graph/routing.py: the order is declared there, the CLI's too).
+    analysed = bool((await SERVICE.state(chat.thread_id)).get("ticker"))  # then two names compare only when asked
+    heard = Heard(message, text, chat, nxt, route(text, Situation(clock.today(), analysed, SETTINGS.language)))
+    for feature in FEATURES:  # a CSV, the book's words, a backtest, a watch, a comparison: each feature's own
         if await feature.answer(heard):
             return
     if not text:

@@ -88,6 +88,7 @@ from .record.case import report_markdown
 from .record.edits import edit_change
 from .record.figures import cited, unverified_note
 from .request import clean_message
+from .routing import BookAsk, Purpose, ResumeBacktest, Route, Situation, route
 from .runtime.branches import EditRefused, Step
 from .runtime.desk import DeskRuntime, DeskTurn, Interrupted
 from .runtime.notes import Posted, post_note
@@ -130,6 +131,7 @@ __all__ = [
     "Ask",
     "Backtest",
     "Book",
+    "BookAsk",
     "BookStore",
     "Call",
     "CompareAsk",
@@ -164,16 +166,20 @@ __all__ = [
     "Posted",
     "Prepared",
     "Progress",
+    "Purpose",
     "Ran",
     "Reading",
     "Records",
     "Result",
+    "ResumeBacktest",
+    "Route",
     "Rule",
     "RunPlan",
     "Runner",
     "Said",
     "Settings",
     "Simulation",
+    "Situation",
     "Step",
     "SyntheticVendor",
     "Token",
@@ -232,6 +238,7 @@ __all__ = [
     "recalled_line",
     "recalled_markdown",
     "report_markdown",
+    "route",
     "scored",
     "settings_days",
     "side_by_side",

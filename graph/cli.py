@@ -17,8 +17,9 @@ from langchain_core.callbacks import UsageMetadataCallbackHandler
 
 from graph.core import clock
 
+from .backtest.ask import Ask
 from .compare import headless as compare_headless
-from .compare.ask import CompareAsk, read_comparison
+from .compare.ask import CompareAsk
 from .compare.flow import Comparison, followup_of
 from .core.context import LOCAL_USER
 from .core.errors import explain
@@ -36,6 +37,7 @@ from .record.edits import edit_change
 from .record.figures import unverified_note
 from .request import clean_message
 from .request.resolve import resolve
+from .routing import Purpose, ResumeBacktest, Route, Situation, route
 from .runtime.branches import EditRefused
 from .runtime.desk import DeskRuntime
 from .track.words import recalled_line, recalled_markdown, record_answer
@@ -106,9 +108,13 @@ async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
             if (followed := await followup_of(desk, args.user, thread, text, today)) is not None:
                 return await _compare_followup(args, followed, text)  # "which was riskier?" after a comparison
             analysed = bool((await desk.state(thread)).get("ticker"))  # then only "NVDA or AMD?", not two names
-            ask = read_comparison(text, today, in_analysis=analysed, language_setting=settings.language)
-            if ask is not None:  # "NVDA or AMD?"
-                return await _compare(args, desk, thread, plan, ask, text)
+            # What the words are for: graph/routing.py, the chat's router too.
+            routed = route(text, Situation(today, analysed, settings.language))
+            if isinstance(routed.read, CompareAsk):  # "NVDA or AMD?"
+                return await _compare(args, desk, thread, plan, routed.read, text)
+            if routed.purpose is not Purpose.DESK:  # the book, a watch, a backtest: said where they are done
+                print(elsewhere(routed, args.language), file=sys.stderr)
+                return 2
         elif args.resume and (comparison := await Comparison.stored(desk, args.user, thread)) is not None:
             return await _compare_again(args, desk, comparison)
         # The thread's lease for the run: one run per thread across processes (graph/persistence/lease.py).
@@ -123,6 +129,23 @@ async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
             state = await desk.state(thread)
     _print_outcome(args, state, thread, usage)
     return 2 if state.get("intent") == "clarify" else 0
+
+
+def elsewhere(routed: Route, language: str) -> str:
+    """Where what the words ask for is done, when it is not a deliberation: the book and watches in the chat (the
+    CLI changes neither), a backtest with `python -m graph backtest`, its command written out from the words."""
+    read = routed.read
+    if isinstance(read, ResumeBacktest):
+        return phrase(language, "cli.routed_backtest", command=f"python -m graph backtest --resume {read.backtest_id}")
+    if isinstance(read, Ask):
+        if read.problem or read.start is None or read.end is None:
+            return read.problem
+        every = f" --every {read.every}" if read.every > 1 else ""
+        budget = f" --budget {read.budget}" if read.budget else ""
+        command = (f"python -m graph backtest {' '.join(read.tickers)} --start {read.start.isoformat()} "
+                   f"--end {read.end.isoformat()}{every}{budget}")
+        return phrase(language, "cli.routed_backtest", command=command)
+    return phrase(language, "cli.routed_book" if routed.purpose is Purpose.BOOK else "cli.routed_watch")
 
 
 async def _compare(args: argparse.Namespace, desk: DeskRuntime, thread: str, plan: RunPlan, ask: CompareAsk,

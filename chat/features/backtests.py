@@ -22,7 +22,6 @@ shown the chat's way:
 from __future__ import annotations
 
 import asyncio
-import re
 from collections import deque
 from collections.abc import Iterable
 from contextlib import AsyncExitStack
@@ -44,18 +43,18 @@ from graph import (
     PlanRefused,
     Prepared,
     Progress,
+    Purpose,
     Result,
+    ResumeBacktest,
     Runner,
     Simulation,
     backtest_desk,
-    clock,
     confirmed,
     explain,
     landed,
     phrase,
     prepare_new,
     prepare_resume,
-    read_ask,
     scored,
     settings_days,
     stopwatch,
@@ -76,9 +75,6 @@ CANCEL_ACTION = "backtest_cancel"
 STOP_ACTION = "backtest_stop"
 UPDATE_EVERY_S = 0.5  # the progress message at most twice a second: 183 days must not flood the socket
 LATEST = 6            # signals listed under the progress
-# "resume backtest 1a2b3c4d", "continue backtest …", "继续回测 …"
-RESUME = re.compile(r"^\W*(?:resume|continue)\s+(?:the\s+)?back[\s-]?test\s+([0-9a-f]{8})\W*$"
-                    r"|^\W*继续回[测測]\s*([0-9a-f]{8})\W*$", re.I)
 DAY_ROUTE = "/backtest"  # /backtest/<id>/<TICKER>/<YYYY-MM-DD>: chat/features/backtest_days.py
 
 
@@ -129,14 +125,13 @@ class Backtests:
 
     async def answer(self, said: Message) -> bool:
         """Answer a message that asks for a backtest, or to resume one; False for any other message."""
-        text, thread_id, language = said.text, said.thread_id, said.language
-        if (m := RESUME.match(text)) is not None:
-            await self._offer_resume(m[1] or m[2], thread_id, language)
+        asked, thread_id = said.route.read, said.thread_id
+        if isinstance(asked, ResumeBacktest):
+            await self._offer_resume(asked.backtest_id, thread_id, said.language)
             return True
-        ask = read_ask(text, clock.today())
-        if ask is None:
+        if said.route.purpose is not Purpose.BACKTEST or not isinstance(asked, Ask):
             return False
-        await self._offer_new(ask, thread_id)
+        await self._offer_new(asked, thread_id)
         return True
 
     async def _offer_new(self, ask: Ask, thread_id: str) -> None:

@@ -29,6 +29,7 @@ from fastapi import FastAPI
 
 from graph import (
     Book,
+    BookAsk,
     BookStore,
     CsvImport,
     Position,
@@ -37,7 +38,6 @@ from graph import (
     phrase,
     read_csv,
     read_holdings,
-    tells_holdings,
 )
 
 from ..kit.feature import Message
@@ -49,7 +49,6 @@ from ..web.uploads import UploadLimit
 
 STORE_ACTION = "book_store"
 CANCEL_ACTION = "book_cancel"
-COMMAND = re.compile(r"^/book\b(.*)$", re.IGNORECASE | re.DOTALL)
 REMOVE_WORDS = ("remove", "delete", "forget", "删除")
 CLEAR_WORDS = ("clear", "drop", "清除")
 CSV_TYPES = ("text/csv", "application/csv", "text/comma-separated-values", "application/vnd.ms-excel")
@@ -167,18 +166,18 @@ class Books:
     async def answer(self, said: Message) -> bool:
         """Answer a message about the book: a file attached, `/book …`, or holdings told in words. False
         for any other message (it goes to the desk)."""
-        text, language = said.text, said.language
+        language = said.language
         files = list(said.message.elements or [])
         if files:
             await self._import(files, language)
             return True
-        if (command := COMMAND.match(text)) is not None:
-            await self._command(command[1].strip(), language)
-            return True
-        if tells_holdings(text):
-            await self._told(text)
-            return True
-        return False
+        if not isinstance(asked := said.route.read, BookAsk):
+            return False
+        if asked.command:
+            await self._command(asked.words, language)
+        else:
+            await self._told(asked.words)
+        return True
 
     async def _command(self, rest: str, language: str) -> None:
         words = rest.split()

@@ -62,7 +62,6 @@ from graph import (
     persona_label,
     phrase,
     post_note,
-    read_comparison,
 )
 
 from ..background import after_shown
@@ -220,10 +219,8 @@ class Compares:
         if (followed := await followup_of(desk, _user(), thread_id, text, today)) is not None:
             await self._followup(followed, text)
             return True
-        # A thread holding an analysis: two tickers are a comparison only when asked as one ("NVDA or AMD?").
-        ask = read_comparison(text, today, in_analysis=bool((await desk.state(thread_id)).get("ticker")),
-                              language_setting=desk.settings.language)
-        if ask is None:
+        # Two tickers ("NVDA or AMD?"; in a thread holding an analysis, only when asked as one): graph's router.
+        if not isinstance(ask := said.route.read, CompareAsk):
             return False
         if ask.problem:
             await cl.Message(content=ask.problem, author=DESK, metadata=label_metadata(DESK, language=ask.language)

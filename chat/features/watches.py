@@ -43,8 +43,6 @@ from graph import (
     clock,
     jobs_url,
     phrase,
-    read_command,
-    read_watch,
     word_list,
 )
 
@@ -156,12 +154,11 @@ class Watches:
 
     async def answer(self, said: Message) -> bool:
         """Answer `/watch …` or a watch asked in words; False for any other message."""
-        text, language = said.text, said.language
-        if (command := read_command(text)) is not None:
-            await self._command(command, language)
+        ask = said.route.read
+        if isinstance(ask, WatchCommand):
+            await self._command(ask, said.language)
             return True
-        ask = read_watch(text, clock.today())
-        if ask is None:
+        if not isinstance(ask, WatchAsk):
             return False
         if ask.problem:
             await cl.Message(content=ask.problem, author=DESK,

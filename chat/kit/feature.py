@@ -7,21 +7,25 @@ offered to them: the first that takes it answers it.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import chainlit as cl
+
+from graph import Purpose, Route
 
 
 @dataclass
 class Message:
     """A message the person sent, as the features read it: its text (trimmed), the Chainlit message (its files),
-    the page's chat (chat/runs.py ChatRun: its thread and language) and the next analysis' shape."""
+    the page's chat (chat/runs.py ChatRun: its thread and language), the next analysis' shape, and what the words
+    are for, read once by graph's router (graph/routing.py) for every feature."""
 
     message: cl.Message
     text: str
     chat: Any  # ChatRun: not imported here, runs.py builds on the kit
     next_analysis: Any  # NextAnalysis
+    route: Route = field(default_factory=lambda: Route(Purpose.DESK))  # what the words are for (graph's `route`)
 
     @property
     def thread_id(self) -> str:

@@ -11,7 +11,7 @@ from datetime import date
 import pandas as pd
 import pytest
 
-from chat.features.backtests import RESUME, baseline_rules, day_link, day_links, explained_table, why_row
+from chat.features.backtests import baseline_rules, day_link, day_links, explained_table, why_row
 from chat.history import valid_thread_id
 from chat.views.backtest_chart import equity_curve, equity_figure, signal_changes
 from graph import DESK_STRATEGY, Settings, SyntheticVendor
@@ -42,15 +42,6 @@ def test_figure_has_a_line_per_strategy_a_drawdown_panel_and_markers():
     assert {"desk → BUY", "desk → SELL"} <= set(names)
     assert {t.yaxis for t in fig.data} == {"y", "y2"}  # two panels, one x axis
     assert "AAPL" not in str(fig.layout.title.text)
-
-
-@pytest.mark.parametrize(("text", "backtest_id"), [
-    ("resume backtest 1a2b3c4d", "1a2b3c4d"), ("Continue the backtest 1a2b3c4d.", "1a2b3c4d"),
-    ("继续回测 1a2b3c4d", "1a2b3c4d"), ("resume", None), ("resume backtest 1a2b", None),
-])
-def test_resume_words(text, backtest_id):
-    m = RESUME.match(text)
-    assert (m and (m[1] or m[2])) == backtest_id or (m is None and backtest_id is None)
 
 
 @pytest.mark.parametrize(("thread_id", "valid"), [

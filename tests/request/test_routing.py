@@ -1,0 +1,62 @@
+"""What a message is for (graph/routing.py): one reading per message, in the order ROUTES declares, the same for the
+chat and the CLI. What each reader makes of the words is its own module's tests' (tests/book, tests/backtest,
+tests/watchlist, tests/compare); here, which one takes a message, and that what it read travels with the route."""
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from graph import Ask, BookAsk, CompareAsk, Purpose, ResumeBacktest, Situation, WatchAsk, WatchCommand, route
+from graph.routing import ROUTES
+
+TODAY = Situation(date(2026, 11, 25))
+
+
+@pytest.mark.parametrize(("text", "purpose", "kind"), [
+    ("/book", Purpose.BOOK, BookAsk),
+    ("/book clear NVDA", Purpose.BOOK, BookAsk),
+    ("I hold 200 NVDA at 95", Purpose.BOOK, BookAsk),
+    ("我持有200股英伟达，成本95", Purpose.BOOK, BookAsk),
+    ("backtest NVDA from January to March 2024", Purpose.BACKTEST, Ask),
+    ("回测英伟达 2024年1月到3月", Purpose.BACKTEST, Ask),
+    ("resume backtest 1a2b3c4d", Purpose.BACKTEST, ResumeBacktest),
+    ("Continue the backtest 1a2b3c4d.", Purpose.BACKTEST, ResumeBacktest),
+    ("继续回测 1a2b3c4d", Purpose.BACKTEST, ResumeBacktest),
+    ("/watch", Purpose.WATCH, WatchCommand),
+    ("/watch pause 2", Purpose.WATCH, WatchCommand),
+    ("watch NVDA and AMD every trading day after the close", Purpose.WATCH, WatchAsk),
+    ("NVDA or AMD?", Purpose.COMPARE, CompareAsk),
+    ("compare AAPL and MSFT", Purpose.COMPARE, CompareAsk),
+    ("should I buy NVDA today?", Purpose.DESK, type(None)),
+    ("why was the bear worried?", Purpose.DESK, type(None)),
+    ("resume", Purpose.DESK, type(None)),
+    ("resume backtest 1a2b", Purpose.DESK, type(None)),
+    ("", Purpose.DESK, type(None)),
+    ("   ", Purpose.DESK, type(None)),
+])
+def test_each_message_goes_where_its_words_say(text: str, purpose: Purpose, kind: type) -> None:
+    routed = route(text, TODAY)
+    assert routed.purpose is purpose, routed
+    assert isinstance(routed.read, kind), routed.read
+
+
+def test_what_was_read_travels_with_the_route() -> None:
+    assert route("resume backtest 1a2b3c4d", TODAY).read == ResumeBacktest("1a2b3c4d")
+    assert route("/book clear NVDA", TODAY).read == BookAsk("clear NVDA", command=True)
+    compared = route("NVDA or AMD?", TODAY).read
+    assert isinstance(compared, CompareAsk) and compared.tickers == ("NVDA", "AMD")
+    watched = route("/watch pause 2", TODAY).read
+    assert isinstance(watched, WatchCommand) and (watched.action, watched.which) == ("pause", "2")
+
+
+def test_a_message_that_reads_two_ways_is_the_first_readings() -> None:
+    # Two tickers in a backtest are the backtest's, not a comparison: the backtest is tried first.
+    assert route("backtest NVDA and AMD from January to March 2024", TODAY).purpose is Purpose.BACKTEST
+    assert [purpose for purpose, _ in ROUTES] == [Purpose.BOOK, Purpose.BACKTEST, Purpose.WATCH, Purpose.COMPARE]
+
+
+def test_in_a_thread_that_holds_an_analysis_two_names_compare_only_when_asked_as_one() -> None:
+    analysed = Situation(date(2026, 11, 25), in_analysis=True)
+    assert route("what about Apple and Microsoft's earnings?", analysed).purpose is Purpose.DESK
+    assert route("NVDA or AMD?", analysed).purpose is Purpose.COMPARE
