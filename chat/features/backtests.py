@@ -31,7 +31,6 @@ from typing import Any
 from urllib.parse import quote
 
 import chainlit as cl
-from chainlit.data import get_data_layer
 from chainlit.logger import logger
 
 from graph import (
@@ -69,6 +68,7 @@ from ..runs import DeskService
 from ..speakers import label_metadata
 from ..views.backtest_chart import equity_chart
 from ..views.card import SIGNAL_MARK
+from ..views.thread_names import rename_thread
 
 RUN_ACTION = "backtest_run"
 CANCEL_ACTION = "backtest_cancel"
@@ -283,17 +283,13 @@ class BacktestRun(ThreadTask):
         await _say(self.language, "backtest_failed", id=self.id, reason=explain(exc, self.language)).send()
 
     async def _name_thread(self) -> None:
-        """A thread whose first message asked for a backtest is named after it in the sidebar."""
-        layer = get_data_layer()
-        if layer is None:
-            return
+        """A thread whose first message asked for a backtest is named after it in the sidebar (one named after
+        something else keeps its name)."""
         plan = self.runner.plan
-        thread = await layer.get_thread(self.thread_id)
         asked = tuple(phrase(lang, "chat.backtest_word").lower() for lang in (self.language, "en"))
-        if thread is None or not thread.get("name") or str(thread.get("name")).lower().startswith(asked):
-            name = phrase(self.language, "chat.backtest_thread_name", tickers=", ".join(plan.tickers),
-                          start=plan.start.isoformat(), end=plan.end.isoformat())
-            await layer.update_thread(self.thread_id, name=name)
+        name = phrase(self.language, "chat.backtest_thread_name", tickers=", ".join(plan.tickers),
+                      start=plan.start.isoformat(), end=plan.end.isoformat())
+        await rename_thread(self.thread_id, name, keeps=lambda now: bool(now) and not now.lower().startswith(asked))
 
     def _progress_text(self) -> str:
         lang, progress, plan = self.language, self.runner.progress, self.runner.plan

@@ -37,7 +37,6 @@ from typing import Any, cast
 
 import chainlit as cl
 from chainlit.context import local_steps
-from chainlit.data import get_data_layer
 from chainlit.emitter import BaseChainlitEmitter
 from chainlit.logger import logger
 
@@ -87,6 +86,7 @@ from ..panel import NextAnalysis, next_analysis
 from ..runs import ATTACH_LATEST_S, DeskService, asks_to_resume, signed_in
 from ..speakers import SEPARATOR, label_metadata
 from ..views.compare_view import CompareStages, TickerRenderer, is_card, show_card
+from ..views.thread_names import rename_thread
 from .edit_actions import apply_changes, detach, edit_prompt, turn_label
 from .headless import own_thread, tell_on_first_open
 
@@ -592,12 +592,8 @@ class CompareRun(ThreadTask):
             await emitter.emit("action", self.stop_action.to_dict())
 
     async def _name_thread(self) -> None:
-        layer = get_data_layer()
-        if layer is None:
-            return
         record = self.comparison.record
-        await layer.update_thread(self.thread_id, name=f"{' vs '.join(record.tickers)} · "
-                                                       f"{record.trade_date.isoformat()}")
+        await rename_thread(self.thread_id, f"{' vs '.join(record.tickers)} · {record.trade_date.isoformat()}")
 
     # -- interjections ------------------------------------------------------------------------------------
 

@@ -20,7 +20,7 @@ coordinator has read that message (chat/runs.py), again when a decision is made,
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -143,14 +143,21 @@ async def name_thread(thread_id: str, state: Mapping[str, Any], update: Mapping[
     await cl.context.emitter.emit("first_interaction", {"interaction": title, "thread_id": thread_id})
 
 
+async def rename_thread(thread_id: str, title: str, *, keeps: Callable[[str], bool] = lambda name: False) -> bool:
+    """Name the thread `title` in the sidebar, unless `keeps` its present name; False when it was not renamed (or
+    there is no history)."""
+    layer = get_data_layer()
+    if layer is None:
+        return False
+    thread = await layer.get_thread(thread_id)
+    if thread is not None and keeps(str(thread.get("name") or "")):
+        return False
+    await layer.update_thread(thread_id, name=title)
+    return True
+
+
 async def name_if_untitled(thread_id: str, title: str) -> None:
     """Name a thread that has no name yet (a chat that began with a file and no words was "Untitled
     Conversation"); a thread with a name keeps it."""
-    layer = get_data_layer()
-    if layer is None:
-        return
-    thread = await layer.get_thread(thread_id)
-    if thread is not None and str(thread.get("name") or "").strip():
-        return
-    await layer.update_thread(thread_id, name=title)
-    await cl.context.emitter.emit("first_interaction", {"interaction": title, "thread_id": thread_id})
+    if await rename_thread(thread_id, title, keeps=lambda name: bool(name.strip())):
+        await cl.context.emitter.emit("first_interaction", {"interaction": title, "thread_id": thread_id})
