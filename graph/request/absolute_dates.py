@@ -1,5 +1,5 @@
 """Finders of dates written out: ISO and numeric dates, month names, a month of a year, a year or a
-decade alone. Each yields :class:`_DateHit` s in the lower-cased message (:mod:`graph.request.dates`
+decade alone. Each yields :class:`DateHit` s in the lower-cased message (:mod:`graph.request.dates`
 runs them in order)."""
 
 from __future__ import annotations
@@ -8,29 +8,29 @@ import re
 from collections.abc import Iterable, Sequence
 from datetime import date, timedelta
 
-from .date_hits import MIN_DATE, RANK_ABSOLUTE, RANK_NOW, _DateHit
+from .date_hits import MIN_DATE, RANK_ABSOLUTE, RANK_NOW, DateHit
 from .date_words import (
-    _DATE_END,
-    _DATE_PREPS,
-    _MONTH,
-    _MONTHS,
-    _NOT_QUANTITY,
-    _ORD,
-    _ORD_WORDS,
-    _PERIOD_LABEL,
-    _SPAN_WORDS,
-    _YEAR_PREPS,
+    DATE_END,
+    DATE_PREPS,
+    MONTH,
+    MONTHS,
+    NOT_QUANTITY,
+    ORD,
+    ORD_WORDS,
+    PERIOD_LABEL,
+    SPAN_WORDS,
+    YEAR_PREPS,
 )
 from .text import blank, prev_word
 
 
-def _make_date(year: int, month: int, day: int, m: re.Match[str], how: str, rank: int = RANK_ABSOLUTE) -> _DateHit:
+def make_date(year: int, month: int, day: int, m: re.Match[str], how: str, rank: int = RANK_ABSOLUTE) -> DateHit:
     """A date hit, or an 'impossible date' hit when the calendar disagrees."""
     text = m.group(0).strip()
     try:
-        return _DateHit(m.start(), m.end(), text, date(year, month, day), rank, how)
+        return DateHit(m.start(), m.end(), text, date(year, month, day), rank, how)
     except ValueError:
-        return _DateHit(m.start(), m.end(), text, None, rank, how, error=_impossible(year, month, day))
+        return DateHit(m.start(), m.end(), text, None, rank, how, error=_impossible(year, month, day))
 
 
 def _impossible(year: int, month: int, day: int) -> str:
@@ -49,7 +49,7 @@ def _impossible(year: int, month: int, day: int) -> str:
     return detail
 
 
-def _year(text: str, today: date) -> int:
+def year_of(text: str, today: date) -> int:
     """Four-digit years as written; two-digit years in the most recent century."""
     year = int(text)
     if len(text) == 2:
@@ -58,7 +58,7 @@ def _year(text: str, today: date) -> int:
 
 
 def _month(text: str) -> int:
-    return _MONTHS[text[:3].lower()]
+    return MONTHS[text[:3].lower()]
 
 
 def _month_end(year: int, month: int, today: date) -> date:
@@ -68,28 +68,28 @@ def _month_end(year: int, month: int, today: date) -> date:
     return date(year + (month == 12), month % 12 + 1, 1) - timedelta(days=1)
 
 
-def _month_hit(year: int, month: int, start: int, end: int, text: str, today: date, how: str) -> _DateHit:
+def month_hit(year: int, month: int, start: int, end: int, text: str, today: date, how: str) -> DateHit:
     """A month of a year: its last day, or out of range."""
     if year < 1:
-        return _DateHit(start, end, text, None, RANK_ABSOLUTE, how, beyond="past")
+        return DateHit(start, end, text, None, RANK_ABSOLUTE, how, beyond="past")
     if year > 9998:
-        return _DateHit(start, end, text, None, RANK_ABSOLUTE, how, beyond="future")
-    return _DateHit(start, end, text, _month_end(year, month, today), RANK_ABSOLUTE, how)
+        return DateHit(start, end, text, None, RANK_ABSOLUTE, how, beyond="future")
+    return DateHit(start, end, text, _month_end(year, month, today), RANK_ABSOLUTE, how)
 
 
-def _find_iso(low: str, today: date) -> Iterable[_DateHit]:
+def find_iso(low: str, today: date) -> Iterable[DateHit]:
     """2024-05-01, 2024/05/01, 2024.05.01 and compact 20240501."""
-    for m in re.finditer(rf"(?<![\w.$/+-])(\d{{4}})([-/.])(\d{{1,2}})\2(\d{{1,2}}){_DATE_END}", low):
-        yield _make_date(int(m.group(1)), int(m.group(3)), int(m.group(4)), m, "ISO date")
-    for m in re.finditer(rf"(?<![\w$.,+-])((?:19|20)\d{{2}})(\d{{2}})(\d{{2}})(?![\w]|[.,]\d){_NOT_QUANTITY}", low):
+    for m in re.finditer(rf"(?<![\w.$/+-])(\d{{4}})([-/.])(\d{{1,2}})\2(\d{{1,2}}){DATE_END}", low):
+        yield make_date(int(m.group(1)), int(m.group(3)), int(m.group(4)), m, "ISO date")
+    for m in re.finditer(rf"(?<![\w$.,+-])((?:19|20)\d{{2}})(\d{{2}})(\d{{2}})(?![\w]|[.,]\d){NOT_QUANTITY}", low):
         month, day = int(m.group(2)), int(m.group(3))
         if 1 <= month <= 12 or 1 <= day <= 31:  # "20241301" is a date typed wrong; "20000000" a number
-            yield _make_date(int(m.group(1)), month, day, m, "compact date")
+            yield make_date(int(m.group(1)), month, day, m, "compact date")
 
 
-def _find_numeric(low: str, today: date) -> Iterable[_DateHit]:
+def find_numeric(low: str, today: date) -> Iterable[DateHit]:
     """05/01/2024 (US order), 15/03/2024 (day first when unambiguous), 5-1-24."""
-    pattern = rf"(?<![\w.$/+-])(\d{{1,2}})([-/.])(\d{{1,2}})\2(\d{{4}}|\d{{2}}){_DATE_END}"
+    pattern = rf"(?<![\w.$/+-])(\d{{1,2}})([-/.])(\d{{1,2}})\2(\d{{4}}|\d{{2}}){DATE_END}"
     for m in re.finditer(pattern, low):
         first, second, third = int(m.group(1)), int(m.group(3)), int(m.group(4))
         if len(m.group(4)) == 2 and first > 12:
@@ -97,51 +97,51 @@ def _find_numeric(low: str, today: date) -> Iterable[_DateHit]:
             continue
         month, day = (second, first) if first > 12 and second <= 12 else (first, second)
         how = "day-first date" if first > 12 and second <= 12 else "US date"
-        yield _make_date(_year(m.group(4), today), month, day, m, how)
+        yield make_date(year_of(m.group(4), today), month, day, m, how)
 
 
-def _two_digit_year(m: re.Match[str], first: int, second: int, third: int, today: date) -> _DateHit:
+def _two_digit_year(m: re.Match[str], first: int, second: int, third: int, today: date) -> DateHit:
     """'24-05-01': day-month-year (2001-05-24) or year-month-day (2024-05-01)?"""
-    day_first = _make_date(_year(f"{third:02d}", today), second, first, m, "day-first date")
-    year_first = _make_date(_year(f"{first:02d}", today), second, third, m, "year-first date")
+    day_first = make_date(year_of(f"{third:02d}", today), second, first, m, "day-first date")
+    year_first = make_date(year_of(f"{first:02d}", today), second, third, m, "year-first date")
     if first > 31 or day_first.value is None:
         return year_first if year_first.value is not None or first > 31 else day_first
     if year_first.value is None or year_first.value == day_first.value:
         return day_first
-    return _DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "ambiguous date", ask="ambiguous",
+    return DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "ambiguous date", ask="ambiguous",
                     options=(day_first.value, year_first.value))
 
 
-def _find_year_month(low: str, today: date) -> Iterable[_DateHit]:
+def find_year_month(low: str, today: date) -> Iterable[DateHit]:
     """2024-05, 2024/05 and 05/2024: a month of a year, like 'May 2024' ('2024-25' is a season)."""
     patterns = (
-        (rf"(?<![\w.$/+-])(\d{{4}})[-/](\d{{1,2}}){_DATE_END}", 1, 2),
-        (rf"(?<![\w.$/+-])(\d{{1,2}})/(\d{{4}}){_DATE_END}", 2, 1),
+        (rf"(?<![\w.$/+-])(\d{{4}})[-/](\d{{1,2}}){DATE_END}", 1, 2),
+        (rf"(?<![\w.$/+-])(\d{{1,2}})/(\d{{4}}){DATE_END}", 2, 1),
     )
     for pattern, year_group, month_group in patterns:
         for m in re.finditer(pattern, low):
             year, month = int(m.group(year_group)), int(m.group(month_group))
             if 1 <= month <= 12:
-                yield _month_hit(year, month, m.start(), m.end(), m.group(0), today, "month and year")
+                yield month_hit(year, month, m.start(), m.end(), m.group(0), today, "month and year")
                 low = blank(low, m.start(), m.end())
             elif month != (year + 1) % 100:  # "2024-13" is no month; "2024-25" is a season
-                yield _DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "month and year",
+                yield DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "month and year",
                                error=f"there is no month {month}")
 
 
-def _find_named(low: str, today: date) -> Iterable[_DateHit]:
+def find_named(low: str, today: date) -> Iterable[DateHit]:
     """Month names with a year: 'March 15, 2024', '15 March 2024', 'Dec 2023'."""
     years: list[tuple[int, int]] = []  # (end, year) of each date said with its year, for the ones after it
     # "early 2024", "mid-March 2024", "the start of 2024": a stretch of days, so which one is asked.
-    part_year = rf"\b{_VAGUE_PART}[\s-]+(?:{_MONTH},?\s+(?:of\s+)?)?(\d{{4}})\b{_NOT_QUANTITY}"
+    part_year = rf"\b{_VAGUE_PART}[\s-]+(?:{MONTH},?\s+(?:of\s+)?)?(\d{{4}})\b{NOT_QUANTITY}"
     for m in re.finditer(part_year, low):
         year, month = int(m.group(3)), _month(m.group(2)) if m.group(2) else 1
         years.append((m.end(), year))
         yield _vague_hit(year, month, m, today)
         low = blank(low, m.start(), m.end())
     patterns = (
-        (rf"\b{_MONTH}\s*(\d{{1,2}}){_ORD}(?:\s*,\s*|\s+|-)(?:(?:in|of)\s+)?(\d{{4}})\b", "md"),
-        (rf"\b(\d{{1,2}}){_ORD}(?:\s+of)?[\s-]+{_MONTH},?[\s-]+(?:(?:in|of)\s+)?(\d{{4}})\b", "dm"),
+        (rf"\b{MONTH}\s*(\d{{1,2}}){ORD}(?:\s*,\s*|\s+|-)(?:(?:in|of)\s+)?(\d{{4}})\b", "md"),
+        (rf"\b(\d{{1,2}}){ORD}(?:\s+of)?[\s-]+{MONTH},?[\s-]+(?:(?:in|of)\s+)?(\d{{4}})\b", "dm"),
     )
     for pattern, order in patterns:
         for m in re.finditer(pattern, low):
@@ -150,34 +150,34 @@ def _find_named(low: str, today: date) -> Iterable[_DateHit]:
             else:
                 day, month, year = int(m.group(1)), _month(m.group(2)), int(m.group(3))
             years.append((m.end(), year))
-            yield _make_date(year, month, day, m, "date")
+            yield make_date(year, month, day, m, "date")
             low = blank(low, m.start(), m.end())
     # "May 5 2024xyz", "1st May 20244": a year with something stuck to it is not "May 5" of this year.
     glued = (
-        rf"\b\d{{1,2}}{_ORD}(?:\s+of)?[\s-]+{_MONTH},?[\s-]+(\d{{4}}[a-z0-9]+)\b",
-        rf"\b{_MONTH}\s*(?:\d{{1,2}}{_ORD}(?:\s*,\s*|\s+|-))?(\d{{4}}[a-z0-9]+)\b",
+        rf"\b\d{{1,2}}{ORD}(?:\s+of)?[\s-]+{MONTH},?[\s-]+(\d{{4}}[a-z0-9]+)\b",
+        rf"\b{MONTH}\s*(?:\d{{1,2}}{ORD}(?:\s*,\s*|\s+|-))?(\d{{4}}[a-z0-9]+)\b",
     )
     for pattern in glued:
         for m in re.finditer(pattern, low):
-            yield _DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "date", ask="unreadable",
+            yield DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "date", ask="unreadable",
                            unclear="there is something stuck to the year")
             low = blank(low, m.start(), m.end())
     # "end of 2023", "year-end 2023", "2023 year end": December 31st.
     for m in re.finditer(r"\b(?:(?:the\s+)?end\s+of|year[\s-]?end)\s+(\d{4})\b|\b(\d{4})\s+year[\s-]?end\b", low):
         years.append((m.end(), int(m.group(1) or m.group(2))))
-        yield _make_date(int(m.group(1) or m.group(2)), 12, 31, m, "year end")
+        yield make_date(int(m.group(1) or m.group(2)), 12, 31, m, "year end")
         low = blank(low, m.start(), m.end())
     # Month and year only: the last day of that month (or today if current).
-    for m in re.finditer(rf"\b{_MONTH},?\s+(?:of\s+|in\s+)?(\d{{4}})\b", low):
+    for m in re.finditer(rf"\b{MONTH},?\s+(?:of\s+|in\s+)?(\d{{4}})\b", low):
         year, month = int(m.group(2)), _month(m.group(1))
         years.append((m.end(), year))
-        yield _month_hit(year, month, m.start(), m.end(), m.group(0).strip(), today, "month and year")
+        yield month_hit(year, month, m.start(), m.end(), m.group(0).strip(), today, "month and year")
         low = blank(low, m.start(), m.end())
     if years:  # "May 1, 2024 or June 3": the dates without a year after one with it are in its year
-        yield from _find_named_no_year(low, today, sorted(years))
+        yield from find_named_no_year(low, today, sorted(years))
 
 
-def _find_named_no_year(low: str, today: date, years: Sequence[tuple[int, int]] = ()) -> Iterable[_DateHit]:
+def find_named_no_year(low: str, today: date, years: Sequence[tuple[int, int]] = ()) -> Iterable[DateHit]:
     """'July 4th', 'the 4th of July', 'on 15 March': the most recent such day (or, after a date said with
     its year, that year's); then holidays and months alone (:func:`_find_holidays`, :func:`_find_months`).
 
@@ -190,17 +190,17 @@ def _find_named_no_year(low: str, today: date, years: Sequence[tuple[int, int]] 
     for part in _find_month_parts(low, today, years):
         yield part
         low = blank(low, part.start, part.end)
-    month_day = rf"\b{_MONTH}\s*(\d{{1,2}})({_ORD_WORDS})?\b(?![.,:/]\d){_NOT_QUANTITY}"
+    month_day = rf"\b{MONTH}\s*(\d{{1,2}})({ORD_WORDS})?\b(?![.,:/]\d){NOT_QUANTITY}"
     for m in re.finditer(month_day, low):
-        if m.group(1) == "may" and not (m.group(3) or short or prev_word(low, m.start()) in _DATE_PREPS):
+        if m.group(1) == "may" and not (m.group(3) or short or prev_word(low, m.start()) in DATE_PREPS):
             continue  # "I may 2x my position"
         hit = _day_hit(m, _month(m.group(1)), int(m.group(2)), today, years)
         if hit:
             yield hit
             low = blank(low, m.start(), m.end())
-    day_month = rf"\b(\d{{1,2}})({_ORD_WORDS})?(\s+of)?\s+{_MONTH}(?![a-z]){_NOT_QUANTITY}"
+    day_month = rf"\b(\d{{1,2}})({ORD_WORDS})?(\s+of)?\s+{MONTH}(?![a-z]){NOT_QUANTITY}"
     for m in re.finditer(day_month, low):
-        marked = m.group(2) or m.group(3) or prev_word(low, m.start()) in _DATE_PREPS
+        marked = m.group(2) or m.group(3) or prev_word(low, m.start()) in DATE_PREPS
         if not marked:
             continue
         hit = _day_hit(m, _month(m.group(4)), int(m.group(1)), today, years)
@@ -213,20 +213,20 @@ def _find_named_no_year(low: str, today: date, years: Sequence[tuple[int, int]] 
             low = blank(low, found.start, found.end)
 
 
-def _find_numeric_no_year(low: str, today: date) -> Iterable[_DateHit]:
+def find_numeric_no_year(low: str, today: date) -> Iterable[DateHit]:
     """'on 5/1': only after a preposition, or in very short messages ('NVDA 5/1')."""
     short = len(re.findall(r"\S+", low)) <= 3
     for m in re.finditer(r"(?<![\w.$/+-])(\d{1,2})/(\d{1,2})(?![\d/%]|\.\d)", low):
-        if not (short or prev_word(low, m.start()) in _DATE_PREPS):
+        if not (short or prev_word(low, m.start()) in DATE_PREPS):
             continue
         month, day = int(m.group(1)), int(m.group(2))
         if 1 <= month <= 12 and 1 <= day <= 31:
-            hit = _recent_occurrence(m, month, day, today)
+            hit = recent_occurrence(m, month, day, today)
             if hit:
                 yield hit
 
 
-def _recent_occurrence(m: re.Match[str], month: int, day: int, today: date) -> _DateHit | None:
+def recent_occurrence(m: re.Match[str], month: int, day: int, today: date) -> DateHit | None:
     """Most recent month/day on or before today (looks back far enough for Feb 29)."""
     text = m.group(0).strip()
     if not 1 <= month <= 12 or day < 1:
@@ -237,11 +237,11 @@ def _recent_occurrence(m: re.Match[str], month: int, day: int, today: date) -> _
         except ValueError:
             continue
         if candidate <= today:
-            return _DateHit(m.start(), m.end(), text, candidate, RANK_ABSOLUTE, "date without year")
-    return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, "date", error=_impossible(2024, month, day))
+            return DateHit(m.start(), m.end(), text, candidate, RANK_ABSOLUTE, "date without year")
+    return DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, "date", error=_impossible(2024, month, day))
 
 
-def _find_year(low: str, today: date) -> Iterable[_DateHit]:
+def find_year(low: str, today: date) -> Iterable[DateHit]:
     """A year alone: 'in 2022', 'during 2008', 'year 3000', 'NVDA 2099'.
 
     Only after a preposition, or as the first or last word of a message of up
@@ -249,14 +249,14 @@ def _find_year(low: str, today: date) -> Iterable[_DateHit]:
     """
     words = [w.strip(".,!?;:()\"'") for w in re.findall(r"\S+", low)]
     edge_words = {words[0], words[-1]} if 0 < len(words) <= 3 else set()
-    for m in re.finditer(rf"(?<![\w.$/:,'-])(\d{{4}})(?![\w%]|[.,/:-]\w){_NOT_QUANTITY}", low):
+    for m in re.finditer(rf"(?<![\w.$/:,'-])(\d{{4}})(?![\w%]|[.,/:-]\w){NOT_QUANTITY}", low):
         year = int(m.group(1))
         before = re.search(r"(\S+)\s{1,3}$", low[max(0, m.start() - 40) : m.start()])
         previous = before.group(1).strip("(\"'") if before else ""
-        if _PERIOD_LABEL.fullmatch(previous):
+        if PERIOD_LABEL.fullmatch(previous):
             continue
-        preposition = previous in _YEAR_PREPS
-        edge = m.group(1) in edge_words and 1000 <= year <= 2999 and previous not in _SPAN_WORDS
+        preposition = previous in YEAR_PREPS
+        edge = m.group(1) in edge_words and 1000 <= year <= 2999 and previous not in SPAN_WORDS
         if not (preposition or edge):
             continue
         if previous == "for" and year > today.year:
@@ -264,27 +264,27 @@ def _find_year(low: str, today: date) -> Iterable[_DateHit]:
         start = m.start() - (len(before.group(0)) if before and preposition else 0)
         text = low[start : m.end()]
         if year == today.year:
-            yield _DateHit(start, m.end(), text, today, RANK_NOW, "this year", year_only=year)
+            yield DateHit(start, m.end(), text, today, RANK_NOW, "this year", year_only=year)
         elif year > today.year:
-            yield _DateHit(start, m.end(), text, date(year, 1, 1), RANK_ABSOLUTE, "year", year_only=year)
+            yield DateHit(start, m.end(), text, date(year, 1, 1), RANK_ABSOLUTE, "year", year_only=year)
         elif year < MIN_DATE.year:
-            yield _DateHit(start, m.end(), text, None, RANK_ABSOLUTE, "year", beyond="past", year_only=year)
+            yield DateHit(start, m.end(), text, None, RANK_ABSOLUTE, "year", beyond="past", year_only=year)
         else:
-            yield _DateHit(start, m.end(), text, None, RANK_ABSOLUTE, "year", ask="year", year_only=year)
+            yield DateHit(start, m.end(), text, None, RANK_ABSOLUTE, "year", ask="year", year_only=year)
 
 
-def _find_decade(low: str, today: date) -> Iterable[_DateHit]:
+def find_decade(low: str, today: date) -> Iterable[DateHit]:
     """'in the 1990s', 'during the 2010s': a whole decade, so which day is asked back.
 
     Only four-digit decades after a preposition ("NVDA in the 140s" is a price)."""
     for m in re.finditer(r"\b(in|during|of)\s+(?:the\s+)?((?:19|20)\d0)'?s\b", low):
         first = int(m.group(2))
         if first + 9 < MIN_DATE.year:
-            yield _DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "decade", beyond="past")
+            yield DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "decade", beyond="past")
         elif first > today.year:
-            yield _DateHit(m.start(), m.end(), m.group(0), date(first, 1, 1), RANK_ABSOLUTE, "decade")
+            yield DateHit(m.start(), m.end(), m.group(0), date(first, 1, 1), RANK_ABSOLUTE, "decade")
         else:
-            yield _DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "decade", ask="vague", vague=True)
+            yield DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "decade", ask="vague", vague=True)
 
 
 # Months alone. "mar" is not read (Marriott's ticker, and a verb); "may", "march" and "jan" (a verb, a
@@ -337,31 +337,31 @@ def _inherited(years: Sequence[tuple[int, int]], start: int) -> int | None:
 
 
 def _day_hit(m: re.Match[str], month: int, day: int, today: date,
-             years: Sequence[tuple[int, int]]) -> _DateHit | None:
+             years: Sequence[tuple[int, int]]) -> DateHit | None:
     """A day without a year: in the year of a date said before it, else the most recent such day."""
     year = _inherited(years, m.start())
     if year is not None and 1 <= month <= 12 and day >= 1:
-        return _make_date(year, month, day, m, "date")
-    return _recent_occurrence(m, month, day, today)
+        return make_date(year, month, day, m, "date")
+    return recent_occurrence(m, month, day, today)
 
 
-def _vague_hit(year: int, month: int, m: re.Match[str], today: date) -> _DateHit:
+def _vague_hit(year: int, month: int, m: re.Match[str], today: date) -> DateHit:
     """Which day of a beginning or part ("early March", "the start of the year") is asked, unless it is all
     ahead or too early (as 年初 / 3月初 in :mod:`graph.request.intl_dates`)."""
     text = m.group(0).strip()
     if not 1 <= year <= 9998 or (year, month) > (today.year, today.month):
-        return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, "period",
+        return DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, "period",
                         beyond="past" if year < 1 else "future")
     if year < MIN_DATE.year:
-        return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, "period", beyond="past")
-    return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, "period", ask="vague")
+        return DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, "period", beyond="past")
+    return DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, "period", ask="vague")
 
 
 def _month_reads(word: str, low: str, start: int, short: bool, marked: bool = False) -> bool:
     """Is this month word a month here? ``marked``: a word around it already says so ("early", "last"),
     which is enough for "march" and "jan" but not for "may" ("early may", "this may")."""
     word, before = word.rstrip("."), prev_word(low, start)
-    if word == "mar" or re.search(r"\d[\s,]*$", low[:start]) or before in _SPAN_WORDS:
+    if word == "mar" or re.search(r"\d[\s,]*$", low[:start]) or before in SPAN_WORDS:
         return False  # "10 march calls" is option-speak; "since March" starts a span
     if word == "may" or (word in _WORDY_MONTHS and not marked):
         return before in _MONTH_PREPS
@@ -379,7 +379,7 @@ def _month_year(month: int, m: re.Match[str], low: str, today: date, years: Sequ
     return today.year if month <= today.month else today.year - 1
 
 
-def _find_month_parts(low: str, today: date, years: Sequence[tuple[int, int]]) -> Iterable[_DateHit]:
+def _find_month_parts(low: str, today: date, years: Sequence[tuple[int, int]]) -> Iterable[DateHit]:
     """'early March', 'mid-Dec', 'the start of June', 'the start of the year' -> asked back; 'the end of
     March' -> its last day (refused while ahead, as 'the end of the month')."""
     for m in re.finditer(rf"\b{_VAGUE_PART}[\s-]+(?:of\s+)?{_BARE_MONTH}(?![\s-]*\d)", low):
@@ -392,7 +392,7 @@ def _find_month_parts(low: str, today: date, years: Sequence[tuple[int, int]]) -
             month = _month(m.group(1))
             year = _month_year(month, m, low, today, years)
             last = date(year + (month == 12), month % 12 + 1, 1) - timedelta(days=1)
-            yield _DateHit(m.start(), m.end(), m.group(0).strip(), last, RANK_ABSOLUTE, "month end")
+            yield DateHit(m.start(), m.end(), m.group(0).strip(), last, RANK_ABSOLUTE, "month end")
     year_part = (r"\b(?:(?:the\s+)?(?:start|beginning)\s+of|early|earlier)\s+(?:in\s+)?(?:the\s+|this\s+)"
                  r"(year|month)\b")
     for m in re.finditer(year_part, low):
@@ -401,7 +401,7 @@ def _find_month_parts(low: str, today: date, years: Sequence[tuple[int, int]]) -
         yield _vague_hit(today.year - 1, 1, m, today)
 
 
-def _find_holidays(low: str, today: date, years: Sequence[tuple[int, int]], short: bool) -> Iterable[_DateHit]:
+def _find_holidays(low: str, today: date, years: Sequence[tuple[int, int]], short: bool) -> Iterable[DateHit]:
     """'New Year's Day' -> Jan 1, 'Christmas' -> Dec 25 (their eves Dec 31 and Dec 24): the most recent one,
     or that of the year said with it ('Christmas 2024'), or of a date said before it; 'this Christmas'
     is this year's, 'next Christmas' the coming one (refused). Without "day", "eve" or a year, only after
@@ -415,22 +415,22 @@ def _find_holidays(low: str, today: date, years: Sequence[tuple[int, int]], shor
             mode = m.group(2)
             plain = not (said_year or mode) and not re.search(r"\s(?:day|eve)$", m.group(3))
             before = prev_word(low, m.start())
-            if before in _SPAN_WORDS and not mode:
+            if before in SPAN_WORDS and not mode:
                 continue
             if plain and not (short or before in _HOLIDAY_PREPS):
                 continue
             if said_year:
-                yield _make_date(int(said_year), month, day, m, "holiday")
+                yield make_date(int(said_year), month, day, m, "holiday")
             elif mode == "this":
-                yield _make_date(today.year, month, day, m, "holiday")
+                yield make_date(today.year, month, day, m, "holiday")
             elif mode in ("next", "coming"):
                 ahead = date(today.year, month, day)
-                yield _make_date(today.year + (ahead <= today), month, day, m, "holiday")
+                yield make_date(today.year + (ahead <= today), month, day, m, "holiday")
             else:
                 latest = today - timedelta(days=1) if mode else today  # "last Christmas" on Dec 25: a year ago
                 year = _inherited(years, m.start())
-                hit = (_make_date(year, month, day, m, "holiday") if year is not None
-                       else _recent_occurrence(m, month, day, latest))
+                hit = (make_date(year, month, day, m, "holiday") if year is not None
+                       else recent_occurrence(m, month, day, latest))
                 if hit:
                     yield hit
             low = blank(low, m.start(), m.end())
@@ -443,7 +443,7 @@ def _last_may(m: re.Match[str], low: str) -> bool:
             and prev_word(low, m.start()) not in ("the", "this", "that", "a"))
 
 
-def _find_months(low: str, today: date, years: Sequence[tuple[int, int]], short: bool) -> Iterable[_DateHit]:
+def _find_months(low: str, today: date, years: Sequence[tuple[int, int]], short: bool) -> Iterable[DateHit]:
     """'in March', 'NVDA December', 'during Dec' -> the last day of the most recent such month (last year's
     December on a November day; today in the current month), as 'Dec 2023' and 'July 4th' together and as
     三月份; 'this March' -> this year's; 'next March' -> the coming one (refused); 'last March' -> last
@@ -459,16 +459,16 @@ def _find_months(low: str, today: date, years: Sequence[tuple[int, int]], short:
         month = _month(word)
         text = m.group(0).strip()
         if mode == "this":
-            yield _month_hit(today.year, month, m.start(), m.end(), text, today, "month")
+            yield month_hit(today.year, month, m.start(), m.end(), text, today, "month")
         elif mode in ("next", "coming"):
-            yield _month_hit(today.year + (month <= today.month), month, m.start(), m.end(), text, today, "month")
+            yield month_hit(today.year + (month <= today.month), month, m.start(), m.end(), text, today, "month")
         elif mode:
             if month >= today.month:
-                yield _month_hit(today.year - 1, month, m.start(), m.end(), text, today, "month")
+                yield month_hit(today.year - 1, month, m.start(), m.end(), text, today, "month")
             else:
                 options = (_month_end(today.year, month, today), _month_end(today.year - 1, month, today))
-                yield _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, "month", ask="ambiguous",
+                yield DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, "month", ask="ambiguous",
                                options=options)
         else:
-            yield _month_hit(_month_year(month, m, low, today, years), month, m.start(), m.end(), text, today,
+            yield month_hit(_month_year(month, m, low, today, years), month, m.start(), m.end(), text, today,
                              "month")

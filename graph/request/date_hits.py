@@ -1,4 +1,4 @@
-"""A date phrase found in a message (:class:`_DateHit`), how specific it is (its rank), and the
+"""A date phrase found in a message (:class:`DateHit`), how specific it is (its rank), and the
 earliest date the desk analyses; shared by the finders and by :mod:`graph.request.dates`."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ Ask = Literal["unreadable", "vague", "year", "ambiguous"]
 
 
 @dataclass
-class _DateHit:
+class DateHit:
     start: int
     end: int
     text: str
@@ -41,7 +41,7 @@ class _DateHit:
     period: bool = False
 
 
-def _quote(text: str, limit: int = 40) -> str:
+def quoted(text: str, limit: int = 40) -> str:
     """User text to quote back: bounded, and no backticks to break the Markdown."""
     text = " ".join(text.replace("`", "'").split())
     return text if len(text) <= limit else text[: limit - 1] + "…"

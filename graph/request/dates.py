@@ -68,23 +68,10 @@ from dataclasses import dataclass, replace
 from datetime import date, timedelta
 
 from ..core.trading_days import last_trading_day, previous_trading_day, sessions_between
-from .absolute_dates import (
-    _find_decade,
-    _find_iso,
-    _find_named,
-    _find_named_no_year,
-    _find_numeric,
-    _find_numeric_no_year,
-    _find_year,
-    _find_year_month,
-)
-from .date_hits import MIN_DATE, RANK_ABSOLUTE, RANK_NOW, RANK_TODAY, _DateHit, _quote
-from .date_words import _DATE_PREPS
-from .garbled_dates import _find_garbled
-from .intl_dates import find_intl_dates
+from .date_finders import DATE_FINDERS
+from .date_hits import MIN_DATE, RANK_ABSOLUTE, RANK_NOW, RANK_TODAY, DateHit, quoted
+from .date_words import DATE_PREPS
 from .messages import say
-from .period_dates import find_periods
-from .relative_dates import _find_now, _find_relative, _find_weekday
 from .scripts import blank_cjk, has_cjk
 from .text import blank, lower
 from .wordlists import load_words
@@ -104,7 +91,7 @@ class DateScan:
     # A phrase counted trading sessions ("3 trading days ago"): its day depends on the listing's exchange,
     # so a caller that learns the ticker afterwards scans again with its market (see scan_dates).
     counts_sessions: bool = False
-    # The date (or the question back) came from a quarter, half or season: see _DateHit.period.
+    # The date (or the question back) came from a quarter, half or season: see DateHit.period.
     period: bool = False
 
 
@@ -133,7 +120,7 @@ def scan_dates(msg: str, today: date, shouted: bool = False, language: str = "en
         remaining = blank(remaining, hit.start, hit.end)
         # "on 2024-05-01": the preposition goes with the date (not the ticker ON).
         prep = re.search(r"(?<![\w$])([A-Za-z]+)\s+$", remaining[max(0, hit.start - 12) : hit.start])
-        if prep and prep.group(1).lower() in _DATE_PREPS and (shouted or prep.group(1).islower()):
+        if prep and prep.group(1).lower() in DATE_PREPS and (shouted or prep.group(1).islower()):
             remaining = blank(remaining, hit.start - len(prep.group(0)), hit.start)
     # "buy NVDA before earnings next week?" - a future date that only dates an
     # event is context, not the day to analyze.
@@ -144,23 +131,18 @@ def scan_dates(msg: str, today: date, shouted: bool = False, language: str = "en
     return scan
 
 
-def _find_all(low: str, today: date) -> list[_DateHit]:
-    """Every date phrase in ``low``, each blanked before the next finder reads. Quarters, halves and seasons
-    first (:mod:`.period_dates`: "2024年第三季度" is not the year 2024), then other languages' dates
-    (:mod:`.intl_dates`); then the English finders read the rest with Chinese and Japanese blanked, so
-    "英伟达2024/5/1" is "2024/5/1" to them. A bare year is not read in Chinese text, which writes years
-    with 年: there "1810" is Xiaomi's code, not a year."""
-    hits: list[_DateHit] = []
-    for find in (find_periods, find_intl_dates):
-        for hit in find(low, today):
-            hits.append(hit)
-            low = blank(low, hit.start, hit.end)
-    cjk = has_cjk(low)
-    low = blank_cjk(low)
-    for finder in _DATE_FINDERS:
-        if cjk and finder is _find_year:
+def _find_all(low: str, today: date) -> list[DateHit]:
+    """Every date phrase in ``low``, by the finders of :mod:`.date_finders` in their order, each phrase blanked
+    before the next finder reads."""
+    hits: list[DateHit] = []
+    cjk: bool | None = None
+    for finder in DATE_FINDERS:
+        if not finder.reads_cjk and cjk is None:  # what is left once the finders that read CJK took theirs
+            cjk = has_cjk(low)
+            low = blank_cjk(low)
+        if cjk and not finder.in_cjk_text:
             continue
-        for hit in finder(low, today):
+        for hit in finder.find(low, today):
             hits.append(hit)
             low = blank(low, hit.start, hit.end)
     return hits
@@ -171,13 +153,13 @@ def _find_all(low: str, today: date) -> list[_DateHit]:
 _SESSION_UNIT = re.compile(r"\b(?:trading|business|market)\s+days?\b|交易日")
 
 
-def _counts_sessions(hit: _DateHit, today: date) -> bool:
+def _counts_sessions(hit: DateHit, today: date) -> bool:
     """Is ``hit`` a count of trading sessions back from today (one the finders resolved)?"""
     return (hit.how == "relative date" and hit.value is not None and hit.value < today
             and _SESSION_UNIT.search(lower(hit.text)) is not None)
 
 
-def _count_on(hit: _DateHit, today: date, market: str) -> None:
+def _count_on(hit: DateHit, today: date, market: str) -> None:
     """Count ``hit``'s sessions again on ``market``'s exchange. The finders stepped back n NYSE sessions
     from today, so n is the number of NYSE sessions from the day they reached up to today (excluded)."""
     n = len(sessions_between(hit.value or today, today - timedelta(days=1)))
@@ -201,15 +183,15 @@ def _dates_an_event(low: str, start: int) -> bool:
     return any(w in _EVENT_WORDS for w in words)
 
 
-def _is_future(hit: _DateHit, today: date) -> bool:
+def _is_future(hit: DateHit, today: date) -> bool:
     return hit.beyond == "future" or (hit.value is not None and hit.value > today)
 
 
-def _is_too_early(hit: _DateHit) -> bool:
+def _is_too_early(hit: DateHit) -> bool:
     return hit.beyond == "past" or (hit.value is not None and hit.value < MIN_DATE)
 
 
-def _choose_date(hits: list[_DateHit], remaining: str, today: date, language: str) -> DateScan:
+def _choose_date(hits: list[DateHit], remaining: str, today: date, language: str) -> DateScan:
     scan = DateScan(remaining=remaining)
     if any(h.rank in (RANK_NOW, RANK_TODAY) and h.year_only is None and h.value for h in hits):
         # "I lost a lot in the fall, should I buy NVDA now?", "NVDA fell last quarter, buy today?": a stretch of
@@ -234,7 +216,7 @@ def _choose_date(hits: list[_DateHit], remaining: str, today: date, language: st
         return scan
     best = max(h.rank for h in hits)
     top = [h for h in hits if h.rank == best]
-    distinct: dict[object, _DateHit] = {}
+    distinct: dict[object, DateHit] = {}
     for h in top:
         distinct.setdefault(h.year_only or h.value or h.text, h)
     if len(distinct) > 1:
@@ -261,18 +243,18 @@ def _choose_date(hits: list[_DateHit], remaining: str, today: date, language: st
     return scan
 
 
-def _shown(hit: _DateHit) -> str:
+def _shown(hit: DateHit) -> str:
     """How a hit is named back: a typed date by its ISO form, anything else as typed."""
     if hit.value is not None and hit.year_only is None and hit.how != "decade":
         if hit.rank == RANK_ABSOLUTE:
             return hit.value.isoformat()
-        return f"'{_quote(hit.text)}' ({hit.value.isoformat()})"
-    return f"'{_quote(hit.text)}'"
+        return f"'{quoted(hit.text)}' ({hit.value.isoformat()})"
+    return f"'{quoted(hit.text)}'"
 
 
-def _question(hit: _DateHit, language: str) -> str:
+def _question(hit: DateHit, language: str) -> str:
     """What to ask back about a date that is not one usable day."""
-    q = _quote(hit.text)
+    q = quoted(hit.text)
     if hit.error:
         return say(language, "impossible", text=q, detail=hit.error)
     if hit.ask == "year" and hit.year_only is not None:
@@ -285,19 +267,3 @@ def _question(hit: _DateHit, language: str) -> str:
         return say(language, "vague", text=q)
     offer = say(language, "offer", suggest=hit.suggest) if hit.suggest else ""
     return say(language, "unreadable", text=q, detail=hit.unclear or say(language, "unreadable_detail"), offer=offer)
-
-
-_DATE_FINDERS = (
-    _find_iso,
-    _find_numeric,
-    _find_year_month,
-    _find_named,
-    _find_named_no_year,
-    _find_numeric_no_year,
-    _find_relative,
-    _find_weekday,
-    _find_decade,
-    _find_year,
-    _find_now,
-    _find_garbled,
-)

@@ -28,10 +28,10 @@ import re
 from collections.abc import Iterable
 from datetime import date, timedelta
 
-from .absolute_dates import _year, speaks_of_future
-from .date_hits import MIN_DATE, RANK_ABSOLUTE, _DateHit
-from .date_words import _SPAN_WORDS
-from .intl_dates import _SPAN_AFTER, _YEAR_REF, _ref_year
+from .absolute_dates import speaks_of_future, year_of
+from .date_hits import MIN_DATE, RANK_ABSOLUTE, DateHit
+from .date_words import SPAN_WORDS
+from .intl_dates import SPAN_AFTER, YEAR_REF, ref_year
 from .scripts import cjk_number
 from .text import blank, next_words, prev_word
 
@@ -52,7 +52,7 @@ _CN_REPORT_WORDS = (r"\s?(?:财报|財報|报|報|业绩|業績|营收|營收|�
                     r"|发布会|發佈會|发布|發佈|上线|上線|行情|躁动|躁動|攻势|攻勢|決算)")
 _CN_REPORT = rf"(?!{_CN_REPORT_WORDS})"
 # A span from or up to it ("三季度以来", "一季度至今", "三季度前"), not the day to analyse.
-_CN_SPAN_WORDS = rf"\s?{_SPAN_AFTER}"
+_CN_SPAN_WORDS = rf"\s?{SPAN_AFTER}"
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 _ORDINAL = r"(first|second|third|fourth|1st|2nd|3rd|4th)"
 # Edges of a token written in Latin letters and digits: not \b, which a Chinese character next to it hides
@@ -79,7 +79,7 @@ _SEASONS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
 _SEASON = r"(spring|summer|fall|autumn|winter)"
 
 
-def find_periods(low: str, today: date) -> Iterable[_DateHit]:
+def find_periods(low: str, today: date) -> Iterable[DateHit]:
     """Every quarter, half and season said in ``low``; each hit is blanked before the next finder."""
     for finder in (_fiscal, _cn_fiscal, _cn_quarters, _cn_halves, _cn_seasons, _other_quarters, _quarters, _halves,
                    _seasons):
@@ -97,27 +97,27 @@ def quarter_end(year: int, quarter: int) -> date:
     return date(year + (quarter == 4), quarter * 3 % 12 + 1, 1) - timedelta(days=1)
 
 
-def _quarter_hit(year: int, quarter: int, m: re.Match[str], today: date, how: str) -> _DateHit:
+def _quarter_hit(year: int, quarter: int, m: re.Match[str], today: date, how: str) -> DateHit:
     """A quarter's last day; today while it is the current quarter; out of range beyond the calendar."""
     text = m.group(0).strip()
     if year < 1:
-        return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, beyond="past")
+        return DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, beyond="past")
     if year > 9998:
-        return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, beyond="future")
+        return DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, beyond="future")
     current = (year, quarter) == (today.year, (today.month - 1) // 3 + 1)
-    return _DateHit(m.start(), m.end(), text, today if current else quarter_end(year, quarter), RANK_ABSOLUTE, how)
+    return DateHit(m.start(), m.end(), text, today if current else quarter_end(year, quarter), RANK_ABSOLUTE, how)
 
 
-def _stretch_hit(year: int, month: int, m: re.Match[str], today: date, how: str) -> _DateHit:
+def _stretch_hit(year: int, month: int, m: re.Match[str], today: date, how: str) -> DateHit:
     """A stretch starting in ``month`` of ``year`` whose day is not said: asked back, unless it is all ahead or
     too early. Asked only when nothing more specific is said: "I lost a lot in the fall, should I buy NVDA
     today?" asks about today."""
     text = m.group(0).strip()
     if year > today.year or (year == today.year and month > today.month):
-        return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, beyond="future")
+        return DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, beyond="future")
     if year < MIN_DATE.year:
-        return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, beyond="past")
-    return _DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, ask="vague", vague=True)
+        return DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, beyond="past")
+    return DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, ask="vague", vague=True)
 
 
 def _recent_year(first_month: int, last_month: int, low: str, start: int, today: date) -> int:
@@ -142,7 +142,7 @@ def _names_a_report(low: str, m: re.Match[str]) -> bool:
 def _spans(low: str, m: re.Match[str]) -> bool:
     """'since Q3', 'before Q3 2025', 'by Q4', 'from Q1 to Q3': one end of a span (as "since March"), not a day."""
     before = low[max(0, m.start() - 2) : m.start()]
-    return (prev_word(low, m.start()) in _SPAN_WORDS or re.match(_CN_SPAN_WORDS, low[m.end():]) is not None
+    return (prev_word(low, m.start()) in SPAN_WORDS or re.match(_CN_SPAN_WORDS, low[m.end():]) is not None
             or before.endswith(("自", "从", "從")))
 
 
@@ -150,17 +150,17 @@ def _spans(low: str, m: re.Match[str]) -> bool:
 # English
 
 
-def _fiscal(low: str, today: date) -> Iterable[_DateHit]:
+def _fiscal(low: str, today: date) -> Iterable[DateHit]:
     """'fiscal Q3', 'FY25 Q3', 'Q3 FY2025', 'fiscal 2025 third quarter', 'FQ3': the company's calendar, asked."""
     fy = r"(?:fy|fiscal(?:\s+year)?)\s?'?(?:\d{4}|\d{2})?"
     quarter = r"(?:q[1-4]|[1-4]q|(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:quarter|half)|h[12])"
     pattern = rf"{_L}(?:{fy}\s*{quarter}|{quarter}\s*(?:of\s+)?{fy}|fq[1-4]){_R}"
     for m in re.finditer(pattern, low):
         if not _names_a_report(low, m):
-            yield _DateHit(m.start(), m.end(), m.group(0).strip(), None, RANK_ABSOLUTE, "fiscal period", ask="vague")
+            yield DateHit(m.start(), m.end(), m.group(0).strip(), None, RANK_ABSOLUTE, "fiscal period", ask="vague")
 
 
-def _quarters(low: str, today: date) -> Iterable[_DateHit]:
+def _quarters(low: str, today: date) -> Iterable[DateHit]:
     """'Q3 2024', '2024 Q3', '2024Q3', '3Q24', "Q3'24", 'the third quarter of 2024', 'in Q3', "last year's Q3",
     'the last quarter of 2024' (its Q4), 'last quarter', 'the quarter before last'."""
     # The year first, so "2024 Q3" is not "Q3" alone; then "last year's Q3".
@@ -193,7 +193,7 @@ def _quarters(low: str, today: date) -> Iterable[_DateHit]:
 _PART_BEFORE = re.compile(r"\b(?:early|mid|late|(?:the\s+)?(?:start|beginning|middle)\s+of(?:\s+the)?)[\s-]*$")
 
 
-def _said_quarter(m: re.Match[str], low: str, today: date) -> _DateHit | None:
+def _said_quarter(m: re.Match[str], low: str, today: date) -> DateHit | None:
     """A quarter with the year after it (groups 2-4: '2024', "'24", '24'; 5: 'last'/'this' year), or one
     without a year where a quarter alone is meant (:func:`_bare_period`)."""
     quarter = 4 if m.group(1) in ("last", "final") else _ORDINALS.get(m.group(1)) or int(m.group(1))
@@ -201,7 +201,7 @@ def _said_quarter(m: re.Match[str], low: str, today: date) -> _DateHit | None:
     if m.group(5):
         year = today.year - (m.group(5) == "last")
     elif said:
-        year = int(said) if len(said) == 4 else _year(said, today)
+        year = int(said) if len(said) == 4 else year_of(said, today)
     elif _bare_period(low, m):
         year = _recent_year(quarter * 3 - 2, quarter * 3, low, m.start(), today)
     else:
@@ -218,7 +218,7 @@ def _bare_period(low: str, m: re.Match[str]) -> bool:
     return before in _PREPS or len(re.findall(r"\S+", low)) <= 3
 
 
-def _halves(low: str, today: date) -> Iterable[_DateHit]:
+def _halves(low: str, today: date) -> Iterable[DateHit]:
     """'H1 2024', '2024 H2', '1H24', 'the first half of 2024', 'the second half of last year': asked back."""
     # "1h 20 ema" is a chart's time frame, "H100" a chip: a two-digit year only as "1H24" or "H1'24".
     forms = (
@@ -244,11 +244,11 @@ def _said_year(four: str | None, two: str | None, word: str | None, today: date)
     if four:
         return int(four)
     if two:
-        return _year(two, today)
+        return year_of(two, today)
     return today.year - (word == "last")
 
 
-def _seasons(low: str, today: date) -> Iterable[_DateHit]:
+def _seasons(low: str, today: date) -> Iterable[DateHit]:
     """'last summer', 'this spring', 'in the fall', 'over the summer', 'summer 2024', 'the spring of 2024',
     '2024 summer': asked back. 'fall' and 'spring' alone are verbs and nouns: a word around must mark them."""
     marked = rf"\b(?:(last|this|past|previous)\s+|(?:in|during|over|throughout)\s+(?:the\s+)?){_SEASON}" \
@@ -273,7 +273,7 @@ def _a_move(low: str, m: re.Match[str]) -> bool:
 
 
 def _season_hit(season: str, year_text: str | None, mode: str | None, m: re.Match[str], low: str,
-                today: date) -> _DateHit:
+                today: date) -> DateHit:
     month = _SEASONS[season]
     if year_text:
         year = int(year_text)
@@ -290,25 +290,25 @@ def _season_hit(season: str, year_text: str | None, mode: str | None, m: re.Matc
 # --------------------------------------------------------------------------
 # Chinese (simplified and traditional)
 
-# Years said in Chinese (2024年, 24年, 二〇二四年, 去年) are intl_dates' own (_YEAR_REF: groups 1 and 2).
-_CN_YEAR = _YEAR_REF
+# Years said in Chinese (2024年, 24年, 二〇二四年, 去年) are intl_dates' own (YEAR_REF: groups 1 and 2).
+_CN_YEAR = YEAR_REF
 _CN_QUARTER_NUM = r"([1-4一二三四])"
 
 
 def _cn_year(m: re.Match[str], today: date) -> int | None:
     """The year a _CN_YEAR at groups 1 and 2 names; None when none was said."""
-    return _ref_year(m, today) if m.group(1) or m.group(2) else None
+    return ref_year(m, today) if m.group(1) or m.group(2) else None
 
 
-def _cn_fiscal(low: str, today: date) -> Iterable[_DateHit]:
+def _cn_fiscal(low: str, today: date) -> Iterable[DateHit]:
     """2025财年第三季度, 财年Q3, 2025財年上半年: the company's calendar, asked."""
     part = rf"(?:第?\s?{_CN_QUARTER_NUM}\s?(?:季度|季(?!度))|q[1-4]|上半年|下半年)"
     pattern = rf"(?:\d{{4}}|\d{{2}})?\s?(?:财年|財年|财政年度|財政年度)\s?的?\s?{part}{_CN_REPORT}"
     for m in re.finditer(pattern, low):
-        yield _DateHit(m.start(), m.end(), m.group(0).strip(), None, RANK_ABSOLUTE, "fiscal period", ask="vague")
+        yield DateHit(m.start(), m.end(), m.group(0).strip(), None, RANK_ABSOLUTE, "fiscal period", ask="vague")
 
 
-def _cn_quarters(low: str, today: date) -> Iterable[_DateHit]:
+def _cn_quarters(low: str, today: date) -> Iterable[DateHit]:
     """2024年第三季度, 2024年Q3, 去年三季度, 今年一季度, 第三季度, 2024年前三季度 (through the third: its end);
     上季度, 上个季度, 上一季度. 第二季 without 度 only with a year (a show's second season otherwise), and not
     after 连续 / 过去 / 每 (连续三季度超预期 counts results)."""
@@ -336,7 +336,7 @@ def _cn_quarters(low: str, today: date) -> Iterable[_DateHit]:
         yield _quarter_hit(index // 4, index % 4 + 1, m, today, "Chinese quarter")
 
 
-def _cn_halves(low: str, today: date) -> Iterable[_DateHit]:
+def _cn_halves(low: str, today: date) -> Iterable[DateHit]:
     """2024年上半年, 去年下半年, 上半年 (this year's): asked back."""
     for m in re.finditer(rf"(?:{_CN_YEAR}\s?的?\s?)?(上半年|下半年){_CN_REPORT}", low):
         year = _cn_year(m, today)
@@ -347,7 +347,7 @@ def _cn_halves(low: str, today: date) -> Iterable[_DateHit]:
 _CN_SEASONS = {"春": 3, "夏": 6, "秋": 9, "冬": 12}
 
 
-def _cn_seasons(low: str, today: date) -> Iterable[_DateHit]:
+def _cn_seasons(low: str, today: date) -> Iterable[DateHit]:
     """去年夏天, 2024年春季, 今年秋天: asked back. Only with its year: "宁德时代的春天来了吗", "茅台的冬天过去了吗"
     are figures of speech, and 春季躁动, 秋季发布会 an event."""
     for m in re.finditer(rf"{_CN_YEAR}\s?的?\s?([春夏秋冬])(?:天|季)(?!度){_CN_REPORT}", low):
@@ -371,7 +371,7 @@ _OTHER_LAST = r"\b(?:el\s+)?(?:trimestre\s+pasado|último\s+trimestre|ultimo\s+t
               r"|\b(?:letzte[nms]?\s+quartal|vorquartal|vorigen\s+quartal|vorige[ns]?\s+quartal)\b|前四半期"
 
 
-def _other_quarters(low: str, today: date) -> Iterable[_DateHit]:
+def _other_quarters(low: str, today: date) -> Iterable[DateHit]:
     """'tercer trimestre de 2024', 'troisième trimestre 2024', 'T3 2024', 'im dritten Quartal 2024', '3. Quartal
     2024', '2024年第3四半期'; without a year after a preposition ('en el tercer trimestre'); 'el trimestre
     pasado', 'le trimestre dernier', 'letztes Quartal', '前四半期' -> the last quarter's end."""

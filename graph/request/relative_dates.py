@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from ..core.trading_days import previous_trading_day
-from .date_hits import MIN_DATE, RANK_NOW, RANK_RELATIVE, RANK_TODAY, Beyond, _DateHit, _quote
-from .date_words import _LARGE_NUMBERS, _MOVE_WORDS, _MULTIPLIERS, _NUMBER_WORD, _SMALL_NUMBERS, _WEEKDAYS
+from .date_hits import MIN_DATE, RANK_NOW, RANK_RELATIVE, RANK_TODAY, Beyond, DateHit, quoted
+from .date_words import LARGE_NUMBERS, MOVE_WORDS, MULTIPLIERS, NUMBER_WORD, SMALL_NUMBERS, WEEKDAY_NAMES
 from .text import blank
 
 _UNIT_DAYS = {"day": 1, "week": 7, "wk": 7, "fortnight": 14}
@@ -20,7 +20,7 @@ _UNIT = r"(days?|weeks?|wks?|fortnights?|months?|mos?|quarters?|years?|yrs?|deca
 _PAST = r"ago|back|earlier|before\s+today|in\s+the\s+past"
 _FUTURE = r"from\s+now|from\s+today|later|hence|in\s+the\s+future"
 _AMOUNT_DIGITS = re.compile(r"(?<!\S)([-+]?(?:\d[\d,._']*)?\d(?:e[-+]?\d+)?)\s+$")
-_AMOUNT_WORDS = re.compile(rf"(?<![\w-])((?:(?:{_NUMBER_WORD})[\s-]+)+)$")
+_AMOUNT_WORDS = re.compile(rf"(?<![\w-])((?:(?:{NUMBER_WORD})[\s-]+)+)$")
 # Numbers this large are all "too far" in any unit; capping keeps the arithmetic small.
 _HUGE = 10**15
 
@@ -32,44 +32,44 @@ class _Amount:
     why: str | None = None  # when value is None: why the number can't be used
 
 
-def _find_relative(low: str, today: date) -> Iterable[_DateHit]:
+def find_relative(low: str, today: date) -> Iterable[DateHit]:
     """yesterday, N days ago, last week/month/year, tomorrow, next week, in N days."""
     simple: tuple[tuple[str, Callable[[], date]], ...] = (
         (r"\b(?:the\s+)?day\s+before\s+yesterday\b", lambda: today - timedelta(days=2)),
         # Before "last year" and "last week": "this time last year" is a year ago today, not last year's end.
         (r"\b(?:(?:this|the\s+same)\s+(?:time|day|date)|same\s+(?:time|day|date))\s+(?:last|a)\s+year\b",
-         lambda: _shift_months(today, -12)),
-        (r"\b(?:the\s+)?week\s+before\s+last\b", lambda: _last_week_friday(today) - timedelta(days=7)),
+         lambda: shift_months(today, -12)),
+        (r"\b(?:the\s+)?week\s+before\s+last\b", lambda: last_week_friday(today) - timedelta(days=7)),
         (r"\b(?:the\s+)?month\s+before\s+last\b",
-         lambda: _shift_months(today.replace(day=1), -1) - timedelta(days=1)),
+         lambda: shift_months(today.replace(day=1), -1) - timedelta(days=1)),
         (r"\b(?:the\s+)?year\s+before\s+last\b", lambda: date(today.year - 2, 12, 31)),
         (r"\b(?:yesterday|yday|yest)\b(?:'s)?", lambda: today - timedelta(days=1)),
-        (r"\b(?:last|previous|prior)\s+week(?:'s)?\b", lambda: _last_week_friday(today)),
+        (r"\b(?:last|previous|prior)\s+week(?:'s)?\b", lambda: last_week_friday(today)),
         (r"\b(?:last|previous|prior)\s+month(?:'s)?\b", lambda: today.replace(day=1) - timedelta(days=1)),
         (r"\b(?:last|previous|prior)\s+year(?:'s)?\b", lambda: date(today.year - 1, 12, 31)),
         (r"\b(?:the\s+)?(?:day\s+after\s+tomorrow|overmorrow)\b", lambda: today + timedelta(days=2)),
         (r"\b(?:tomorrow|tmrw|tmr|tomorow)\b", lambda: today + timedelta(days=1)),
         (r"\bnext\s+week\b", lambda: today + timedelta(days=7)),
-        (r"\bnext\s+month\b", lambda: _shift_months(today, 1)),
-        (r"\bnext\s+quarter\b", lambda: _shift_months(today, 3)),
-        (r"\bnext\s+year\b", lambda: _shift_months(today, 12)),
-        (r"\bnext\s+decade\b", lambda: _shift_months(today, 120)),
+        (r"\bnext\s+month\b", lambda: shift_months(today, 1)),
+        (r"\bnext\s+quarter\b", lambda: shift_months(today, 3)),
+        (r"\bnext\s+year\b", lambda: shift_months(today, 12)),
+        (r"\bnext\s+decade\b", lambda: shift_months(today, 120)),
         (r"\b(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?week\b",
          lambda: today - timedelta(days=today.weekday()) + timedelta(days=4)),
         (r"\b(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?month\b",
-         lambda: _shift_months(today.replace(day=1), 1) - timedelta(days=1)),
+         lambda: shift_months(today.replace(day=1), 1) - timedelta(days=1)),
         (r"\b(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?quarter\b",
-         lambda: _shift_months(today.replace(day=1), 3 - (today.month - 1) % 3) - timedelta(days=1)),
+         lambda: shift_months(today.replace(day=1), 3 - (today.month - 1) % 3) - timedelta(days=1)),
         (r"\b(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?year\b",
          lambda: date(today.year, 12, 31)),
     )
     for pattern, compute in simple:
         for m in re.finditer(pattern, low):
-            yield _DateHit(m.start(), m.end(), m.group(0).strip(), compute(), RANK_RELATIVE, "relative date")
+            yield DateHit(m.start(), m.end(), m.group(0).strip(), compute(), RANK_RELATIVE, "relative date")
             low = blank(low, m.start(), m.end())
     # "a while ago", "some time back": no day at all, so asked back (as "years ago").
     for m in re.finditer(r"\b(?:a\s+(?:little\s+|long\s+|short\s+)?while|some\s+time|a\s+bit)\s+(?:ago|back)\b", low):
-        yield _DateHit(m.start(), m.end(), m.group(0), None, RANK_RELATIVE, "relative date without a number",
+        yield DateHit(m.start(), m.end(), m.group(0), None, RANK_RELATIVE, "relative date without a number",
                        ask="vague", vague=True)
         low = blank(low, m.start(), m.end())
     pattern = rf"\b(?:(trading|business|market)\s+)?{_UNIT}\b(?:\s+({_PAST}|{_FUTURE})\b)?"
@@ -79,7 +79,7 @@ def _find_relative(low: str, today: date) -> Iterable[_DateHit]:
             yield hit
 
 
-def _counted(low: str, m: re.Match[str], today: date) -> _DateHit | None:
+def _counted(low: str, m: re.Match[str], today: date) -> DateHit | None:
     """'3 days ago', 'in 3 days', '3 days from now', 'years ago' (no number: asked back)."""
     direction = m.group(3)
     window_start = max(0, m.start() - 80)
@@ -101,15 +101,15 @@ def _counted(low: str, m: re.Match[str], today: date) -> _DateHit | None:
         start = window_start + amount.start if amount else m.start()
     text = low[start : m.end()]
     if amount is None:
-        return _DateHit(start, m.end(), text, None, RANK_RELATIVE, "relative date without a number",
+        return DateHit(start, m.end(), text, None, RANK_RELATIVE, "relative date without a number",
                         ask="vague", vague=True)
     if amount.value is None:
-        return _DateHit(start, m.end(), text, None, RANK_RELATIVE, "relative date", ask="unreadable",
+        return DateHit(start, m.end(), text, None, RANK_RELATIVE, "relative date", ask="unreadable",
                         unclear=amount.why)
     unit = _singular(m.group(2))
     trading = bool(m.group(1)) and unit == "day"
-    value, beyond = _offset(today, amount.value, unit, sign, trading)
-    return _DateHit(start, m.end(), text, value, RANK_RELATIVE, "relative date", beyond=beyond)
+    value, beyond = offset_date(today, amount.value, unit, sign, trading)
+    return DateHit(start, m.end(), text, value, RANK_RELATIVE, "relative date", beyond=beyond)
 
 
 def _read_amount(window: str) -> _Amount | None:
@@ -125,7 +125,7 @@ def _read_amount(window: str) -> _Amount | None:
             return _Amount(m.start(1), value)
     last = re.search(r"(\S+)\s+$", window)
     if last and re.search(r"\d", last.group(1)):  # "1,5", ".5", "1e9x": a number, but not one we can use
-        return _Amount(last.start(1), None, f"I can't read '{_quote(last.group(1), 20)}' as a number")
+        return _Amount(last.start(1), None, f"I can't read '{quoted(last.group(1), 20)}' as a number")
     return None
 
 
@@ -141,11 +141,11 @@ def _read_number(token: str) -> tuple[int | None, str | None]:
     try:
         number = float(digits)
     except ValueError:
-        return None, f"I can't read '{_quote(token, 20)}' as a number"
+        return None, f"I can't read '{quoted(token, 20)}' as a number"
     if math.isinf(number) or number >= _HUGE:
         return _HUGE, None  # "1e9 days ago": far, whatever the unit
     if not number.is_integer():
-        return None, f"'{_quote(token, 20)}' isn't a whole number"
+        return None, f"'{quoted(token, 20)}' isn't a whole number"
     return int(number), None
 
 
@@ -161,12 +161,12 @@ def _words_value(words: list[str]) -> int | None:
                 current, article = 1, True
             continue
         counted = True
-        if word in _SMALL_NUMBERS:
-            current = (0 if article else current) + _SMALL_NUMBERS[word]
-        elif word in _MULTIPLIERS:
-            current = max(current, 1) * _MULTIPLIERS[word]
-        elif word in _LARGE_NUMBERS:
-            total += max(current, 1) * _LARGE_NUMBERS[word]
+        if word in SMALL_NUMBERS:
+            current = (0 if article else current) + SMALL_NUMBERS[word]
+        elif word in MULTIPLIERS:
+            current = max(current, 1) * MULTIPLIERS[word]
+        elif word in LARGE_NUMBERS:
+            total += max(current, 1) * LARGE_NUMBERS[word]
             current = 0
         article = False
     if not counted and not article:
@@ -184,10 +184,10 @@ def _measures_a_move(low: str, start: int) -> bool:
     """Is 'in N days' the span of a move ('up 20% in 3 days', 'doubled in 2 years')?"""
     before = low[max(0, start - 40) : start]
     words = re.findall(r"[a-z%']+|%", before)[-3:]
-    return "%" in before or any(w in _MOVE_WORDS for w in words)
+    return "%" in before or any(w in MOVE_WORDS for w in words)
 
 
-def _offset(today: date, n: int, unit: str, sign: int, trading: bool) -> tuple[date | None, Beyond | None]:
+def offset_date(today: date, n: int, unit: str, sign: int, trading: bool) -> tuple[date | None, Beyond | None]:
     """``today`` moved by ``n`` units (sign -1: back), or which side of the calendar it falls off."""
     off: Beyond = "past" if sign < 0 else "future"
     if unit in _UNIT_DAYS:
@@ -202,7 +202,7 @@ def _offset(today: date, n: int, unit: str, sign: int, trading: bool) -> tuple[d
     index = today.year * 12 + today.month - 1 + sign * months
     if not 12 <= index < 9999 * 12:  # years 1 to 9998
         return None, off
-    return _shift_months(today, sign * months), None
+    return shift_months(today, sign * months), None
 
 
 def _trading_days_back(today: date, n: int) -> tuple[date | None, Beyond | None]:
@@ -216,33 +216,33 @@ def _trading_days_back(today: date, n: int) -> tuple[date | None, Beyond | None]
     return d, None
 
 
-def _find_weekday(low: str, today: date) -> Iterable[_DateHit]:
+def find_weekday(low: str, today: date) -> Iterable[DateHit]:
     """'last Friday', 'on Monday', 'this wed', "Friday's close", bare 'friday'."""
-    names = "|".join(sorted(_WEEKDAYS, key=len, reverse=True))
+    names = "|".join(sorted(WEEKDAY_NAMES, key=len, reverse=True))
     pattern = rf"\b(?:(last|past|previous|prior|this|next|coming|on)\s+)?({names})\b(?:'s)?"
     for m in re.finditer(pattern, low):
         mode, name = m.group(1), m.group(2)
         if not mode and not name.endswith("day"):
             continue  # bare "sun", "sat", "wed" are too likely to be other words
-        value = _weekday_date(today, _WEEKDAYS[name], mode or "")
-        yield _DateHit(m.start(), m.end(), m.group(0).strip(), value, RANK_RELATIVE, "weekday")
+        value = weekday_date(today, WEEKDAY_NAMES[name], mode or "")
+        yield DateHit(m.start(), m.end(), m.group(0).strip(), value, RANK_RELATIVE, "weekday")
 
 
-def _find_now(low: str, today: date) -> Iterable[_DateHit]:
+def find_now(low: str, today: date) -> Iterable[DateHit]:
     """'today' is an explicit choice; 'now'/'currently' is just filler."""
     for m in re.finditer(r"(?<!\$)\b(?:today|todays|this\s+(?:morning|afternoon|evening)|tonight)\b", low):
-        yield _DateHit(m.start(), m.end(), m.group(0).strip(), today, RANK_TODAY, "today")
+        yield DateHit(m.start(), m.end(), m.group(0).strip(), today, RANK_TODAY, "today")
     filler = r"(?<!\$)\b(?:right\s+now|now|currently|at\s+the\s+moment|this\s+week|this\s+month|this\s+year|eod)\b"
     for m in re.finditer(filler, low):
-        yield _DateHit(m.start(), m.end(), m.group(0).strip(), today, RANK_NOW, "now")
+        yield DateHit(m.start(), m.end(), m.group(0).strip(), today, RANK_NOW, "now")
 
 
-def _last_week_friday(today: date) -> date:
+def last_week_friday(today: date) -> date:
     monday_this_week = today - timedelta(days=today.weekday())
     return monday_this_week - timedelta(days=3)
 
 
-def _weekday_date(today: date, weekday: int, mode: str) -> date:
+def weekday_date(today: date, weekday: int, mode: str) -> date:
     if mode in ("next", "coming"):
         ahead = (weekday - today.weekday()) % 7 or 7
         return today + timedelta(days=ahead)
@@ -254,7 +254,7 @@ def _weekday_date(today: date, weekday: int, mode: str) -> date:
     return today - timedelta(days=back)
 
 
-def _shift_months(d: date, months: int) -> date:
+def shift_months(d: date, months: int) -> date:
     """``d`` moved by whole months, the day clamped to the month's length (Mar 31 - 1 month
     -> Feb 28/29). Callers keep the result within years 1-9999."""
     index = d.year * 12 + (d.month - 1) + months
