@@ -66,11 +66,15 @@ def _project_installs(lines: list[str]) -> list[str]:
 
 
 def test_the_install_commands_use_the_lock() -> None:
-    """The README's run and test commands and .ci/run install the project (and its llama extra) with the lock."""
+    """The README's run and test commands and .ci/run install the project (and, in .ci/llama, which both run last,
+    its llama extra) with the lock."""
     readme = [line for line in (ROOT / "README.md").read_text().splitlines() if line.startswith("python3 -m venv")]
     commands = _project_installs(readme)
     ci = _project_installs((ROOT / ".ci" / "run").read_text().splitlines())
-    # the run command's install; the test command's, then its llama extra's (as .ci/run's)
-    assert len(commands) == 3 and len(ci) == 2, (commands, ci)
+    llama = _project_installs((ROOT / ".ci" / "llama").read_text().splitlines())
+    # the run command's install, the test command's; .ci/run's; the llama extra's
+    assert len(commands) == 2 and len(ci) == 1 and len(llama) == 1, (commands, ci, llama)
+    assert readme[-1].endswith("&& bash .ci/llama") and "exec bash .ci/llama" in (ROOT / ".ci" / "run").read_text()
+    commands += llama
     for command in commands + ci:
         assert command.endswith("-c constraints.txt"), command
