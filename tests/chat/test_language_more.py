@@ -120,7 +120,7 @@ def test_the_sidebar_names_a_chinese_thread_in_chinese():
 
 
 def test_the_cli_opens_in_the_requests_language(tmp_path):
-    from tests.cli.test_cli import run
+    from tests.support.cli import run_module as run
     out = run(["graph", "--today", "2024-05-06", "--analysts", "market", "--debate-rounds", "1", "--risk-rounds", "1",
                "--quiet-tools", "英伟达今天能买吗？"], tmp_path)
     assert out.returncode == 0, out.stderr

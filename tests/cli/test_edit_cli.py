@@ -2,22 +2,16 @@
 re-runs what follows, --branches and --switch move between the branches."""
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 
-from tests.support.env import TEST_PACE
+from tests.support.cli import Ran, run_cli
 
 STEPS = ["market", "social", "news", "fundamentals", "bull-1", "bear-1", "manager", "trader",
          "risky-1", "safe-1", "neutral-1"]
 
 
-def cli(tmp_path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "DESK_"))} | TEST_PACE
-    env |= {"DESK_DATA_DIR": str(tmp_path / "data"), "DESK_DEMO_DELAY_MS": "0"}
-    return subprocess.run([sys.executable, "-m", "graph", *args], capture_output=True, text=True, env=env,
-                          cwd=tmp_path, timeout=180)
+def cli(tmp_path, *args: str) -> Ran:
+    return run_cli(tmp_path, *args)  # in this process: 8 runs a test, each a new interpreter before
 
 
 def test_history_edit_branches_and_switch(tmp_path):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from graph.core.personas import PERSONAS
-from tests.cli.test_cli import run
+from tests.support.cli import run_module as run
 
 
 def test_cli_compares_two_tickers_and_answers_a_follow_up(tmp_path) -> None:
