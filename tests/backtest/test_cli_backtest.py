@@ -19,6 +19,7 @@ from graph.core.settings import Settings
 from graph.core.trading_days import is_trading_day
 from graph.persistence.database import open_checkpointer
 from graph.runtime.desk import DeskRuntime
+from tests.support.cli import Ran, run_cli
 from tests.support.clock import python_path
 from tests.support.env import demo_env
 
@@ -31,9 +32,9 @@ def env(tmp_path: Path) -> dict[str, str]:
                     DESK_DEMO_DELAY_MS="0", PYTHONUNBUFFERED="1", PYTHONPATH=python_path(ROOT))
 
 
-def cli(tmp_path: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "graph", *args], capture_output=True, text=True,
-                          env=env(tmp_path), cwd=tmp_path, timeout=timeout, stdin=subprocess.DEVNULL)
+def cli(tmp_path: Path, *args: str, timeout: float = 300) -> Ran:
+    """`python -m graph *args`, run in this process (tests/support/cli.py); the kill below needs a process."""
+    return run_cli(tmp_path, *args)
 
 
 def test_a_backtest_prints_its_plan_its_progress_and_the_table(tmp_path: Path) -> None:
