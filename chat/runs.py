@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable
 from typing import Any, cast
 
 import chainlit as cl
@@ -54,6 +53,7 @@ from .background import after_shown, cancel
 from .edits import offer_edits
 from .kit.say import said as kit_said
 from .kit.say import signed_in
+from .kit.tasks import quietly
 from .languages import DEFAULT
 from .pages import Pages
 from .panel import NextAnalysis
@@ -325,22 +325,22 @@ class ChatRun:
             if renderer.decided:
                 await self._show_decision()
             await renderer.finish(phrase(self.language, "chat.decision_ready" if renderer.decided else "chat.done"))
-            await self._quietly(offer_edits(desk, self.thread_id))  # Edit buttons on the finished turns
+            await quietly(offer_edits(desk, self.thread_id))  # Edit buttons on the finished turns
         except LeaseHeld:
             outcome = "elsewhere"
-            await self._quietly(self._run_elsewhere(text))
+            await quietly(self._run_elsewhere(text))
         except asyncio.CancelledError:
             outcome = "stopped"
             lang = self.language = renderer.language
             spent = await self._cut_short(renderer, "cut_off_suffix", "stopped_status")
             key = "stopped_lease_lost" if lost is not None and lost.is_set() else "stopped"
-            await self._quietly(cl.Message(content=phrase(lang, "chat." + key) + _spent_line(spent), author=DESK,
+            await quietly(cl.Message(content=phrase(lang, "chat." + key) + _spent_line(spent), author=DESK,
                                            metadata=label_metadata(DESK, language=lang)).send())
         except Exception as exc:  # the user gets a sentence, never a traceback
             outcome = "failed"
             lang = self.language = renderer.language
             spent = await self._cut_short(renderer, "failed_suffix", "failed_status")
-            await self._quietly(cl.Message(content=f"⚠️ {explain(exc, lang)}\n\n{phrase(lang, 'chat.failed')}"
+            await quietly(cl.Message(content=f"⚠️ {explain(exc, lang)}\n\n{phrase(lang, 'chat.failed')}"
                                            + _spent_line(spent), author=DESK,
                                            metadata=label_metadata(DESK, language=lang),
                                            actions=[resume_action(self.thread_id, lang)]).send())
@@ -377,13 +377,13 @@ class ChatRun:
         """Stream the run's events to the pages, naming the thread after its analysis."""
         if turn.resumed is not None:  # resume: the plan and who already spoke come from the checkpoint
             renderer.plan, renderer.started = turn.plan, turn.plan.spoken(turn.resumed)
-            await self._quietly(self._name(turn.resumed, NAME_RUNNING))
+            await quietly(self._name(turn.resumed, NAME_RUNNING))
         quick, deep = nxt.models or (None, None)
         context = turn.desk.context(quick_model=quick, deep_model=deep, user=self.user, source="chat")
         async for ev in turn.events(context):
             await renderer.handle(ev)
             if isinstance(ev, NodeDone) and ev.node == "coordinator":
-                await self._quietly(self._name(ev.update, NAME_RUNNING, _asked(turn)))
+                await quietly(self._name(ev.update, NAME_RUNNING, _asked(turn)))
         await renderer.close_open()
 
     async def _cut_short(self, renderer: Renderer, suffix: str, status: str) -> str:
@@ -392,9 +392,9 @@ class ChatRun:
         before: it stands). Returns its token total."""
         lang = renderer.language
         if not renderer.decided:
-            await self._quietly(self._name(self.analysing, NAME_STOPPED))
-        await self._quietly(renderer.close_open(phrase(lang, "chat." + suffix)))
-        await self._quietly(renderer.finish(phrase(lang, "chat." + status), failed=True))
+            await quietly(self._name(self.analysing, NAME_STOPPED))
+        await quietly(renderer.close_open(phrase(lang, "chat." + suffix)))
+        await quietly(renderer.finish(phrase(lang, "chat." + status), failed=True))
         return await self._spent()
 
     async def _close_run(self, outcome: str) -> list[Note]:
@@ -414,7 +414,7 @@ class ChatRun:
             asked = "\n".join(quoted_note(n.text) for n in leftover[:NOTES_PER_TURN])
             if (more := len(leftover) - NOTES_PER_TURN) > 0:  # a new run marks every note read
                 key = "notes_overflow_one" if more == 1 else "notes_overflow_many"
-                await self._quietly(said(self.language, key, more=more, n=NOTES_PER_TURN).send())
+                await quietly(said(self.language, key, more=more, n=NOTES_PER_TURN).send())
             self.task = asyncio.create_task(self._run(asked, nxt))
         elif leftover:
             lang = self.language
@@ -422,7 +422,7 @@ class ChatRun:
                 phrase(lang, "chat.note_quoted", text=quoted_note(n.text)) for n in leftover[:NOTES_PER_TURN])
             more = len(leftover) - NOTES_PER_TURN
             tail = phrase(lang, "chat.not_answered_more", more=more) if more > 0 else ""
-            await self._quietly(said(lang, "not_answered", listed=listed, more=tail).send())
+            await quietly(said(lang, "not_answered", listed=listed, more=tail).send())
             self.service.chats.pop(self.thread_id, None)
 
     def _pages(self) -> Pages:
@@ -490,16 +490,12 @@ class ChatRun:
         except Exception:  # the thread is gone (deleted) or the store is closing
             return []
 
-    @staticmethod
-    async def _quietly(aw: Awaitable[Any]) -> None:
-        with contextlib.suppress(Exception):  # showing an error must not raise another
-            await aw
 
     async def _show_decision(self) -> None:
         """The decision's card, and the thread named after it."""
         state = await self.service.state(self.thread_id)
         await show_decision(self.thread_id, state, self.service.vendor)
-        await self._quietly(name_thread(self.thread_id, state, at=self.began if self.analysing else None))
+        await quietly(name_thread(self.thread_id, state, at=self.began if self.analysing else None))
 
     async def _name(self, values: dict[str, Any] | None, status: str, asked: str = "") -> None:
         """Name the thread (thread_names.py) after its analyses, the one under way (the coordinator's

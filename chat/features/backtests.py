@@ -82,14 +82,6 @@ def day_link(backtest_id: str, ticker: str, day: str) -> str:
     return f"{DAY_ROUTE}/{backtest_id}/{quote(ticker, safe='')}/{day}"
 
 
-def _say(language: str, key: str, actions: list[cl.Action] | None = None, **fields: Any) -> cl.Message:
-    return said(key, language=language, actions=actions, **fields)
-
-
-def _user() -> str:
-    """Whose backtests these are: the page's signed-in user (the desk's local user without a login)."""
-    return page_user()
-
 
 class Backtests:
     """The server's backtests: the plans offered, the runs in flight (by the chat thread that started them) and
@@ -145,21 +137,21 @@ class Backtests:
                                          budget=ask.budget)
             prepared.check_budget()
         except PlanRefused as refused:
-            await _say(lang, "backtest_refused", reason=refused.told(lang)).send()
+            await said("backtest_refused", language=lang, reason=refused.told(lang)).send()
             return
         await self._offer(prepared, thread_id, lang)
 
     async def _offer_resume(self, backtest_id: str, thread_id: str, language: str) -> None:
         if (run := self._run_of(backtest_id)) is not None:
-            await _say(language, "backtest_running", id=run.id).send()
+            await said("backtest_running", language=language, id=run.id).send()
             return
-        prepared = await prepare_resume(await self.desk(), _user(), backtest_id, days=await self.days())
+        prepared = await prepare_resume(await self.desk(), page_user(), backtest_id, days=await self.days())
         if prepared is None:
-            await _say(language, "backtest_unknown", id=backtest_id).send()
+            await said("backtest_unknown", language=language, id=backtest_id).send()
             return
         if prepared.to_run == 0:  # every day is done: nothing to confirm, the result is shown again
-            runner = await confirmed(await self.desk(), _user(), prepared, await self.days())
-            self._start(prepared, _user(), thread_id, language, runner)
+            runner = await confirmed(await self.desk(), page_user(), prepared, await self.days())
+            self._start(prepared, page_user(), thread_id, language, runner)
             return
         await self._offer(prepared, thread_id, language)
 
@@ -177,18 +169,18 @@ class Backtests:
 
     async def run_pressed(self, answer: Answer) -> None:
         if (busy := self.running.get(answer.thread_id)) is not None and busy.active:
-            await _say(answer.language, "backtest_busy", id=busy.id).send()
+            await said("backtest_busy", language=answer.language, id=busy.id).send()
             return
         desk = await self.desk()
         prepared = await Prepared.from_json(desk, answer.user, answer.body)
         if prepared is None:  # the backtest it resumes was deleted meanwhile
-            await _say(answer.language, "backtest_offer_gone").send()
+            await said("backtest_offer_gone", language=answer.language).send()
             return
         runner = await confirmed(desk, answer.user, prepared, await self.days())  # stored only now
         self._start(prepared, answer.user, answer.thread_id, answer.language, runner)
 
     async def cancel_pressed(self, answer: Answer) -> None:
-        await _say(answer.language, "backtest_cancelled").send()
+        await said("backtest_cancelled", language=answer.language).send()
 
     def _start(self, prepared: Prepared, user: str, thread_id: str, language: str, runner: Runner) -> None:
         self.runs.begin(BacktestRun(self, runner, prepared, thread_id, language))
@@ -273,14 +265,15 @@ class BacktestRun(ThreadTask):
     async def stopped(self) -> None:
         await quietly(self._show_progress())
         progress = self.runner.progress
-        await _say(self.language, "backtest_stopped", id=self.id, done=progress.finished, total=progress.total).send()
+        await said("backtest_stopped", language=self.language, id=self.id, done=progress.finished,
+                   total=progress.total).send()
 
     async def elsewhere(self) -> None:
-        await _say(self.language, "backtest_elsewhere", id=self.id).send()
+        await said("backtest_elsewhere", language=self.language, id=self.id).send()
 
     async def failed(self, exc: Exception) -> None:
         await quietly(self._show_progress())
-        await _say(self.language, "backtest_failed", id=self.id, reason=explain(exc, self.language)).send()
+        await said("backtest_failed", language=self.language, id=self.id, reason=explain(exc, self.language)).send()
 
     async def _name_thread(self) -> None:
         """A thread whose first message asked for a backtest is named after it in the sidebar (one named after

@@ -56,10 +56,6 @@ MAX_FILE_BYTES = 1_000_001  # read_csv refuses over 1,000,000 with its own words
 CENT = Decimal("0.01")
 
 
-def _user() -> str:
-    """Whose book: the page's signed-in user (the desk's local user without a login)."""
-    return page_user()
-
 
 async def _send(language: str, text: str) -> None:
     """A message of the Desk, labelled in `language`."""
@@ -192,14 +188,14 @@ class Books:
             await self._told(rest)
 
     async def _show(self, language: str) -> None:
-        book = await (await self.books()).get(_user())
+        book = await (await self.books()).get(page_user())
         if book is None:
             await _send(language, _say(language, "book_empty"))
             return
         await _send(language, f"{book_table(book, language)}\n\n{_say(language, 'book_help')}")
 
     async def _told(self, text: str) -> None:
-        before = await (await self.books()).get(_user())
+        before = await (await self.books()).get(page_user())
         reading = read_holdings(text, before)
         language = reading.language
         if reading.problems:
@@ -213,7 +209,7 @@ class Books:
         if not symbol:
             await _send(language, _say(language, "book_clear_which"))
             return
-        before = await (await self.books()).get(_user())
+        before = await (await self.books()).get(page_user())
         held = before.get(symbol) if before is not None else None
         if before is None or held is None:
             await _send(language, _say(language, "book_not_held", symbol=_shown_name(symbol.upper())))
@@ -221,7 +217,7 @@ class Books:
         await self._offer(before, before.with_position(Position(held.symbol, Decimal(0))), language, [])
 
     async def _offer_removal(self, language: str) -> None:
-        before = await (await self.books()).get(_user())
+        before = await (await self.books()).get(page_user())
         if before is None:
             await _send(language, _say(language, "book_nothing_to_remove"))
             return
@@ -246,7 +242,7 @@ class Books:
         except OSError:
             await _send(language, _say(language, "book_csv_unreadable", name=name))
             return
-        before = await (await self.books()).get(_user())
+        before = await (await self.books()).get(page_user())
         result = read_csv(data, currency=before.currency if before is not None else "USD")
         if result.book is None:
             await _send(language, _csv_errors(result, name, language))

@@ -99,13 +99,6 @@ EDITS_SENT = "compare_edits"  # user-session key: the compare_edit actions sent 
 COMPARED = COMPARED_DESK  # a desk thread's metadata: {"parent", "ticker"} (left out of the sidebar's list)
 
 
-def _say(language: str, key: str, actions: list[cl.Action] | None = None, **fields: Any) -> cl.Message:
-    return said("compare." + key, language=language, actions=actions, **fields)
-
-
-def _user() -> str:
-    return page_user()
-
 
 def _thread_link(thread_id: str) -> str:
     return f"/thread/{thread_id}"
@@ -115,9 +108,6 @@ def _note(language: str, key: str, **fields: object) -> cl.Message:
     """A Desk note about an edit (the text `chat.<key>`): on every branch (chat/edits.py)."""
     return cl.Message(content=phrase(language, "chat." + key, **fields), author=DESK, metadata={NOTE: True})
 
-
-def _page_language() -> str:
-    return thread_language()
 
 
 def _ask_json(ask: CompareAsk) -> dict[str, Any]:
@@ -216,7 +206,7 @@ class Compares:
         if asks_to_resume(text):
             return await self.resume(thread_id, nxt, quiet=True)
         desk = await self.desk()
-        if (followed := await followup_of(desk, _user(), thread_id, text, today)) is not None:
+        if (followed := await followup_of(desk, page_user(), thread_id, text, today)) is not None:
             await self._followup(followed, text)
             return True
         # Two tickers ("NVDA or AMD?"; in a thread holding an analysis, only when asked as one): graph's router.
@@ -229,17 +219,17 @@ class Compares:
         if needs_confirmation(len(ask.tickers), live=desk.models.live):
             await self._offer(ask, text, thread_id, nxt)
             return True
-        await self._start(ask, text, _user(), thread_id, nxt)
+        await self._start(ask, text, page_user(), thread_id, nxt)
         return True
 
     async def resume(self, thread_id: str, nxt: NextAnalysis, quiet: bool = False) -> bool:
         """Go on with the thread's stopped comparison; False (said unless `quiet`) when there is none."""
         desk = await self.desk()
-        comparison = await Comparison.stored(desk, _user(), thread_id, plan=nxt.plan)
+        comparison = await Comparison.stored(desk, page_user(), thread_id, plan=nxt.plan)
         if comparison is None or not await comparison.interrupted():
             if not quiet:
-                lang = _page_language() if comparison is None else comparison.record.language
-                await _say(lang, "nothing_to_resume").send()
+                lang = thread_language() if comparison is None else comparison.record.language
+                await said("compare.nothing_to_resume", language=lang).send()
             return False
         self._begin(CompareRun(self, comparison, nxt, resumed=True))
         return True
@@ -283,7 +273,7 @@ class Compares:
         await self._start(_ask_of(body["ask"]), str(body.get("asked") or ""), answer.user, answer.thread_id, nxt)
 
     async def cancel_pressed(self, answer: Answer) -> None:
-        await _say(answer.language, "cancelled").send()
+        await said("compare.cancelled", language=answer.language).send()
 
     # -- stop -----------------------------------------------------------------------------------------
 
@@ -310,7 +300,7 @@ class Compares:
             await run.join(steps)
             return
         try:
-            comparison = await Comparison.stored(await self.desk(), _user(), thread_id)
+            comparison = await Comparison.stored(await self.desk(), page_user(), thread_id)
             if comparison is not None and comparison.record.status == "done":
                 await offer_edits(comparison, cast(list[dict[str, Any]], steps))
         except Exception:  # the buttons are a convenience: reopening the thread must not fail on them
@@ -335,10 +325,10 @@ class Compares:
         parent = cl.context.session.thread_id
         desk = await self.desk()
         # The page's own thread (the door checked it is the user's) and the user's own record of it: else refused.
-        comparison = await Comparison.stored(desk, _user(), parent) if payload.get("thread_id") == parent else None
+        comparison = await Comparison.stored(desk, page_user(), parent) if payload.get("thread_id") == parent else None
         ticker = str(payload.get("ticker") or "")
         if comparison is None or ticker not in comparison.record.threads:
-            await _note(_page_language(), "edit_not_yours").send()
+            await _note(thread_language(), "edit_not_yours").send()
             return
         record, lang = comparison.record, comparison.record.language
         thread = record.threads[ticker]
@@ -460,9 +450,9 @@ class CompareRun(ThreadTask):
             words = {"kept": "resume_kept", "resumed": "resume_from", "new": "resume_new"}
             desks = phrase(lang, "chat.list_separator").join(phrase(lang, "compare." + words[h], ticker=t)
                                                              for t, h in hows.items())
-            opening = _say(lang, "resuming", [self.stop_action], tickers=tickers, desks=desks)
+            opening = said("compare.resuming", language=lang, actions=[self.stop_action], tickers=tickers, desks=desks)
         else:
-            opening = _say(lang, "starting", [self.stop_action], tickers=tickers,
+            opening = said("compare.starting", language=lang, actions=[self.stop_action], tickers=tickers,
                            trade_date=record.trade_date.isoformat(), last=record.tickers[-1])
         await opening.send()
         stages = self.stages = CompareStages(phrase(lang, "chat.deliberating"), lang)
@@ -481,14 +471,15 @@ class CompareRun(ThreadTask):
 
     async def stopped(self) -> None:
         await self._cut_short("cut_off_suffix", "stopped_status")
-        await _say(self.language, "stopped", [self._resume_action()]).send()
+        await said("compare.stopped", language=self.language, actions=[self._resume_action()]).send()
 
     async def elsewhere(self) -> None:
         await cl.Message(content=phrase(self.language, "chat.already_running"), author=DESK).send()
 
     async def failed(self, exc: Exception) -> None:
         await self._cut_short("failed_suffix", "failed_status")
-        await _say(self.language, "failed", [self._resume_action()], reason=explain(exc, self.language)).send()
+        await said("compare.failed", language=self.language, actions=[self._resume_action()],
+                   reason=explain(exc, self.language)).send()
 
     async def _cut_short(self, suffix: str, status: str) -> None:
         """The desks' open turns closed with `suffix`, the stage list with `status` (keys of [chat])."""
@@ -612,10 +603,10 @@ class CompareRun(ThreadTask):
         if len(posted) == 1:
             ticker, one = posted[0]
             who = one.note.to or one.reader
-            ack = _say(lang, "noted_one", ticker=ticker,
+            ack = said("compare.noted_one", language=lang, ticker=ticker,
                        who=f"**{persona_label(who, lang)}**" if who else phrase(lang, "chat.noted_desk"))
         else:
-            ack = _say(lang, "noted_all", tickers=phrase(lang, "chat.list_separator").join(targets))
+            ack = said("compare.noted_all", language=lang, tickers=phrase(lang, "chat.list_separator").join(targets))
         ack.content += f"\n\n> {text}"
         await ack.send()
         for ticker, one in posted:

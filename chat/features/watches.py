@@ -59,14 +59,6 @@ CANCEL_ACTION = "watch_cancel"
 SCHEDULED = "scheduled"  # a scheduled thread's metadata: {"watch", "ticker", "slot", "language"}
 
 
-def _user() -> str:
-    """Whose watches these are: the page's signed-in user, as the chat's runs write the track record under."""
-    return page_user()
-
-
-def _say(language: str, key: str, actions: list[cl.Action] | None = None, **fields: Any) -> cl.Message:
-    return said(key, language=language, actions=actions, **fields)
-
 
 def rule_words(rule: Rule, language: str) -> str:
     at, place = f"{rule.at:%H:%M}", _place(rule, language)
@@ -182,54 +174,54 @@ class Watches:
         tickers, book = tuple(answer.body.get("tickers") or ()), bool(answer.body.get("book"))
         rule = Rule.from_dict(answer.body.get("rule") or {})
         if len(await store.watches(user)) >= MAX_WATCHES:  # said in the user's words (the store refuses too)
-            await _say(lang, "watch_too_many", limit=MAX_WATCHES).send()
+            await said("watch_too_many", language=lang, limit=MAX_WATCHES).send()
             return
         try:
             watch = await store.add(user, tickers, rule, book=book, language=lang)
         except ValueError:  # another tab saved one meanwhile: the store's cap holds
-            await _say(lang, "watch_too_many", limit=MAX_WATCHES).send()
+            await said("watch_too_many", language=lang, limit=MAX_WATCHES).send()
             return
         await self._sync()
         number = [w.id for w in await store.watches(user)].index(watch.id) + 1
-        await _say(lang, "watch_saved", n=number, what=what_words(watch.tickers, watch.book, lang),
+        await said("watch_saved", language=lang, n=number, what=what_words(watch.tickers, watch.book, lang),
                    rule=rule_words(watch.rule, lang),
                    next=when_words(watch.rule.next_slot(clock.now()), watch.rule, lang)).send()
 
     async def cancel_pressed(self, answer: Answer) -> None:
-        await _say(answer.language, "watch_cancelled").send()
+        await said("watch_cancelled", language=answer.language).send()
 
     async def _command(self, command: WatchCommand, lang: str) -> None:
-        store, user = await self.store(), _user()
+        store, user = await self.store(), page_user()
         watches = await store.watches(user)
         if command.action == "list":
             await self._list(watches, lang)
             return
         if not command.which:
-            await _say(lang, "watch_which", action=command.action).send()
+            await said("watch_which", language=lang, action=command.action).send()
             return
         watch = await store.find(user, command.which)
         if watch is None:
-            await _say(lang, "watch_unknown", which=command.which).send()
+            await said("watch_unknown", language=lang, which=command.which).send()
             return
         n = [w.id for w in watches].index(watch.id) + 1
         what = what_words(watch.tickers, watch.book, lang)
         if command.action == "remove":
             await store.remove(watch)
             await self._sync()
-            await _say(lang, "watch_removed_done", n=n, what=what).send()
+            await said("watch_removed_done", language=lang, n=n, what=what).send()
         elif command.action == "pause":
             await store.set_paused(watch, True)
             await self._sync()
-            await _say(lang, "watch_paused_done", n=n, what=what).send()
+            await said("watch_paused_done", language=lang, n=n, what=what).send()
         else:  # resume
             await store.set_paused(watch, False)
             await self._sync()
-            await _say(lang, "watch_resumed_done", n=n, what=what,
+            await said("watch_resumed_done", language=lang, n=n, what=what,
                        next=when_words(watch.rule.next_slot(clock.now()), watch.rule, lang)).send()
 
     async def _list(self, watches: list[Watch], lang: str) -> None:
         if not watches:
-            await _say(lang, "watch_none").send()
+            await said("watch_none", language=lang).send()
             return
         lines = [phrase(lang, "chat.watch_list_title"), ""]
         for n, watch in enumerate(watches, 1):
@@ -251,7 +243,7 @@ class Watches:
     async def show_notices(self, language: str) -> None:
         """At the top of a new chat: the user's unseen notices, each with a link to its run's thread, then
         marked seen. A system message, as the mode notice: Chainlit keeps the starters under it."""
-        store, user = await self.store(), _user()
+        store, user = await self.store(), page_user()
         notices = await store.notices(user, unseen=True)
         if not notices:
             return
