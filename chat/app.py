@@ -32,6 +32,7 @@ from chat.features.book import Books
 from chat.features.compare import Compares, render_desk
 from chat.features.watches import Watches, render_scheduled
 from chat.history import LocalFileStorage, is_server_thread, make_data_layer
+from chat.kit.commands import declare, typed
 from chat.kit.feature import Feature
 from chat.kit.feature import Message as Heard
 from chat.languages import page_language, session_language
@@ -68,9 +69,6 @@ for feature in FEATURES:
     feature.install()  # its buttons
 DayLinks(AUTH, lambda: SERVICE.runtime()).install(server)  # a backtest's day opened as its owner's thread
 
-# `/stop` is typed text, not a Chainlit command: a command turns "/stop" into a chip on the first
-# Enter and sends it on the second. A command sent by a client that has one still stops.
-STOP_COMMAND = "stop"
 
 
 async def _forget_thread(thread_id: str) -> None:
@@ -130,6 +128,7 @@ async def _open_chat(values: dict | None, *, reopened: bool) -> ChatRun:
     await cl.ChatSettings(settings_widgets(checked.values, SETTINGS, chat.language)).send()
     if ignored := checked.refusal(chat.language, stored=True):
         await cl.Message(content=ignored, author=DESK).send()
+    await declare(chat.language)  # the composer's "/" menu (kit/commands.py), described in the chat's language
     return chat
 
 
@@ -209,11 +208,11 @@ async def _stop(chat: ChatRun) -> None:
 @cl.on_message
 async def on_message(message: cl.Message):
     chat = await _chat()
-    text = (message.content or "").strip()
+    text = typed(message)  # "/book …" picked from the composer's menu reads as if typed (kit/commands.py)
     file_alone = bool(message.elements) and not text  # a CSV sent with no words is not an empty message
     if (problem := DOOR.input_problem(cl.context.session.id)) and not file_alone:
         await cl.Message(content=problem, author=DESK).send()
-    if message.command == STOP_COMMAND or text.lower() == "/stop":
+    if text.lower() == "/stop":
         await _stop(chat)
         return
     if not text and not message.elements:

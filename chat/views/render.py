@@ -12,6 +12,7 @@ they stream and arrive whole; a long one is folded into a step under its message
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -46,6 +47,7 @@ from graph import (
     unverified_note,
 )
 
+from ..kit.commands import declare
 from ..languages import DEFAULT
 from ..speakers import label_metadata, speaker_metadata
 from .stages import StageList
@@ -237,8 +239,7 @@ class Renderer:
         if isinstance(ev, Said):
             author = ev.persona or DESK
             if ev.language:  # the request read: its Stop action in the thread's language, before it is shown
-                self.language = language_of({"language": ev.language})
-                self._stop_in_language()
+                await self._speak(ev.language)
             msg = cl.Message(content=inert_links(ev.text), author=author,
                              actions=[self.stop_action] if self.stop_action else [],
                              metadata=label_metadata(author, language=self.language, tag=self.tag))
@@ -272,6 +273,14 @@ class Renderer:
             await self._show(self._stream(ev.persona))
             if self.on_pickup:
                 await self.on_pickup(ev.seq, ev.persona)
+
+    async def _speak(self, language: str) -> None:
+        """The request was read: the thread's language from now on, for Stop and the composer's "/" menu too."""
+        was, self.language = self.language, language_of({"language": language})
+        self._stop_in_language()
+        if self.language != was:
+            with contextlib.suppress(Exception):  # a page gone: the menu is declared again when it reopens
+                await declare(self.language)
 
     def _stop_in_language(self) -> None:
         """The Stop action, made before the request was read (in the page's language), worded in the thread's

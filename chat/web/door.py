@@ -209,7 +209,9 @@ class Door:
         # surrogate, control characters) and a huge paste is cut; on_message says what happened.
         cleaned = clean_message(message.get("output"))
         message["output"] = cleaned.text
-        if cleaned.problem:
+        # A command picked from the composer's "/" menu may come with no words ("/stop"): not an empty message.
+        picked = isinstance(message.get("command"), str) and bool(message["command"].strip())
+        if cleaned.problem and (cleaned.truncated or cleaned.removed or not picked):
             earlier = self.input_problems.get(session.id)  # messages refused before this one
             self.input_problems[session.id] = f"{earlier} {cleaned.problem}" if earlier else cleaned.problem
         return await self._chainlit["client_message"](sid, payload)

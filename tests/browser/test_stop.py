@@ -45,8 +45,9 @@ def test_typing_stop_with_one_enter_stops_the_run(paced_page: Page):
 
 
 def test_stop_with_nothing_running_says_so(page: Page):
-    ask(page, "/stop")
+    ask(page, "/stop")  # the composer makes it a command (chat/kit/commands.py), sent with no words
     expect(page.get_by_text("Nothing is running.")).to_be_visible()
+    expect(page.get_by_text("Your message was empty")).to_have_count(0)  # a command alone is not an empty message
 
 
 def test_a_chinese_thread_s_stop_and_stages_are_chinese_in_an_english_browser(paced_page: Page):

@@ -454,8 +454,37 @@
     }
   }
 
+  // -- a command typed out goes with its Enter --------------------------------------------------
+
+  // The composer offers the chat's commands (chat/kit/commands.py) when one types "/": Enter then picks the
+  // command as a chip and waits for a second Enter. A command typed out in full ("/book", "/stop") and Enter is
+  // sent at once, as typed text always was; and Stop and the track record take no words, so a chip of theirs
+  // picked with the mouse goes at once too. A chip picked from "/bo" waits for the words that follow it.
+  const BARE = ["stop", "record"];
+  let typedAtEnter = "";
+  let sentChip = null;
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && event.target && event.target.id === "chat-input") {
+      typedAtEnter = (event.target.value || "").trim().toLowerCase();
+    }
+  }, true);
+  function sendTypedCommand() {
+    const box = document.getElementById("chat-input");
+    const chip = box && document.querySelector(".command-buttons-container [id^='command-']");
+    if (!chip || chip === sentChip || box.value.trim()) return;
+    const name = chip.id.slice("command-".length);
+    if (!BARE.includes(name) && typedAtEnter !== "/" + name) return;
+    const submit = document.getElementById("chat-submit");
+    if (submit && !submit.disabled) {
+      sentChip = chip;
+      typedAtEnter = "";
+      submit.click();
+    }
+  }
+
   function pass() {
     scheduled = false;
+    sendTypedCommand();
     preload();
     keepCellsWhole();
     labelSpeakers();
