@@ -42,7 +42,7 @@ from graph import (
 
 from ..kit.feature import Message
 from ..kit.offers import Answer, Button, Offers
-from ..kit.say import desk_message, page_user
+from ..kit.say import desk_message, page_user, speaking, thread_language
 from ..runs import DeskService
 from ..views.thread_names import name_if_untitled
 from ..web.uploads import UploadLimit
@@ -57,12 +57,18 @@ CENT = Decimal("0.01")
 
 
 
-async def _send(language: str, text: str) -> None:
-    """A message of the Desk, labelled in `language`."""
-    await desk_message(text, language=language).send()
+async def _send(text: str) -> None:
+    """A message of the Desk, in the language spoken here (the thread's; an offer's own when it is answered)."""
+    await desk_message(text).send()
 
 
-def _say(language: str, key: str, **fields: object) -> str:
+def _say(key: str, **fields: object) -> str:
+    """The catalogue's [chat] `key` in the language spoken here."""
+    return _said_in(thread_language(), key, **fields)
+
+
+def _said_in(language: str, key: str, **fields: object) -> str:
+    """The catalogue's [chat] `key` in `language`: the tables and lines below are words for a given language."""
     return phrase(language, "chat." + key, **fields)
 
 
@@ -80,18 +86,18 @@ def money_text(value: Decimal) -> str:
 def position_text(position: Position | None, language: str) -> str:
     """'200 @ 95.00', '200 (no cost)', 'short 50 @ 240.00', '—'."""
     if position is None:
-        return _say(language, "book_nothing")
+        return _said_in(language, "book_nothing")
     quantity = quantity_text(abs(position.quantity))
     if position.short:
-        quantity = _say(language, "book_short", quantity=quantity)
+        quantity = _said_in(language, "book_short", quantity=quantity)
     if position.cost is None:
-        return _say(language, "book_no_cost", quantity=quantity)
+        return _said_in(language, "book_no_cost", quantity=quantity)
     return f"{quantity} @ {money_text(position.cost)}"
 
 
 def book_table(book: Book, language: str) -> str:
     """The positions as a table (symbol, quantity, cost), then the cash."""
-    say = lambda key, **f: _say(language, key, **f)  # noqa: E731 - one line per part below
+    say = lambda key, **f: _said_in(language, key, **f)  # noqa: E731 - one line per part below
     lines = [say("book_title", currency=book.currency), ""]
     if book.positions:
         lines += [f"| {say('book_symbol')} | {say('book_quantity')} | {say('book_cost')} |", "|---|---:|---:|"]
@@ -108,7 +114,7 @@ def book_table(book: Book, language: str) -> str:
 def change_table(before: Book | None, after: Book, language: str) -> str:
     """Only the rows that change, before → after: a position added, changed or dropped, and the cash."""
     old = before or Book(currency=after.currency)
-    say = lambda key, **f: _say(language, key, **f)  # noqa: E731
+    say = lambda key, **f: _said_in(language, key, **f)  # noqa: E731
     lines = [f"| | {say('book_before')} | {say('book_after')} |", "|---|---:|---:|"]
     symbols = sorted({p.symbol for p in old.positions} | {p.symbol for p in after.positions})
     for symbol in symbols:
@@ -162,134 +168,135 @@ class Books:
     async def answer(self, said: Message) -> bool:
         """Answer a message about the book: a file attached, `/book …`, or holdings told in words. False
         for any other message (it goes to the desk)."""
-        language = said.language
         files = list(said.message.elements or [])
         if files:
-            await self._import(files, language)
+            await self._import(files)
             return True
         if not isinstance(asked := said.route.read, BookAsk):
             return False
         if asked.command:
-            await self._command(asked.words, language)
+            await self._command(asked.words)
         else:
             await self._told(asked.words)
         return True
 
-    async def _command(self, rest: str, language: str) -> None:
+    async def _command(self, rest: str) -> None:
         words = rest.split()
         first = words[0].lower() if words else ""
         if not words or first in ("show", "help", "显示"):
-            await self._show(language)
+            await self._show()
         elif first in REMOVE_WORDS and len(words) == 1:
-            await self._offer_removal(language)
+            await self._offer_removal()
         elif first in CLEAR_WORDS + REMOVE_WORDS:
-            await self._offer_clear(" ".join(words[1:]), language)
+            await self._offer_clear(" ".join(words[1:]))
         else:  # "/book 200 NVDA at 95": the words are holdings, whatever tells_holdings would say
             await self._told(rest)
 
-    async def _show(self, language: str) -> None:
+    async def _show(self) -> None:
         book = await (await self.books()).get(page_user())
         if book is None:
-            await _send(language, _say(language, "book_empty"))
+            await _send(_say("book_empty"))
             return
-        await _send(language, f"{book_table(book, language)}\n\n{_say(language, 'book_help')}")
+        await _send(f"{book_table(book, thread_language())}\n\n{_say('book_help')}")
 
     async def _told(self, text: str) -> None:
         before = await (await self.books()).get(page_user())
         reading = read_holdings(text, before)
-        language = reading.language
-        if reading.problems:
-            await _send(language, _problems(reading))
-            return
-        lead = [_say(language, "book_read") + "\n" + "\n".join(f"- {change.told(language)}"
-                                                             for change in reading.changes)]
-        await self._offer(before, apply_changes(before, reading.changes), language, lead)
+        with speaking(reading.language):  # answered in the words' own language
+            if reading.problems:
+                await _send(_problems(reading))
+                return
+            lead = [_say("book_read") + "\n" + "\n".join(f"- {change.told(reading.language)}"
+                                                        for change in reading.changes)]
+            await self._offer(before, apply_changes(before, reading.changes), lead)
 
-    async def _offer_clear(self, symbol: str, language: str) -> None:
+    async def _offer_clear(self, symbol: str) -> None:
         if not symbol:
-            await _send(language, _say(language, "book_clear_which"))
+            await _send(_say("book_clear_which"))
             return
         before = await (await self.books()).get(page_user())
         held = before.get(symbol) if before is not None else None
         if before is None or held is None:
-            await _send(language, _say(language, "book_not_held", symbol=_shown_name(symbol.upper())))
+            await _send(_say("book_not_held", symbol=_shown_name(symbol.upper())))
             return
-        await self._offer(before, before.with_position(Position(held.symbol, Decimal(0))), language, [])
+        await self._offer(before, before.with_position(Position(held.symbol, Decimal(0))), [])
 
-    async def _offer_removal(self, language: str) -> None:
+    async def _offer_removal(self) -> None:
         before = await (await self.books()).get(page_user())
         if before is None:
-            await _send(language, _say(language, "book_nothing_to_remove"))
+            await _send(_say("book_nothing_to_remove"))
             return
-        ask = _say(language, "book_remove_ask", positions=len(before.positions), cash=money_text(before.cash),
+        ask = _say("book_remove_ask", positions=len(before.positions), cash=money_text(before.cash),
                    currency=before.currency)
-        await self._offer(before, None, language, [ask])
+        await self._offer(before, None, [ask])
 
-    async def _import(self, files: list[cl.Element], language: str) -> None:
+    async def _import(self, files: list[cl.Element]) -> None:
         """A broker's CSV: every row read, or every bad row listed and nothing imported."""
         if len(files) > 1:
-            await _send(language, _say(language, "book_csv_one"))
+            await _send(_say("book_csv_one"))
             return
         file = files[0]
         name = _shown_name(file.name)
         with contextlib.suppress(Exception):  # the sidebar's name; the import goes on without it
-            await name_if_untitled(cl.context.session.thread_id, _say(language, "name_upload", name=name))
+            await name_if_untitled(cl.context.session.thread_id, _say("name_upload", name=name))
         if not _is_csv(file):
-            await _send(language, _say(language, "book_csv_only", name=name))
+            await _send(_say("book_csv_only", name=name))
             return
         try:
             data = _content(file)
         except OSError:
-            await _send(language, _say(language, "book_csv_unreadable", name=name))
+            await _send(_say("book_csv_unreadable", name=name))
             return
         before = await (await self.books()).get(page_user())
         result = read_csv(data, currency=before.currency if before is not None else "USD")
         if result.book is None:
-            await _send(language, _csv_errors(result, name, language))
+            await _send(_csv_errors(result, name, thread_language()))
             return
         after = result.book
         if not result.has_cash and before is not None:
             after = after.with_cash(before.cash)  # a positions-only export leaves the cash the user told
-        lead = [_say(language, "book_csv_title", name=name, rows=result.rows)]
-        tail = [_say(language, "book_csv_cash_kept")] if not result.has_cash and before is not None else []
+        lead = [_say("book_csv_title", name=name, rows=result.rows)]
+        tail = [_say("book_csv_cash_kept")] if not result.has_cash and before is not None else []
         if result.notes:
-            tail.append(_say(language, "book_csv_notes") + "\n"
-                        + "\n".join(f"- {note.told(language)}" for note in result.notes))
-        await self._offer(before, after, language, lead, tail)
+            tail.append(_say("book_csv_notes") + "\n"
+                        + "\n".join(f"- {note.told(thread_language())}" for note in result.notes))
+        await self._offer(before, after, lead, tail)
 
-    async def _offer(self, before: Book | None, after: Book | None, language: str, lead: list[str],
+    async def _offer(self, before: Book | None, after: Book | None, lead: list[str],
                      tail: list[str] | None = None) -> None:
         """The change before → after with Store (or Remove) and Cancel; nothing is stored here."""
         if after is not None and after == (before or Book(currency=after.currency)):
-            await _send(language, _say(language, "book_same"))
+            await _send(_say("book_same"))
             return
-        parts = [*lead, *([change_table(before, after, language)] if after is not None else []), *(tail or [])]
+        parts = [*lead, *([change_table(before, after, thread_language())] if after is not None else []),
+                 *(tail or [])]
         body = {"before": before.to_json() if before is not None else None,
                 "after": after.to_json() if after is not None else None}
         removal = (Button(STORE_ACTION, "chat.book_remove", "trash-2", "chat.book_remove_tooltip"),) if after is None \
             else ()
-        await (await self.offers.message("\n\n".join([*parts, _say(language, "book_confirm")]), body,
-                                         language=language, instead=removal)).send()
+        await (await self.offers.message("\n\n".join([*parts, _say("book_confirm")]), body,
+                                         instead=removal)).send()
 
     # -- the buttons ------------------------------------------------------------------------------------
 
     async def store_pressed(self, answer: Answer) -> None:
-        lang, user = answer.language, answer.user
+        """Store (or Remove) pressed: said in the offer's language (the kit answers inside `speaking`)."""
+        user = answer.user
         before, after = (_book(answer.body.get("before")), _book(answer.body.get("after")))
         async with self._writing:
             books = await self.books()
             if await books.get(user) != before:
-                await _send(lang, _say(lang, "book_changed"))
+                await _send(_say("book_changed"))
                 return
             if after is None:
                 await books.remove(user)
-                await _send(lang, _say(lang, "book_removed"))
+                await _send(_say("book_removed"))
                 return
             await books.put(user, after)
-        await _send(lang, f"{_say(lang, 'book_stored')}\n\n{book_table(after, lang)}")
+        await _send(f"{_say('book_stored')}\n\n{book_table(after, answer.language)}")
 
     async def cancel_pressed(self, answer: Answer) -> None:
-        await _send(answer.language, _say(answer.language, "book_cancelled"))
+        await _send(_say("book_cancelled"))
 
 
 def _book(value: object) -> Book | None:
@@ -298,17 +305,17 @@ def _book(value: object) -> Book | None:
 
 def _problems(reading: Reading) -> str:
     lang = reading.language
-    lines = [_say(lang, "book_problems"),
-             *(_say(lang, "book_problem_line", text=p.text, reason=p.told(lang)) for p in reading.problems)]
+    lines = [_say("book_problems"),
+             *(_say("book_problem_line", text=p.text, reason=p.told(lang)) for p in reading.problems)]
     if reading.changes:
-        changes = _say(lang, "note_separator").join(c.told(lang) for c in reading.changes)
-        lines += ["", _say(lang, "book_read_part", changes=changes)]
+        changes = _say("note_separator").join(c.told(lang) for c in reading.changes)
+        lines += ["", _say("book_read_part", changes=changes)]
     return "\n".join(lines)
 
 
 def _csv_errors(result: CsvImport, name: str, language: str) -> str:
-    lines = [_say(language, "book_csv_errors", name=name), *(f"- {error.told(language)}" for error in result.errors),
-             "", _say(language, "book_csv_fix")]
+    lines = [_said_in(language, "book_csv_errors", name=name),
+             *(f"- {error.told(language)}" for error in result.errors), "", _said_in(language, "book_csv_fix")]
     return "\n".join(lines)
 
 

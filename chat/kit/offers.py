@@ -18,7 +18,7 @@ import chainlit as cl
 
 from graph import DeskRuntime, Offered, OfferStore, phrase
 
-from .say import desk_message, page_user, said, thread_language
+from .say import desk_message, page_user, said, speaking, thread_language
 
 
 @dataclass(frozen=True)
@@ -128,7 +128,8 @@ class Offers:
 
             async def pressed(action: cl.Action, handler: Handler = handler) -> None:
                 if (answer := await self.answered(action)) is not None:
-                    await handler(answer)
+                    with speaking(answer.language):  # answered in the words it was offered in
+                        await handler(answer)
 
             cl.action_callback(button.name)(pressed)
 

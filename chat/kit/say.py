@@ -3,10 +3,14 @@
 The thread's language is the chat's (chat/runs.py `ChatRun.language`: the thread's once its first request is read,
 the page's before), found from the page's session: a feature says `said("watch_saved", n=2)` and does not carry
 a language through its calls. A message about something made in another language (an offer answered after the
-chat's language changed) names it: `said(key, language=offer.language)`.
+chat's language changed) is said in that language: the kit answers an offer's button inside `speaking(offer's
+language)`, and a feature that answers a message in the message's own language (the book's words) does the same.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 import chainlit as cl
@@ -16,10 +20,25 @@ from graph import DESK, LOCAL_USER, phrase
 from ..speakers import label_metadata
 
 DEFAULT = "en"
+# The language said in for now (`speaking`), when it is not the thread's: an offer answered in its own.
+_SPEAKING: ContextVar[str | None] = ContextVar("desk_speaking", default=None)
+
+
+@contextmanager
+def speaking(language: str) -> Iterator[None]:
+    """Say everything inside in `language` instead of the thread's (said, desk_message, thread_language)."""
+    token = _SPEAKING.set(language)
+    try:
+        yield
+    finally:
+        _SPEAKING.reset(token)
 
 
 def thread_language() -> str:
-    """The language of the page's chat (its thread's, else its page's), English outside a page."""
+    """The language the Desk speaks in here: `speaking`'s, else the page's chat's (its thread's, else its page's),
+    English outside a page."""
+    if spoken := _SPEAKING.get():
+        return spoken
     try:
         chat = cl.user_session.get("chat")
     except Exception:  # no Chainlit context: a test or a task of its own
