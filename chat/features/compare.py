@@ -36,7 +36,6 @@ from datetime import date
 from typing import Any, cast
 
 import chainlit as cl
-from chainlit.context import local_steps
 from chainlit.emitter import BaseChainlitEmitter
 from chainlit.logger import logger
 
@@ -67,7 +66,6 @@ from ..background import after_shown
 from ..edits import (
     CANCEL_WORDS,
     EDIT_TIMEOUT_S,
-    NOTE,
     Change,
     change_words,
     collapsed,
@@ -87,7 +85,7 @@ from ..runs import ATTACH_LATEST_S, DeskService, asks_to_resume, signed_in
 from ..speakers import SEPARATOR, label_metadata
 from ..views.compare_view import CompareStages, TickerRenderer, is_card, show_card
 from ..views.thread_names import rename_thread
-from .edit_actions import apply_changes, detach, edit_prompt, turn_label
+from .edit_actions import apply_changes, detach, edit_prompt, note, turn_label
 from .headless import own_thread, tell_on_first_open
 
 RUN_ACTION = "compare_run"
@@ -102,12 +100,6 @@ COMPARED = COMPARED_DESK  # a desk thread's metadata: {"parent", "ticker"} (left
 
 def _thread_link(thread_id: str) -> str:
     return f"/thread/{thread_id}"
-
-
-def _note(language: str, key: str, **fields: object) -> cl.Message:
-    """A Desk note about an edit (the text `chat.<key>`): on every branch (chat/edits.py)."""
-    return cl.Message(content=phrase(language, "chat." + key, **fields), author=DESK, metadata={NOTE: True})
-
 
 
 def _ask_json(ask: CompareAsk) -> dict[str, Any]:
@@ -320,7 +312,6 @@ class Compares:
             (chat := chats.get(t)) is not None and chat.active for t in (parent, desk_thread))
 
     async def _edit(self, action: cl.Action) -> None:
-        local_steps.set(None)  # our messages belong to the thread, not under the action's step
         payload = action.payload or {}
         parent = cl.context.session.thread_id
         desk = await self.desk()
@@ -328,17 +319,17 @@ class Compares:
         comparison = await Comparison.stored(desk, page_user(), parent) if payload.get("thread_id") == parent else None
         ticker = str(payload.get("ticker") or "")
         if comparison is None or ticker not in comparison.record.threads:
-            await _note(thread_language(), "edit_not_yours").send()
+            await note("edit_not_yours").send()
             return
         record, lang = comparison.record, comparison.record.language
         thread = record.threads[ticker]
         if self._busy(parent, thread):
-            await _note(lang, "edit_running").send()
+            await note("edit_running", lang).send()
             return
         steps = await desk.history(thread)
         step = next((s for s in steps if s.id == payload.get("step")), None)
         if step is None or step.checkpoint_id != payload.get("checkpoint"):
-            await _note(lang, "edit_gone").send()
+            await note("edit_gone", lang).send()
             return
         messages = await thread_messages(parent)  # before the question: what the earlier branch showed
         answer = await cl.AskUserMessage(content=edit_prompt(step, lang, ticker), author=DESK,
@@ -346,15 +337,15 @@ class Compares:
         await cl.context.emitter.task_end()  # the work goes on in a run of its own: the composer is handed back
         text = str((answer or {}).get("output") or "")
         if not text.strip() or text.strip().lower() in CANCEL_WORDS:
-            await _note(lang, "edit_kept", label=turn_label(step, lang, ticker)).send()
+            await note("edit_kept", lang, label=turn_label(step, lang, ticker)).send()
             return
         if self._busy(parent, thread):
-            await _note(lang, "edit_running").send()
+            await note("edit_running", lang).send()
             return
         try:
             await desk.fork(thread, step.id, text)
         except EditRefused as exc:
-            await _note(lang, "edit_failed", reason=exc.told(lang)).send()
+            await note("edit_failed", lang, reason=exc.told(lang)).send()
             return
         left = self._left_behind(messages, record.tickers, ticker, steps, step, action.forId or "")
         now = next(s for s in await desk.history(thread) if s.id == step.id)

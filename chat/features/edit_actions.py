@@ -10,7 +10,6 @@ work goes on in a task of its own (`edit_pressed`, `switch_pressed`: chat/app.py
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
@@ -19,7 +18,7 @@ from chainlit.context import local_steps
 from chainlit.logger import logger
 from chainlit.step import StepDict
 
-from graph import DESK, DeskRuntime, EditRefused, Step, explain, persona_label, phrase
+from graph import DESK, DeskRuntime, EditRefused, Step, explain, phrase
 
 from ..edits import (
     CANCEL_WORDS,
@@ -33,26 +32,21 @@ from ..edits import (
     match_messages,
     offer,
     offer_way_back,
+    step_words,
     superseded_after,
     switch_action,
     thread_messages,
 )
+from ..kit.say import thread_language
+from ..kit.tasks import quietly
 from ..panel import next_analysis
-from ..runs import DEFAULT, ChatRun
-
-
-def _language() -> str:
-    """The language of the pressing session's chat: its thread's, else its page's (chat/runs.py)."""
-    chat = cl.user_session.get("chat")
-    return str(chat.language) if chat is not None else DEFAULT
+from ..runs import ChatRun
 
 
 def turn_label(step: Step, language: str, desk: str = "") -> str:
     """A step as the user reads it: "Bull Researcher, round 2" ("多头研究员，第 2 轮"); in a comparison its desk's
     ticker first ("AMD Bull Researcher")."""
-    who = persona_label(step.persona, language)
-    said = phrase(language, "chat.step_label", who=who, round=phrase(language, "chat.round", n=step.round)) \
-        if step.round else who
+    said = step_words(step.persona, step.round, language)
     return f"{desk} {said}" if desk else said
 
 
@@ -67,10 +61,13 @@ def edit_prompt(step: Step, language: str, desk: str = "") -> str:
 _label, _prompt = turn_label, edit_prompt
 
 
-async def _say(key: str, actions: list[cl.Action] | None = None, **fields: object) -> None:
-    """A Desk note about edits and branches (the text `chat.<key>`): shown whichever branch is current."""
-    text = phrase(_language(), "chat." + key, **fields)
-    await cl.Message(content=text, author=DESK, metadata={NOTE: True}, actions=actions or []).send()
+def note(key: str, language: str | None = None, actions: list[cl.Action] | None = None,
+         **fields: object) -> cl.Message:
+    """A Desk note about edits and branches (the text `chat.<key>`), in the thread's language (or `language`):
+    its metadata keeps it on every branch (chat/edits.py NOTE). Not the kit's `said()`: an edit's notes, like
+    its question, have always shown the Desk unlabelled, and a label would change how they look in Chinese."""
+    return cl.Message(content=phrase(language or thread_language(), "chat." + key, **fields), author=DESK,
+                      metadata={NOTE: True}, actions=actions or [])
 
 
 def _session_chat(action: cl.Action) -> ChatRun | None:
@@ -88,19 +85,18 @@ async def _current_key(desk: DeskRuntime, thread_id: str) -> str:
 
 
 async def _edit(action: cl.Action) -> None:
-    local_steps.set(None)  # our messages belong to the thread, not under the action's step
     chat = _session_chat(action)
     if chat is None:
-        await _say("edit_not_yours")
+        await note("edit_not_yours").send()
         return
     if chat.active:
-        await _say("edit_running")
+        await note("edit_running").send()
         return
     desk = await chat.service.runtime()
     payload = action.payload or {}
     step = next((s for s in await desk.history(chat.thread_id) if s.id == payload.get("step")), None)
     if step is None or step.checkpoint_id != payload.get("checkpoint"):
-        await _say("edit_gone")
+        await note("edit_gone").send()
         return
     messages = await thread_messages(chat.thread_id)  # before the question: what the earlier branch showed
     lang = chat.language
@@ -110,16 +106,16 @@ async def _edit(action: cl.Action) -> None:
     await cl.context.emitter.task_end()
     text = str((answer or {}).get("output") or "")
     if not text.strip() or text.strip().lower() in CANCEL_WORDS:
-        await _say("edit_kept", label=turn_label(step, lang))
+        await note("edit_kept", label=turn_label(step, lang)).send()
         return
     if chat.active:
-        await _say("edit_running")
+        await note("edit_running").send()
         return
     leaving = await _current_key(desk, chat.thread_id)
     try:
         fork = await desk.fork(chat.thread_id, step.id, text)
     except EditRefused as exc:
-        await _say("edit_failed", reason=exc.told(lang))
+        await note("edit_failed", reason=exc.told(lang)).send()
         return
     entering = await _current_key(desk, chat.thread_id)
     kept = match_messages([s for s in await _steps_before(desk, chat.thread_id, step)], messages).values()
@@ -187,31 +183,27 @@ def detach(work: Any, name: str) -> None:
 
 
 async def _guarded(work: Any) -> None:
+    local_steps.set(None)  # our messages belong to the thread, not under the action's step
     try:
         await work
     except Exception as exc:  # the user gets a sentence, never a traceback
         logger.exception("edit failed")
-        with contextlib.suppress(Exception):
-            await _say("edit_failed", reason=explain(exc, _language()))
+        await quietly(note("edit_failed", reason=explain(exc, thread_language())).send())
 
 
 async def _switch(action: cl.Action) -> None:
-    local_steps.set(None)
     chat = _session_chat(action)
-    if chat is None:
-        await _say("switch_not_yours")
-        return
-    if chat.active:
-        await _say("switch_running")
+    if chat is None or chat.active:
+        await note("switch_not_yours" if chat is None else "switch_running").send()
         return
     desk = await chat.service.runtime()
     leaving = next(b for b in await desk.branches(chat.thread_id) if b.current)
     target = await desk.branch_of(chat.thread_id, str((action.payload or {}).get("to") or ""))
     if target is None:
-        await _say("switch_unknown")
+        await note("switch_unknown").send()
         return
     if target.current:
-        await _say("switch_current")
+        await note("switch_current").send()
         return
     now = await desk.switch_branch(chat.thread_id, target.head)
     messages = await thread_messages(chat.thread_id)
@@ -223,6 +215,6 @@ async def _switch(action: cl.Action) -> None:
     what = (phrase(lang, "chat.switched_edit", label=now.forked["label"]) if now.forked
             else phrase(lang, "chat.switched_original"))
     back = switch_action(chat.thread_id, leaving.head, phrase(lang, "chat.switch_back"), lang)
-    await _say("switched", [back], what=what, title=now.title.split(" → ")[-1])
+    await note("switched", actions=[back], what=what, title=now.title.split(" → ")[-1]).send()
     await offer(desk, chat.thread_id, messages)          # the restored turns can be edited again
     await offer_way_back(desk, chat.thread_id, messages)
