@@ -6,6 +6,10 @@ messages are collapsed. Switch makes another branch current: its messages come b
 left is collapsed. Both are refused while the desk runs on the thread, and for another thread than
 the pressing session's own. Chainlit answers a button's HTTP call when its callback returns, so the
 work goes on in a task of its own (`edit_pressed`, `switch_pressed`: chat/app.py registers them).
+
+The Edit's steps are `Edit`'s, shared with the Edit of one desk of a comparison (chat/features/compare.py):
+each says only what is its own (what runs that a fork would race, which messages the edit leaves behind,
+how the re-run starts).
 """
 from __future__ import annotations
 
@@ -70,6 +74,120 @@ def note(key: str, language: str | None = None, actions: list[cl.Action] | None 
                       metadata={NOTE: True}, actions=actions or [])
 
 
+class Edit:
+    """One press of Edit under a past persona turn of the desk thread `thread_id`, shown in the chat thread
+    `shown_in` (that thread, or a comparison's), its notes and question in `language` (`ticker`: a comparison's
+    desk, named before the turn). The steps every Edit takes are `run`'s; a subclass says what differs."""
+
+    def __init__(self, action: cl.Action, desk: DeskRuntime, thread_id: str, shown_in: str, language: str,
+                 ticker: str = "") -> None:
+        self.action, self.desk, self.thread_id, self.shown_in = action, desk, thread_id, shown_in
+        self.language, self.ticker = language, ticker
+
+    async def run(self) -> None:
+        lang, payload = self.language, self.action.payload or {}
+        if self.busy():
+            await note("edit_running", lang).send()
+            return
+        step = next((s for s in await self.desk.history(self.thread_id) if s.id == payload.get("step")), None)
+        if step is None or step.checkpoint_id != payload.get("checkpoint"):
+            await note("edit_gone", lang).send()
+            return
+        messages = await thread_messages(self.shown_in)  # before the question: what the earlier branch showed
+        label = turn_label(step, lang, self.ticker)
+        answer = await cl.AskUserMessage(content=edit_prompt(step, lang, self.ticker), author=DESK,
+                                         timeout=EDIT_TIMEOUT_S).send()
+        # Chainlit marks a task as running once the answer is in (an ask is meant for a handler that
+        # goes on): this one goes on in a run of its own, so the composer is handed back.
+        await cl.context.emitter.task_end()
+        text = str((answer or {}).get("output") or "")
+        if not text.strip() or text.strip().lower() in CANCEL_WORDS:
+            await note("edit_kept", lang, label=label).send()
+            return
+        if self.busy():  # started while the question waited
+            await note("edit_running", lang).send()
+            return
+        try:
+            await self.fork(step, text)
+        except EditRefused as exc:
+            await note("edit_failed", lang, reason=exc.told(lang)).send()
+            return
+        after = await self.desk.history(self.thread_id)
+        now = next(s for s in after if s.id == step.id)
+        changes = self.changes(messages, step, after[:after.index(now)])
+        await cl.Message(content=f"{now.text}\n\n{phrase(lang, 'chat.edited')}", author=step.persona,
+                         metadata=self.edited_metadata(step)).send()
+        if not await self.rerun():
+            return
+        # The messages read before the question are the earlier branch's; those said since are the fork's.
+        await apply_changes(messages, changes, lambda words: folded_line(words, lang, label, self.ticker or None))
+        await self.done(step, changes)
+
+    def superseded(self, mine: list[dict[str, Any]], step: Step, before: list[Step]) -> list[dict[str, Any]]:
+        """What the edit of `step` leaves behind of `mine` (one desk's messages): its turn and those after it,
+        not the desk's turns `before` it (parallel analysts that ended later)."""
+        kept = match_messages(before, mine).values()
+        edited = match_messages([step], mine).get(step.id) or (self.action.forId or "")
+        return superseded_after(mine, edited, kept)
+
+    # -- what differs ---------------------------------------------------------------------------------------
+
+    def busy(self) -> bool:
+        """Something runs that a fork would race for the thread's next checkpoint: stop it first."""
+        raise NotImplementedError
+
+    async def fork(self, step: Step, text: str) -> None:
+        await self.desk.fork(self.thread_id, step.id, text)
+
+    def changes(self, messages: list[dict[str, Any]], step: Step, before: list[Step]) -> list[Change]:
+        """What the fork changes among `messages` (`before`: the fork's turns before `step`)."""
+        raise NotImplementedError
+
+    def edited_metadata(self, step: Step) -> dict[str, Any]:
+        """The edited turn's message metadata: none in a desk's own thread, whose turns are known by their author."""
+        return {}
+
+    async def rerun(self) -> bool:
+        """Start the re-run of what follows the edited turn; False when one already goes on."""
+        raise NotImplementedError
+
+    async def done(self, step: Step, changes: list[Change]) -> None:
+        """What follows the fold."""
+
+
+class DeskEdit(Edit):
+    """Edit on a desk thread's own page: the fork is a new branch of the thread, its ChatRun re-runs it."""
+
+    def __init__(self, action: cl.Action, desk: DeskRuntime, chat: ChatRun) -> None:
+        # The pressing page's language (its chat's: `chat` may be another tab's run, refused as busy).
+        super().__init__(action, desk, chat.thread_id, chat.thread_id, thread_language())
+        self.chat = chat
+        self.leaving = self.entering = self.forked_at = ""
+
+    def busy(self) -> bool:
+        return self.chat.active
+
+    async def fork(self, step: Step, text: str) -> None:
+        # The branch left and the one made: the messages' tags say which branches each is on.
+        self.leaving = await _current_key(self.desk, self.thread_id)
+        self.forked_at = (await self.desk.fork(self.thread_id, step.id, text)).checkpoint_id
+        self.entering = await _current_key(self.desk, self.thread_id)
+
+    def changes(self, messages: list[dict[str, Any]], step: Step, before: list[Step]) -> list[Change]:
+        left = [str(m["id"]) for m in self.superseded(messages, step, before)]
+        return branch_change(messages, self.leaving, self.entering, superseded=left)
+
+    async def rerun(self) -> bool:
+        if self.chat.active:  # a message sent meanwhile started a run: it continues the fork itself
+            return False
+        self.chat.start(None, next_analysis(cl.user_session.get("chat_settings"), self.chat.service.settings))
+        return True
+
+    async def done(self, step: Step, changes: list[Change]) -> None:
+        logger.info("thread %s: edit of %s forked at %s (%d messages collapsed, %d tagged)", self.thread_id, step.id,
+                    self.forked_at, *(sum(1 for c in changes if c.show is show) for show in (False, None)))
+
+
 def _session_chat(action: cl.Action) -> ChatRun | None:
     """The pressing session's chat, when the action names its thread (never another's): the thread's
     run in flight here if another tab of it started one, so an edit is refused while it runs."""
@@ -89,54 +207,7 @@ async def _edit(action: cl.Action) -> None:
     if chat is None:
         await note("edit_not_yours").send()
         return
-    if chat.active:
-        await note("edit_running").send()
-        return
-    desk = await chat.service.runtime()
-    payload = action.payload or {}
-    step = next((s for s in await desk.history(chat.thread_id) if s.id == payload.get("step")), None)
-    if step is None or step.checkpoint_id != payload.get("checkpoint"):
-        await note("edit_gone").send()
-        return
-    messages = await thread_messages(chat.thread_id)  # before the question: what the earlier branch showed
-    lang = chat.language
-    answer = await cl.AskUserMessage(content=edit_prompt(step, lang), author=DESK, timeout=EDIT_TIMEOUT_S).send()
-    # Chainlit marks a task as running once the answer is in (an ask is meant for a handler that
-    # goes on): this one goes on in a run of its own, so the composer is handed back.
-    await cl.context.emitter.task_end()
-    text = str((answer or {}).get("output") or "")
-    if not text.strip() or text.strip().lower() in CANCEL_WORDS:
-        await note("edit_kept", label=turn_label(step, lang)).send()
-        return
-    if chat.active:
-        await note("edit_running").send()
-        return
-    leaving = await _current_key(desk, chat.thread_id)
-    try:
-        fork = await desk.fork(chat.thread_id, step.id, text)
-    except EditRefused as exc:
-        await note("edit_failed", reason=exc.told(lang)).send()
-        return
-    entering = await _current_key(desk, chat.thread_id)
-    kept = match_messages([s for s in await _steps_before(desk, chat.thread_id, step)], messages).values()
-    edited = match_messages([step], messages).get(step.id) or (action.forId or "")
-    left = [str(m["id"]) for m in superseded_after(messages, edited, kept)]
-    now = next(s for s in await desk.history(chat.thread_id) if s.id == step.id)
-    await cl.Message(content=f"{now.text}\n\n{phrase(lang, 'chat.edited')}", author=step.persona).send()
-    if chat.active:  # a message sent meanwhile started a run: it continues the fork itself
-        return
-    chat.start(None, next_analysis(cl.user_session.get("chat_settings"), chat.service.settings))
-    # The messages read before the question are the earlier branch's; those said since are the fork's.
-    changes = branch_change(messages, leaving, entering, superseded=left)
-    await apply_changes(messages, changes, lambda words: folded_line(words, lang, turn_label(step, lang)))
-    logger.info("thread %s: edit of %s forked at %s (%d messages collapsed, %d tagged)", chat.thread_id, step.id,
-                fork.checkpoint_id, *(sum(1 for c in changes if c.show is show) for show in (False, None)))
-
-
-async def _steps_before(desk: DeskRuntime, thread_id: str, step: Step) -> list[Step]:
-    steps = await desk.history(thread_id)
-    ids = [s.id for s in steps]
-    return steps[:ids.index(step.id)] if step.id in ids else []
+    await DeskEdit(action, await chat.service.runtime(), chat).run()
 
 
 async def apply_changes(messages: Sequence[dict[str, Any]], changes: Sequence[Change],
