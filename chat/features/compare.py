@@ -36,7 +36,6 @@ from datetime import date
 from typing import Any, cast
 
 import chainlit as cl
-from chainlit.context import local_steps
 from chainlit.emitter import BaseChainlitEmitter
 from chainlit.logger import logger
 
@@ -46,7 +45,6 @@ from graph import (
     CompareAsk,
     Comparison,
     DeskRuntime,
-    EditRefused,
     Event,
     RunPlan,
     Step,
@@ -65,15 +63,10 @@ from graph import (
 
 from ..background import after_shown
 from ..edits import (
-    CANCEL_WORDS,
-    EDIT_TIMEOUT_S,
-    NOTE,
     Change,
     change_words,
     collapsed,
-    folded_line,
     match_messages,
-    superseded_after,
     thread_messages,
 )
 from ..history import COMPARED_DESK
@@ -87,7 +80,7 @@ from ..runs import ATTACH_LATEST_S, DeskService, asks_to_resume, signed_in
 from ..speakers import SEPARATOR, label_metadata
 from ..views.compare_view import CompareStages, TickerRenderer, is_card, show_card
 from ..views.thread_names import rename_thread
-from .edit_actions import apply_changes, detach, edit_prompt, turn_label
+from .edit_actions import Edit, detach, note
 from .headless import own_thread, tell_on_first_open
 
 RUN_ACTION = "compare_run"
@@ -102,11 +95,6 @@ COMPARED = COMPARED_DESK  # a desk thread's metadata: {"parent", "ticker"} (left
 
 def _thread_link(thread_id: str) -> str:
     return f"/thread/{thread_id}"
-
-
-def _note(language: str, key: str, **fields: object) -> cl.Message:
-    """A Desk note about an edit (the text `chat.<key>`): on every branch (chat/edits.py)."""
-    return cl.Message(content=phrase(language, "chat." + key, **fields), author=DESK, metadata={NOTE: True})
 
 
 
@@ -312,15 +300,7 @@ class Compares:
         # Chainlit answers the button's HTTP call when this returns: the question waits in a task.
         detach(self._edit(action), "compare-edit")
 
-    def _busy(self, parent: str, desk_thread: str) -> bool:
-        """Anything running on the comparison: itself, or a run of the thread's own or of the desk's thread."""
-        run = self.running.get(parent)
-        chats = self.service().chats
-        return (run is not None and run.active) or any(
-            (chat := chats.get(t)) is not None and chat.active for t in (parent, desk_thread))
-
     async def _edit(self, action: cl.Action) -> None:
-        local_steps.set(None)  # our messages belong to the thread, not under the action's step
         payload = action.payload or {}
         parent = cl.context.session.thread_id
         desk = await self.desk()
@@ -328,59 +308,52 @@ class Compares:
         comparison = await Comparison.stored(desk, page_user(), parent) if payload.get("thread_id") == parent else None
         ticker = str(payload.get("ticker") or "")
         if comparison is None or ticker not in comparison.record.threads:
-            await _note(thread_language(), "edit_not_yours").send()
+            await note("edit_not_yours").send()
             return
-        record, lang = comparison.record, comparison.record.language
-        thread = record.threads[ticker]
-        if self._busy(parent, thread):
-            await _note(lang, "edit_running").send()
-            return
-        steps = await desk.history(thread)
-        step = next((s for s in steps if s.id == payload.get("step")), None)
-        if step is None or step.checkpoint_id != payload.get("checkpoint"):
-            await _note(lang, "edit_gone").send()
-            return
-        messages = await thread_messages(parent)  # before the question: what the earlier branch showed
-        answer = await cl.AskUserMessage(content=edit_prompt(step, lang, ticker), author=DESK,
-                                         timeout=EDIT_TIMEOUT_S).send()
-        await cl.context.emitter.task_end()  # the work goes on in a run of its own: the composer is handed back
-        text = str((answer or {}).get("output") or "")
-        if not text.strip() or text.strip().lower() in CANCEL_WORDS:
-            await _note(lang, "edit_kept", label=turn_label(step, lang, ticker)).send()
-            return
-        if self._busy(parent, thread):
-            await _note(lang, "edit_running").send()
-            return
-        try:
-            await desk.fork(thread, step.id, text)
-        except EditRefused as exc:
-            await _note(lang, "edit_failed", reason=exc.told(lang)).send()
-            return
-        left = self._left_behind(messages, record.tickers, ticker, steps, step, action.forId or "")
-        now = next(s for s in await desk.history(thread) if s.id == step.id)
-        await cl.Message(content=f"{now.text}\n\n{phrase(lang, 'chat.edited')}", author=step.persona,
-                         metadata=label_metadata(step.persona, step.round, lang, tag=ticker)).send()
-        await comparison.reopen()
-        self._begin(CompareRun(self, comparison, next_analysis(cl.user_session.get("chat_settings"),
-                                                               self.service().settings), resumed=True, edited=ticker))
-        await apply_changes(messages, [Change(m, False) for m in left],
-                            lambda words: folded_line(words, lang, turn_label(step, lang, ticker), ticker))
-        gone = {str(m["id"]) for m in left}
-        for shown in [a for a in _sent() if a.forId in gone]:
+        await CompareEdit(action, desk, self, comparison, ticker).run()
+
+
+class CompareEdit(Edit):
+    """Edit on one desk's turn in a comparison's thread: the fork is that desk's thread's, the comparison runs
+    again as a resumed one (the other desks kept as decided), and the edited desk's later turns, the Comparison
+    turn and the card fold to one line here (the desk's own thread keeps both branches). The steps are Edit's."""
+
+    def __init__(self, action: cl.Action, desk: DeskRuntime, compares: Compares, comparison: Comparison,
+                 ticker: str) -> None:
+        record = comparison.record
+        super().__init__(action, desk, record.threads[ticker], record.parent, record.language, ticker)
+        self.compares, self.comparison = compares, comparison
+
+    def busy(self) -> bool:
+        """Anything running on the comparison: itself, or a run of the thread's own or of the desk's thread."""
+        run = self.compares.running.get(self.shown_in)
+        chats = self.compares.service().chats
+        return (run is not None and run.active) or any(
+            (chat := chats.get(t)) is not None and chat.active for t in (self.shown_in, self.thread_id))
+
+    def changes(self, messages: list[dict[str, Any]], step: Step, before: list[Step]) -> list[Change]:
+        """The edited turn of the ticker's desk and its desk's turns after it, the Comparison turn and card."""
+        mine = _of_desk(messages, self.ticker, self.comparison.record.tickers)
+        compared = [m for m in messages if not collapsed(m) and (m.get("name") == COMPARISON or is_card(m))]
+        return [Change(m, False) for m in [*self.superseded(mine, step, before), *compared]]
+
+    def edited_metadata(self, step: Step) -> dict[str, Any]:
+        # Labelled with its desk's ticker, as the desk's turns are: `desk_of` finds it there (its Edit, a fold).
+        return label_metadata(step.persona, step.round, self.language, tag=self.ticker)
+
+    async def rerun(self) -> bool:
+        nxt = next_analysis(cl.user_session.get("chat_settings"), self.compares.service().settings)
+        await self.comparison.reopen()
+        self.compares._begin(CompareRun(self.compares, self.comparison, nxt, resumed=True, edited=self.ticker))
+        return True
+
+    async def done(self, step: Step, changes: list[Change]) -> None:
+        gone = {str(c.message["id"]) for c in changes}
+        for shown in [a for a in _sent() if a.forId in gone]:  # the folded turns' Edit buttons
             _sent().remove(shown)
             await quietly(shown.remove())
-        logger.info("comparison %s: edit of %s's %s, %d messages folded", parent, ticker, step.id, len(left))
-
-    @staticmethod
-    def _left_behind(messages: list[dict[str, Any]], tickers: tuple[str, ...], ticker: str, steps: list[Step],
-                     step: Step, pressed: str) -> list[dict[str, Any]]:
-        """What the edit leaves on the earlier branch: the edited turn of `ticker`'s desk and its desk's turns
-        after it (not its turns from before, parallel analysts that ended later), the Comparison turn and card."""
-        mine = _of_desk(messages, ticker, tickers)
-        kept = match_messages(steps[:[s.id for s in steps].index(step.id)], mine).values()
-        edited = match_messages([step], mine).get(step.id) or pressed
-        compared = [m for m in messages if not collapsed(m) and (m.get("name") == COMPARISON or is_card(m))]
-        return [*superseded_after(mine, edited, kept), *compared]
+        logger.info("comparison %s: edit of %s's %s, %d messages folded", self.shown_in, self.ticker, step.id,
+                    len(changes))
 
 
 async def offer_edits(comparison: Comparison, messages: list[dict[str, Any]]) -> None:

@@ -6,11 +6,14 @@ messages are collapsed. Switch makes another branch current: its messages come b
 left is collapsed. Both are refused while the desk runs on the thread, and for another thread than
 the pressing session's own. Chainlit answers a button's HTTP call when its callback returns, so the
 work goes on in a task of its own (`edit_pressed`, `switch_pressed`: chat/app.py registers them).
+
+The Edit's steps are `Edit`'s, shared with the Edit of one desk of a comparison (chat/features/compare.py):
+each says only what is its own (what runs that a fork would race, which messages the edit leaves behind,
+how the re-run starts).
 """
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
@@ -19,7 +22,7 @@ from chainlit.context import local_steps
 from chainlit.logger import logger
 from chainlit.step import StepDict
 
-from graph import DESK, DeskRuntime, EditRefused, Step, explain, persona_label, phrase
+from graph import DESK, DeskRuntime, EditRefused, Step, explain, phrase
 
 from ..edits import (
     CANCEL_WORDS,
@@ -33,26 +36,21 @@ from ..edits import (
     match_messages,
     offer,
     offer_way_back,
+    step_words,
     superseded_after,
     switch_action,
     thread_messages,
 )
+from ..kit.say import thread_language
+from ..kit.tasks import quietly
 from ..panel import next_analysis
-from ..runs import DEFAULT, ChatRun
-
-
-def _language() -> str:
-    """The language of the pressing session's chat: its thread's, else its page's (chat/runs.py)."""
-    chat = cl.user_session.get("chat")
-    return str(chat.language) if chat is not None else DEFAULT
+from ..runs import ChatRun
 
 
 def turn_label(step: Step, language: str, desk: str = "") -> str:
     """A step as the user reads it: "Bull Researcher, round 2" ("多头研究员，第 2 轮"); in a comparison its desk's
     ticker first ("AMD Bull Researcher")."""
-    who = persona_label(step.persona, language)
-    said = phrase(language, "chat.step_label", who=who, round=phrase(language, "chat.round", n=step.round)) \
-        if step.round else who
+    said = step_words(step.persona, step.round, language)
     return f"{desk} {said}" if desk else said
 
 
@@ -67,10 +65,127 @@ def edit_prompt(step: Step, language: str, desk: str = "") -> str:
 _label, _prompt = turn_label, edit_prompt
 
 
-async def _say(key: str, actions: list[cl.Action] | None = None, **fields: object) -> None:
-    """A Desk note about edits and branches (the text `chat.<key>`): shown whichever branch is current."""
-    text = phrase(_language(), "chat." + key, **fields)
-    await cl.Message(content=text, author=DESK, metadata={NOTE: True}, actions=actions or []).send()
+def note(key: str, language: str | None = None, actions: list[cl.Action] | None = None,
+         **fields: object) -> cl.Message:
+    """A Desk note about edits and branches (the text `chat.<key>`), in the thread's language (or `language`):
+    its metadata keeps it on every branch (chat/edits.py NOTE). Not the kit's `said()`: an edit's notes, like
+    its question, have always shown the Desk unlabelled, and a label would change how they look in Chinese."""
+    return cl.Message(content=phrase(language or thread_language(), "chat." + key, **fields), author=DESK,
+                      metadata={NOTE: True}, actions=actions or [])
+
+
+class Edit:
+    """One press of Edit under a past persona turn of the desk thread `thread_id`, shown in the chat thread
+    `shown_in` (that thread, or a comparison's), its notes and question in `language` (`ticker`: a comparison's
+    desk, named before the turn). The steps every Edit takes are `run`'s; a subclass says what differs."""
+
+    def __init__(self, action: cl.Action, desk: DeskRuntime, thread_id: str, shown_in: str, language: str,
+                 ticker: str = "") -> None:
+        self.action, self.desk, self.thread_id, self.shown_in = action, desk, thread_id, shown_in
+        self.language, self.ticker = language, ticker
+
+    async def run(self) -> None:
+        lang, payload = self.language, self.action.payload or {}
+        if self.busy():
+            await note("edit_running", lang).send()
+            return
+        step = next((s for s in await self.desk.history(self.thread_id) if s.id == payload.get("step")), None)
+        if step is None or step.checkpoint_id != payload.get("checkpoint"):
+            await note("edit_gone", lang).send()
+            return
+        messages = await thread_messages(self.shown_in)  # before the question: what the earlier branch showed
+        label = turn_label(step, lang, self.ticker)
+        answer = await cl.AskUserMessage(content=edit_prompt(step, lang, self.ticker), author=DESK,
+                                         timeout=EDIT_TIMEOUT_S).send()
+        # Chainlit marks a task as running once the answer is in (an ask is meant for a handler that
+        # goes on): this one goes on in a run of its own, so the composer is handed back.
+        await cl.context.emitter.task_end()
+        text = str((answer or {}).get("output") or "")
+        if not text.strip() or text.strip().lower() in CANCEL_WORDS:
+            await note("edit_kept", lang, label=label).send()
+            return
+        if self.busy():  # started while the question waited
+            await note("edit_running", lang).send()
+            return
+        try:
+            await self.fork(step, text)
+        except EditRefused as exc:
+            await note("edit_failed", lang, reason=exc.told(lang)).send()
+            return
+        after = await self.desk.history(self.thread_id)
+        now = next(s for s in after if s.id == step.id)
+        changes = self.changes(messages, step, after[:after.index(now)])
+        await cl.Message(content=f"{now.text}\n\n{phrase(lang, 'chat.edited')}", author=step.persona,
+                         metadata=self.edited_metadata(step)).send()
+        if not await self.rerun():
+            return
+        # The messages read before the question are the earlier branch's; those said since are the fork's.
+        await apply_changes(messages, changes, lambda words: folded_line(words, lang, label, self.ticker or None))
+        await self.done(step, changes)
+
+    def superseded(self, mine: list[dict[str, Any]], step: Step, before: list[Step]) -> list[dict[str, Any]]:
+        """What the edit of `step` leaves behind of `mine` (one desk's messages): its turn and those after it,
+        not the desk's turns `before` it (parallel analysts that ended later)."""
+        kept = match_messages(before, mine).values()
+        edited = match_messages([step], mine).get(step.id) or (self.action.forId or "")
+        return superseded_after(mine, edited, kept)
+
+    # -- what differs ---------------------------------------------------------------------------------------
+
+    def busy(self) -> bool:
+        """Something runs that a fork would race for the thread's next checkpoint: stop it first."""
+        raise NotImplementedError
+
+    async def fork(self, step: Step, text: str) -> None:
+        await self.desk.fork(self.thread_id, step.id, text)
+
+    def changes(self, messages: list[dict[str, Any]], step: Step, before: list[Step]) -> list[Change]:
+        """What the fork changes among `messages` (`before`: the fork's turns before `step`)."""
+        raise NotImplementedError
+
+    def edited_metadata(self, step: Step) -> dict[str, Any]:
+        """The edited turn's message metadata: none in a desk's own thread, whose turns are known by their author."""
+        return {}
+
+    async def rerun(self) -> bool:
+        """Start the re-run of what follows the edited turn; False when one already goes on."""
+        raise NotImplementedError
+
+    async def done(self, step: Step, changes: list[Change]) -> None:
+        """What follows the fold."""
+
+
+class DeskEdit(Edit):
+    """Edit on a desk thread's own page: the fork is a new branch of the thread, its ChatRun re-runs it."""
+
+    def __init__(self, action: cl.Action, desk: DeskRuntime, chat: ChatRun) -> None:
+        # The pressing page's language (its chat's: `chat` may be another tab's run, refused as busy).
+        super().__init__(action, desk, chat.thread_id, chat.thread_id, thread_language())
+        self.chat = chat
+        self.leaving = self.entering = self.forked_at = ""
+
+    def busy(self) -> bool:
+        return self.chat.active
+
+    async def fork(self, step: Step, text: str) -> None:
+        # The branch left and the one made: the messages' tags say which branches each is on.
+        self.leaving = await _current_key(self.desk, self.thread_id)
+        self.forked_at = (await self.desk.fork(self.thread_id, step.id, text)).checkpoint_id
+        self.entering = await _current_key(self.desk, self.thread_id)
+
+    def changes(self, messages: list[dict[str, Any]], step: Step, before: list[Step]) -> list[Change]:
+        left = [str(m["id"]) for m in self.superseded(messages, step, before)]
+        return branch_change(messages, self.leaving, self.entering, superseded=left)
+
+    async def rerun(self) -> bool:
+        if self.chat.active:  # a message sent meanwhile started a run: it continues the fork itself
+            return False
+        self.chat.start(None, next_analysis(cl.user_session.get("chat_settings"), self.chat.service.settings))
+        return True
+
+    async def done(self, step: Step, changes: list[Change]) -> None:
+        logger.info("thread %s: edit of %s forked at %s (%d messages collapsed, %d tagged)", self.thread_id, step.id,
+                    self.forked_at, *(sum(1 for c in changes if c.show is show) for show in (False, None)))
 
 
 def _session_chat(action: cl.Action) -> ChatRun | None:
@@ -88,59 +203,11 @@ async def _current_key(desk: DeskRuntime, thread_id: str) -> str:
 
 
 async def _edit(action: cl.Action) -> None:
-    local_steps.set(None)  # our messages belong to the thread, not under the action's step
     chat = _session_chat(action)
     if chat is None:
-        await _say("edit_not_yours")
+        await note("edit_not_yours").send()
         return
-    if chat.active:
-        await _say("edit_running")
-        return
-    desk = await chat.service.runtime()
-    payload = action.payload or {}
-    step = next((s for s in await desk.history(chat.thread_id) if s.id == payload.get("step")), None)
-    if step is None or step.checkpoint_id != payload.get("checkpoint"):
-        await _say("edit_gone")
-        return
-    messages = await thread_messages(chat.thread_id)  # before the question: what the earlier branch showed
-    lang = chat.language
-    answer = await cl.AskUserMessage(content=edit_prompt(step, lang), author=DESK, timeout=EDIT_TIMEOUT_S).send()
-    # Chainlit marks a task as running once the answer is in (an ask is meant for a handler that
-    # goes on): this one goes on in a run of its own, so the composer is handed back.
-    await cl.context.emitter.task_end()
-    text = str((answer or {}).get("output") or "")
-    if not text.strip() or text.strip().lower() in CANCEL_WORDS:
-        await _say("edit_kept", label=turn_label(step, lang))
-        return
-    if chat.active:
-        await _say("edit_running")
-        return
-    leaving = await _current_key(desk, chat.thread_id)
-    try:
-        fork = await desk.fork(chat.thread_id, step.id, text)
-    except EditRefused as exc:
-        await _say("edit_failed", reason=exc.told(lang))
-        return
-    entering = await _current_key(desk, chat.thread_id)
-    kept = match_messages([s for s in await _steps_before(desk, chat.thread_id, step)], messages).values()
-    edited = match_messages([step], messages).get(step.id) or (action.forId or "")
-    left = [str(m["id"]) for m in superseded_after(messages, edited, kept)]
-    now = next(s for s in await desk.history(chat.thread_id) if s.id == step.id)
-    await cl.Message(content=f"{now.text}\n\n{phrase(lang, 'chat.edited')}", author=step.persona).send()
-    if chat.active:  # a message sent meanwhile started a run: it continues the fork itself
-        return
-    chat.start(None, next_analysis(cl.user_session.get("chat_settings"), chat.service.settings))
-    # The messages read before the question are the earlier branch's; those said since are the fork's.
-    changes = branch_change(messages, leaving, entering, superseded=left)
-    await apply_changes(messages, changes, lambda words: folded_line(words, lang, turn_label(step, lang)))
-    logger.info("thread %s: edit of %s forked at %s (%d messages collapsed, %d tagged)", chat.thread_id, step.id,
-                fork.checkpoint_id, *(sum(1 for c in changes if c.show is show) for show in (False, None)))
-
-
-async def _steps_before(desk: DeskRuntime, thread_id: str, step: Step) -> list[Step]:
-    steps = await desk.history(thread_id)
-    ids = [s.id for s in steps]
-    return steps[:ids.index(step.id)] if step.id in ids else []
+    await DeskEdit(action, await chat.service.runtime(), chat).run()
 
 
 async def apply_changes(messages: Sequence[dict[str, Any]], changes: Sequence[Change],
@@ -187,31 +254,27 @@ def detach(work: Any, name: str) -> None:
 
 
 async def _guarded(work: Any) -> None:
+    local_steps.set(None)  # our messages belong to the thread, not under the action's step
     try:
         await work
     except Exception as exc:  # the user gets a sentence, never a traceback
         logger.exception("edit failed")
-        with contextlib.suppress(Exception):
-            await _say("edit_failed", reason=explain(exc, _language()))
+        await quietly(note("edit_failed", reason=explain(exc, thread_language())).send())
 
 
 async def _switch(action: cl.Action) -> None:
-    local_steps.set(None)
     chat = _session_chat(action)
-    if chat is None:
-        await _say("switch_not_yours")
-        return
-    if chat.active:
-        await _say("switch_running")
+    if chat is None or chat.active:
+        await note("switch_not_yours" if chat is None else "switch_running").send()
         return
     desk = await chat.service.runtime()
     leaving = next(b for b in await desk.branches(chat.thread_id) if b.current)
     target = await desk.branch_of(chat.thread_id, str((action.payload or {}).get("to") or ""))
     if target is None:
-        await _say("switch_unknown")
+        await note("switch_unknown").send()
         return
     if target.current:
-        await _say("switch_current")
+        await note("switch_current").send()
         return
     now = await desk.switch_branch(chat.thread_id, target.head)
     messages = await thread_messages(chat.thread_id)
@@ -223,6 +286,6 @@ async def _switch(action: cl.Action) -> None:
     what = (phrase(lang, "chat.switched_edit", label=now.forked["label"]) if now.forked
             else phrase(lang, "chat.switched_original"))
     back = switch_action(chat.thread_id, leaving.head, phrase(lang, "chat.switch_back"), lang)
-    await _say("switched", [back], what=what, title=now.title.split(" → ")[-1])
+    await note("switched", actions=[back], what=what, title=now.title.split(" → ")[-1]).send()
     await offer(desk, chat.thread_id, messages)          # the restored turns can be edited again
     await offer_way_back(desk, chat.thread_id, messages)
