@@ -49,7 +49,7 @@ from graph import (
 from ..history import SCHEDULED_THREAD
 from ..kit.feature import Message
 from ..kit.offers import Answer, Button, Offers
-from ..kit.say import page_user, said
+from ..kit.say import desk_message, page_user, said, thread_language
 from ..runs import DeskService
 from ..speakers import label_metadata
 from .headless import own_thread, tell_on_first_open
@@ -148,13 +148,12 @@ class Watches:
         """Answer `/watch …` or a watch asked in words; False for any other message."""
         ask = said.route.read
         if isinstance(ask, WatchCommand):
-            await self._command(ask, said.language)
+            await self._command(ask)
             return True
         if not isinstance(ask, WatchAsk):
             return False
         if ask.problem:
-            await cl.Message(content=ask.problem, author=DESK,
-                             metadata=label_metadata(DESK, language=ask.language)).send()
+            await desk_message(ask.problem, language=ask.language).send()
             return True
         await self._offer(ask)
         return True
@@ -170,58 +169,60 @@ class Watches:
         await (await self.offers.message(text, body, language=lang)).send()
 
     async def save_pressed(self, answer: Answer) -> None:
+        """Save pressed: said in the offer's language (the kit answers inside `speaking`)."""
         lang, store, user = answer.language, await self.store(), answer.user
         tickers, book = tuple(answer.body.get("tickers") or ()), bool(answer.body.get("book"))
         rule = Rule.from_dict(answer.body.get("rule") or {})
         if len(await store.watches(user)) >= MAX_WATCHES:  # said in the user's words (the store refuses too)
-            await said("watch_too_many", language=lang, limit=MAX_WATCHES).send()
+            await said("watch_too_many", limit=MAX_WATCHES).send()
             return
         try:
             watch = await store.add(user, tickers, rule, book=book, language=lang)
         except ValueError:  # another tab saved one meanwhile: the store's cap holds
-            await said("watch_too_many", language=lang, limit=MAX_WATCHES).send()
+            await said("watch_too_many", limit=MAX_WATCHES).send()
             return
         await self._sync()
         number = [w.id for w in await store.watches(user)].index(watch.id) + 1
-        await said("watch_saved", language=lang, n=number, what=what_words(watch.tickers, watch.book, lang),
+        await said("watch_saved", n=number, what=what_words(watch.tickers, watch.book, lang),
                    rule=rule_words(watch.rule, lang),
                    next=when_words(watch.rule.next_slot(clock.now()), watch.rule, lang)).send()
 
     async def cancel_pressed(self, answer: Answer) -> None:
-        await said("watch_cancelled", language=answer.language).send()
+        await said("watch_cancelled").send()
 
-    async def _command(self, command: WatchCommand, lang: str) -> None:
-        store, user = await self.store(), page_user()
+    async def _command(self, command: WatchCommand) -> None:
+        store, user, lang = await self.store(), page_user(), thread_language()
         watches = await store.watches(user)
         if command.action == "list":
-            await self._list(watches, lang)
+            await self._list(watches)
             return
         if not command.which:
-            await said("watch_which", language=lang, action=command.action).send()
+            await said("watch_which", action=command.action).send()
             return
         watch = await store.find(user, command.which)
         if watch is None:
-            await said("watch_unknown", language=lang, which=command.which).send()
+            await said("watch_unknown", which=command.which).send()
             return
         n = [w.id for w in watches].index(watch.id) + 1
         what = what_words(watch.tickers, watch.book, lang)
         if command.action == "remove":
             await store.remove(watch)
             await self._sync()
-            await said("watch_removed_done", language=lang, n=n, what=what).send()
+            await said("watch_removed_done", n=n, what=what).send()
         elif command.action == "pause":
             await store.set_paused(watch, True)
             await self._sync()
-            await said("watch_paused_done", language=lang, n=n, what=what).send()
+            await said("watch_paused_done", n=n, what=what).send()
         else:  # resume
             await store.set_paused(watch, False)
             await self._sync()
-            await said("watch_resumed_done", language=lang, n=n, what=what,
+            await said("watch_resumed_done", n=n, what=what,
                        next=when_words(watch.rule.next_slot(clock.now()), watch.rule, lang)).send()
 
-    async def _list(self, watches: list[Watch], lang: str) -> None:
+    async def _list(self, watches: list[Watch]) -> None:
+        lang = thread_language()
         if not watches:
-            await said("watch_none", language=lang).send()
+            await said("watch_none").send()
             return
         lines = [phrase(lang, "chat.watch_list_title"), ""]
         for n, watch in enumerate(watches, 1):
@@ -232,7 +233,7 @@ class Watches:
                                 last=phrase(lang, "chat.watch_last_run", when=when_words(last, watch.rule, lang))
                                 if last is not None else phrase(lang, "chat.watch_never_run")))
         lines += ["", phrase(lang, "chat.watch_commands")]
-        await cl.Message(content="\n".join(lines), author=DESK, metadata=label_metadata(DESK, language=lang)).send()
+        await desk_message("\n".join(lines)).send()
 
     async def _sync(self) -> None:
         if self.scheduler is not None:
