@@ -62,7 +62,7 @@ from graph import (
 
 from ..kit.feature import Message
 from ..kit.offers import Answer, Button, Offers
-from ..kit.say import page_user, said
+from ..kit.say import desk_message, page_user, said, speaking, thread_language
 from ..kit.tasks import ThreadTask, ThreadTasks, quietly
 from ..runs import DeskService
 from ..speakers import label_metadata
@@ -119,17 +119,17 @@ class Backtests:
         """Answer a message that asks for a backtest, or to resume one; False for any other message."""
         asked, thread_id = said.route.read, said.thread_id
         if isinstance(asked, ResumeBacktest):
-            await self._offer_resume(asked.backtest_id, thread_id, said.language)
+            await self._offer_resume(asked.backtest_id, thread_id)
             return True
         if said.route.purpose is not Purpose.BACKTEST or not isinstance(asked, Ask):
             return False
-        await self._offer_new(asked, thread_id)
+        with speaking(asked.language):  # answered in the words' own language
+            await self._offer_new(asked, thread_id)
         return True
 
     async def _offer_new(self, ask: Ask, thread_id: str) -> None:
-        lang = ask.language
         if ask.problem:
-            await cl.Message(content=ask.problem, author=DESK, metadata=label_metadata(DESK, language=lang)).send()
+            await desk_message(ask.problem).send()
             return
         assert ask.start is not None and ask.end is not None  # read_ask says a problem otherwise
         try:
@@ -137,29 +137,30 @@ class Backtests:
                                          budget=ask.budget)
             prepared.check_budget()
         except PlanRefused as refused:
-            await said("backtest_refused", language=lang, reason=refused.told(lang)).send()
+            await said("backtest_refused", reason=refused.told(ask.language)).send()
             return
-        await self._offer(prepared, thread_id, lang)
+        await self._offer(prepared, thread_id)
 
-    async def _offer_resume(self, backtest_id: str, thread_id: str, language: str) -> None:
+    async def _offer_resume(self, backtest_id: str, thread_id: str) -> None:
         if (run := self._run_of(backtest_id)) is not None:
-            await said("backtest_running", language=language, id=run.id).send()
+            await said("backtest_running", id=run.id).send()
             return
         prepared = await prepare_resume(await self.desk(), page_user(), backtest_id, days=await self.days())
         if prepared is None:
-            await said("backtest_unknown", language=language, id=backtest_id).send()
+            await said("backtest_unknown", id=backtest_id).send()
             return
         if prepared.to_run == 0:  # every day is done: nothing to confirm, the result is shown again
             runner = await confirmed(await self.desk(), page_user(), prepared, await self.days())
-            self._start(prepared, page_user(), thread_id, language, runner)
+            self._start(prepared, page_user(), thread_id, runner)
             return
-        await self._offer(prepared, thread_id, language)
+        await self._offer(prepared, thread_id)
 
-    async def _offer(self, prepared: Prepared, thread_id: str, language: str) -> None:
+    async def _offer(self, prepared: Prepared, thread_id: str) -> None:
         """The plan as a list (it wraps to the page, where a code block's lines would be cut off), with Run and
-        Cancel."""
+        Cancel, in the language spoken here."""
+        language = thread_language()
         text = f"{phrase(language, 'chat.backtest_plan')}\n\n{prepared.statement(language, markdown=True)}"
-        await (await self.offers.message(text, prepared.to_json(), language=language, thread_id=thread_id)).send()
+        await (await self.offers.message(text, prepared.to_json(), thread_id=thread_id)).send()
 
     # -- the buttons --------------------------------------------------------------------------------
 
@@ -169,21 +170,22 @@ class Backtests:
 
     async def run_pressed(self, answer: Answer) -> None:
         if (busy := self.running.get(answer.thread_id)) is not None and busy.active:
-            await said("backtest_busy", language=answer.language, id=busy.id).send()
+            await said("backtest_busy", id=busy.id).send()
             return
         desk = await self.desk()
         prepared = await Prepared.from_json(desk, answer.user, answer.body)
         if prepared is None:  # the backtest it resumes was deleted meanwhile
-            await said("backtest_offer_gone", language=answer.language).send()
+            await said("backtest_offer_gone").send()
             return
         runner = await confirmed(desk, answer.user, prepared, await self.days())  # stored only now
-        self._start(prepared, answer.user, answer.thread_id, answer.language, runner)
+        self._start(prepared, answer.user, answer.thread_id, runner)
 
     async def cancel_pressed(self, answer: Answer) -> None:
-        await said("backtest_cancelled", language=answer.language).send()
+        await said("backtest_cancelled").send()
 
-    def _start(self, prepared: Prepared, user: str, thread_id: str, language: str, runner: Runner) -> None:
-        self.runs.begin(BacktestRun(self, runner, prepared, thread_id, language))
+    def _start(self, prepared: Prepared, user: str, thread_id: str, runner: Runner) -> None:
+        """The backtest runs in the language spoken here (an offer's own, when its Run was pressed)."""
+        self.runs.begin(BacktestRun(self, runner, prepared, thread_id, thread_language()))
 
     def _run_of(self, backtest_id: str) -> BacktestRun | None:
         return next((r for r in self.running.values() if r.id == backtest_id and r.active), None)
