@@ -191,6 +191,13 @@ class DeskDataLayer(SQLAlchemyDataLayer):
             raise NotOwner("the history database did not answer")
         return (rows[0]["userIdentifier"] or "") if rows else None
 
+    async def names_beside(self, thread_id: str) -> set[str]:
+        """The names of the thread's owner's other threads (none for a thread without an owner)."""
+        rows = await self._rows('SELECT "name" FROM threads WHERE "userIdentifier" = '
+                                '(SELECT "userIdentifier" FROM threads WHERE "id" = :id) AND "id" <> :id '
+                                'AND "name" IS NOT NULL', id=require_thread_id(thread_id))
+        return {str(r["name"]) for r in rows or []}
+
     async def step_thread(self, step_id: str) -> str | None:
         """The thread a step (a message) id is stored in, if any."""
         rows = await self._rows('SELECT "threadId" FROM steps WHERE "id" = :id', id=step_id)

@@ -128,6 +128,17 @@ def thread_title(state: Mapping[str, Any], update: Mapping[str, Any] | None = No
     return question_title(asked, now, at)
 
 
+def distinct(title: str, taken: set[str]) -> str:
+    """`title`, or "title (2)", "(3)"…: no two of a user's threads read the same in the sidebar (the same analysis
+    run twice in a minute was "NVDA · SELL · 13:15 UTC" twice)."""
+    n = 1
+    shown = title
+    while shown in taken:
+        n += 1
+        shown = f"{title} ({n})"
+    return shown
+
+
 async def name_thread(thread_id: str, state: Mapping[str, Any], update: Mapping[str, Any] | None = None, *,
                       status: str = "", asked: str = "", at: datetime | None = None) -> None:
     """Rename the thread (thread_title) and have the page's sidebar fetch the list again: it does so
@@ -139,6 +150,8 @@ async def name_thread(thread_id: str, state: Mapping[str, Any], update: Mapping[
     title = thread_title(state, update, status=status, asked=asked, at=at)
     if not title:
         return
+    if (names := getattr(layer, "names_beside", None)) is not None:  # the desk's own history layer
+        title = distinct(title, await names(thread_id))
     await layer.update_thread(thread_id, name=title)
     await cl.context.emitter.emit("first_interaction", {"interaction": title, "thread_id": thread_id})
 

@@ -531,3 +531,16 @@ async def test_chat_element_round_trip_through_our_layer(tmp_path, emitter):
         assert await layer.file_owner(f"{user.id}/nope/chart.svg") is None
     finally:
         await layer.engine.dispose()
+
+
+async def test_the_names_a_thread_is_told_apart_from_are_its_owners_only(tmp_path, seeded):
+    """thread_names.distinct numbers a name another thread of the same user has: another user's names are never
+    read (nor told), and a thread id that is no UUID reaches no SQL."""
+    layer = history.make_data_layer(tmp_path)
+    try:
+        assert await layer.names_beside(seeded["bob_thread"]) == {"x"}  # bob's other thread, not alice's
+        assert await layer.names_beside(seeded["alice_thread"]) == set()
+        with pytest.raises(history.InvalidThreadId):
+            await layer.names_beside(injection("bob"))
+    finally:
+        await layer.engine.dispose()

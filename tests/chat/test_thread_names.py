@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 
 import chat.views.thread_names
 from chat.runs import ChatRun
-from chat.views.thread_names import NAME_RUNNING, NAME_STOPPED, thread_tickers, thread_title
+from chat.views.thread_names import NAME_RUNNING, NAME_STOPPED, distinct, thread_tickers, thread_title
 from graph.core.state import FinalDecision
 from tests.support.waiting import wait_until
 
@@ -171,3 +171,11 @@ async def test_a_question_and_an_unknown_symbol_are_named_sensibly(service, emit
     assert layer.names[-1] == "XYZQ · unknown symbol?"
     await other.start("yes")  # run it on synthetic data, as the desk offered
     assert re.fullmatch(r"XYZQ · (BUY|SELL|HOLD) · \d\d:\d\d UTC", layer.names[-1]), layer.names
+
+
+def test_a_name_another_thread_has_gets_the_next_number():
+    """Two threads of one user never read the same in the sidebar (issue 35, point 8)."""
+    assert distinct("NVDA · SELL · 13:15 UTC", set()) == "NVDA · SELL · 13:15 UTC"
+    assert distinct("NVDA · SELL · 13:15 UTC", {"NVDA · SELL · 13:15 UTC"}) == "NVDA · SELL · 13:15 UTC (2)"
+    taken = {"NVDA · SELL · 13:15 UTC", "NVDA · SELL · 13:15 UTC (2)", "AMD · BUY · 13:15 UTC"}
+    assert distinct("NVDA · SELL · 13:15 UTC", taken) == "NVDA · SELL · 13:15 UTC (3)"
