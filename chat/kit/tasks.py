@@ -44,7 +44,8 @@ class ThreadTask:
     """
 
     kind = "task"  # the asyncio task's name: "<kind>-<thread id>"
-    # A failure is logged with its traceback (the page gets a sentence): off for work whose failures are all told.
+    # A failure is unexpected: logged with its traceback (the page gets a sentence). Off for the desk's run, whose
+    # failures are the models' and the vendors', expected and worded for the page (chat/runs.py).
     log_failures = True
 
     def __init__(self, tasks: ThreadTasks[Any], thread_id: str, language: str) -> None:
