@@ -159,7 +159,7 @@ async def resume(thread: ThreadDict) -> None:
                 step["metadata"] = json.loads(raw or "{}")
             except json.JSONDecodeError:
                 step["metadata"] = {}
-    await chat.reattach(steps)  # a run in flight on the thread: this page joins it (runs.py)
+    await chat.join(steps)  # a run in flight on the thread: this page joins it (chat/kit/tasks.py)
     # Offers still open get their buttons back; a backtest or a comparison in flight, this page joins it.
     for feature in FEATURES:
         await feature.reopened(chat.thread_id, steps)

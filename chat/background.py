@@ -1,6 +1,6 @@
 """What a run in a task of its own needs from the chat, the same for a desk run (runs.py), a backtest
-(backtests.py) and a comparison (compare.py): stopping it, and joining a page to it once the page has been
-shown the stored thread."""
+(backtests.py) and a comparison (compare.py), all of them the kit's ThreadTask (kit/tasks.py): stopping it,
+and joining a page to it once the page has been shown the stored thread."""
 from __future__ import annotations
 
 import asyncio

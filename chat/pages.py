@@ -5,8 +5,8 @@ Chainlit sends a message through `cl.context.emitter`, the emitter of the sessio
 task belongs to, and a reloaded page is a new session: a run left talking to the old one looks
 frozen. A run's task therefore gets a context of its own whose emitter is a `Pages`: every call
 goes to each page still connected, and a page that opens the thread mid-run is added once
-Chainlit has shown it the stored thread (see `ChatRun.reattach`), after what it missed meanwhile
-is replayed to it.
+Chainlit has shown it the stored thread (see `ThreadTask.join`, chat/kit/tasks.py), after what it
+missed meanwhile is replayed to it.
 """
 from __future__ import annotations
 

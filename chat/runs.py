@@ -5,21 +5,22 @@ a background task and returns. While the task runs, new messages are interjectio
 to the chat's inbox (the graph reads it through its runtime context) and are acknowledged at
 once. Stop cancels the task; the checkpoint keeps everything up to the last finished node.
 
-About 500 lines, as one piece: a chat's run from its start to its end (streaming to every
-page that shows the thread, interjections, stop, a failure, the notes left unread, resuming), all
-of it on the run's own state (its task, renderer and pages); DeskService is here because every
-ChatRun registers itself in it and it makes them.
+A run is the kit's `ThreadTask` (chat/kit/tasks.py), as a backtest and a comparison are: its task
+and own context, its pages, Stop, its four endings and a page joining it are the kit's. Here, as
+one piece, is what the desk's run says and keeps at each of them (streaming its turns, interjections,
+a stop, a failure, the notes left unread and the run that answers them, resuming); DeskService is
+here because every ChatRun registers itself in it and it makes them.
 """
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any, cast
+from typing import Any
 
 import chainlit as cl
-from chainlit.context import ChainlitContext, context_var, local_steps
 from chainlit.emitter import BaseChainlitEmitter
 from chainlit.logger import logger
+from chainlit.step import StepDict
 
 from graph import (
     DESK,
@@ -28,7 +29,6 @@ from graph import (
     DeskRuntime,
     DeskTurn,
     Interrupted,
-    LeaseHeld,
     ModelRegistry,
     NodeDone,
     Note,
@@ -49,11 +49,10 @@ from graph import (
     unread_in,
 )
 
-from .background import after_shown, cancel
 from .edits import offer_edits
 from .kit.say import said as kit_said
 from .kit.say import signed_in
-from .kit.tasks import quietly
+from .kit.tasks import Outcome, ThreadTask, ThreadTasks, quietly
 from .languages import DEFAULT
 from .pages import Pages
 from .panel import NextAnalysis
@@ -75,8 +74,6 @@ RESUME_WORDS = frozenset({"resume", "continue", "go on", "resume the run", "继�
 def asks_to_resume(text: str) -> bool:
     return to_simplified(text.lower().strip(" .!。！")) in RESUME_WORDS
 RESUME_OFFER = phrase(DEFAULT, "chat.resume_offer")  # how a page finds an offer already in a thread
-# A page that opens the thread mid-run joins the run at the latest this long after asking.
-ATTACH_LATEST_S = 10.0
 # The chat's own sentences are the catalogue's (prompts/words_<code>.md, section [chat]), in the
 # thread's language.
 
@@ -144,7 +141,8 @@ class DeskService:
         self._stack = contextlib.AsyncExitStack()
         self._lock: asyncio.Lock | None = None
         # Chats with a run in flight, by thread: a reconnecting browser must not start a second run.
-        self.chats: dict[str, ChatRun] = {}
+        self.runs: ThreadTasks[ChatRun] = ThreadTasks()
+        self.chats = self.runs.running
 
     async def runtime(self) -> DeskRuntime:
         if self._runtime is None:
@@ -176,32 +174,44 @@ class DeskService:
     def current(self, chat: ChatRun) -> ChatRun:
         """The chat a page's message or Stop goes to: the thread's run in flight here, which another
         page of the thread (a second tab, idle when it began) may have started, or the page's own."""
-        running = self.chats.get(chat.thread_id)
-        return running if running is not None and running is not chat and running.active else chat
+        running = self.runs.active(chat.thread_id)
+        return running if running is not None and running is not chat else chat
 
 
-class ChatRun:
-    """One chat: at most one run at a time; what the user says meanwhile goes to the thread's inbox."""
+class ChatRun(ThreadTask):
+    """One chat: at most one run at a time; what the user says meanwhile goes to the thread's inbox.
+
+    Each run is a `ThreadTask` life of the one chat (chat/kit/tasks.py): its task, its pages (a reload adds
+    one: join), Stop and its four endings are the kit's. A run's inputs (`text`, `nxt`) are set as it starts,
+    and a run for the notes left over follows it in the same chat (`closed`, `ended`)."""
+
+    kind = "desk-run"
+    # A run's failures are the models' and the vendors' (a timeout, a vendor down), expected and worded on the
+    # page by graph's `explain`: not logged with a traceback as a feature's unexpected ones are.
+    log_failures = False
 
     def __init__(self, service: DeskService, thread_id: str):
+        # The language the chat words itself in on this thread (`language`): the page's until the thread has its
+        # own (chat/app.py sets both), then the thread's, kept as each run's coordinator says it.
+        super().__init__(service.runs, thread_id, DEFAULT)
         self.service = service
-        self.thread_id = thread_id
-        self.task: asyncio.Task[None] | None = None
-        self.renderer: Renderer | None = None
-        self.pages: Pages | None = None   # the pages the run streams to (a reload adds one: reattach)
+        self.renderer: Renderer | None = None  # the run's, while it runs (a page joins only then)
+        self.text: str | None = None  # what the run answers (None: it continues the interrupted run)
+        self.nxt = NextAnalysis()     # its shape: the plan and the models
+        self.lost: asyncio.Event | None = None  # set if this server loses the thread's lease mid-run
+        self.leftover: list[Note] = []  # the notes nobody read when the run closed up
         self.acks: dict[int, tuple[cl.Message, list[str]]] = {}
         self.analysing: dict[str, Any] | None = None  # the ticker and date of the run's analysis
         self.began = clock.now()  # when it began (thread_names.py: the thread's name says it)
         self.closing = False   # the run is past its last event: a note now would find no reader
         # The signed-in user of the page that started the run: whose track record it reads and writes.
         self.user: str | None = None
-        # The language the chat words itself in on this thread: the page's until the thread has its own
-        # (chat/app.py sets both), then the thread's, kept as each run's coordinator says it.
-        self.language = DEFAULT
 
     @property
-    def active(self) -> bool:
-        return self.task is not None and not self.task.done()
+    def joinable(self) -> bool:
+        # A run streams: not before its first step (a chat's pages are its last run's until then) nor once
+        # it closes up.
+        return self.renderer is not None
 
     async def busy(self) -> bool:
         """Whether a new message is an interjection. A run only closing up (its last event is
@@ -222,8 +232,13 @@ class ChatRun:
         running = self.service.current(self)
         if running is not self or self.active:  # another page's run, or this page's (Resume twice)
             return _kept(asyncio.create_task(running.join_with(text)))
-        self.service.chats[self.thread_id] = self
-        self.task = asyncio.create_task(self._run(text, nxt or NextAnalysis()), name=f"desk-run-{self.thread_id}")
+        self.text, self.nxt = text, nxt or NextAnalysis()
+        # The starting page's user, taken before the run's context replaces the page's (a run that follows
+        # one, for the notes left over, does not start here: it keeps the user its page's run had).
+        if not isinstance(cl.context.emitter, Pages):
+            self.user = signed_in(cl.context.session)
+        self.service.runs.begin(self)  # registered before anything awaits: two pages cannot both start
+        assert self.task is not None
         return self.task
 
     async def join_with(self, text: str | None) -> None:
@@ -232,22 +247,8 @@ class ChatRun:
         if text is not None:
             await self.interject(text)
             return
-        await self._join_page()
+        await self.join_page()
         await said(self.language, "already_running").send()
-
-    async def _join_page(self) -> None:
-        """A page of the thread that was open before this run began (a second tab) speaks while it
-        goes on: the page is brought up to date and gets the rest of the run, with Stop."""
-        pages, renderer = self.pages, self.renderer
-        emitter, session = cl.context.emitter, cl.context.session
-        # A page is its session: Chainlit makes a new emitter for each event a page sends.
-        if pages is None or renderer is None or isinstance(emitter, Pages) \
-                or any(s.id == session.id for s, _ in pages.pages):
-            return
-        async with renderer.lock:  # nothing of the run is sent while the page is brought up to date
-            pages.expect(session, emitter)
-            await renderer.catch_up(emitter)
-            await pages.attach(emitter)
 
     async def speak_as(self, page: str) -> None:
         """The chat's language on a reopened thread: the thread's own, else the page's."""
@@ -305,64 +306,91 @@ class ChatRun:
                                  metadata=meta if isinstance(meta := step.get("metadata"), dict) else {}).update()
                 step["output"] = cut_off  # the UI is shown these steps, read before this update
 
-    async def _run(self, text: str | None, nxt: NextAnalysis) -> None:
+    # -- the run (a ThreadTask's life: chat/kit/tasks.py) ------------------------------------------
+
+    async def run(self) -> None:
+        text, nxt = self.text, self.nxt
         renderer = self.renderer = self._open_run(nxt)
-        outcome = "done"
-        lost: asyncio.Event | None = None   # set if this server loses the thread's lease mid-run
-        try:
-            desk = await self.service.runtime()
-            # The Desk speaks before the coordinator's update says the thread's language: reckoned here
-            # as the coordinator does (the CLI does the same), then taken from that update.
-            renderer.language = self.language = thread_language(
-                self.service.settings.language, (await desk.state(self.thread_id)).get("language"), text or "")
-            # One run per thread across processes: another window's process may run this thread.
-            async with desk.turn(self.thread_id, text, nxt.plan, wait_s=LEASE_WAIT_S) as turn:
-                lost = turn.held.lost
-                await self._deliberate(turn, renderer, nxt)
-            # Past its last event: the decision stands; Stop now waits for the closing up (stop()).
-            self.closing = True
-            self.language = renderer.language
-            if renderer.decided:
-                await self._show_decision()
-            await renderer.finish(phrase(self.language, "chat.decision_ready" if renderer.decided else "chat.done"))
-            await quietly(offer_edits(desk, self.thread_id))  # Edit buttons on the finished turns
-        except LeaseHeld:
-            outcome = "elsewhere"
-            await quietly(self._run_elsewhere(text))
-        except asyncio.CancelledError:
-            outcome = "stopped"
-            lang = self.language = renderer.language
-            spent = await self._cut_short(renderer, "cut_off_suffix", "stopped_status")
-            key = "stopped_lease_lost" if lost is not None and lost.is_set() else "stopped"
-            await quietly(cl.Message(content=phrase(lang, "chat." + key) + _spent_line(spent), author=DESK,
-                                           metadata=label_metadata(DESK, language=lang)).send())
-        except Exception as exc:  # the user gets a sentence, never a traceback
-            outcome = "failed"
-            lang = self.language = renderer.language
-            spent = await self._cut_short(renderer, "failed_suffix", "failed_status")
-            await quietly(cl.Message(content=f"⚠️ {explain(exc, lang)}\n\n{phrase(lang, 'chat.failed')}"
-                                           + _spent_line(spent), author=DESK,
-                                           metadata=label_metadata(DESK, language=lang),
-                                           actions=[resume_action(self.thread_id, lang)]).send())
-        finally:
-            leftover = await self._close_run(outcome)
-        await self._answer_leftover(leftover, outcome, nxt)
+        self.lost = None
+        desk = await self.service.runtime()
+        # The Desk speaks before the coordinator's update says the thread's language: reckoned here
+        # as the coordinator does (the CLI does the same), then taken from that update.
+        renderer.language = self.language = thread_language(
+            self.service.settings.language, (await desk.state(self.thread_id)).get("language"), text or "")
+        # One run per thread across processes: another window's process may run this thread.
+        async with desk.turn(self.thread_id, text, nxt.plan, wait_s=LEASE_WAIT_S) as turn:
+            self.lost = turn.held.lost
+            await self._deliberate(turn, renderer, nxt)
+        # Past its last event: the decision stands; Stop now waits for the closing up (stop()).
+        self.closing = True
+        self.language = renderer.language
+        if renderer.decided:
+            await self._show_decision()
+        await renderer.finish(phrase(self.language, "chat.decision_ready" if renderer.decided else "chat.done"))
+        await quietly(offer_edits(desk, self.thread_id))  # Edit buttons on the finished turns
+
+    async def elsewhere(self) -> None:
+        """The thread's lease is held by another process (another window's run): a new message is
+        passed on to that run's inbox, a resume is refused."""
+        lang, text = self.language, self.text
+        if text is None:
+            body = phrase(lang, "chat.elsewhere_running")
+        else:
+            posted = await post_note(await self.service.runtime(), self.thread_id, text)
+            body = phrase(lang, "chat.elsewhere_passed_on", ack=acknowledgement(posted, lang)) + f"\n\n> {text}"
+        await cl.Message(content=body, author=DESK, metadata=label_metadata(DESK, language=lang)).send()
+
+    async def stopped(self) -> None:
+        renderer = self._running()
+        lang = self.language = renderer.language
+        spent = await self._cut_short(renderer, "cut_off_suffix", "stopped_status")
+        key = "stopped_lease_lost" if self.lost is not None and self.lost.is_set() else "stopped"
+        await quietly(cl.Message(content=phrase(lang, "chat." + key) + _spent_line(spent), author=DESK,
+                                 metadata=label_metadata(DESK, language=lang)).send())
+
+    async def failed(self, exc: Exception) -> None:
+        renderer = self._running()
+        lang = self.language = renderer.language
+        spent = await self._cut_short(renderer, "failed_suffix", "failed_status")
+        await quietly(cl.Message(content=f"⚠️ {explain(exc, lang)}\n\n{phrase(lang, 'chat.failed')}"
+                                 + _spent_line(spent), author=DESK, metadata=label_metadata(DESK, language=lang),
+                                 actions=[resume_action(self.thread_id, lang)]).send())
+
+    async def closed(self, outcome: Outcome) -> bool:
+        """The run is over: the notes nobody read (none when the run was another process's: notes
+        posted for it are that run's to read); the chat stays the thread's while they are answered."""
+        self.closing = True
+        self.renderer = None
+        self.leftover = await self._leftover() if outcome != "elsewhere" else []
+        return bool(self.leftover)
+
+    async def ended(self, outcome: Outcome) -> None:
+        leftover = self.leftover
+        if leftover and outcome == "done":
+            # Interjections nobody could answer (they came as the run ended): answer them now, a
+            # turn's worth at a time (a flood of them must not become one enormous request).
+            asked = "\n".join(quoted_note(n.text) for n in leftover[:NOTES_PER_TURN])
+            if (more := len(leftover) - NOTES_PER_TURN) > 0:  # a new run marks every note read
+                key = "notes_overflow_one" if more == 1 else "notes_overflow_many"
+                await quietly(said(self.language, key, more=more, n=NOTES_PER_TURN).send())
+            self.text = asked
+            self.launch()  # from this task's context: the run goes on to the same pages
+        elif leftover:
+            lang = self.language
+            listed = phrase(lang, "chat.note_separator").join(
+                phrase(lang, "chat.note_quoted", text=quoted_note(n.text)) for n in leftover[:NOTES_PER_TURN])
+            more = len(leftover) - NOTES_PER_TURN
+            tail = phrase(lang, "chat.not_answered_more", more=more) if more > 0 else ""
+            await quietly(said(lang, "not_answered", listed=listed, more=tail).send())
+            self.tasks.forget(self)
+
+    def _running(self) -> Renderer:
+        """The run's renderer, at its ending (set as it begins: run, cleared once it has closed up: closed)."""
+        assert self.renderer is not None
+        return self.renderer
 
     def _open_run(self, nxt: NextAnalysis) -> Renderer:
-        """The run's own Chainlit context and its renderer."""
-        # The task inherits on_message's step stack; without a reset every persona message
-        # would nest under that finished "on_message" run step.
-        local_steps.set(None)
-        # Taken before the context below replaces the page's (a run that follows one, for the notes
-        # left over, is still the same user's: it keeps the user its page's run had).
-        if not isinstance(cl.context.emitter, Pages):
-            self.user = signed_in(cl.context.session)
-        # A context of its own, whose emitter is every page showing the thread (pages.py): a
-        # reloaded page, a second tab or a dropped connection gets the rest of the run too.
-        pages = self._pages()
-        own = ChainlitContext(pages.session, cast(BaseChainlitEmitter, pages))
-        pages.context = own
-        context_var.set(own)
+        """The run's renderer, in the run's own context (the kit's: every page showing the thread)."""
         # In the page's language until the request is read (the renderer relabels it then): public/desk.js
         # finds the action by its label in any language (chat/web/serving.py: stop_words).
         stop = cl.Action(name=STOP_ACTION, payload={"thread_id": self.thread_id},
@@ -397,89 +425,21 @@ class ChatRun:
         await quietly(renderer.finish(phrase(lang, "chat." + status), failed=True))
         return await self._spent()
 
-    async def _close_run(self, outcome: str) -> list[Note]:
-        """The run is over: the notes nobody read (none when the run was another process's: notes
-        posted for it are that run's to read); the chat leaves the registry unless they are answered."""
-        self.closing = True
-        self.renderer = None
-        leftover = await self._leftover() if outcome != "elsewhere" else []
-        if self.service.chats.get(self.thread_id) is self and not leftover:
-            self.service.chats.pop(self.thread_id, None)
-        return leftover
+    # -- pages that open the thread mid-run (the kit's join: these say what they are shown) -----------
 
-    async def _answer_leftover(self, leftover: list[Note], outcome: str, nxt: NextAnalysis) -> None:
-        if leftover and outcome == "done":
-            # Interjections nobody could answer (they came as the run ended): answer them now, a
-            # turn's worth at a time (a flood of them must not become one enormous request).
-            asked = "\n".join(quoted_note(n.text) for n in leftover[:NOTES_PER_TURN])
-            if (more := len(leftover) - NOTES_PER_TURN) > 0:  # a new run marks every note read
-                key = "notes_overflow_one" if more == 1 else "notes_overflow_many"
-                await quietly(said(self.language, key, more=more, n=NOTES_PER_TURN).send())
-            self.task = asyncio.create_task(self._run(asked, nxt))
-        elif leftover:
-            lang = self.language
-            listed = phrase(lang, "chat.note_separator").join(
-                phrase(lang, "chat.note_quoted", text=quoted_note(n.text)) for n in leftover[:NOTES_PER_TURN])
-            more = len(leftover) - NOTES_PER_TURN
-            tail = phrase(lang, "chat.not_answered_more", more=more) if more > 0 else ""
-            await quietly(said(lang, "not_answered", listed=listed, more=tail).send())
-            self.service.chats.pop(self.thread_id, None)
+    def in_progress(self) -> list[StepDict]:
+        return self.renderer.in_progress() if self.renderer is not None else []
 
-    def _pages(self) -> Pages:
-        emitter = cl.context.emitter
-        if isinstance(emitter, Pages):  # a run that follows one (the notes left unanswered)
-            return emitter
-        self.pages = Pages(cl.context.session, emitter, on_new_socket=self._catch_up)
-        return self.pages
+    def held(self) -> contextlib.AbstractAsyncContextManager[Any]:
+        return self.renderer.lock if self.renderer is not None else contextlib.nullcontext()
 
-    # -- pages that open the thread mid-run ---------------------------------
-
-    async def reattach(self, steps: list[Any]) -> None:
-        """A page opened this thread while its run goes on (a reload, a second tab): call in
-        on_chat_resume with the thread's stored steps, which Chainlit sends the page next.
-
-        The open turns (stored empty or with their first words) are put in those steps with their
-        words so far, and from then on everything the run sends is kept for the page; once Chainlit
-        has sent it the steps, what was kept follows, the page gets the stage list and Stop, and
-        it is one of the run's pages."""
-        pages, renderer = self.pages, self.renderer
-        emitter, session = cl.context.emitter, cl.context.session
-        if not self.active or pages is None or renderer is None or isinstance(emitter, Pages):
-            return
-        async with renderer.lock:  # nothing is sent while the page's view is put together
-            now = {step["id"]: step for step in renderer.in_progress()}
-            for i, step in enumerate(steps):
-                if step.get("id") in now:
-                    steps[i] = {**step, **now.pop(step["id"])}
-            steps.extend(now.values())
-            pages.expect(session, emitter)
-        after_shown(emitter, lambda: self._attach(emitter))
-        # Should Chainlit not send the thread (on_chat_resume failed after this), attach anyway.
-        asyncio.get_running_loop().call_later(ATTACH_LATEST_S, lambda: asyncio.ensure_future(self._attach(emitter)))
-
-    async def _attach(self, emitter: BaseChainlitEmitter) -> None:
-        pages, renderer = self.pages, self.renderer
-        if pages is None or id(emitter) not in pages.expecting:
-            return
-        await pages.attach(emitter)
-        if renderer is not None:
-            await renderer.catch_up(emitter, messages=False)
-
-    async def _catch_up(self, emitter: BaseChainlitEmitter) -> None:
-        """A page whose connection dropped and came back: what it missed meanwhile."""
+    async def catch_up(self, emitter: BaseChainlitEmitter, messages: bool = True) -> None:
+        # Stop is the renderer's (sent with the stage list): the kit's `stop_action` stays unset.
         if self.renderer is not None:
-            await self.renderer.catch_up(emitter)
+            await self.renderer.catch_up(emitter, messages)
 
-    async def _run_elsewhere(self, text: str | None) -> None:
-        """The thread's lease is held by another process (another window's run): a new message is
-        passed on to that run's inbox, a resume is refused."""
-        lang = self.language
-        if text is None:
-            body = phrase(lang, "chat.elsewhere_running")
-        else:
-            posted = await post_note(await self.service.runtime(), self.thread_id, text)
-            body = phrase(lang, "chat.elsewhere_passed_on", ack=acknowledgement(posted, lang)) + f"\n\n> {text}"
-        await cl.Message(content=body, author=DESK, metadata=label_metadata(DESK, language=lang)).send()
+    async def on_new_socket(self, emitter: BaseChainlitEmitter) -> None:
+        await self.catch_up(emitter)
 
     async def _leftover(self) -> list[Note]:
         """Notes no speaker read (a new run or a resume takes care of them)."""
@@ -489,7 +449,6 @@ class ChatRun:
             return await desk.inbox.unread(self.thread_id, read, seen)
         except Exception:  # the thread is gone (deleted) or the store is closing
             return []
-
 
     async def _show_decision(self) -> None:
         """The decision's card, and the thread named after it."""
@@ -522,7 +481,7 @@ class ChatRun:
     async def interject(self, text: str) -> cl.Message:
         """Post to the thread's inbox (stored before it is acknowledged) and acknowledge at once,
         naming who will answer."""
-        await self._join_page()
+        await self.join_page()
         posted = await post_note(await self.service.runtime(), self.thread_id, text,
                                  self.renderer.started if self.renderer else None)
         lang = self.renderer.language if self.renderer else self.language
@@ -549,10 +508,10 @@ class ChatRun:
     async def stop(self, timeout: float = 10.0) -> bool:
         """Cancel the run; returns False when nothing was running. A run past its last event (showing
         its card, offering edits, reading the notes left over) is not cut short: a cancel there would
-        leave a decided run named "stopped", or end it in its `finally` with no word to the user."""
+        leave a decided run named "stopped", or end it while it closes up with no word to the user."""
         task = self.task
         if self.active and self.closing and task is not None:
             await asyncio.wait({task}, timeout=timeout)
             if self.task is task:  # no run for leftover notes followed it: nothing is running now
                 return False
-        return await cancel(self.task, timeout)
+        return await super().stop(timeout)

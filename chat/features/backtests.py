@@ -200,7 +200,7 @@ class Backtests:
         """A page opened the thread: a plan still on offer there gets its Run and Cancel back; a backtest running
         from it, its progress from the stored message on, and Stop."""
         await self.offers.reopened(thread_id, steps)
-        self.runs.reattach(thread_id)
+        await self.runs.reattach(thread_id, steps)
 
     async def close(self) -> None:
         await self.runs.close()

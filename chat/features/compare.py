@@ -21,7 +21,7 @@ The flow is the CLI's (graph's `read_comparison`, `Comparison`: graph/compare/),
    turn and card are folded to one line here (the desk's own thread keeps both branches). Refused while anything
    runs on the comparison, and for another chat's button (the record is the user's, the thread the page's).
 7. A page that opens the thread while the comparison runs (a reload, a second tab) joins it as a desk run's page
-   does (chat/runs.py `reattach`): the open turns with their words so far, then everything as it happens, the
+   does (the kit's `ThreadTask.join`): the open turns with their words so far, then everything as it happens, the
    stage list and Stop.
 
 Each desk is an ordinary thread of the user's (its row made here, owned by them: another user's page is refused
@@ -38,6 +38,7 @@ from typing import Any, cast
 import chainlit as cl
 from chainlit.emitter import BaseChainlitEmitter
 from chainlit.logger import logger
+from chainlit.step import StepDict
 
 from graph import (
     COMPARISON,
@@ -61,7 +62,6 @@ from graph import (
     post_note,
 )
 
-from ..background import after_shown
 from ..edits import (
     Change,
     change_words,
@@ -74,9 +74,8 @@ from ..kit.feature import Message
 from ..kit.offers import Answer, Button, Offers
 from ..kit.say import page_user, said, thread_language
 from ..kit.tasks import ThreadTask, ThreadTasks, quietly
-from ..pages import Pages
 from ..panel import NextAnalysis, next_analysis
-from ..runs import ATTACH_LATEST_S, DeskService, asks_to_resume, signed_in
+from ..runs import DeskService, asks_to_resume, signed_in
 from ..speakers import SEPARATOR, label_metadata
 from ..views.compare_view import CompareStages, TickerRenderer, is_card, show_card
 from ..views.thread_names import rename_thread
@@ -283,9 +282,7 @@ class Compares:
         a comparison running there; a finished one's turns get their Edit buttons back (Chainlit stores none); a
         costly comparison still on offer, its Run and Cancel."""
         await self.offers.reopened(thread_id, steps)
-        run = self.running.get(thread_id)
-        if run is not None and run.active:
-            await run.join(steps)
+        if await self.runs.reattach(thread_id, steps) is not None:
             return
         try:
             comparison = await Comparison.stored(await self.desk(), page_user(), thread_id)
@@ -515,45 +512,30 @@ class CompareRun(ThreadTask):
         return f"✏️ **{self.edited}** — " + phrase(self.language, "card.edit_change",
                                                    change=change_words(change, self.language))
 
-    # -- pages that open the thread mid-run (as a desk run's: chat/runs.py) ----------------------------------
+    # -- pages that open the thread mid-run (the kit's join, as a desk run's: these say what they are shown) --------
 
-    async def join(self, steps: list[Any]) -> None:
-        """A page opened the thread while the comparison runs: the open turns go in the stored `steps` Chainlit
-        sends it next, with their words so far; from then on everything is kept for it, and once it has been shown
-        the steps, what was kept follows, then the stage list and Stop, and it is one of the run's pages."""
-        pages, emitter, session = self.pages, cl.context.emitter, cl.context.session
-        if pages is None or isinstance(emitter, Pages):
-            return
+    def in_progress(self) -> list[StepDict]:
+        """The desks' open turns with their words so far, and the Comparison turn while it streams."""
+        now = [step for r in self.renderers.values() for step in r.in_progress()]
+        if self.turn_message is not None and self.turn_message.streaming:
+            now.append(self.turn_message.to_dict())
+        return now
+
+    @contextlib.asynccontextmanager
+    async def held(self) -> AsyncIterator[None]:
         async with contextlib.AsyncExitStack() as held:
-            for renderer in self.renderers.values():  # nothing is sent while the page's view is put together
+            for renderer in self.renderers.values():  # every desk's: nothing is sent while held
                 await held.enter_async_context(renderer.lock)
-            now = {str(step["id"]): step for r in self.renderers.values() for step in r.in_progress()}
-            if self.turn_message is not None and self.turn_message.streaming:
-                now[self.turn_message.id] = self.turn_message.to_dict()
-            for i, step in enumerate(steps):
-                if step.get("id") in now:
-                    steps[i] = {**step, **now.pop(step["id"])}
-            steps.extend(now.values())
-            pages.expect(session, emitter)
-        after_shown(emitter, lambda: self._attach(emitter))
-        # Should Chainlit not send the thread (on_chat_resume failed after this), attach anyway.
-        asyncio.get_running_loop().call_later(ATTACH_LATEST_S, lambda: asyncio.ensure_future(self._attach(emitter)))
+            yield
 
-    async def _attach(self, emitter: BaseChainlitEmitter) -> None:
-        if self.pages is None or id(emitter) not in self.pages.expecting:
-            return
-        await self.pages.attach(emitter)
-        await self._catch_up(emitter, messages=False)
-
-    async def _catch_up(self, emitter: BaseChainlitEmitter, messages: bool = True) -> None:
-        """Bring one page up to date (one that joined, or whose connection dropped and came back): the desks'
-        open turns (`messages`), the stage list, and Stop (Chainlit stores no actions)."""
+    async def catch_up(self, emitter: BaseChainlitEmitter, messages: bool = True) -> None:
+        """Bring one page up to date: the desks' open turns (`messages`), the stage list, the Comparison turn
+        (`messages`), and Stop (Chainlit stores no actions)."""
         for renderer in self.renderers.values():
             await renderer.catch_up(emitter, messages)
         if messages and self.turn_message is not None and self.turn_message.streaming:
             await emitter.stream_start(self.turn_message.to_dict())
-        if self.stop_action is not None and self.stop_action.forId and self.active:
-            await emitter.emit("action", self.stop_action.to_dict())
+        await super().catch_up(emitter, messages)
 
     async def _name_thread(self) -> None:
         record = self.comparison.record
