@@ -62,7 +62,10 @@ async def test_chat_start_says_the_mode_and_offers_settings_and_starters(app, em
     # a system message: the page keeps the starters (an assistant message would hide them)
     [notice] = [m for m in emitter.messages.values() if m["type"] == "system_message"]
     assert "Demo mode" in notice["output"] and notice["name"] == "Desk" and not emitter.by_author("Desk")
-    assert not emitter.named("set_commands")  # "/stop" is typed text: one Enter sends it
+    # The composer offers the chat's commands on "/" (chat/kit/commands.py); typed out, one Enter still sends one
+    # (public/desk.js; tests/browser/test_commands.py).
+    [commands] = emitter.named("set_commands")
+    assert [c["id"] for c in commands] == ["stop", "book", "watch", "record"]
     [widgets] = emitter.named("chat_settings")
     ids = [w["id"] for w in widgets]
     assert ids == ["analyst_market", "analyst_social", "analyst_news", "analyst_fundamentals",
