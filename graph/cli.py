@@ -17,10 +17,11 @@ from langchain_core.callbacks import UsageMetadataCallbackHandler
 
 from graph.core import clock
 
+from .asking import read_asked
 from .backtest.ask import Ask
 from .compare import headless as compare_headless
 from .compare.ask import CompareAsk
-from .compare.flow import Comparison, followup_of
+from .compare.flow import Comparison
 from .core.context import LOCAL_USER
 from .core.errors import explain
 from .core.events import Event, NodeDone, Said, Token, ToolStarted
@@ -35,9 +36,8 @@ from .nodes.thread_language import thread_language
 from .persistence.lease import LeaseHeld
 from .record.edits import edit_change
 from .record.figures import unverified_note
-from .request import clean_message
 from .request.resolve import resolve
-from .routing import Purpose, ResumeBacktest, Route, Situation, route
+from .routing import Purpose, ResumeBacktest, Route
 from .runtime.branches import EditRefused
 from .runtime.desk import DeskRuntime
 from .track.words import recalled_line, recalled_markdown, record_answer
@@ -97,24 +97,23 @@ async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
               + phrase(args.language, "chat.market_data", label=vendor_name(desk.vendor.label, args.language)))
         text, plan = None, None   # None: an edit or a resume continues the thread
         if not (args.edit or args.resume):
-            cleaned = clean_message(args.text)  # before anything stores it
-            if cleaned.problem:
-                print(cleaned.problem, file=sys.stderr)
-            if not cleaned.usable:
+            # What the words are for (graph/asking.py, the MCP server's too; its router is the chat's).
+            asked = await read_asked(desk, args.user, thread, args.text, args.today or clock.today())
+            if asked.problem:
+                print(asked.problem, file=sys.stderr)
+            if not asked.usable:
                 return 2
-            text = cleaned.text
+            text = asked.text
             plan = desk.plan(analysts=args.analysts, debate_rounds=args.debate_rounds, risk_rounds=args.risk_rounds)
-            today = args.today or clock.today()
-            if (followed := await followup_of(desk, args.user, thread, text, today)) is not None:
-                return await _compare_followup(args, followed, text)  # "which was riskier?" after a comparison
-            analysed = bool((await desk.state(thread)).get("ticker"))  # then only "NVDA or AMD?", not two names
-            # What the words are for: graph/routing.py, the chat's router too.
-            routed = route(text, Situation(today, analysed, settings.language))
+            if asked.followed is not None:
+                return await _compare_followup(args, asked.followed, text)  # "which was riskier?" after a comparison
+            routed = asked.route
             if isinstance(routed.read, CompareAsk):  # "NVDA or AMD?"
                 return await _compare(args, desk, thread, plan, routed.read, text)
             if routed.purpose is not Purpose.DESK:  # the book, a watch, a backtest: said where they are done
                 print(elsewhere(routed, args.language), file=sys.stderr)
                 return 2
+            await desk.owners.claim(args.user, thread, source="cli", title=text)
         elif args.resume and (comparison := await Comparison.stored(desk, args.user, thread)) is not None:
             return await _compare_again(args, desk, comparison)
         # The thread's lease for the run: one run per thread across processes (graph/persistence/lease.py).
@@ -158,6 +157,8 @@ async def _compare(args: argparse.Namespace, desk: DeskRuntime, thread: str, pla
         return 2
     context = desk.context(today=args.today, user=args.user, source="cli")
     comparison = await Comparison.new(desk, args.user, thread, ask, text, plan=plan, context=context)
+    for owned in (thread, *comparison.record.threads.values()):
+        await desk.owners.claim(args.user, owned, source="cli", title=text)
     return await _compare_run(args, desk, comparison)
 
 

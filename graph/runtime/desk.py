@@ -38,6 +38,7 @@ from ..nodes.builder import build_graph
 from ..notes.inbox import Inbox
 from ..persistence.database import open_checkpointer, open_leases, open_store
 from ..persistence.lease import Held, Leases, MemoryLeases, hold_run
+from ..persistence.threads import ThreadOwners
 from ..record.edits import edit_change
 from ..request import parse_request
 from ..track.keeper import TrackRecord
@@ -84,6 +85,11 @@ class DeskRuntime:
     def track(self) -> TrackRecord:
         """The users' decision logs, in the same store (graph/track/)."""
         return TrackRecord(self.store, self.vendor, self.models)
+
+    @property
+    def owners(self) -> ThreadOwners:
+        """Whose each thread is, for the headless ways of asking (the CLI, the MCP server): persistence/threads.py."""
+        return ThreadOwners(self.store)
 
     @property
     def inbox(self) -> Inbox:
