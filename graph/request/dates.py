@@ -72,6 +72,7 @@ from .date_finders import DATE_FINDERS
 from .date_hits import MIN_DATE, RANK_ABSOLUTE, RANK_NOW, RANK_TODAY, DateHit, quoted
 from .date_words import DATE_PREPS
 from .messages import say
+from .resolve_dates import resolve
 from .scripts import blank_cjk, has_cjk
 from .text import blank, lower
 from .wordlists import load_words
@@ -133,7 +134,7 @@ def scan_dates(msg: str, today: date, shouted: bool = False, language: str = "en
 
 def _find_all(low: str, today: date) -> list[DateHit]:
     """Every date phrase in ``low``, by the finders of :mod:`.date_finders` in their order, each phrase blanked
-    before the next finder reads."""
+    before the next finder reads; what each means on ``today`` is :func:`.resolve_dates.resolve`'s."""
     hits: list[DateHit] = []
     cjk: bool | None = None
     for finder in DATE_FINDERS:
@@ -142,9 +143,11 @@ def _find_all(low: str, today: date) -> list[DateHit]:
             low = blank_cjk(low)
         if cjk and not finder.in_cjk_text:
             continue
-        for hit in finder.find(low, today):
-            hits.append(hit)
-            low = blank(low, hit.start, hit.end)
+        for found in finder.find(low, today):
+            hit = resolve(found, today)
+            if hit is not None:
+                hits.append(hit)
+                low = blank(low, hit.start, hit.end)
     return hits
 
 

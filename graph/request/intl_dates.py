@@ -57,8 +57,9 @@ from functools import lru_cache
 from lunardate import LunarDate  # type: ignore[import-untyped]
 
 from .absolute_dates import make_date, month_hit, recent_occurrence, year_of
-from .date_hits import MIN_DATE, RANK_ABSOLUTE, RANK_NOW, RANK_RELATIVE, RANK_TODAY, DateHit
-from .relative_dates import last_week_friday, offset_date, shift_months, weekday_date
+from .date_hits import MIN_DATE, RANK_ABSOLUTE, RANK_NOW, RANK_RELATIVE, RANK_TODAY, DateHit, found
+from .date_meanings import Meaning, phrase_meaning
+from .resolve_dates import shift_months
 from .scripts import CJK_COUNT, cjk_number
 from .text import blank
 from .wordlists import DATA
@@ -368,7 +369,7 @@ def _year_hit(year: int, m: re.Match[str], today: date) -> DateHit:
     return DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, "year", ask="year", year_only=year)
 
 
-_CJK_UNITS = {"交易日": "trading", "天": "day", "日": "day", "周": "week", "週": "week", "星期": "week",
+_CJK_UNITS = {"交易日": "session", "天": "day", "日": "day", "周": "week", "週": "week", "星期": "week",
               "礼拜": "week", "禮拜": "week", "个月": "month", "個月": "month", "ヶ月": "month", "か月": "month",
               "カ月": "month", "ケ月": "month", "个星期": "week", "個星期": "week", "年": "year"}  # fmt: skip
 _PAST_CJK = "以前|之前|前"
@@ -383,42 +384,35 @@ def _counted_cjk(low: str, today: date) -> Iterable[DateHit]:
         n = cjk_number(m.group(1))
         if n is None:
             continue
-        unit = _CJK_UNITS[m.group(2)]
         sign = -1 if re.fullmatch(_PAST_CJK, m.group(3)) else 1
-        trading = unit == "trading"
-        value, beyond = offset_date(today, n, "day" if trading else unit, sign, trading)
-        yield DateHit(m.start(), m.end(), m.group(0), value, RANK_RELATIVE, "relative date", beyond=beyond)
+        yield found(m, Meaning("offset", n=sign * n, unit=_CJK_UNITS[m.group(2)]), "relative date", RANK_RELATIVE)
 
 
 _CJK_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "1": 0, "2": 1, "3": 2,
                  "4": 3, "5": 4, "6": 5, "7": 6}  # fmt: skip
 _JA_WEEKDAYS = {"月": 0, "火": 1, "水": 2, "木": 3, "金": 4, "土": 5, "日": 6}
-_CJK_MODES = {"上上": "prevweek2", "上": "prevweek", "先週": "prevweek", "先々週": "prevweek2",
-              "本": "this", "这": "this", "這": "this", "今週": "this", "下": "next", "来週": "next"}  # fmt: skip
+# What the word before a weekday says: (mode, weeks from this one), as Meaning("weekday") reads them.
+_CJK_MODES = {"上上": ("week", -2), "上": ("week", -1), "先週": ("week", -1), "先々週": ("week", -2),
+              "本": ("week", 0), "这": ("week", 0), "這": ("week", 0), "今週": ("week", 0), "下": ("next", 0),
+              "来週": ("next", 0)}  # fmt: skip
 
 
 def _weekday_cjk(low: str, today: date) -> Iterable[DateHit]:
     """上周五, 上星期五, 上個星期五, 本周一, 周五, 星期天, 上上周; 先週の金曜日, 金曜日."""
     zh = r"(上上|上|本|这|這|下)?\s?(?:个|個)?\s?(?:周|週|星期|礼拜|禮拜)\s?([一二三四五六日天1-7])"
     for m in re.finditer(zh, low):
-        yield _weekday_hit(m, _CJK_WEEKDAYS[m.group(2)], _CJK_MODES.get(m.group(1) or "", "on"), today)
+        yield _weekday_hit(m, _CJK_WEEKDAYS[m.group(2)], *_CJK_MODES.get(m.group(1) or "", ("", 0)))
         low = blank(low, m.start(), m.end())
     # 上上周 (no day): the week before last, its Friday, as 上周 is last week's (not 上周 after a stray 上).
     for m in re.finditer(r"上上\s?(?:个|個)?\s?(?:周|週|星期|礼拜|禮拜)", low):
-        value = last_week_friday(today) - timedelta(days=7)
-        yield DateHit(m.start(), m.end(), m.group(0), value, RANK_RELATIVE, "relative date")
+        yield found(m, Meaning("week_end", n=-2), "relative date", RANK_RELATIVE)
         low = blank(low, m.start(), m.end())
     for m in re.finditer(r"(先々週|先週|今週|来週)?\s?の?\s?([月火水木金土日])曜(?:日)?", low):
-        yield _weekday_hit(m, _JA_WEEKDAYS[m.group(2)], _CJK_MODES.get(m.group(1) or "", "on"), today)
+        yield _weekday_hit(m, _JA_WEEKDAYS[m.group(2)], *_CJK_MODES.get(m.group(1) or "", ("", 0)))
 
 
-def _weekday_hit(m: re.Match[str], weekday: int, mode: str, today: date) -> DateHit:
-    if mode.startswith("prevweek"):
-        weeks = 2 if mode == "prevweek2" else 1
-        value = today - timedelta(days=today.weekday() + 7 * weeks) + timedelta(days=weekday)
-    else:
-        value = weekday_date(today, weekday, mode)
-    return DateHit(m.start(), m.end(), m.group(0).strip(), value, RANK_RELATIVE, "weekday")
+def _weekday_hit(m: re.Match[str], weekday: int, mode: str, weeks: int = 0) -> DateHit:
+    return found(m, Meaning("weekday", which=weekday, mode=mode, n=weeks), "weekday", RANK_RELATIVE)
 
 
 # --------------------------------------------------------------------------
@@ -443,17 +437,17 @@ def _counted_latin(low: str, today: date) -> Iterable[DateHit]:
     for pattern, sign in forms:
         for m in re.finditer(pattern, low):
             n = int(m.group(1)) if m.group(1).isdigit() else int(numbers[m.group(1)])
-            value, beyond = offset_date(today, n, str(units[m.group(2)]), sign, False)
-            yield DateHit(m.start(), m.end(), m.group(0), value, RANK_RELATIVE, "relative date", beyond=beyond)
+            yield found(m, Meaning("offset", n=sign * n, unit=str(units[m.group(2)])), "relative date", RANK_RELATIVE)
             low = blank(low, m.start(), m.end())
 
 
+# The words around a weekday, by the mode of Meaning("weekday") they say ("week": this week's).
 _LAST = {"pasado": "last", "dernier": "last", "passé": "last", "letzten": "last", "letzter": "last",
          "vergangenen": "last", "vergangener": "last", "vorigen": "last", "voriger": "last",
          "próximo": "next", "proximo": "next", "que viene": "next", "prochain": "next", "nächsten": "next",
          "nächster": "next", "kommenden": "next", "kommender": "next",
-         "este": "this", "ce": "this", "diesen": "this", "dieser": "this",
-         "el": "on", "le": "on", "am": "on", "": "on"}  # fmt: skip
+         "este": "week", "ce": "week", "diesen": "week", "dieser": "week",
+         "el": "", "le": "", "am": "", "": ""}  # fmt: skip
 
 
 def _weekday_latin(low: str, today: date) -> Iterable[DateHit]:
@@ -468,7 +462,7 @@ def _weekday_latin(low: str, today: date) -> Iterable[DateHit]:
         mode_word = " ".join((trailing or modifier or article or "").split())
         if not mode_word and not name.endswith(("tag", "abend")):
             continue  # a bare Spanish/French weekday: "Mardi Gras", "Domingo"
-        yield _weekday_hit(m, int(days[name]), _LAST[mode_word], today)
+        yield _weekday_hit(m, int(days[name]), _LAST[mode_word])
 
 
 # --------------------------------------------------------------------------
@@ -478,34 +472,16 @@ def _weekday_latin(low: str, today: date) -> Iterable[DateHit]:
 
 def _simple(low: str, today: date) -> Iterable[DateHit]:
     """今天, 昨天, 上周, 明天, hoy, ayer, hier, heute, gestern, morgen, la semaine dernière ..."""
-    for phrase, (_, meaning) in sorted(_phrases().items(), key=lambda kv: len(kv[0]), reverse=True):
-        head, _, value = meaning.partition(":")
-        if head in ("number", "unit", "weekday", "marker"):
+    for phrase, (_, tag) in sorted(_phrases().items(), key=lambda kv: len(kv[0]), reverse=True):
+        meaning = phrase_meaning(tag)
+        if meaning is None:  # a number, a unit, a weekday, a marker: parts of the phrases above
             continue
+        rank, how = _RANKS.get(meaning.kind, (RANK_RELATIVE, "relative date"))
         for m in re.finditer(_bounded(phrase), low):
             if phrase in ("morgen", "mañana") and _MORNING_BEFORE.search(low[max(0, m.start() - 8) : m.start()]):
                 continue  # "guten Morgen", "por la mañana"
-            hit = _simple_hit(head, int(value or 0), m, today)
-            yield hit
+            yield DateHit(m.start(), m.end(), m.group(0), None, rank, how, meaning=meaning)
             low = blank(low, m.start(), m.end())
 
 
-def _simple_hit(head: str, n: int, m: re.Match[str], today: date) -> DateHit:
-    text = m.group(0)
-    if head == "today":
-        return DateHit(m.start(), m.end(), text, today, RANK_TODAY, "today")
-    if head == "now":
-        return DateHit(m.start(), m.end(), text, today, RANK_NOW, "now")
-    if head == "day":
-        value = today + timedelta(days=n)
-    elif head == "lastweek":
-        value = last_week_friday(today)
-    elif head == "monthend":
-        value = shift_months(today.replace(day=1), n + 1) - timedelta(days=1)
-    elif head == "yearend":
-        value = date(today.year + n, 12, 31)
-    elif head == "month":
-        value = shift_months(today, n)
-    else:  # year
-        value = shift_months(today, 12 * n)
-    return DateHit(m.start(), m.end(), text, value, RANK_RELATIVE, "relative date")
+_RANKS = {"today": (RANK_TODAY, "today"), "now": (RANK_NOW, "now")}
