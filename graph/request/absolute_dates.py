@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from datetime import date
 
 from .date_hits import RANK_ABSOLUTE, DateHit, found
 from .date_meanings import THIS_YEAR, Meaning, Year, inherited
@@ -39,7 +38,7 @@ def _month(text: str) -> int:
     return MONTHS[text[:3].lower()]
 
 
-def find_iso(low: str, today: date) -> Iterable[DateHit]:
+def find_iso(low: str) -> Iterable[DateHit]:
     """2024-05-01, 2024/05/01, 2024.05.01 and compact 20240501."""
     for m in re.finditer(rf"(?<![\w.$/+-])(\d{{4}})([-/.])(\d{{1,2}})\2(\d{{1,2}}){DATE_END}", low):
         yield _on(Year(int(m.group(1))), int(m.group(3)), int(m.group(4)), m, "ISO date")
@@ -49,7 +48,7 @@ def find_iso(low: str, today: date) -> Iterable[DateHit]:
             yield _on(Year(int(m.group(1))), month, day, m, "compact date")
 
 
-def find_numeric(low: str, today: date) -> Iterable[DateHit]:
+def find_numeric(low: str) -> Iterable[DateHit]:
     """05/01/2024 (US order), 15/03/2024 (day first when unambiguous), 5-1-24."""
     pattern = rf"(?<![\w.$/+-])(\d{{1,2}})([-/.])(\d{{1,2}})\2(\d{{4}}|\d{{2}}){DATE_END}"
     for m in re.finditer(pattern, low):
@@ -62,7 +61,7 @@ def find_numeric(low: str, today: date) -> Iterable[DateHit]:
         yield _on(written_year(m.group(4)), month, day, m, how)
 
 
-def find_year_month(low: str, today: date) -> Iterable[DateHit]:
+def find_year_month(low: str) -> Iterable[DateHit]:
     """2024-05, 2024/05 and 05/2024: a month of a year, like 'May 2024' ('2024-25' is a season)."""
     patterns = (
         (rf"(?<![\w.$/+-])(\d{{4}})[-/](\d{{1,2}}){DATE_END}", 1, 2),
@@ -78,7 +77,7 @@ def find_year_month(low: str, today: date) -> Iterable[DateHit]:
                 yield found(m, Meaning("impossible", reason=f"there is no month {month}"), "month and year")
 
 
-def find_named(low: str, today: date) -> Iterable[DateHit]:
+def find_named(low: str) -> Iterable[DateHit]:
     """Month names with a year: 'March 15, 2024', '15 March 2024', 'Dec 2023'."""
     years: list[tuple[int, Year]] = []  # (end, year) of each date said with its year, for the ones after it
     # "early 2024", "mid-March 2024", "the start of 2024": a stretch of days, so which one is asked.
@@ -123,10 +122,10 @@ def find_named(low: str, today: date) -> Iterable[DateHit]:
         yield found(m, Meaning("month", year=year, month=month), "month and year")
         low = blank(low, m.start(), m.end())
     if years:  # "May 1, 2024 or June 3": the dates without a year after one with it are in its year
-        yield from find_named_no_year(low, today, sorted(years, key=lambda said: said[0]))
+        yield from find_named_no_year(low, sorted(years, key=lambda said: said[0]))
 
 
-def find_named_no_year(low: str, today: date, years: Sequence[tuple[int, Year]] = ()) -> Iterable[DateHit]:
+def find_named_no_year(low: str, years: Sequence[tuple[int, Year]] = ()) -> Iterable[DateHit]:
     """'July 4th', 'the 4th of July', 'on 15 March': the most recent such day (or, after a date said with
     its year, that year's); then holidays and months alone (:func:`_find_holidays`, :func:`_find_months`).
 
@@ -162,7 +161,7 @@ def find_named_no_year(low: str, today: date, years: Sequence[tuple[int, Year]] 
             low = blank(low, hit.start, hit.end)
 
 
-def find_numeric_no_year(low: str, today: date) -> Iterable[DateHit]:
+def find_numeric_no_year(low: str) -> Iterable[DateHit]:
     """'on 5/1': only after a preposition, or in very short messages ('NVDA 5/1')."""
     short = len(re.findall(r"\S+", low)) <= 3
     for m in re.finditer(r"(?<![\w.$/+-])(\d{1,2})/(\d{1,2})(?![\d/%]|\.\d)", low):
@@ -173,7 +172,7 @@ def find_numeric_no_year(low: str, today: date) -> Iterable[DateHit]:
             yield found(m, Meaning("recent_day", month=month, day=day), "date without year")
 
 
-def find_year(low: str, today: date) -> Iterable[DateHit]:
+def find_year(low: str) -> Iterable[DateHit]:
     """A year alone: 'in 2022', 'during 2008', 'year 3000', 'NVDA 2099'.
 
     Only after a preposition, or as the first or last word of a message of up
@@ -197,7 +196,7 @@ def find_year(low: str, today: date) -> Iterable[DateHit]:
         yield DateHit(start, m.end(), low[start : m.end()], None, RANK_ABSOLUTE, "year", meaning=meaning)
 
 
-def find_decade(low: str, today: date) -> Iterable[DateHit]:
+def find_decade(low: str) -> Iterable[DateHit]:
     """'in the 1990s', 'during the 2010s': a whole decade, so which day is asked back.
 
     Only four-digit decades after a preposition ("NVDA in the 140s" is a price)."""

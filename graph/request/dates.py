@@ -143,7 +143,7 @@ def _find_all(low: str, today: date) -> list[DateHit]:
             low = blank_cjk(low)
         if cjk and not finder.in_cjk_text:
             continue
-        for found in finder.find(low, today):
+        for found in finder.find(low):
             hit = resolve(found, today)
             if hit is not None:
                 hits.append(hit)

@@ -51,10 +51,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import date
 from functools import lru_cache
 
-from .date_hits import RANK_ABSOLUTE, RANK_NOW, RANK_RELATIVE, RANK_TODAY, DateHit, found
+from .date_hits import RANK_NOW, RANK_RELATIVE, RANK_TODAY, DateHit, found
 from .date_meanings import Meaning, Year, inherited, phrase_meaning
 from .scripts import CJK_COUNT, cjk_number
 from .text import blank
@@ -116,10 +115,10 @@ _MORNING_BEFORE = re.compile(r"(?:guten|am|heute|gestern|la|esta|por|de)\s+$")
 # run of blanks backtrack cubically.
 
 
-def find_intl_dates(low: str, today: date) -> Iterable[DateHit]:
+def find_intl_dates(low: str) -> Iterable[DateHit]:
     """Every date said in zh/ja/es/fr/de, most specific first; each hit is blanked before the next finder."""
     for finder in (_absolute_cjk, _counted_cjk, _weekday_cjk, _counted_latin, _weekday_latin, _simple):
-        for hit in finder(low, today):
+        for hit in finder(low):
             yield hit
             low = blank(low, hit.start, hit.end)
 
@@ -152,7 +151,7 @@ def _cjk_year(text: str) -> Year:
     return Year(cjk_number(text) or 0, "short" if len(text) == 2 else "said")
 
 
-def _absolute_cjk(low: str, today: date) -> Iterable[DateHit]:
+def _absolute_cjk(low: str) -> Iterable[DateHit]:
     """2024年5月1日, 24年5月1日, 2024年5月, 去年12月, 今年3月5号, 3月1日, 12月, 三月份, 元旦, 年初, 2024年."""
     years: list[tuple[int, Year]] = []  # (end, year) of each date said with its year, for the ones after it
     for finder in (_dated_cjk, _odd_year_cjk, _holiday_cjk, _lunar_cjk, _year_part_cjk, _day_cjk, _month_cjk,
@@ -200,8 +199,7 @@ def _odd_year_cjk(low: str, years: list[tuple[int, Year]]) -> Iterable[DateHit]:
     odd = rf"(?<![\d{_CJK_DIGIT}])(\d+|[{_CJK_DIGIT}]+)\s?年\s?{_MONTH_NUM}\s?月(?:\s?{_MONTH_NUM}\s?{_DAY_MARK})?"
     for m in re.finditer(odd, low):
         reason = f"I can't read '{m.group(1)}' as a year"
-        yield DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "Chinese date",
-                      meaning=Meaning("ask", ask="unreadable", reason=reason))
+        yield found(m, Meaning("ask", ask="unreadable", reason=reason), "Chinese date")
 
 
 def _day_cjk(low: str, years: list[tuple[int, Year]]) -> Iterable[DateHit]:
@@ -215,8 +213,7 @@ def _day_cjk(low: str, years: list[tuple[int, Year]]) -> Iterable[DateHit]:
             yield found(m, Meaning("recent_day", month=month, day=day), "date without year")
         else:
             reason = f"there is no month {month}" if not 1 <= month <= 12 else "there is no day 0"
-            yield DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "Chinese date",
-                          meaning=Meaning("impossible", reason=reason))
+            yield found(m, Meaning("impossible", reason=reason), "Chinese date")
 
 
 def _holiday_cjk(low: str, years: list[tuple[int, Year]]) -> Iterable[DateHit]:
@@ -302,8 +299,7 @@ def _part_hit(year: Year, month: int, part: str | None, m: re.Match[str]) -> Dat
     """A month (its last day, as "Dec 2023"; today in the current month), its end (its last day, even while
     it is ahead, as "end of the month") or its beginning or a third of it (asked)."""
     if not 1 <= month <= 12:
-        return DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "Chinese month",
-                       meaning=Meaning("impossible", reason=f"there is no month {month}"))
+        return found(m, Meaning("impossible", reason=f"there is no month {month}"), "Chinese month")
     if part is None:
         return found(m, Meaning("month", year=year, month=month), "Chinese month")
     if part in _PART_END:
@@ -325,7 +321,7 @@ _PAST_CJK = "以前|之前|前"
 _FUTURE_CJK = "以后|以後|之后|之後|后|後"
 
 
-def _counted_cjk(low: str, today: date) -> Iterable[DateHit]:
+def _counted_cjk(low: str) -> Iterable[DateHit]:
     """三天前, 3日前, 两周前, 3个月前, 5个交易日前, 一年前; 三天后 (refused)."""
     units = "|".join(sorted(_CJK_UNITS, key=len, reverse=True))
     pattern = rf"({CJK_COUNT})\s?(?:个|個)?\s?({units})\s?(?:間|间)?\s?({_PAST_CJK}|{_FUTURE_CJK})"
@@ -346,7 +342,7 @@ _CJK_MODES = {"上上": ("week", -2), "上": ("week", -1), "先週": ("week", -1
               "来週": ("next", 0)}  # fmt: skip
 
 
-def _weekday_cjk(low: str, today: date) -> Iterable[DateHit]:
+def _weekday_cjk(low: str) -> Iterable[DateHit]:
     """上周五, 上星期五, 上個星期五, 本周一, 周五, 星期天, 上上周; 先週の金曜日, 金曜日."""
     zh = r"(上上|上|本|这|這|下)?\s?(?:个|個)?\s?(?:周|週|星期|礼拜|禮拜)\s?([一二三四五六日天1-7])"
     for m in re.finditer(zh, low):
@@ -369,7 +365,7 @@ def _weekday_hit(m: re.Match[str], weekday: int, mode: str, weeks: int = 0) -> D
 # --------------------------------------------------------------------------
 
 
-def _counted_latin(low: str, today: date) -> Iterable[DateHit]:
+def _counted_latin(low: str) -> Iterable[DateHit]:
     """hace 3 días, 3 días atrás, il y a trois jours, vor 3 Tagen; en 3 días, dans 3 jours, in 3 Tagen."""
     numbers = _kind("number")
     units = _kind("unit")
@@ -399,7 +395,7 @@ _LAST = {"pasado": "last", "dernier": "last", "passé": "last", "letzten": "last
          "el": "", "le": "", "am": "", "": ""}  # fmt: skip
 
 
-def _weekday_latin(low: str, today: date) -> Iterable[DateHit]:
+def _weekday_latin(low: str) -> Iterable[DateHit]:
     """el viernes pasado, vendredi dernier, letzten Freitag, el viernes, am Freitag, Freitag."""
     days = _kind("weekday")
     names = "|".join(sorted(map(re.escape, days), key=len, reverse=True))
@@ -419,7 +415,7 @@ def _weekday_latin(low: str, today: date) -> Iterable[DateHit]:
 # --------------------------------------------------------------------------
 
 
-def _simple(low: str, today: date) -> Iterable[DateHit]:
+def _simple(low: str) -> Iterable[DateHit]:
     """今天, 昨天, 上周, 明天, hoy, ayer, hier, heute, gestern, morgen, la semaine dernière ..."""
     for phrase, (_, tag) in sorted(_phrases().items(), key=lambda kv: len(kv[0]), reverse=True):
         meaning = phrase_meaning(tag)
@@ -429,7 +425,7 @@ def _simple(low: str, today: date) -> Iterable[DateHit]:
         for m in re.finditer(_bounded(phrase), low):
             if phrase in ("morgen", "mañana") and _MORNING_BEFORE.search(low[max(0, m.start() - 8) : m.start()]):
                 continue  # "guten Morgen", "por la mañana"
-            yield DateHit(m.start(), m.end(), m.group(0), None, rank, how, meaning=meaning)
+            yield found(m, meaning, how, rank)
             low = blank(low, m.start(), m.end())
 
 

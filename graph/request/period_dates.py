@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import date
 
 from .absolute_dates import speaks_of_future, written_year
 from .date_hits import DateHit, found
@@ -80,7 +79,7 @@ _SEASONS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
 _SEASON = r"(spring|summer|fall|autumn|winter)"
 
 
-def find_periods(low: str, today: date) -> Iterable[DateHit]:
+def find_periods(low: str) -> Iterable[DateHit]:
     """Every quarter, half and season said in ``low``; each hit is blanked before the next finder."""
     for finder in (_fiscal, _cn_fiscal, _cn_quarters, _cn_halves, _cn_seasons, _other_quarters, _quarters, _halves,
                    _seasons):

@@ -8,7 +8,6 @@ import math
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date
 
 from .date_hits import RANK_NOW, RANK_RELATIVE, RANK_TODAY, DateHit, found, quoted
 from .date_meanings import THIS_YEAR, Meaning, Year
@@ -58,7 +57,7 @@ _SIMPLE: tuple[tuple[str, Meaning], ...] = (
 )
 
 
-def find_relative(low: str, today: date) -> Iterable[DateHit]:
+def find_relative(low: str) -> Iterable[DateHit]:
     """yesterday, N days ago, last week/month/year, tomorrow, next week, in N days."""
     for pattern, meaning in _SIMPLE:
         for m in re.finditer(pattern, low):
@@ -190,7 +189,7 @@ _WEEKDAY_MODES = {"": "", "on": "", "last": "last", "past": "last", "previous": 
                   "this": "week", "next": "next", "coming": "next"}
 
 
-def find_weekday(low: str, today: date) -> Iterable[DateHit]:
+def find_weekday(low: str) -> Iterable[DateHit]:
     """'last Friday', 'on Monday', 'this wed', "Friday's close", bare 'friday'."""
     names = "|".join(sorted(WEEKDAY_NAMES, key=len, reverse=True))
     pattern = rf"\b(?:(last|past|previous|prior|this|next|coming|on)\s+)?({names})\b(?:'s)?"
@@ -202,7 +201,7 @@ def find_weekday(low: str, today: date) -> Iterable[DateHit]:
         yield found(m, meaning, "weekday", RANK_RELATIVE)
 
 
-def find_now(low: str, today: date) -> Iterable[DateHit]:
+def find_now(low: str) -> Iterable[DateHit]:
     """'today' is an explicit choice; 'now'/'currently' is just filler."""
     for m in re.finditer(r"(?<!\$)\b(?:today|todays|this\s+(?:morning|afternoon|evening)|tonight)\b", low):
         yield found(m, Meaning("today"), "today", RANK_TODAY)
