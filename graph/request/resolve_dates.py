@@ -19,12 +19,21 @@ from .date_meanings import Meaning, Year
 __all__ = ["resolve"]
 
 
-def resolve(hit: DateHit, today: date) -> DateHit | None:
+def resolve(hit: DateHit, today: date, market: str = "US") -> DateHit | None:
     """``hit`` with what its meaning says on ``today``: its day, or why there is none. None when, on ``today``,
-    the phrase is no date at all ("for 2030" is a horizon while 2030 is ahead)."""
+    the phrase is no date at all ("for 2030" is a horizon while 2030 is ahead). ``market`` (as
+    ``listing_codes.market_of`` gives it) is the exchange whose sessions "N trading days ago" counts."""
     if hit.meaning is None:
         return hit
+    if counts_sessions(hit.meaning):
+        return _sessions_hit(hit, hit.meaning.n, today, market)
     return _KINDS[hit.meaning.kind](hit, hit.meaning, today)
+
+
+def counts_sessions(meaning: Meaning | None) -> bool:
+    """Does the phrase count trading sessions back ("3 trading days ago", "5个交易日前")? Its day depends on the
+    listing's exchange."""
+    return meaning is not None and meaning.kind == "offset" and meaning.unit == "session" and meaning.n < 0
 
 
 # --------------------------------------------------------------------------
@@ -159,18 +168,15 @@ def _lunar_day(year: int, month: int, day: int) -> date | None:
         return None
 
 
-# Units of "N units ago": days, or months.
+# Units of "N units ago": days, or months ("in 3 trading days" counts days: it is refused as ahead anyway).
 _UNIT_DAYS = {"day": 1, "session": 1, "week": 7, "wk": 7, "fortnight": 14}
 _UNIT_MONTHS = {"month": 1, "mo": 1, "quarter": 3, "year": 12, "yr": 12, "decade": 120, "century": 1200}
 
 
 def _offset(today: date, n: int, unit: str) -> tuple[date | None, Beyond | None]:
-    """``today`` moved by ``n`` units (n < 0: back; "session": trading sessions back), or which side of the
-    calendar it falls off."""
+    """``today`` moved by ``n`` units (n < 0: back), or which side of the calendar it falls off."""
     off: Beyond = "past" if n < 0 else "future"
     if unit in _UNIT_DAYS:
-        if unit == "session" and n < 0:
-            return _sessions_back(today, -n)
         days = n * _UNIT_DAYS[unit]
         room = (today - date.min).days if n < 0 else (date.max - today).days
         if abs(days) > room:
@@ -183,16 +189,19 @@ def _offset(today: date, n: int, unit: str) -> tuple[date | None, Beyond | None]
     return shift_months(today, months), None
 
 
-def _sessions_back(today: date, n: int) -> tuple[date | None, Beyond | None]:
-    """``n`` NYSE sessions back (graph/request/dates.py counts them again on the listing's exchange)."""
-    if n > (today - MIN_DATE).days:  # more sessions than calendar days since MIN_DATE
-        return None, "past"
+def _sessions_hit(hit: DateHit, n: int, today: date, market: str) -> DateHit:
+    """``-n`` sessions of ``market``'s exchange back from today; a count reaching before the desk's first date
+    is refused."""
+    if market != "US":
+        hit = replace(hit, how=f"relative date ({market} sessions)")
+    if -n > (today - MIN_DATE).days:  # more sessions than calendar days since MIN_DATE
+        return replace(hit, value=None, beyond="past")
     d = today
-    for _ in range(n):
-        d = previous_trading_day(d)
+    for _ in range(-n):
+        d = previous_trading_day(d, market)
         if d < MIN_DATE:
-            return None, "past"
-    return d, None
+            return replace(hit, value=None, beyond="past")
+    return replace(hit, value=d, beyond=None)
 
 
 def _weekday(today: date, weekday: int, mode: str, n: int) -> date:
