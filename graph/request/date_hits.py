@@ -56,3 +56,13 @@ def quoted(text: str, limit: int = 40) -> str:
 def found(m: re.Match[str], meaning: Meaning, how: str, rank: int = RANK_ABSOLUTE) -> DateHit:
     """The hit of a finder's match: what it means, its day yet to be resolved."""
     return DateHit(m.start(), m.end(), m.group(0).strip(), None, rank, how, meaning=meaning)
+
+
+def relative_rank(meaning: Meaning) -> tuple[int, str]:
+    """The rank and the name of a phrase said relative to today: an explicit "today", the filler "now", or
+    another day ("yesterday", "last week")."""
+    if meaning.kind == "today":
+        return RANK_TODAY, "today"
+    if meaning.kind == "now":
+        return RANK_NOW, "now"
+    return RANK_RELATIVE, "relative date"

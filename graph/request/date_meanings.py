@@ -3,7 +3,8 @@
 The finders only read: each says what a phrase means ("3 days back", "the Friday of last week", "the end of
 March of the year said before it") and :mod:`graph.request.resolve_dates` alone turns a meaning and today
 into the day, or into the question back ("which day of 2022?", "that is ahead"). The words of other languages
-are data mapped to meanings (``data/date_phrases.tsv``, read by :func:`phrase_meaning`).
+and the English phrases said relative to today are data mapped to meanings (``data/date_phrases.tsv``,
+``data/date_phrases_en.tsv``, read by :func:`phrase_meaning`).
 """
 
 from __future__ import annotations
@@ -85,22 +86,24 @@ def inherited(years: Sequence[tuple[int, Year]], start: int) -> Year | None:
 
 
 def phrase_meaning(tag: str) -> Meaning | None:
-    """A meaning of ``data/date_phrases.tsv`` (today, now, day:N, lastweek, monthend:N, yearend:N, month:N,
-    year:N); None for the words that are only parts of a phrase (weekday:N, number:N, unit:..., marker)."""
+    """A meaning of the phrase tables (``data/date_phrases.tsv``, ``data/date_phrases_en.tsv``): today, now,
+    day:N, month:N, year:N (today moved), weekend:N (the Friday of the week N from this one; lastweek is
+    weekend:-1), monthend:N, quarterend:N, yearend:N (the last day of the month ... N from this one); None
+    for the words that are only parts of a phrase (weekday:N, number:N, unit:..., marker)."""
     head, _, value = tag.partition(":")
-    n = int(value or 0) if head not in ("unit", "marker") else 0
+    n = int(value) if value.lstrip("+-").isdigit() else 0
     if head == "today":
         return Meaning("today")
     if head == "now":
         return Meaning("now")
-    if head == "day":
-        return Meaning("offset", n=n, unit="day")
-    if head in ("month", "year"):
+    if head in ("day", "month", "year"):
         return Meaning("offset", n=n, unit=head)
-    if head == "lastweek":
-        return Meaning("week_end", n=-1)
+    if head in ("weekend", "lastweek"):
+        return Meaning("week_end", n=n if head == "weekend" else -1)
     if head == "monthend":
         return Meaning("month_end", n=n)
+    if head == "quarterend":
+        return Meaning("quarter_end", n=n)
     if head == "yearend":
         return Meaning("date", year=Year(n, "shift"), month=12, day=31)
     return None

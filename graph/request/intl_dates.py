@@ -53,7 +53,7 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-from .date_hits import RANK_NOW, RANK_RELATIVE, RANK_TODAY, DateHit, found
+from .date_hits import RANK_RELATIVE, DateHit, found, relative_rank
 from .date_meanings import Meaning, Year, inherited, phrase_meaning
 from .scripts import CJK_COUNT, cjk_number
 from .text import blank
@@ -421,12 +421,10 @@ def _simple(low: str) -> Iterable[DateHit]:
         meaning = phrase_meaning(tag)
         if meaning is None:  # a number, a unit, a weekday, a marker: parts of the phrases above
             continue
-        rank, how = _RANKS.get(meaning.kind, (RANK_RELATIVE, "relative date"))
+        rank, how = relative_rank(meaning)
         for m in re.finditer(_bounded(phrase), low):
             if phrase in ("morgen", "mañana") and _MORNING_BEFORE.search(low[max(0, m.start() - 8) : m.start()]):
                 continue  # "guten Morgen", "por la mañana"
             yield found(m, meaning, how, rank)
             low = blank(low, m.start(), m.end())
 
-
-_RANKS = {"today": (RANK_TODAY, "today"), "now": (RANK_NOW, "now")}

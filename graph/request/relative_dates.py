@@ -9,10 +9,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .date_hits import RANK_NOW, RANK_RELATIVE, RANK_TODAY, DateHit, found, quoted
-from .date_meanings import THIS_YEAR, Meaning, Year
+from .date_hits import RANK_RELATIVE, DateHit, found, quoted, relative_rank
+from .date_meanings import Meaning, phrase_meaning
 from .date_words import LARGE_NUMBERS, MOVE_WORDS, MULTIPLIERS, NUMBER_WORD, SMALL_NUMBERS, WEEKDAY_NAMES
 from .text import blank
+from .wordlists import DATA
 
 _UNIT = r"(days?|weeks?|wks?|fortnights?|months?|mos?|quarters?|years?|yrs?|decades?|century|centuries)"
 _PAST = r"ago|back|earlier|before\s+today|in\s+the\s+past"
@@ -30,45 +31,35 @@ class _Amount:
     why: str | None = None  # when value is None: why the number can't be used
 
 
-# Phrases said relative to today and what they mean. Before "last year" and "last week": "this time last year"
-# is a year ago today, not last year's end.
-_SIMPLE: tuple[tuple[str, Meaning], ...] = (
-    (r"\b(?:the\s+)?day\s+before\s+yesterday\b", Meaning("offset", n=-2, unit="day")),
-    (r"\b(?:(?:this|the\s+same)\s+(?:time|day|date)|same\s+(?:time|day|date))\s+(?:last|a)\s+year\b",
-     Meaning("offset", n=-1, unit="year")),
-    (r"\b(?:the\s+)?week\s+before\s+last\b", Meaning("week_end", n=-2)),
-    (r"\b(?:the\s+)?month\s+before\s+last\b", Meaning("month_end", n=-2)),
-    (r"\b(?:the\s+)?year\s+before\s+last\b", Meaning("date", year=Year(-2, "shift"), month=12, day=31)),
-    (r"\b(?:yesterday|yday|yest)\b(?:'s)?", Meaning("offset", n=-1, unit="day")),
-    (r"\b(?:last|previous|prior)\s+week(?:'s)?\b", Meaning("week_end", n=-1)),
-    (r"\b(?:last|previous|prior)\s+month(?:'s)?\b", Meaning("month_end", n=-1)),
-    (r"\b(?:last|previous|prior)\s+year(?:'s)?\b", Meaning("date", year=Year(-1, "shift"), month=12, day=31)),
-    (r"\b(?:the\s+)?(?:day\s+after\s+tomorrow|overmorrow)\b", Meaning("offset", n=2, unit="day")),
-    (r"\b(?:tomorrow|tmrw|tmr|tomorow)\b", Meaning("offset", n=1, unit="day")),
-    (r"\bnext\s+week\b", Meaning("offset", n=1, unit="week")),
-    (r"\bnext\s+month\b", Meaning("offset", n=1, unit="month")),
-    (r"\bnext\s+quarter\b", Meaning("offset", n=1, unit="quarter")),
-    (r"\bnext\s+year\b", Meaning("offset", n=1, unit="year")),
-    (r"\bnext\s+decade\b", Meaning("offset", n=1, unit="decade")),
-    (r"\b(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?week\b", Meaning("week_end")),
-    (r"\b(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?month\b", Meaning("month_end")),
-    (r"\b(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?quarter\b", Meaning("quarter_end")),
-    (r"\b(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?year\b", Meaning("date", year=THIS_YEAR, month=12, day=31)),
-)
+def _phrase_table() -> tuple[tuple[re.Pattern[str], Meaning], ...]:
+    """The English phrases said relative to today and what they mean (data/date_phrases_en.tsv), in order."""
+    rows = []
+    for line in (DATA / "date_phrases_en.tsv").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            pattern, tag = line.split("\t")
+            meaning = phrase_meaning(tag)
+            assert meaning is not None, f"date_phrases_en.tsv: no meaning {tag!r}"
+            rows.append((re.compile(pattern), meaning))
+    return tuple(rows)
+
+
+_PHRASES = _phrase_table()
+_NOW_KINDS = ("today", "now")
 
 
 def find_relative(low: str) -> Iterable[DateHit]:
     """yesterday, N days ago, last week/month/year, tomorrow, next week, in N days."""
-    for pattern, meaning in _SIMPLE:
-        for m in re.finditer(pattern, low):
-            yield found(m, meaning, "relative date", RANK_RELATIVE)
-            low = blank(low, m.start(), m.end())
+    for pattern, meaning in _PHRASES:
+        if meaning.kind not in _NOW_KINDS:
+            for m in pattern.finditer(low):
+                yield found(m, meaning, "relative date", RANK_RELATIVE)
+                low = blank(low, m.start(), m.end())
     # "a while ago", "some time back": no day at all, so asked back (as "years ago").
     for m in re.finditer(r"\b(?:a\s+(?:little\s+|long\s+|short\s+)?while|some\s+time|a\s+bit)\s+(?:ago|back)\b", low):
         yield found(m, Meaning("vague"), "relative date without a number", RANK_RELATIVE)
         low = blank(low, m.start(), m.end())
-    pattern = rf"\b(?:(trading|business|market)\s+)?{_UNIT}\b(?:\s+({_PAST}|{_FUTURE})\b)?"
-    for m in re.finditer(pattern, low):
+    counted = rf"\b(?:(trading|business|market)\s+)?{_UNIT}\b(?:\s+({_PAST}|{_FUTURE})\b)?"
+    for m in re.finditer(counted, low):
         hit = _counted(low, m)
         if hit:
             yield hit
@@ -203,8 +194,8 @@ def find_weekday(low: str) -> Iterable[DateHit]:
 
 def find_now(low: str) -> Iterable[DateHit]:
     """'today' is an explicit choice; 'now'/'currently' is just filler."""
-    for m in re.finditer(r"(?<!\$)\b(?:today|todays|this\s+(?:morning|afternoon|evening)|tonight)\b", low):
-        yield found(m, Meaning("today"), "today", RANK_TODAY)
-    filler = r"(?<!\$)\b(?:right\s+now|now|currently|at\s+the\s+moment|this\s+week|this\s+month|this\s+year|eod)\b"
-    for m in re.finditer(filler, low):
-        yield found(m, Meaning("now"), "now", RANK_NOW)
+    for pattern, meaning in _PHRASES:
+        if meaning.kind in _NOW_KINDS:
+            rank, how = relative_rank(meaning)
+            for m in pattern.finditer(low):
+                yield found(m, meaning, how, rank)
