@@ -1,6 +1,6 @@
 """Finders of dates written out: ISO and numeric dates, month names, a month of a year, a year or a
-decade alone. Each yields :class:`DateHit` s in the lower-cased message (:mod:`graph.request.dates`
-runs them in order)."""
+decade alone. Each yields :class:`DateHit` s in the lower-cased message, with what they mean
+(:mod:`graph.request.dates` runs them in order; :mod:`graph.request.resolve_dates` makes the days)."""
 
 from __future__ import annotations
 

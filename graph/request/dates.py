@@ -2,11 +2,17 @@
 
 Dates are found before tickers and blanked out of the text, so "Mar 15" can
 never be read as the ticker MAR. Each finder yields hits in the lower-cased
-message (dates written out: :mod:`graph.request.absolute_dates`; relative to
-today: :mod:`graph.request.relative_dates`; unreadable ones:
+message, each with what the phrase means, never a day (dates written out:
+:mod:`graph.request.absolute_dates`; relative to today:
+:mod:`graph.request.relative_dates`; other languages':
+:mod:`graph.request.intl_dates`; quarters, halves and seasons:
+:mod:`graph.request.period_dates`; unreadable ones:
 :mod:`graph.request.garbled_dates`; the words they read:
-:mod:`graph.request.date_words`); :func:`scan_dates` runs them in order
-(blanking each hit so later finders don't see it again) and
+:mod:`graph.request.date_words` and the phrase tables in ``data/``; the
+meanings: :mod:`graph.request.date_meanings`). :func:`scan_dates` runs them in
+the order of :mod:`graph.request.date_finders` (blanking each hit so later
+finders don't see it again), :mod:`graph.request.resolve_dates` turns each
+meaning into a day on today's calendar (or why there is none), and
 :func:`_choose_date` picks one or explains why none can be used.
 
 The rule above all: never analyse a different date than the one asked about.

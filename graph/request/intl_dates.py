@@ -1,10 +1,11 @@
 """Finders of dates said in Chinese, Japanese, Spanish, French and German.
 
 They run before the English finders (:mod:`graph.request.dates`) and yield the same
-:class:`DateHit` s, so every convention of the English parser holds: a future day is
-refused, a day before MIN_DATE too, two different dates are asked back, and the trade
-date is the last session on or before the day asked. The words themselves are data
-(``data/date_phrases.tsv``: phrase, language, meaning); the grammar around them is here.
+:class:`DateHit` s, with the same meanings (:mod:`graph.request.date_meanings`) that one
+resolver makes days (:mod:`graph.request.resolve_dates`), so every convention of the English
+parser holds: a future day is refused, a day before MIN_DATE too, two different dates are asked
+back, and the trade date is the last session on or before the day asked. The words themselves
+are data (``data/date_phrases.tsv``: phrase, language, meaning); the grammar around them is here.
 
 Choices (documented because they are choices):
 
