@@ -208,7 +208,7 @@ def _day_cjk(low: str, years: list[tuple[int, Year]]) -> Iterable[DateHit]:
     for m in re.finditer(rf"(?<![\d.])({_MONTH_NUM[1:-1]})\s?月\s?{_MONTH_NUM}\s?{_DAY_MARK}", low):
         month, day = cjk_number(m.group(1)) or 0, cjk_number(m.group(2)) or 0
         year = inherited(years, m.start())
-        if year is not None and year != Year(0):  # (the year 0 said before is none)
+        if year is not None and year != Year(0):  # "0000年…" before it: no year to take
             yield _on(year, month, day, m)
         elif 1 <= month <= 12 and day >= 1:
             yield found(m, Meaning("recent_day", month=month, day=day), "date without year")
@@ -255,7 +255,7 @@ def _lunar_cjk(low: str, years: list[tuple[int, Year]]) -> Iterable[DateHit]:
     # 中国庆祝 holds 国庆; 中国国庆 is National Day.
     for m in re.finditer(rf"(?:{YEAR_REF}\s?的?\s?)?(?<!中)({days}){not_a_day}", low):
         said = year_ref(m) if (m.group(1) or m.group(2)) else None
-        said = None if said == Year(0) else said  # (the year 0 said is none)
+        said = None if said == Year(0) else said  # "0000年国庆": no year, the most recent one
         yield found(m, Meaning("national_day", year=said, numbers=_NATIONAL_DAYS[m.group(3)]), "National Day")
 
 
@@ -416,14 +416,20 @@ def _weekday_latin(low: str) -> Iterable[DateHit]:
 # --------------------------------------------------------------------------
 
 
+@lru_cache(maxsize=1)
+def _said_alone() -> tuple[tuple[str, re.Pattern[str], Meaning], ...]:
+    """The phrases that mean a date alone, longest first, with their patterns and meanings (a number, a unit, a
+    weekday, a marker are only parts of the phrases above)."""
+    rows = ((phrase, phrase_meaning(tag)) for phrase, (_, tag) in _phrases().items())
+    return tuple((phrase, re.compile(_bounded(phrase)), meaning)
+                 for phrase, meaning in sorted(rows, key=lambda row: len(row[0]), reverse=True) if meaning)
+
+
 def _simple(low: str) -> Iterable[DateHit]:
     """今天, 昨天, 上周, 明天, hoy, ayer, hier, heute, gestern, morgen, la semaine dernière ..."""
-    for phrase, (_, tag) in sorted(_phrases().items(), key=lambda kv: len(kv[0]), reverse=True):
-        meaning = phrase_meaning(tag)
-        if meaning is None:  # a number, a unit, a weekday, a marker: parts of the phrases above
-            continue
+    for phrase, pattern, meaning in _said_alone():
         rank, how = relative_rank(meaning)
-        for m in re.finditer(_bounded(phrase), low):
+        for m in pattern.finditer(low):
             if phrase in ("morgen", "mañana") and _MORNING_BEFORE.search(low[max(0, m.start() - 8) : m.start()]):
                 continue  # "guten Morgen", "por la mañana"
             yield found(m, meaning, how, rank)

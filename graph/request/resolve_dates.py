@@ -9,14 +9,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import date, timedelta
+from typing import get_args
 
 from lunardate import LunarDate  # type: ignore[import-untyped]
 
 from ..core.trading_days import previous_trading_day
 from .date_hits import MIN_DATE, RANK_NOW, Beyond, DateHit
-from .date_meanings import Meaning, Year
+from .date_meanings import Kind, Meaning, Year
 
-__all__ = ["resolve"]
+__all__ = ["counts_sessions", "resolve"]
 
 
 def resolve(hit: DateHit, today: date, market: str = "US") -> DateHit | None:
@@ -26,7 +27,7 @@ def resolve(hit: DateHit, today: date, market: str = "US") -> DateHit | None:
     if hit.meaning is None:
         return hit
     if counts_sessions(hit.meaning):
-        return _sessions_hit(hit, hit.meaning.n, today, market)
+        return _sessions_back(hit, -hit.meaning.n, today, market)
     return _KINDS[hit.meaning.kind](hit, hit.meaning, today)
 
 
@@ -40,7 +41,7 @@ def counts_sessions(meaning: Meaning | None) -> bool:
 # the calendar
 
 
-def shift_months(d: date, months: int) -> date:
+def _shift_months(d: date, months: int) -> date:
     """``d`` moved by whole months, the day clamped to the month's length (Mar 31 - 1 month
     -> Feb 28/29). Callers keep the result within years 1-9999."""
     index = d.year * 12 + (d.month - 1) + months
@@ -58,10 +59,6 @@ def _last_day(year: int, month: int) -> date:
     return date(year + (month == 12), month % 12 + 1, 1) - timedelta(days=1)
 
 
-def _quarter_end(year: int, quarter: int) -> date:
-    return date(year + (quarter == 4), quarter * 3 % 12 + 1, 1) - timedelta(days=1)
-
-
 def _short_year(two: int, today: date) -> int:
     """A two-digit year in the most recent century: '24' is 2024, '98' 1998."""
     return two + (2000 if 2000 + two <= today.year else 1900)
@@ -76,7 +73,7 @@ def _spans(meaning: Meaning) -> tuple[int, int]:
     return meaning.month, meaning.month
 
 
-def year_of(year: Year, meaning: Meaning, today: date) -> int:
+def _year_of(year: Year, meaning: Meaning, today: date) -> int:
     """The year ``year`` names, for the months ``meaning`` spans (see :class:`Year`)."""
     first, last = _spans(meaning)
     if year.how == "said":
@@ -148,15 +145,20 @@ def _quarter_of(hit: DateHit, year: int, quarter: int, today: date) -> DateHit:
     if year > 9998:
         return replace(hit, beyond="future")
     current = (year, quarter) == (today.year, (today.month - 1) // 3 + 1)
-    return replace(hit, value=today if current else _quarter_end(year, quarter))
+    return replace(hit, value=today if current else _last_day(year, quarter * 3))
+
+
+def _quarter_index(today: date) -> int:
+    """The current quarter counted from the first of year 0."""
+    return today.year * 4 + (today.month - 1) // 3
 
 
 def _months_on(meaning: Meaning, today: date) -> tuple[int, int]:
     """The year and month a meaning names: its own, or the month ``n`` from the current one."""
     if meaning.year is None:
-        first = shift_months(today.replace(day=1), meaning.n)
+        first = _shift_months(today.replace(day=1), meaning.n)
         return first.year, first.month
-    return year_of(meaning.year, meaning, today), meaning.month
+    return _year_of(meaning.year, meaning, today), meaning.month
 
 
 def _lunar_day(year: int, month: int, day: int) -> date | None:
@@ -186,18 +188,18 @@ def _offset(today: date, n: int, unit: str) -> tuple[date | None, Beyond | None]
     index = today.year * 12 + today.month - 1 + months
     if not 12 <= index < 9999 * 12:  # years 1 to 9998
         return None, off
-    return shift_months(today, months), None
+    return _shift_months(today, months), None
 
 
-def _sessions_hit(hit: DateHit, n: int, today: date, market: str) -> DateHit:
-    """``-n`` sessions of ``market``'s exchange back from today; a count reaching before the desk's first date
+def _sessions_back(hit: DateHit, n: int, today: date, market: str) -> DateHit:
+    """``n`` sessions of ``market``'s exchange back from today; a count reaching before the desk's first date
     is refused."""
     if market != "US":
         hit = replace(hit, how=f"relative date ({market} sessions)")
-    if -n > (today - MIN_DATE).days:  # more sessions than calendar days since MIN_DATE
+    if n > (today - MIN_DATE).days:  # more sessions than calendar days since MIN_DATE
         return replace(hit, value=None, beyond="past")
     d = today
-    for _ in range(-n):
+    for _ in range(n):
         d = previous_trading_day(d, market)
         if d < MIN_DATE:
             return replace(hit, value=None, beyond="past")
@@ -255,9 +257,10 @@ def _month_end(hit: DateHit, meaning: Meaning, today: date) -> DateHit:
     return replace(hit, value=_last_day(year, month))
 
 
-def _quarter_end_hit(hit: DateHit, meaning: Meaning, today: date) -> DateHit:
-    first = shift_months(today.replace(day=1), 3 * meaning.n - (today.month - 1) % 3)
-    return replace(hit, value=_quarter_end(first.year, (first.month - 1) // 3 + 1))
+def _quarter_end(hit: DateHit, meaning: Meaning, today: date) -> DateHit:
+    """The last day of the quarter n from the current one, even while it is ahead."""
+    year, quarter = divmod(_quarter_index(today) + meaning.n, 4)
+    return replace(hit, value=_last_day(year, quarter * 3 + 3))
 
 
 def _month(hit: DateHit, meaning: Meaning, today: date) -> DateHit:
@@ -275,14 +278,14 @@ def _past_month(hit: DateHit, meaning: Meaning, today: date) -> DateHit:
 
 def _quarter(hit: DateHit, meaning: Meaning, today: date) -> DateHit:
     if meaning.year is None:  # the quarter n from the current one
-        index = today.year * 4 + (today.month - 1) // 3 + meaning.n  # quarters since year 0
-        return _quarter_of(hit, index // 4, index % 4 + 1, today)
-    return _quarter_of(hit, year_of(meaning.year, meaning, today), meaning.which, today)
+        year, quarter = divmod(_quarter_index(today) + meaning.n, 4)
+        return _quarter_of(hit, year, quarter + 1, today)
+    return _quarter_of(hit, _year_of(meaning.year, meaning, today), meaning.which, today)
 
 
 def _date(hit: DateHit, meaning: Meaning, today: date) -> DateHit:
     assert meaning.year is not None
-    return _on_calendar(hit, year_of(meaning.year, meaning, today), meaning.month, meaning.day)
+    return _on_calendar(hit, _year_of(meaning.year, meaning, today), meaning.month, meaning.day)
 
 
 def _recent_day(hit: DateHit, meaning: Meaning, today: date) -> DateHit:
@@ -297,7 +300,7 @@ def _lunar(hit: DateHit, meaning: Meaning, today: date) -> DateHit:
     """春节, 中秋 -> the most recent one on or before today; 2024年春节 -> that year's."""
     month, day = meaning.month, meaning.day
     if meaning.year is not None:
-        year = year_of(meaning.year, meaning, today)
+        year = _year_of(meaning.year, meaning, today)
         found = _lunar_day(year, month, day)
     else:
         year = today.year
@@ -313,7 +316,7 @@ def _national_day(hit: DateHit, meaning: Meaning, today: date) -> DateHit | None
     options = []
     for day in meaning.numbers:
         if meaning.year is not None:
-            read = _on_calendar(hit, year_of(meaning.year, meaning, today), 10, day)
+            read = _on_calendar(hit, _year_of(meaning.year, meaning, today), 10, day)
         else:
             read = _recent(hit, 10, day, today)
         if read.value is not None:
@@ -339,7 +342,7 @@ def _two_readings(hit: DateHit, meaning: Meaning, today: date) -> DateHit:
 def _year(hit: DateHit, meaning: Meaning, today: date) -> DateHit | None:
     """A year alone, as "in 2022": which day of it is asked back; the current one is today."""
     assert meaning.year is not None
-    year = year_of(meaning.year, meaning, today)
+    year = _year_of(meaning.year, meaning, today)
     if meaning.mode == "for" and year > today.year:
         return None  # "buy NVDA for 2030": a horizon, not the day to analyze
     hit = replace(hit, year_only=year)
@@ -377,10 +380,11 @@ def _impossible_hit(hit: DateHit, meaning: Meaning, today: date) -> DateHit:
     return replace(hit, error=meaning.reason)
 
 
-_KINDS: dict[str, Callable[[DateHit, Meaning, date], DateHit | None]] = {
+_KINDS: dict[Kind, Callable[[DateHit, Meaning, date], DateHit | None]] = {
     "today": _today, "now": _today, "offset": _offset_hit, "weekday": _weekday_hit, "week_end": _week_end,
-    "month_end": _month_end, "quarter_end": _quarter_end_hit, "month": _month, "past_month": _past_month,
+    "month_end": _month_end, "quarter_end": _quarter_end, "month": _month, "past_month": _past_month,
     "quarter": _quarter, "date": _date, "recent_day": _recent_day, "lunar": _lunar,
     "national_day": _national_day, "two_readings": _two_readings, "year": _year, "decade": _decade,
     "part": _part, "stretch": _part, "vague": _vague, "ask": _ask, "impossible": _impossible_hit,
 }  # fmt: skip
+assert set(_KINDS) == set(get_args(Kind)), "a kind of meaning without its resolver"
