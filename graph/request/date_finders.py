@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import date
 
 from .absolute_dates import (
     find_decade,
@@ -31,12 +30,13 @@ from .relative_dates import find_now, find_relative, find_weekday
 
 @dataclass(frozen=True)
 class Finder:
-    """One finder: `find(text, today)` yields its hits. `reads_cjk`: it reads Chinese and Japanese (else it gets
+    """One finder: `find(text)` yields its hits, each with what it means (graph/request/resolve_dates.py makes
+    that a day: a finder never reads the calendar). `reads_cjk`: it reads Chinese and Japanese (else it gets
     the text with them blanked); `in_cjk_text`: it runs on a message that has any (a bare year does not: Chinese
     writes years with 年, and there "1810" is Xiaomi's code)."""
 
     name: str
-    find: Callable[[str, date], Iterable[DateHit]]
+    find: Callable[[str], Iterable[DateHit]]
     reads_cjk: bool = False
     in_cjk_text: bool = True
 

@@ -2,11 +2,17 @@
 
 Dates are found before tickers and blanked out of the text, so "Mar 15" can
 never be read as the ticker MAR. Each finder yields hits in the lower-cased
-message (dates written out: :mod:`graph.request.absolute_dates`; relative to
-today: :mod:`graph.request.relative_dates`; unreadable ones:
+message, each with what the phrase means, never a day (dates written out:
+:mod:`graph.request.absolute_dates`; relative to today:
+:mod:`graph.request.relative_dates`; other languages':
+:mod:`graph.request.intl_dates`; quarters, halves and seasons:
+:mod:`graph.request.period_dates`; unreadable ones:
 :mod:`graph.request.garbled_dates`; the words they read:
-:mod:`graph.request.date_words`); :func:`scan_dates` runs them in order
-(blanking each hit so later finders don't see it again) and
+:mod:`graph.request.date_words` and the phrase tables in ``data/``; the
+meanings: :mod:`graph.request.date_meanings`). :func:`scan_dates` runs them in
+the order of :mod:`graph.request.date_finders` (blanking each hit so later
+finders don't see it again), :mod:`graph.request.resolve_dates` turns each
+meaning into a day on today's calendar (or why there is none), and
 :func:`_choose_date` picks one or explains why none can be used.
 
 The rule above all: never analyse a different date than the one asked about.
@@ -65,13 +71,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from datetime import date, timedelta
+from datetime import date
 
-from ..core.trading_days import last_trading_day, previous_trading_day, sessions_between
+from ..core.trading_days import last_trading_day
 from .date_finders import DATE_FINDERS
 from .date_hits import MIN_DATE, RANK_ABSOLUTE, RANK_NOW, RANK_TODAY, DateHit, quoted
 from .date_words import DATE_PREPS
 from .messages import say
+from .resolve_dates import counts_sessions, resolve
 from .scripts import blank_cjk, has_cjk
 from .text import blank, lower
 from .wordlists import load_words
@@ -112,10 +119,10 @@ def scan_dates(msg: str, today: date, shouted: bool = False, language: str = "en
     remaining = msg
     for hit in hits:
         hit.text = msg[hit.start : hit.end].strip()  # quote it back as typed
-    counts = [hit for hit in hits if _counts_sessions(hit, today)]
+    # The sessions counted back (on the NYSE's calendar so far), counted again on the listing's exchange.
+    counts = {id(hit) for hit in hits if counts_sessions(hit.meaning) and hit.value is not None and hit.value < today}
     if market != "US":
-        for hit in counts:
-            _count_on(hit, today, market)
+        hits = [(resolve(hit, today, market) or hit) if id(hit) in counts else hit for hit in hits]
     for hit in hits:
         remaining = blank(remaining, hit.start, hit.end)
         # "on 2024-05-01": the preposition goes with the date (not the ticker ON).
@@ -133,7 +140,7 @@ def scan_dates(msg: str, today: date, shouted: bool = False, language: str = "en
 
 def _find_all(low: str, today: date) -> list[DateHit]:
     """Every date phrase in ``low``, by the finders of :mod:`.date_finders` in their order, each phrase blanked
-    before the next finder reads."""
+    before the next finder reads; what each means on ``today`` is :func:`.resolve_dates.resolve`'s."""
     hits: list[DateHit] = []
     cjk: bool | None = None
     for finder in DATE_FINDERS:
@@ -142,36 +149,12 @@ def _find_all(low: str, today: date) -> list[DateHit]:
             low = blank_cjk(low)
         if cjk and not finder.in_cjk_text:
             continue
-        for hit in finder.find(low, today):
-            hits.append(hit)
-            low = blank(low, hit.start, hit.end)
+        for found in finder.find(low):
+            hit = resolve(found, today)
+            if hit is not None:
+                hits.append(hit)
+                low = blank(low, hit.start, hit.end)
     return hits
-
-
-# "3 trading days ago", "three business days back", "5 market days earlier", "5个交易日前": the finders
-# (relative_dates, intl_dates) count these over NYSE sessions; nothing else they read counts sessions.
-_SESSION_UNIT = re.compile(r"\b(?:trading|business|market)\s+days?\b|交易日")
-
-
-def _counts_sessions(hit: DateHit, today: date) -> bool:
-    """Is ``hit`` a count of trading sessions back from today (one the finders resolved)?"""
-    return (hit.how == "relative date" and hit.value is not None and hit.value < today
-            and _SESSION_UNIT.search(lower(hit.text)) is not None)
-
-
-def _count_on(hit: DateHit, today: date, market: str) -> None:
-    """Count ``hit``'s sessions again on ``market``'s exchange. The finders stepped back n NYSE sessions
-    from today, so n is the number of NYSE sessions from the day they reached up to today (excluded)."""
-    n = len(sessions_between(hit.value or today, today - timedelta(days=1)))
-    day = today
-    for _ in range(n):
-        day = previous_trading_day(day, market)
-        if day < MIN_DATE:  # as relative_dates: a count reaching before the desk's first date is refused
-            hit.value, hit.beyond = None, "past"
-            break
-    else:
-        hit.value = day
-    hit.how = f"relative date ({market} sessions)"
 
 
 # Words that make a following future date an event's date ("earnings next week").

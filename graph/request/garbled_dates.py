@@ -7,7 +7,8 @@ import re
 from collections.abc import Iterable
 from datetime import date
 
-from .date_hits import RANK_ABSOLUTE, DateHit
+from .date_hits import DateHit, found
+from .date_meanings import Meaning
 
 # Digits joined by two or more date separators that no finder above could read.
 _GARBLED = re.compile(r"\d[-/.]+\d+[-/.]+\d")
@@ -16,23 +17,24 @@ _SPACED = re.compile(r"(?<![\w.$])((?:19|20)\d{2})\s+(\d{1,2})\s+(\d{1,2})(?![\w
 _ISO_INSIDE = re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)")
 
 
-def find_garbled(low: str, today: date) -> Iterable[DateHit]:
+def find_garbled(low: str) -> Iterable[DateHit]:
     """What looks like a date but is none of the above: '2024-05-01-01', '-2024-01-01',
     '2024-05-01xyz', '10000-01-01', '2024 05 01'. Asked back, never dropped for today."""
     for m in re.finditer(r"\S+", low):
         token = m.group(0)
         if token.startswith("$") or not _GARBLED.search(token[:64]):
             continue  # a price, or no date shape
-        yield DateHit(m.start(), m.end(), token, None, RANK_ABSOLUTE, "unreadable date", ask="unreadable",
-                       unclear=_why_garbled(token), suggest=_date_inside(token))
+        yield _unreadable(m, _why_garbled(token), _date_inside(token))
     for m in _SIGNED_COMPACT.finditer(low):
-        yield DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "unreadable date", ask="unreadable",
-                       unclear="a date can't have a sign in front", suggest=_date_inside(
-                           f"{m.group(1)[:4]}-{m.group(1)[4:6]}-{m.group(1)[6:]}"))
+        digits = m.group(1)
+        suggest = _date_inside(f"{digits[:4]}-{digits[4:6]}-{digits[6:]}")
+        yield _unreadable(m, "a date can't have a sign in front", suggest)
     for m in _SPACED.finditer(low):
-        suggest = _date_inside("-".join(m.groups()))
-        yield DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "unreadable date", ask="unreadable",
-                       unclear="the parts are separated by spaces", suggest=suggest)
+        yield _unreadable(m, "the parts are separated by spaces", _date_inside("-".join(m.groups())))
+
+
+def _unreadable(m: re.Match[str], why: str, suggest: str | None) -> DateHit:
+    return found(m, Meaning("ask", ask="unreadable", reason=why, suggest=suggest), "unreadable date")
 
 
 def _why_garbled(token: str) -> str:

@@ -1,10 +1,11 @@
 """Finders of dates said in Chinese, Japanese, Spanish, French and German.
 
 They run before the English finders (:mod:`graph.request.dates`) and yield the same
-:class:`DateHit` s, so every convention of the English parser holds: a future day is
-refused, a day before MIN_DATE too, two different dates are asked back, and the trade
-date is the last session on or before the day asked. The words themselves are data
-(``data/date_phrases.tsv``: phrase, language, meaning); the grammar around them is here.
+:class:`DateHit` s, with the same meanings (:mod:`graph.request.date_meanings`) that one
+resolver makes days (:mod:`graph.request.resolve_dates`), so every convention of the English
+parser holds: a future day is refused, a day before MIN_DATE too, two different dates are asked
+back, and the trade date is the last session on or before the day asked. The words themselves
+are data (``data/date_phrases.tsv``: phrase, language, meaning); the grammar around them is here.
 
 Choices (documented because they are choices):
 
@@ -51,14 +52,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import date, timedelta
 from functools import lru_cache
 
-from lunardate import LunarDate  # type: ignore[import-untyped]
-
-from .absolute_dates import make_date, month_hit, recent_occurrence, year_of
-from .date_hits import MIN_DATE, RANK_ABSOLUTE, RANK_NOW, RANK_RELATIVE, RANK_TODAY, DateHit
-from .relative_dates import last_week_friday, offset_date, shift_months, weekday_date
+from .date_hits import RANK_RELATIVE, DateHit, found, relative_rank
+from .date_meanings import Meaning, Year, inherited, phrase_meaning
 from .scripts import CJK_COUNT, cjk_number
 from .text import blank
 from .wordlists import DATA
@@ -119,10 +116,10 @@ _MORNING_BEFORE = re.compile(r"(?:guten|am|heute|gestern|la|esta|por|de)\s+$")
 # run of blanks backtrack cubically.
 
 
-def find_intl_dates(low: str, today: date) -> Iterable[DateHit]:
+def find_intl_dates(low: str) -> Iterable[DateHit]:
     """Every date said in zh/ja/es/fr/de, most specific first; each hit is blanked before the next finder."""
     for finder in (_absolute_cjk, _counted_cjk, _weekday_cjk, _counted_latin, _weekday_latin, _simple):
-        for hit in finder(low, today):
+        for hit in finder(low):
             yield hit
             low = blank(low, hit.start, hit.end)
 
@@ -150,32 +147,32 @@ _MONTH_WORDS = {"上上个": -2, "上上個": -2, "上上": -2, "上个": -1, "�
                 "這個": 0, "下个": 1, "下個": 1, "下": 1}  # fmt: skip
 
 
-def _cjk_year(text: str, today: date) -> int:
+def _cjk_year(text: str) -> Year:
     """'2024' / '二〇二四' as written; '24' / '二四' in the most recent century (as '5/1/24')."""
-    year = cjk_number(text) or 0
-    return year_of(f"{year:02d}", today) if len(text) == 2 else year
+    return Year(cjk_number(text) or 0, "short" if len(text) == 2 else "said")
 
 
-def _absolute_cjk(low: str, today: date) -> Iterable[DateHit]:
+def _absolute_cjk(low: str) -> Iterable[DateHit]:
     """2024年5月1日, 24年5月1日, 2024年5月, 去年12月, 今年3月5号, 3月1日, 12月, 三月份, 元旦, 年初, 2024年."""
-    years: list[tuple[int, int]] = []  # (end, year) of each date said with its year, for the ones after it
+    years: list[tuple[int, Year]] = []  # (end, year) of each date said with its year, for the ones after it
     for finder in (_dated_cjk, _odd_year_cjk, _holiday_cjk, _lunar_cjk, _year_part_cjk, _day_cjk, _month_cjk,
                    _month_part_cjk):
-        for hit in finder(low, today, years):
+        for hit in finder(low, years):
             yield hit
             low = blank(low, hit.start, hit.end)
     for m in re.finditer(rf"(?<![\d{_CJK_DIGIT}])(\d{{4}}|[{_CJK_DIGIT}]{{4}})\s?年{_NOT_A_YEAR}", low):
-        yield _year_hit(cjk_number(m.group(1)) or 0, m, today)
+        # A year alone, as the English "in 2022": which day of it is asked back.
+        yield found(m, Meaning("year", year=Year(cjk_number(m.group(1)) or 0)), "year")
 
 
-def _dated_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterable[DateHit]:
+def _dated_cjk(low: str, years: list[tuple[int, Year]]) -> Iterable[DateHit]:
     """Dates and months said with their year: 2024年5月1日, 24年5月, 去年12月, 今年3月5号, 2024年3月初."""
     full = re.compile(rf"{_YEAR_NUM}\s?年\s?{_MONTH_NUM}\s?月\s?{_MONTH_NUM}\s?{_DAY_MARK}")
     for m in full.finditer(low):
-        year = _cjk_year(m.group(1), today)
+        year = _cjk_year(m.group(1))
         month, day = (cjk_number(g) or 0 for g in m.groups()[1:])
         years.append((m.end(), year))
-        yield make_date(year, month, day, m, "Chinese date")
+        yield _on(year, month, day, m)
     low = full.sub(lambda m: " " * len(m.group(0)), low)
     day_or_part = rf"(?:\s?{_MONTH_NUM}\s?{_DAY_MARK}|\s?份?\s?{_MONTH_PART})?"
     relative_year = "|".join(_YEAR_WORDS)
@@ -183,58 +180,58 @@ def _dated_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterable[
                     rf"{_YEAR_NUM}\s?年\s?{_MONTH_NUM}\s?月{day_or_part}"):
         for m in re.finditer(pattern, low):
             word, month_text, day_text, part = m.groups()
-            year = today.year + _YEAR_WORDS[word] if word in _YEAR_WORDS else _cjk_year(word, today)
+            year = Year(_YEAR_WORDS[word], "shift") if word in _YEAR_WORDS else _cjk_year(word)
             years.append((m.end(), year))
             month = cjk_number(month_text) or 0
             if day_text:
-                yield make_date(year, month, cjk_number(day_text) or 0, m, "Chinese date")
+                yield _on(year, month, cjk_number(day_text) or 0, m)
             else:
-                yield _part_hit(year, month, part, m, today)
+                yield _part_hit(year, month, part, m)
             low = blank(low, m.start(), m.end())
 
 
-def _odd_year_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterable[DateHit]:
+def _on(year: Year, month: int, day: int, m: re.Match[str], how: str = "Chinese date") -> DateHit:
+    return found(m, Meaning("date", year=year, month=month, day=day), how)
+
+
+def _odd_year_cjk(low: str, years: list[tuple[int, Year]]) -> Iterable[DateHit]:
     """Any other number before 年 ("202年5月1日", "12345年5月"): the year can't be read, so it is asked
     rather than dropped (which would leave "5月1日" of this year)."""
     odd = rf"(?<![\d{_CJK_DIGIT}])(\d+|[{_CJK_DIGIT}]+)\s?年\s?{_MONTH_NUM}\s?月(?:\s?{_MONTH_NUM}\s?{_DAY_MARK})?"
     for m in re.finditer(odd, low):
-        yield DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "Chinese date", ask="unreadable",
-                       unclear=f"I can't read '{m.group(1)}' as a year")
+        reason = f"I can't read '{m.group(1)}' as a year"
+        yield found(m, Meaning("ask", ask="unreadable", reason=reason), "Chinese date")
 
 
-def _inherited(years: list[tuple[int, int]], start: int) -> int | None:
-    """The year of the last date said with one before ``start``: "2024年5月1日还是6月3日" is in 2024."""
-    before = [year for end, year in years if end <= start]
-    return before[-1] if before else None
-
-
-def _day_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterable[DateHit]:
+def _day_cjk(low: str, years: list[tuple[int, Year]]) -> Iterable[DateHit]:
     """3月1日, 三月二号: the year of a date said before it, else the most recent such day."""
     for m in re.finditer(rf"(?<![\d.])({_MONTH_NUM[1:-1]})\s?月\s?{_MONTH_NUM}\s?{_DAY_MARK}", low):
         month, day = cjk_number(m.group(1)) or 0, cjk_number(m.group(2)) or 0
-        year = _inherited(years, m.start())
-        hit = make_date(year, month, day, m, "Chinese date") if year else recent_occurrence(m, month, day, today)
-        if hit is None:
-            hit = DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "Chinese date",
-                           error=f"there is no month {month}" if not 1 <= month <= 12 else "there is no day 0")
-        yield hit
+        year = inherited(years, m.start())
+        if year is not None and year != Year(0):  # "0000年…" before it: no year to take
+            yield _on(year, month, day, m)
+        elif 1 <= month <= 12 and day >= 1:
+            yield found(m, Meaning("recent_day", month=month, day=day), "date without year")
+        else:
+            reason = f"there is no month {month}" if not 1 <= month <= 12 else "there is no day 0"
+            yield found(m, Meaning("impossible", reason=reason), "Chinese date")
 
 
-def _holiday_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterable[DateHit]:
+def _holiday_cjk(low: str, years: list[tuple[int, Year]]) -> Iterable[DateHit]:
     """元旦 -> Jan 1 of this year; 圣诞节 -> the most recent Dec 25; 2024年元旦, 去年圣诞节 -> that year's.
     Holidays on a fixed Gregorian day; the lunar ones and National Day are :func:`_lunar_cjk`'s."""
     holidays = "|".join(sorted(_HOLIDAYS, key=len, reverse=True))
     for m in re.finditer(rf"(?:{YEAR_REF}\s?的?\s?)?({holidays})(?!\s?(?:{SPAN_AFTER}|行情))", low):
         month, day = _HOLIDAYS[m.group(3)]
         if m.group(1) or m.group(2):
-            years.append((m.end(), ref_year(m, today)))
-            yield make_date(ref_year(m, today), month, day, m, "holiday")
+            years.append((m.end(), year_ref(m)))
+            yield _on(year_ref(m), month, day, m, "holiday")
         else:
-            yield recent_occurrence(m, month, day, today) or make_date(today.year, month, day, m, "holiday")
+            yield found(m, Meaning("recent_day", month=month, day=day), "date without year")
 
 
 # Holidays of the Chinese calendar: (lunar month, day). Their Gregorian day moves, so it is converted
-# (lunardate: a maintained pure-Python table of the Chinese calendar, 1900-2099).
+# (graph/request/resolve_dates.py).
 _LUNAR_HOLIDAYS = {"春节": (1, 1), "春節": (1, 1), "农历新年": (1, 1), "農曆新年": (1, 1), "大年初一": (1, 1),
                    "中秋节": (8, 15), "中秋節": (8, 15), "中秋": (8, 15),
                    "端午节": (5, 5), "端午節": (5, 5), "端午": (5, 5)}  # fmt: skip
@@ -243,64 +240,39 @@ _LUNAR_HOLIDAYS = {"春节": (1, 1), "春節": (1, 1), "农历新年": (1, 1), "
 _NATIONAL_DAYS = {"国庆节": (1,), "国庆": (1,), "國慶節": (1, 10), "國慶日": (1, 10), "國慶": (1, 10)}
 
 
-def _lunar_day(year: int, month: int, day: int) -> date | None:
-    """The Gregorian day of a Chinese-calendar day; None outside the table's years."""
-    try:
-        return LunarDate(year, month, day).to_solar_date()
-    except ValueError:
-        return None
-
-
-def _lunar_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterable[DateHit]:
+def _lunar_cjk(low: str, years: list[tuple[int, Year]]) -> Iterable[DateHit]:
     """春节 / 中秋 / 端午 -> the most recent one on or before today; 2024年春节, 去年中秋 -> that year's."""
     names = "|".join(sorted(_LUNAR_HOLIDAYS, key=len, reverse=True))
     # The span words may follow 节 ("中秋节前"): without it, "中秋" would match with "节前" after it.
     not_a_day = rf"(?!\s?[节節]?\s?(?:{SPAN_AFTER}|行情|假期|长假|長假|期间|期間|档|檔))"
     for m in re.finditer(rf"(?:{YEAR_REF}\s?的?\s?)?({names}){not_a_day}", low):
         month, day = _LUNAR_HOLIDAYS[m.group(3)]
-        text = m.group(0).strip()
-        if m.group(1) or m.group(2):
-            year = ref_year(m, today)
+        year = year_ref(m) if m.group(1) or m.group(2) else None
+        if year is not None:
             years.append((m.end(), year))
-            found = _lunar_day(year, month, day)
-        else:
-            found = next((d for d in (_lunar_day(today.year - back, month, day) for back in (0, 1))
-                          if d is not None and d <= today), None)
-        if found is None:  # outside 1900-2099: far beyond the desk's dates either way
-            yield DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, "Chinese holiday",
-                           beyond="past" if ref_year(m, today) < 1990 else "future")
-        else:
-            yield DateHit(m.start(), m.end(), text, found, RANK_ABSOLUTE, "Chinese holiday")
+        yield found(m, Meaning("lunar", year=year, month=month, day=day), "Chinese holiday")
     days = "|".join(sorted(_NATIONAL_DAYS, key=len, reverse=True))
     # 中国庆祝 holds 国庆; 中国国庆 is National Day.
     for m in re.finditer(rf"(?:{YEAR_REF}\s?的?\s?)?(?<!中)({days}){not_a_day}", low):
-        said = ref_year(m, today) if (m.group(1) or m.group(2)) else None
-        options = []
-        for day in _NATIONAL_DAYS[m.group(3)]:
-            hit = make_date(said, 10, day, m, "holiday") if said else recent_occurrence(m, 10, day, today)
-            if hit is not None and hit.value is not None:
-                options.append(hit.value)
-        if len(options) == 2:
-            yield DateHit(m.start(), m.end(), m.group(0).strip(), None, RANK_ABSOLUTE, "National Day",
-                           ask="ambiguous", options=(options[0], options[1]))
-        elif options:
-            yield DateHit(m.start(), m.end(), m.group(0).strip(), options[0], RANK_ABSOLUTE, "National Day")
+        said = year_ref(m) if (m.group(1) or m.group(2)) else None
+        said = None if said == Year(0) else said  # "0000年国庆": no year, the most recent one
+        yield found(m, Meaning("national_day", year=said, numbers=_NATIONAL_DAYS[m.group(3)]), "National Day")
 
 
-def _year_part_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterable[DateHit]:
+def _year_part_cjk(low: str, years: list[tuple[int, Year]]) -> Iterable[DateHit]:
     """年底 / 去年年底 / 2023年末 -> Dec 31 (as "end of 2023"); 年初 / 今年年初 -> asked (refused while ahead)."""
     head = rf"(?:{YEAR_REF}\s?的?\s?年?|(?<![\d{_CJK_DIGIT}十新])年)"
     for m in re.finditer(rf"{head}\s?(底|末|初)(?!\s?(?:{SPAN_AFTER}|一|二|三))", low):  # not 大年初一
-        year = ref_year(m, today)
+        year = year_ref(m)
         if m.group(1) or m.group(2):
             years.append((m.end(), year))
         if m.group(3) in _PART_END:
-            yield make_date(year, 12, 31, m, "year end")
+            yield _on(year, 12, 31, m, "year end")
         else:
-            yield _vague_hit(year, 1, m, today)
+            yield found(m, Meaning("part", year=year, month=1), "Chinese period")
 
 
-def _month_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterable[DateHit]:
+def _month_cjk(low: str, years: list[tuple[int, Year]]) -> Iterable[DateHit]:
     """12月, 十二月, 三月份, 3月底 -> the last day of the most recent such month (as "Dec 2023"; today in
     the current month), or of the year of a date said before it; 3月初, 3月上旬 -> asked."""
     # Atomic (?>…): "3月份以来" must not fall back to "3月" followed by "份". A month in Chinese numerals is
@@ -308,74 +280,49 @@ def _month_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterable[
     bare = (rf"(?<![\d.{_CJK_DIGIT}十百千两兩个個年第每])(\d{{1,2}}|十[一二]?|[一二三四五六七八九])\s?月"
             rf"(?>\s?份?\s?{_MONTH_PART}?)(?!\s?(?:{SPAN_AFTER}|期|\d))")
     for m in re.finditer(bare, low):
-        month = cjk_number(m.group(1)) or 0
-        year = _inherited(years, m.start())
-        if year is None:  # the most recent such month, as "July 4th" is the most recent July 4th
-            year = today.year if month <= today.month else today.year - 1
-        yield _part_hit(year, month, m.group(2), m, today)
+        # the most recent such month, as "July 4th" is the most recent July 4th
+        year = inherited(years, m.start()) or Year(how="recent")
+        yield _part_hit(year, cjk_number(m.group(1)) or 0, m.group(2), m)
 
 
-def _month_part_cjk(low: str, today: date, years: list[tuple[int, int]]) -> Iterable[DateHit]:
+def _month_part_cjk(low: str, years: list[tuple[int, Year]]) -> Iterable[DateHit]:
     """月底 / 上个月底 / 本月末 -> that month's last day (as "end of the month"); 月初 / 上个月初 -> asked."""
     words = "|".join(sorted(_MONTH_WORDS, key=len, reverse=True))
     for m in re.finditer(rf"(?<![\d{_CJK_DIGIT}十])({words})?\s?月\s?{_MONTH_PART}(?!\s?{SPAN_AFTER})", low):
-        first = shift_months(today.replace(day=1), _MONTH_WORDS.get(m.group(1) or "", 0))
-        yield _part_hit(first.year, first.month, m.group(2), m, today)
+        months = _MONTH_WORDS.get(m.group(1) or "", 0)  # from this one
+        if m.group(2) in _PART_END:
+            yield found(m, Meaning("month_end", n=months), "month end")
+        else:
+            yield found(m, Meaning("part", n=months), "Chinese period")
 
 
-def _part_hit(year: int, month: int, part: str | None, m: re.Match[str], today: date) -> DateHit:
-    """A month (its last day, as "Dec 2023"; today in the current month), its end (its last day) or its
-    beginning or a third of it (asked)."""
+def _part_hit(year: Year, month: int, part: str | None, m: re.Match[str]) -> DateHit:
+    """A month (its last day, as "Dec 2023"; today in the current month), its end (its last day, even while
+    it is ahead, as "end of the month") or its beginning or a third of it (asked)."""
     if not 1 <= month <= 12:
-        return DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "Chinese month",
-                        error=f"there is no month {month}")
+        return found(m, Meaning("impossible", reason=f"there is no month {month}"), "Chinese month")
     if part is None:
-        return month_hit(year, month, m.start(), m.end(), m.group(0), today, "Chinese month")
-    if part in _PART_END:  # the month's last day even while it is ahead, as "end of the month"
-        last = shift_months(date(year, month, 1), 1) - timedelta(days=1) if 1 <= year <= 9998 else None
-        if last is None:
-            return month_hit(year, month, m.start(), m.end(), m.group(0), today, "month end")
-        return DateHit(m.start(), m.end(), m.group(0), last, RANK_ABSOLUTE, "month end")
-    return _vague_hit(year, month, m, today)
+        return found(m, Meaning("month", year=year, month=month), "Chinese month")
+    if part in _PART_END:
+        return found(m, Meaning("month_end", year=year, month=month), "month end")
+    return found(m, Meaning("part", year=year, month=month), "Chinese period")
 
 
-def _vague_hit(year: int, month: int, m: re.Match[str], today: date) -> DateHit:
-    """Which day of a beginning ("年初", "3月初") is asked, unless it is all ahead or too early."""
-    if not 1 <= year <= 9998 or (year, month) > (today.year, today.month):
-        return DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "Chinese period",
-                        beyond="past" if year < 1 else "future")
-    if year < MIN_DATE.year:
-        return DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "Chinese period", beyond="past")
-    return DateHit(m.start(), m.end(), m.group(0), None, RANK_ABSOLUTE, "Chinese period", ask="vague")
-
-
-def ref_year(m: re.Match[str], today: date) -> int:
+def year_ref(m: re.Match[str]) -> Year:
     """The year a ``YEAR_REF`` names (groups 1 and 2), this one when none is said."""
     if m.group(1):
-        return _cjk_year(m.group(1), today)
-    return today.year + _YEAR_WORDS.get(m.group(2) or "", 0)
+        return _cjk_year(m.group(1))
+    return Year(_YEAR_WORDS.get(m.group(2) or "", 0), "shift")
 
 
-def _year_hit(year: int, m: re.Match[str], today: date) -> DateHit:
-    """A year alone, as the English "in 2022": which day of it is asked back."""
-    text = m.group(0)
-    if year == today.year:
-        return DateHit(m.start(), m.end(), text, today, RANK_NOW, "this year", year_only=year)
-    if year > today.year:
-        return DateHit(m.start(), m.end(), text, date(year, 1, 1), RANK_ABSOLUTE, "year", year_only=year)
-    if year < MIN_DATE.year:
-        return DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, "year", beyond="past", year_only=year)
-    return DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, "year", ask="year", year_only=year)
-
-
-_CJK_UNITS = {"交易日": "trading", "天": "day", "日": "day", "周": "week", "週": "week", "星期": "week",
+_CJK_UNITS = {"交易日": "session", "天": "day", "日": "day", "周": "week", "週": "week", "星期": "week",
               "礼拜": "week", "禮拜": "week", "个月": "month", "個月": "month", "ヶ月": "month", "か月": "month",
               "カ月": "month", "ケ月": "month", "个星期": "week", "個星期": "week", "年": "year"}  # fmt: skip
 _PAST_CJK = "以前|之前|前"
 _FUTURE_CJK = "以后|以後|之后|之後|后|後"
 
 
-def _counted_cjk(low: str, today: date) -> Iterable[DateHit]:
+def _counted_cjk(low: str) -> Iterable[DateHit]:
     """三天前, 3日前, 两周前, 3个月前, 5个交易日前, 一年前; 三天后 (refused)."""
     units = "|".join(sorted(_CJK_UNITS, key=len, reverse=True))
     pattern = rf"({CJK_COUNT})\s?(?:个|個)?\s?({units})\s?(?:間|间)?\s?({_PAST_CJK}|{_FUTURE_CJK})"
@@ -383,42 +330,35 @@ def _counted_cjk(low: str, today: date) -> Iterable[DateHit]:
         n = cjk_number(m.group(1))
         if n is None:
             continue
-        unit = _CJK_UNITS[m.group(2)]
         sign = -1 if re.fullmatch(_PAST_CJK, m.group(3)) else 1
-        trading = unit == "trading"
-        value, beyond = offset_date(today, n, "day" if trading else unit, sign, trading)
-        yield DateHit(m.start(), m.end(), m.group(0), value, RANK_RELATIVE, "relative date", beyond=beyond)
+        yield found(m, Meaning("offset", n=sign * n, unit=_CJK_UNITS[m.group(2)]), "relative date", RANK_RELATIVE)
 
 
 _CJK_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "1": 0, "2": 1, "3": 2,
                  "4": 3, "5": 4, "6": 5, "7": 6}  # fmt: skip
 _JA_WEEKDAYS = {"月": 0, "火": 1, "水": 2, "木": 3, "金": 4, "土": 5, "日": 6}
-_CJK_MODES = {"上上": "prevweek2", "上": "prevweek", "先週": "prevweek", "先々週": "prevweek2",
-              "本": "this", "这": "this", "這": "this", "今週": "this", "下": "next", "来週": "next"}  # fmt: skip
+# What the word before a weekday says: (mode, weeks from this one), as Meaning("weekday") reads them.
+_CJK_MODES = {"上上": ("week", -2), "上": ("week", -1), "先週": ("week", -1), "先々週": ("week", -2),
+              "本": ("week", 0), "这": ("week", 0), "這": ("week", 0), "今週": ("week", 0), "下": ("next", 0),
+              "来週": ("next", 0)}  # fmt: skip
 
 
-def _weekday_cjk(low: str, today: date) -> Iterable[DateHit]:
+def _weekday_cjk(low: str) -> Iterable[DateHit]:
     """上周五, 上星期五, 上個星期五, 本周一, 周五, 星期天, 上上周; 先週の金曜日, 金曜日."""
     zh = r"(上上|上|本|这|這|下)?\s?(?:个|個)?\s?(?:周|週|星期|礼拜|禮拜)\s?([一二三四五六日天1-7])"
     for m in re.finditer(zh, low):
-        yield _weekday_hit(m, _CJK_WEEKDAYS[m.group(2)], _CJK_MODES.get(m.group(1) or "", "on"), today)
+        yield _weekday_hit(m, _CJK_WEEKDAYS[m.group(2)], *_CJK_MODES.get(m.group(1) or "", ("", 0)))
         low = blank(low, m.start(), m.end())
     # 上上周 (no day): the week before last, its Friday, as 上周 is last week's (not 上周 after a stray 上).
     for m in re.finditer(r"上上\s?(?:个|個)?\s?(?:周|週|星期|礼拜|禮拜)", low):
-        value = last_week_friday(today) - timedelta(days=7)
-        yield DateHit(m.start(), m.end(), m.group(0), value, RANK_RELATIVE, "relative date")
+        yield found(m, Meaning("week_end", n=-2), "relative date", RANK_RELATIVE)
         low = blank(low, m.start(), m.end())
     for m in re.finditer(r"(先々週|先週|今週|来週)?\s?の?\s?([月火水木金土日])曜(?:日)?", low):
-        yield _weekday_hit(m, _JA_WEEKDAYS[m.group(2)], _CJK_MODES.get(m.group(1) or "", "on"), today)
+        yield _weekday_hit(m, _JA_WEEKDAYS[m.group(2)], *_CJK_MODES.get(m.group(1) or "", ("", 0)))
 
 
-def _weekday_hit(m: re.Match[str], weekday: int, mode: str, today: date) -> DateHit:
-    if mode.startswith("prevweek"):
-        weeks = 2 if mode == "prevweek2" else 1
-        value = today - timedelta(days=today.weekday() + 7 * weeks) + timedelta(days=weekday)
-    else:
-        value = weekday_date(today, weekday, mode)
-    return DateHit(m.start(), m.end(), m.group(0).strip(), value, RANK_RELATIVE, "weekday")
+def _weekday_hit(m: re.Match[str], weekday: int, mode: str, weeks: int = 0) -> DateHit:
+    return found(m, Meaning("weekday", which=weekday, mode=mode, n=weeks), "weekday", RANK_RELATIVE)
 
 
 # --------------------------------------------------------------------------
@@ -426,7 +366,7 @@ def _weekday_hit(m: re.Match[str], weekday: int, mode: str, today: date) -> Date
 # --------------------------------------------------------------------------
 
 
-def _counted_latin(low: str, today: date) -> Iterable[DateHit]:
+def _counted_latin(low: str) -> Iterable[DateHit]:
     """hace 3 días, 3 días atrás, il y a trois jours, vor 3 Tagen; en 3 días, dans 3 jours, in 3 Tagen."""
     numbers = _kind("number")
     units = _kind("unit")
@@ -443,20 +383,20 @@ def _counted_latin(low: str, today: date) -> Iterable[DateHit]:
     for pattern, sign in forms:
         for m in re.finditer(pattern, low):
             n = int(m.group(1)) if m.group(1).isdigit() else int(numbers[m.group(1)])
-            value, beyond = offset_date(today, n, str(units[m.group(2)]), sign, False)
-            yield DateHit(m.start(), m.end(), m.group(0), value, RANK_RELATIVE, "relative date", beyond=beyond)
+            yield found(m, Meaning("offset", n=sign * n, unit=str(units[m.group(2)])), "relative date", RANK_RELATIVE)
             low = blank(low, m.start(), m.end())
 
 
+# The words around a weekday, by the mode of Meaning("weekday") they say ("week": this week's).
 _LAST = {"pasado": "last", "dernier": "last", "passé": "last", "letzten": "last", "letzter": "last",
          "vergangenen": "last", "vergangener": "last", "vorigen": "last", "voriger": "last",
          "próximo": "next", "proximo": "next", "que viene": "next", "prochain": "next", "nächsten": "next",
          "nächster": "next", "kommenden": "next", "kommender": "next",
-         "este": "this", "ce": "this", "diesen": "this", "dieser": "this",
-         "el": "on", "le": "on", "am": "on", "": "on"}  # fmt: skip
+         "este": "week", "ce": "week", "diesen": "week", "dieser": "week",
+         "el": "", "le": "", "am": "", "": ""}  # fmt: skip
 
 
-def _weekday_latin(low: str, today: date) -> Iterable[DateHit]:
+def _weekday_latin(low: str) -> Iterable[DateHit]:
     """el viernes pasado, vendredi dernier, letzten Freitag, el viernes, am Freitag, Freitag."""
     days = _kind("weekday")
     names = "|".join(sorted(map(re.escape, days), key=len, reverse=True))
@@ -468,7 +408,7 @@ def _weekday_latin(low: str, today: date) -> Iterable[DateHit]:
         mode_word = " ".join((trailing or modifier or article or "").split())
         if not mode_word and not name.endswith(("tag", "abend")):
             continue  # a bare Spanish/French weekday: "Mardi Gras", "Domingo"
-        yield _weekday_hit(m, int(days[name]), _LAST[mode_word], today)
+        yield _weekday_hit(m, int(days[name]), _LAST[mode_word])
 
 
 # --------------------------------------------------------------------------
@@ -476,36 +416,22 @@ def _weekday_latin(low: str, today: date) -> Iterable[DateHit]:
 # --------------------------------------------------------------------------
 
 
-def _simple(low: str, today: date) -> Iterable[DateHit]:
+@lru_cache(maxsize=1)
+def _said_alone() -> tuple[tuple[str, re.Pattern[str], Meaning], ...]:
+    """The phrases that mean a date alone, longest first, with their patterns and meanings (a number, a unit, a
+    weekday, a marker are only parts of the phrases above)."""
+    rows = ((phrase, phrase_meaning(tag)) for phrase, (_, tag) in _phrases().items())
+    return tuple((phrase, re.compile(_bounded(phrase)), meaning)
+                 for phrase, meaning in sorted(rows, key=lambda row: len(row[0]), reverse=True) if meaning)
+
+
+def _simple(low: str) -> Iterable[DateHit]:
     """今天, 昨天, 上周, 明天, hoy, ayer, hier, heute, gestern, morgen, la semaine dernière ..."""
-    for phrase, (_, meaning) in sorted(_phrases().items(), key=lambda kv: len(kv[0]), reverse=True):
-        head, _, value = meaning.partition(":")
-        if head in ("number", "unit", "weekday", "marker"):
-            continue
-        for m in re.finditer(_bounded(phrase), low):
+    for phrase, pattern, meaning in _said_alone():
+        rank, how = relative_rank(meaning)
+        for m in pattern.finditer(low):
             if phrase in ("morgen", "mañana") and _MORNING_BEFORE.search(low[max(0, m.start() - 8) : m.start()]):
                 continue  # "guten Morgen", "por la mañana"
-            hit = _simple_hit(head, int(value or 0), m, today)
-            yield hit
+            yield found(m, meaning, how, rank)
             low = blank(low, m.start(), m.end())
 
-
-def _simple_hit(head: str, n: int, m: re.Match[str], today: date) -> DateHit:
-    text = m.group(0)
-    if head == "today":
-        return DateHit(m.start(), m.end(), text, today, RANK_TODAY, "today")
-    if head == "now":
-        return DateHit(m.start(), m.end(), text, today, RANK_NOW, "now")
-    if head == "day":
-        value = today + timedelta(days=n)
-    elif head == "lastweek":
-        value = last_week_friday(today)
-    elif head == "monthend":
-        value = shift_months(today.replace(day=1), n + 1) - timedelta(days=1)
-    elif head == "yearend":
-        value = date(today.year + n, 12, 31)
-    elif head == "month":
-        value = shift_months(today, n)
-    else:  # year
-        value = shift_months(today, 12 * n)
-    return DateHit(m.start(), m.end(), text, value, RANK_RELATIVE, "relative date")

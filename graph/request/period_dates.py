@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from datetime import date, timedelta
 
-from .absolute_dates import speaks_of_future, year_of
-from .date_hits import MIN_DATE, RANK_ABSOLUTE, DateHit
+from .absolute_dates import speaks_of_future, written_year
+from .date_hits import DateHit, found
+from .date_meanings import THIS_YEAR, Meaning, Year
 from .date_words import SPAN_WORDS
-from .intl_dates import SPAN_AFTER, YEAR_REF, ref_year
+from .intl_dates import SPAN_AFTER, YEAR_REF, year_ref
 from .scripts import cjk_number
 from .text import blank, next_words, prev_word
 
@@ -79,11 +79,11 @@ _SEASONS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
 _SEASON = r"(spring|summer|fall|autumn|winter)"
 
 
-def find_periods(low: str, today: date) -> Iterable[DateHit]:
+def find_periods(low: str) -> Iterable[DateHit]:
     """Every quarter, half and season said in ``low``; each hit is blanked before the next finder."""
     for finder in (_fiscal, _cn_fiscal, _cn_quarters, _cn_halves, _cn_seasons, _other_quarters, _quarters, _halves,
                    _seasons):
-        for hit in finder(low, today):
+        for hit in finder(low):
             hit.period = True
             yield hit
             low = blank(low, hit.start, hit.end)
@@ -93,39 +93,25 @@ def find_periods(low: str, today: date) -> Iterable[DateHit]:
 # what a hit is
 
 
-def quarter_end(year: int, quarter: int) -> date:
-    return date(year + (quarter == 4), quarter * 3 % 12 + 1, 1) - timedelta(days=1)
+def _quarter_hit(year: Year | None, quarter: int, m: re.Match[str], how: str, back: int = 0) -> DateHit:
+    """A quarter of a year (its last day; today while it is the current quarter), or the one ``back`` from the
+    current one ("last quarter": -1)."""
+    return found(m, Meaning("quarter", year=year, which=quarter, n=back), how)
 
 
-def _quarter_hit(year: int, quarter: int, m: re.Match[str], today: date, how: str) -> DateHit:
-    """A quarter's last day; today while it is the current quarter; out of range beyond the calendar."""
-    text = m.group(0).strip()
-    if year < 1:
-        return DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, beyond="past")
-    if year > 9998:
-        return DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, beyond="future")
-    current = (year, quarter) == (today.year, (today.month - 1) // 3 + 1)
-    return DateHit(m.start(), m.end(), text, today if current else quarter_end(year, quarter), RANK_ABSOLUTE, how)
-
-
-def _stretch_hit(year: int, month: int, m: re.Match[str], today: date, how: str) -> DateHit:
+def _stretch_hit(year: Year, month: int, m: re.Match[str], how: str) -> DateHit:
     """A stretch starting in ``month`` of ``year`` whose day is not said: asked back, unless it is all ahead or
     too early. Asked only when nothing more specific is said: "I lost a lot in the fall, should I buy NVDA
     today?" asks about today."""
-    text = m.group(0).strip()
-    if year > today.year or (year == today.year and month > today.month):
-        return DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, beyond="future")
-    if year < MIN_DATE.year:
-        return DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, beyond="past")
-    return DateHit(m.start(), m.end(), text, None, RANK_ABSOLUTE, how, ask="vague", vague=True)
+    return found(m, Meaning("stretch", year=year, month=month), how)
 
 
-def _recent_year(first_month: int, last_month: int, low: str, start: int, today: date) -> int:
+def _recent_year(low: str, start: int) -> Year:
     """The year of a quarter or season said without one: the most recent that has begun, or the
     coming one (refused when ahead) when the message speaks of what is to come."""
     if speaks_of_future(low[:start]) or _CN_FUTURE.search(low[max(0, start - 12):start + 16]):
-        return today.year + (last_month < today.month)
-    return today.year if first_month <= today.month else today.year - 1
+        return Year(how="coming")
+    return Year(how="recent")
 
 
 # A quarter said with 会不会 / 将 / 预计 is one to come: "英伟达一季度会不会回调" is refused as ahead.
@@ -150,17 +136,17 @@ def _spans(low: str, m: re.Match[str]) -> bool:
 # English
 
 
-def _fiscal(low: str, today: date) -> Iterable[DateHit]:
+def _fiscal(low: str) -> Iterable[DateHit]:
     """'fiscal Q3', 'FY25 Q3', 'Q3 FY2025', 'fiscal 2025 third quarter', 'FQ3': the company's calendar, asked."""
     fy = r"(?:fy|fiscal(?:\s+year)?)\s?'?(?:\d{4}|\d{2})?"
     quarter = r"(?:q[1-4]|[1-4]q|(?:first|second|third|fourth|1st|2nd|3rd|4th)\s+(?:quarter|half)|h[12])"
     pattern = rf"{_L}(?:{fy}\s*{quarter}|{quarter}\s*(?:of\s+)?{fy}|fq[1-4]){_R}"
     for m in re.finditer(pattern, low):
         if not _names_a_report(low, m):
-            yield DateHit(m.start(), m.end(), m.group(0).strip(), None, RANK_ABSOLUTE, "fiscal period", ask="vague")
+            yield found(m, Meaning("ask", ask="vague"), "fiscal period")
 
 
-def _quarters(low: str, today: date) -> Iterable[DateHit]:
+def _quarters(low: str) -> Iterable[DateHit]:
     """'Q3 2024', '2024 Q3', '2024Q3', '3Q24', "Q3'24", 'the third quarter of 2024', 'in Q3', "last year's Q3",
     'the last quarter of 2024' (its Q4), 'last quarter', 'the quarter before last'."""
     # The year first, so "2024 Q3" is not "Q3" alone; then "last year's Q3".
@@ -170,15 +156,15 @@ def _quarters(low: str, today: date) -> Iterable[DateHit]:
         for m in re.finditer(pattern, low):
             if not (_names_a_report(low, m) or _spans(low, m)):
                 word = m.group(1)
-                year = today.year - (word == "last") if word in ("last", "this") else int(word)
-                yield _quarter_hit(year, int(m.group(2)) if m.group(2) else _ORDINALS[m.group(3)], m, today, "quarter")
+                year = Year(-(word == "last"), "shift") if word in ("last", "this") else Year(int(word))
+                yield _quarter_hit(year, int(m.group(2)) if m.group(2) else _ORDINALS[m.group(3)], m, "quarter")
                 low = blank(low, m.start(), m.end())
     forms = (rf"{_L}q([1-4]){_YEAR_AFTER}?{_R}", rf"{_L}([1-4])q{_YEAR_ONTO}",
              rf"\b(?:the\s+)?{_ORDINAL}\s+quarter{_YEAR_AFTER}?",
              rf"\b(?:the\s+)?(last|final)\s+quarter{_YEAR_AFTER}")
     for pattern in forms:
         for m in re.finditer(pattern, low):
-            hit = None if _names_a_report(low, m) or _spans(low, m) else _said_quarter(m, low, today)
+            hit = None if _names_a_report(low, m) or _spans(low, m) else _said_quarter(m, low)
             if hit is not None:
                 yield hit
                 low = blank(low, m.start(), m.end())
@@ -186,29 +172,28 @@ def _quarters(low: str, today: date) -> Iterable[DateHit]:
     for m in re.finditer(rf"\b{back}(?:'s)?\b", low):
         # "over the last quarter" is a span, as "over the past 3 months"
         if not _names_a_report(low, m) and prev_word(low, m.start()) not in _SPAN_BEFORE:
-            index = today.year * 4 + (today.month - 1) // 3 - (2 if m.group(1) else 1)  # quarters since year 0
-            yield _quarter_hit(index // 4, index % 4 + 1, m, today, "quarter")
+            yield _quarter_hit(None, 0, m, "quarter", back=-2 if m.group(1) else -1)
 
 
 _PART_BEFORE = re.compile(r"\b(?:early|mid|late|(?:the\s+)?(?:start|beginning|middle)\s+of(?:\s+the)?)[\s-]*$")
 
 
-def _said_quarter(m: re.Match[str], low: str, today: date) -> DateHit | None:
+def _said_quarter(m: re.Match[str], low: str) -> DateHit | None:
     """A quarter with the year after it (groups 2-4: '2024', "'24", '24'; 5: 'last'/'this' year), or one
     without a year where a quarter alone is meant (:func:`_bare_period`)."""
     quarter = 4 if m.group(1) in ("last", "final") else _ORDINALS.get(m.group(1)) or int(m.group(1))
     said = m.group(2) or m.group(3) or m.group(4)
     if m.group(5):
-        year = today.year - (m.group(5) == "last")
+        year = Year(-(m.group(5) == "last"), "shift")
     elif said:
-        year = int(said) if len(said) == 4 else year_of(said, today)
+        year = written_year(said)
     elif _bare_period(low, m):
-        year = _recent_year(quarter * 3 - 2, quarter * 3, low, m.start(), today)
+        year = _recent_year(low, m.start())
     else:
         return None
     if _PART_BEFORE.search(low[: m.start()]):
-        return _stretch_hit(year, quarter * 3 - 2, m, today, "part of a quarter")  # "early Q3": which day is asked
-    return _quarter_hit(year, quarter, m, today, "quarter")
+        return _stretch_hit(year, quarter * 3 - 2, m, "part of a quarter")  # "early Q3": which day is asked
+    return _quarter_hit(year, quarter, m, "quarter")
 
 
 def _bare_period(low: str, m: re.Match[str]) -> bool:
@@ -218,7 +203,7 @@ def _bare_period(low: str, m: re.Match[str]) -> bool:
     return before in _PREPS or len(re.findall(r"\S+", low)) <= 3
 
 
-def _halves(low: str, today: date) -> Iterable[DateHit]:
+def _halves(low: str) -> Iterable[DateHit]:
     """'H1 2024', '2024 H2', '1H24', 'the first half of 2024', 'the second half of last year': asked back."""
     # "1h 20 ema" is a chart's time frame, "H100" a chip: a two-digit year only as "1H24" or "H1'24".
     forms = (
@@ -231,24 +216,23 @@ def _halves(low: str, today: date) -> Iterable[DateHit]:
             if _names_a_report(low, m) or _spans(low, m):
                 continue
             half = 1 if m.group(1) in ("1", "first", "1st") else 2
-            year = _said_year(m.group(2), m.group(3) or m.group(4), m.group(5), today)
-            yield _stretch_hit(year, 1 if half == 1 else 7, m, today, "half year")
+            year = _said_year(m.group(2), m.group(3) or m.group(4), m.group(5))
+            yield _stretch_hit(year, 1 if half == 1 else 7, m, "half year")
             low = blank(low, m.start(), m.end())
     for m in re.finditer(rf"{_L}((?:19|20)\d{{2}})\s?h([12]){_R}", low):
         if not _names_a_report(low, m):
-            year = int(m.group(1))
-            yield _stretch_hit(year, 1 if m.group(2) == "1" else 7, m, today, "half year")
+            yield _stretch_hit(Year(int(m.group(1))), 1 if m.group(2) == "1" else 7, m, "half year")
 
 
-def _said_year(four: str | None, two: str | None, word: str | None, today: date) -> int:
+def _said_year(four: str | None, two: str | None, word: str | None) -> Year:
     if four:
-        return int(four)
+        return Year(int(four))
     if two:
-        return year_of(two, today)
-    return today.year - (word == "last")
+        return written_year(two)
+    return Year(-(word == "last"), "shift")
 
 
-def _seasons(low: str, today: date) -> Iterable[DateHit]:
+def _seasons(low: str) -> Iterable[DateHit]:
     """'last summer', 'this spring', 'in the fall', 'over the summer', 'summer 2024', 'the spring of 2024',
     '2024 summer': asked back. 'fall' and 'spring' alone are verbs and nouns: a word around must mark them."""
     marked = rf"\b(?:(last|this|past|previous)\s+|(?:in|during|over|throughout)\s+(?:the\s+)?){_SEASON}" \
@@ -257,12 +241,12 @@ def _seasons(low: str, today: date) -> Iterable[DateHit]:
         if (m.group(2) in ("fall", "spring") and not m.group(3) and _a_move(low, m)) or _spans(low, m) \
                 or next_words(low, m.end(), 1) == ["break"]:  # "spring break"
             continue  # "after this fall", "the last fall in price", "in the fall of NVDA's price"
-        yield _season_hit(m.group(2), m.group(3), m.group(1), m, low, today)
+        yield _season_hit(m.group(2), m.group(3), m.group(1), m, low)
         low = blank(low, m.start(), m.end())
     dated = rf"\b(?:the\s+)?{_SEASON}\s+(?:of\s+)?((?:19|20)\d{{2}})\b{_AMOUNT}|\b((?:19|20)\d{{2}})\s+{_SEASON}\b"
     for m in re.finditer(dated, low):
         season, year = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
-        yield _season_hit(season, year, None, m, low, today)
+        yield _season_hit(season, year, None, m, low)
 
 
 def _a_move(low: str, m: re.Match[str]) -> bool:
@@ -272,19 +256,16 @@ def _a_move(low: str, m: re.Match[str]) -> bool:
             or before.endswith("'s") or next_words(low, m.end(), 1) in (["of"], ["in"]))
 
 
-def _season_hit(season: str, year_text: str | None, mode: str | None, m: re.Match[str], low: str,
-                today: date) -> DateHit:
-    month = _SEASONS[season]
+def _season_hit(season: str, year_text: str | None, mode: str | None, m: re.Match[str], low: str) -> DateHit:
     if year_text:
-        year = int(year_text)
+        year = Year(int(year_text))
     elif mode in ("last", "past", "previous"):
-        # "last summer" is the most recent one that has ended: this year's once it is over.
-        year = today.year - (today.month < month + 3)
+        year = Year(how="ended")  # "last summer" is the most recent one that has ended: this year's once it is over
     elif mode == "this":
-        year = today.year
+        year = THIS_YEAR
     else:
-        year = _recent_year(month, month + 2, low, m.start(), today)
-    return _stretch_hit(year, month, m, today, "season")
+        year = _recent_year(low, m.start())
+    return _stretch_hit(year, _SEASONS[season], m, "season")
 
 
 # --------------------------------------------------------------------------
@@ -295,20 +276,20 @@ _CN_YEAR = YEAR_REF
 _CN_QUARTER_NUM = r"([1-4一二三四])"
 
 
-def _cn_year(m: re.Match[str], today: date) -> int | None:
+def _cn_year(m: re.Match[str]) -> Year | None:
     """The year a _CN_YEAR at groups 1 and 2 names; None when none was said."""
-    return ref_year(m, today) if m.group(1) or m.group(2) else None
+    return year_ref(m) if m.group(1) or m.group(2) else None
 
 
-def _cn_fiscal(low: str, today: date) -> Iterable[DateHit]:
+def _cn_fiscal(low: str) -> Iterable[DateHit]:
     """2025财年第三季度, 财年Q3, 2025財年上半年: the company's calendar, asked."""
     part = rf"(?:第?\s?{_CN_QUARTER_NUM}\s?(?:季度|季(?!度))|q[1-4]|上半年|下半年)"
     pattern = rf"(?:\d{{4}}|\d{{2}})?\s?(?:财年|財年|财政年度|財政年度)\s?的?\s?{part}{_CN_REPORT}"
     for m in re.finditer(pattern, low):
-        yield DateHit(m.start(), m.end(), m.group(0).strip(), None, RANK_ABSOLUTE, "fiscal period", ask="vague")
+        yield found(m, Meaning("ask", ask="vague"), "fiscal period")
 
 
-def _cn_quarters(low: str, today: date) -> Iterable[DateHit]:
+def _cn_quarters(low: str) -> Iterable[DateHit]:
     """2024年第三季度, 2024年Q3, 去年三季度, 今年一季度, 第三季度, 2024年前三季度 (through the third: its end);
     上季度, 上个季度, 上一季度. 第二季 without 度 only with a year (a show's second season otherwise), and not
     after 连续 / 过去 / 每 (连续三季度超预期 counts results)."""
@@ -323,36 +304,30 @@ def _cn_quarters(low: str, today: date) -> Iterable[DateHit]:
         if (m.group(6) or m.group(4)) and not dated:
             continue  # "Q3" or 第二季 without a year in Chinese text: the English reading decides; a show's season
         quarter_no = cjk_number(number) or 0
-        year = _cn_year(m, today)
-        if year is None:
-            year = _recent_year(quarter_no * 3 - 2, quarter_no * 3, low, m.start(), today)
-        yield _quarter_hit(year, quarter_no, m, today, "Chinese quarter")
+        year = _cn_year(m) or _recent_year(low, m.start())
+        yield _quarter_hit(year, quarter_no, m, "Chinese quarter")
         low = blank(low, m.start(), m.end())
     last = r"(?<![上])(上上个|上上個|上上|上个|上個|上一个|上一個|上一|上)"
     for m in re.finditer(rf"{last}\s?(?:季度|季(?!度)){_CN_REPORT}", low):
         if _spans(low, m):
             continue
-        index = today.year * 4 + (today.month - 1) // 3 - (2 if m.group(1).startswith("上上") else 1)
-        yield _quarter_hit(index // 4, index % 4 + 1, m, today, "Chinese quarter")
+        yield _quarter_hit(None, 0, m, "Chinese quarter", back=-2 if m.group(1).startswith("上上") else -1)
 
 
-def _cn_halves(low: str, today: date) -> Iterable[DateHit]:
+def _cn_halves(low: str) -> Iterable[DateHit]:
     """2024年上半年, 去年下半年, 上半年 (this year's): asked back."""
     for m in re.finditer(rf"(?:{_CN_YEAR}\s?的?\s?)?(上半年|下半年){_CN_REPORT}", low):
-        year = _cn_year(m, today)
-        year = today.year if year is None else year
-        yield _stretch_hit(year, 1 if m.group(3) == "上半年" else 7, m, today, "Chinese half year")
+        yield _stretch_hit(_cn_year(m) or THIS_YEAR, 1 if m.group(3) == "上半年" else 7, m, "Chinese half year")
 
 
 _CN_SEASONS = {"春": 3, "夏": 6, "秋": 9, "冬": 12}
 
 
-def _cn_seasons(low: str, today: date) -> Iterable[DateHit]:
+def _cn_seasons(low: str) -> Iterable[DateHit]:
     """去年夏天, 2024年春季, 今年秋天: asked back. Only with its year: "宁德时代的春天来了吗", "茅台的冬天过去了吗"
     are figures of speech, and 春季躁动, 秋季发布会 an event."""
     for m in re.finditer(rf"{_CN_YEAR}\s?的?\s?([春夏秋冬])(?:天|季)(?!度){_CN_REPORT}", low):
-        year = _cn_year(m, today)
-        yield _stretch_hit(today.year if year is None else year, _CN_SEASONS[m.group(3)], m, today, "Chinese season")
+        yield _stretch_hit(_cn_year(m) or THIS_YEAR, _CN_SEASONS[m.group(3)], m, "Chinese season")
 
 
 # --------------------------------------------------------------------------
@@ -371,7 +346,7 @@ _OTHER_LAST = r"\b(?:el\s+)?(?:trimestre\s+pasado|último\s+trimestre|ultimo\s+t
               r"|\b(?:letzte[nms]?\s+quartal|vorquartal|vorigen\s+quartal|vorige[ns]?\s+quartal)\b|前四半期"
 
 
-def _other_quarters(low: str, today: date) -> Iterable[DateHit]:
+def _other_quarters(low: str) -> Iterable[DateHit]:
     """'tercer trimestre de 2024', 'troisième trimestre 2024', 'T3 2024', 'im dritten Quartal 2024', '3. Quartal
     2024', '2024年第3四半期'; without a year after a preposition ('en el tercer trimestre'); 'el trimestre
     pasado', 'le trimestre dernier', 'letztes Quartal', '前四半期' -> the last quarter's end."""
@@ -386,21 +361,19 @@ def _other_quarters(low: str, today: date) -> Iterable[DateHit]:
             number = m.group(2)
             quarter = _OTHER_ORDINALS.get(number) or int(number)
             if m.group(3):
-                year = int(m.group(3))
+                year = Year(int(m.group(3)))
             elif m.group(1):
-                year = _recent_year(quarter * 3 - 2, quarter * 3, low, m.start(), today)
+                year = _recent_year(low, m.start())
             else:
                 continue
-            yield _quarter_hit(year, quarter, m, today, "quarter")
+            yield _quarter_hit(year, quarter, m, "quarter")
             low = blank(low, m.start(), m.end())
     for m in re.finditer(rf"(?:(\d{{4}})\s?年\s?(?:の\s?)?)?第\s?([1-4一二三四])\s?四半期{_CN_REPORT}", low):
         quarter = cjk_number(m.group(2)) or 0
-        year = int(m.group(1)) if m.group(1) else _recent_year(quarter * 3 - 2, quarter * 3, low, m.start(), today)
-        yield _quarter_hit(year, quarter, m, today, "quarter")
+        year = Year(int(m.group(1))) if m.group(1) else _recent_year(low, m.start())
+        yield _quarter_hit(year, quarter, m, "quarter")
         low = blank(low, m.start(), m.end())
     for m in re.finditer(rf"(?:{_OTHER_LAST}){_CN_REPORT}", low):
         if _names_a_report(low, m):
             continue
-        current = (today.month - 1) // 3
-        year, quarter = (today.year, current) if current else (today.year - 1, 4)
-        yield _quarter_hit(year, quarter, m, today, "quarter")
+        yield _quarter_hit(None, 0, m, "quarter", back=-1)

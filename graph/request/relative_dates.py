@@ -1,21 +1,20 @@
 """Finders of dates said relative to today: 'yesterday', '3 days ago', 'in two weeks', 'last
-Friday', 'end of the month', 'today', 'now'; and the calendar arithmetic behind them."""
+Friday', 'end of the month', 'today', 'now'. They say what a phrase means; the calendar arithmetic
+is :mod:`graph.request.resolve_dates`'."""
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date, timedelta
 
-from ..core.trading_days import previous_trading_day
-from .date_hits import MIN_DATE, RANK_NOW, RANK_RELATIVE, RANK_TODAY, Beyond, DateHit, quoted
+from .date_hits import RANK_RELATIVE, DateHit, found, quoted, relative_rank
+from .date_meanings import Meaning, phrase_meaning
 from .date_words import LARGE_NUMBERS, MOVE_WORDS, MULTIPLIERS, NUMBER_WORD, SMALL_NUMBERS, WEEKDAY_NAMES
 from .text import blank
+from .wordlists import DATA
 
-_UNIT_DAYS = {"day": 1, "week": 7, "wk": 7, "fortnight": 14}
-_UNIT_MONTHS = {"month": 1, "mo": 1, "quarter": 3, "year": 12, "yr": 12, "decade": 120, "century": 1200}
 _UNIT = r"(days?|weeks?|wks?|fortnights?|months?|mos?|quarters?|years?|yrs?|decades?|century|centuries)"
 _PAST = r"ago|back|earlier|before\s+today|in\s+the\s+past"
 _FUTURE = r"from\s+now|from\s+today|later|hence|in\s+the\s+future"
@@ -32,54 +31,41 @@ class _Amount:
     why: str | None = None  # when value is None: why the number can't be used
 
 
-def find_relative(low: str, today: date) -> Iterable[DateHit]:
+def _phrase_table() -> tuple[tuple[re.Pattern[str], Meaning], ...]:
+    """The English phrases said relative to today and what they mean (data/date_phrases_en.tsv), in order."""
+    rows = []
+    for line in (DATA / "date_phrases_en.tsv").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            pattern, tag = line.split("\t")
+            meaning = phrase_meaning(tag)
+            assert meaning is not None, f"date_phrases_en.tsv: no meaning {tag!r}"
+            rows.append((re.compile(pattern), meaning))
+    return tuple(rows)
+
+
+_PHRASES = _phrase_table()
+_NOW_KINDS = ("today", "now")
+
+
+def find_relative(low: str) -> Iterable[DateHit]:
     """yesterday, N days ago, last week/month/year, tomorrow, next week, in N days."""
-    simple: tuple[tuple[str, Callable[[], date]], ...] = (
-        (r"\b(?:the\s+)?day\s+before\s+yesterday\b", lambda: today - timedelta(days=2)),
-        # Before "last year" and "last week": "this time last year" is a year ago today, not last year's end.
-        (r"\b(?:(?:this|the\s+same)\s+(?:time|day|date)|same\s+(?:time|day|date))\s+(?:last|a)\s+year\b",
-         lambda: shift_months(today, -12)),
-        (r"\b(?:the\s+)?week\s+before\s+last\b", lambda: last_week_friday(today) - timedelta(days=7)),
-        (r"\b(?:the\s+)?month\s+before\s+last\b",
-         lambda: shift_months(today.replace(day=1), -1) - timedelta(days=1)),
-        (r"\b(?:the\s+)?year\s+before\s+last\b", lambda: date(today.year - 2, 12, 31)),
-        (r"\b(?:yesterday|yday|yest)\b(?:'s)?", lambda: today - timedelta(days=1)),
-        (r"\b(?:last|previous|prior)\s+week(?:'s)?\b", lambda: last_week_friday(today)),
-        (r"\b(?:last|previous|prior)\s+month(?:'s)?\b", lambda: today.replace(day=1) - timedelta(days=1)),
-        (r"\b(?:last|previous|prior)\s+year(?:'s)?\b", lambda: date(today.year - 1, 12, 31)),
-        (r"\b(?:the\s+)?(?:day\s+after\s+tomorrow|overmorrow)\b", lambda: today + timedelta(days=2)),
-        (r"\b(?:tomorrow|tmrw|tmr|tomorow)\b", lambda: today + timedelta(days=1)),
-        (r"\bnext\s+week\b", lambda: today + timedelta(days=7)),
-        (r"\bnext\s+month\b", lambda: shift_months(today, 1)),
-        (r"\bnext\s+quarter\b", lambda: shift_months(today, 3)),
-        (r"\bnext\s+year\b", lambda: shift_months(today, 12)),
-        (r"\bnext\s+decade\b", lambda: shift_months(today, 120)),
-        (r"\b(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?week\b",
-         lambda: today - timedelta(days=today.weekday()) + timedelta(days=4)),
-        (r"\b(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?month\b",
-         lambda: shift_months(today.replace(day=1), 1) - timedelta(days=1)),
-        (r"\b(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?quarter\b",
-         lambda: shift_months(today.replace(day=1), 3 - (today.month - 1) % 3) - timedelta(days=1)),
-        (r"\b(?:the\s+)?end\s+of\s+(?:the\s+|this\s+)?year\b",
-         lambda: date(today.year, 12, 31)),
-    )
-    for pattern, compute in simple:
-        for m in re.finditer(pattern, low):
-            yield DateHit(m.start(), m.end(), m.group(0).strip(), compute(), RANK_RELATIVE, "relative date")
-            low = blank(low, m.start(), m.end())
+    for pattern, meaning in _PHRASES:
+        if meaning.kind not in _NOW_KINDS:
+            for m in pattern.finditer(low):
+                yield found(m, meaning, "relative date", RANK_RELATIVE)
+                low = blank(low, m.start(), m.end())
     # "a while ago", "some time back": no day at all, so asked back (as "years ago").
     for m in re.finditer(r"\b(?:a\s+(?:little\s+|long\s+|short\s+)?while|some\s+time|a\s+bit)\s+(?:ago|back)\b", low):
-        yield DateHit(m.start(), m.end(), m.group(0), None, RANK_RELATIVE, "relative date without a number",
-                       ask="vague", vague=True)
+        yield found(m, Meaning("vague"), "relative date without a number", RANK_RELATIVE)
         low = blank(low, m.start(), m.end())
-    pattern = rf"\b(?:(trading|business|market)\s+)?{_UNIT}\b(?:\s+({_PAST}|{_FUTURE})\b)?"
-    for m in re.finditer(pattern, low):
-        hit = _counted(low, m, today)
+    counted = rf"\b(?:(trading|business|market)\s+)?{_UNIT}\b(?:\s+({_PAST}|{_FUTURE})\b)?"
+    for m in re.finditer(counted, low):
+        hit = _counted(low, m)
         if hit:
             yield hit
 
 
-def _counted(low: str, m: re.Match[str], today: date) -> DateHit | None:
+def _counted(low: str, m: re.Match[str]) -> DateHit | None:
     """'3 days ago', 'in 3 days', '3 days from now', 'years ago' (no number: asked back)."""
     direction = m.group(3)
     window_start = max(0, m.start() - 80)
@@ -102,14 +88,15 @@ def _counted(low: str, m: re.Match[str], today: date) -> DateHit | None:
     text = low[start : m.end()]
     if amount is None:
         return DateHit(start, m.end(), text, None, RANK_RELATIVE, "relative date without a number",
-                        ask="vague", vague=True)
+                       meaning=Meaning("vague"))
     if amount.value is None:
-        return DateHit(start, m.end(), text, None, RANK_RELATIVE, "relative date", ask="unreadable",
-                        unclear=amount.why)
+        return DateHit(start, m.end(), text, None, RANK_RELATIVE, "relative date",
+                       meaning=Meaning("ask", ask="unreadable", reason=amount.why or ""))
     unit = _singular(m.group(2))
-    trading = bool(m.group(1)) and unit == "day"
-    value, beyond = offset_date(today, amount.value, unit, sign, trading)
-    return DateHit(start, m.end(), text, value, RANK_RELATIVE, "relative date", beyond=beyond)
+    if m.group(1) and unit == "day":
+        unit = "session"  # "3 trading days ago"
+    return DateHit(start, m.end(), text, None, RANK_RELATIVE, "relative date",
+                   meaning=Meaning("offset", n=sign * amount.value, unit=unit))
 
 
 def _read_amount(window: str) -> _Amount | None:
@@ -187,36 +174,13 @@ def _measures_a_move(low: str, start: int) -> bool:
     return "%" in before or any(w in MOVE_WORDS for w in words)
 
 
-def offset_date(today: date, n: int, unit: str, sign: int, trading: bool) -> tuple[date | None, Beyond | None]:
-    """``today`` moved by ``n`` units (sign -1: back), or which side of the calendar it falls off."""
-    off: Beyond = "past" if sign < 0 else "future"
-    if unit in _UNIT_DAYS:
-        if trading and sign < 0:
-            return _trading_days_back(today, n)
-        days = n * _UNIT_DAYS[unit]
-        room = (today - date.min).days if sign < 0 else (date.max - today).days
-        if days > room:
-            return None, off
-        return today + timedelta(days=sign * days), None
-    months = n * _UNIT_MONTHS[unit]
-    index = today.year * 12 + today.month - 1 + sign * months
-    if not 12 <= index < 9999 * 12:  # years 1 to 9998
-        return None, off
-    return shift_months(today, sign * months), None
+# How a weekday's word before it says which one: the most recent on or before today (none, "on"), strictly
+# before it ("last"), that of this week ("this"), or the coming one ("next").
+_WEEKDAY_MODES = {"": "", "on": "", "last": "last", "past": "last", "previous": "last", "prior": "last",
+                  "this": "week", "next": "next", "coming": "next"}
 
 
-def _trading_days_back(today: date, n: int) -> tuple[date | None, Beyond | None]:
-    if n > (today - MIN_DATE).days:  # more sessions than calendar days since MIN_DATE
-        return None, "past"
-    d = today
-    for _ in range(n):
-        d = previous_trading_day(d)
-        if d < MIN_DATE:
-            return None, "past"
-    return d, None
-
-
-def find_weekday(low: str, today: date) -> Iterable[DateHit]:
+def find_weekday(low: str) -> Iterable[DateHit]:
     """'last Friday', 'on Monday', 'this wed', "Friday's close", bare 'friday'."""
     names = "|".join(sorted(WEEKDAY_NAMES, key=len, reverse=True))
     pattern = rf"\b(?:(last|past|previous|prior|this|next|coming|on)\s+)?({names})\b(?:'s)?"
@@ -224,45 +188,14 @@ def find_weekday(low: str, today: date) -> Iterable[DateHit]:
         mode, name = m.group(1), m.group(2)
         if not mode and not name.endswith("day"):
             continue  # bare "sun", "sat", "wed" are too likely to be other words
-        value = weekday_date(today, WEEKDAY_NAMES[name], mode or "")
-        yield DateHit(m.start(), m.end(), m.group(0).strip(), value, RANK_RELATIVE, "weekday")
+        meaning = Meaning("weekday", which=WEEKDAY_NAMES[name], mode=_WEEKDAY_MODES[mode or ""])
+        yield found(m, meaning, "weekday", RANK_RELATIVE)
 
 
-def find_now(low: str, today: date) -> Iterable[DateHit]:
+def find_now(low: str) -> Iterable[DateHit]:
     """'today' is an explicit choice; 'now'/'currently' is just filler."""
-    for m in re.finditer(r"(?<!\$)\b(?:today|todays|this\s+(?:morning|afternoon|evening)|tonight)\b", low):
-        yield DateHit(m.start(), m.end(), m.group(0).strip(), today, RANK_TODAY, "today")
-    filler = r"(?<!\$)\b(?:right\s+now|now|currently|at\s+the\s+moment|this\s+week|this\s+month|this\s+year|eod)\b"
-    for m in re.finditer(filler, low):
-        yield DateHit(m.start(), m.end(), m.group(0).strip(), today, RANK_NOW, "now")
-
-
-def last_week_friday(today: date) -> date:
-    monday_this_week = today - timedelta(days=today.weekday())
-    return monday_this_week - timedelta(days=3)
-
-
-def weekday_date(today: date, weekday: int, mode: str) -> date:
-    if mode in ("next", "coming"):
-        ahead = (weekday - today.weekday()) % 7 or 7
-        return today + timedelta(days=ahead)
-    if mode == "this":
-        return today - timedelta(days=today.weekday()) + timedelta(days=weekday)
-    back = (today.weekday() - weekday) % 7
-    if mode in ("last", "past", "previous", "prior") and back == 0:
-        back = 7  # "last Friday" said on a Friday means a week ago
-    return today - timedelta(days=back)
-
-
-def shift_months(d: date, months: int) -> date:
-    """``d`` moved by whole months, the day clamped to the month's length (Mar 31 - 1 month
-    -> Feb 28/29). Callers keep the result within years 1-9999."""
-    index = d.year * 12 + (d.month - 1) + months
-    year, month = divmod(index, 12)
-    month += 1
-    for day in (d.day, 30, 29, 28):
-        try:
-            return date(year, month, day)
-        except ValueError:
-            continue
-    return date(year, month, 28)
+    for pattern, meaning in _PHRASES:
+        if meaning.kind in _NOW_KINDS:
+            rank, how = relative_rank(meaning)
+            for m in pattern.finditer(low):
+                yield found(m, meaning, how, rank)
