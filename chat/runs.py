@@ -214,16 +214,20 @@ class ChatRun:
 
     # -- starting ----------------------------------------------------------
 
-    def start(self, text: str | None, nxt: NextAnalysis | None = None) -> asyncio.Task[None]:
+    def start(self, text: str | None, nxt: NextAnalysis | None = None, *,
+              stop_under: str | None = None) -> asyncio.Task[None]:
         """Run the desk on a new message, or, with `text` None, continue the thread's
         interrupted run from its last checkpoint. One run per thread: when another page of the
         thread started one here meanwhile (two tabs sending at once), the message is a note to
-        that run instead (checked and registered without a pause, so two pages cannot both start)."""
+        that run instead (checked and registered without a pause, so two pages cannot both start).
+        `stop_under`: a message already in the thread that carries the run's Stop from its start (an edit's
+        re-run has no opening of the Desk to carry it)."""
         running = self.service.current(self)
         if running is not self or self.active:  # another page's run, or this page's (Resume twice)
             return _kept(asyncio.create_task(running.join_with(text)))
         self.service.chats[self.thread_id] = self
-        self.task = asyncio.create_task(self._run(text, nxt or NextAnalysis()), name=f"desk-run-{self.thread_id}")
+        self.task = asyncio.create_task(self._run(text, nxt or NextAnalysis(), stop_under),
+                                        name=f"desk-run-{self.thread_id}")
         return self.task
 
     async def join_with(self, text: str | None) -> None:
@@ -305,7 +309,7 @@ class ChatRun:
                                  metadata=meta if isinstance(meta := step.get("metadata"), dict) else {}).update()
                 step["output"] = cut_off  # the UI is shown these steps, read before this update
 
-    async def _run(self, text: str | None, nxt: NextAnalysis) -> None:
+    async def _run(self, text: str | None, nxt: NextAnalysis, stop_under: str | None = None) -> None:
         renderer = self.renderer = self._open_run(nxt)
         outcome = "done"
         lost: asyncio.Event | None = None   # set if this server loses the thread's lease mid-run
@@ -318,6 +322,9 @@ class ChatRun:
             # One run per thread across processes: another window's process may run this thread.
             async with desk.turn(self.thread_id, text, nxt.plan, wait_s=LEASE_WAIT_S) as turn:
                 lost = turn.held.lost
+                renderer.continued = text is None
+                if stop_under:
+                    await renderer.stop_under(stop_under)
                 await self._deliberate(turn, renderer, nxt)
             # Past its last event: the decision stands; Stop now waits for the closing up (stop()).
             self.closing = True
