@@ -60,6 +60,8 @@ from graph import (
     plain_line,
 )
 
+from .kit.say import ASIDE
+
 EDIT_ACTION = "edit_turn"
 SWITCH_ACTION = "switch_branch"
 EDIT_TIMEOUT_S = 900       # time to write the new words
@@ -211,8 +213,10 @@ def match_messages(steps: Sequence[Step], messages: Sequence[dict[str, Any]]) ->
 
 
 def _note(message: Mapping[str, Any]) -> bool:
-    """A Desk note about edits and branches (the question for the new words among them)."""
-    return bool(_meta(message).get(NOTE) or message.get("waitForAnswer")
+    """A Desk note about edits and branches (the question for the new words among them), or a Desk message beside
+    the deliberation (a feature's: the book stored, a watch set; chat/kit/say.py ASIDE): on every branch."""
+    meta = _meta(message)
+    return bool(meta.get(NOTE) or meta.get(ASIDE) or message.get("waitForAnswer")
                 or str(message.get("output", "")).startswith(EDIT_PROMPT_MARK))
 
 

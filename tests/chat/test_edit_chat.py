@@ -25,6 +25,7 @@ from chat.edits import (
     match_messages,
     superseded_after,
 )
+from chat.kit.say import ASIDE
 from chat.views.card import card_markdown
 from graph.core.links import inert_links
 from graph.core.personas import ANALYSTS
@@ -77,14 +78,16 @@ def test_an_edit_leaves_behind_the_edited_message_and_everything_after_it_but_ea
 
 
 def test_the_persons_own_messages_are_on_every_branch_and_never_folded():
+    stored = {**msg("s", "Desk", "Stored. Your book …"), "metadata": {ASIDE: True}}  # a feature's (the book's)
     messages = [msg("q1", "tester", "NVDA?", "user_message"), msg("b", "Bull Researcher", "b"),
                 msg("c", "Desk", "card"), msg("q2", "tester", "why was the judge cautious?", "user_message"),
-                msg("a", "Desk", "From the stored deliberation…")]
+                msg("a", "Desk", "From the stored deliberation…"), stored]
+    assert [m["id"] for m in superseded_after(messages, "b", kept=[])] == ["b", "c", "a"]
     switch(messages, ORIGINAL, "e1", superseded=["b", "c", "a"])
-    assert shown(messages) == ["q1", "q2"]
+    assert shown(messages) == ["q1", "q2", "s"]
     messages += [msg("b2", "Bull Researcher", "b2"), msg("q3", "tester", "and now?", "user_message")]
     switch(messages, "e1", ORIGINAL)
-    assert shown(messages) == ["q1", "b", "c", "q2", "a", "q3"]
+    assert shown(messages) == ["q1", "b", "c", "q2", "a", "s", "q3"]
     assert all(BRANCHES not in (m.get("metadata") or {}) for m in messages if m["type"] == "user_message")
     # A question an earlier build folded comes back at the next change.
     folded = {**msg("q0", "tester", f"{SUPERSEDED} of the Bull", "user_message"), "metadata": {WORDS: "why?"}}
