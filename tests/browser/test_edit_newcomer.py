@@ -21,7 +21,7 @@ from playwright.sync_api import expect
 
 from chat.edits import CHANGED, EDIT_PROMPT_START, SUPERSEDED
 
-from .person import FAILURES, Page, ask, persona_messages, wait_for_decision
+from .person import FAILURES, Browser, Page, Site, ask, page_in, persona_messages, wait_for_decision
 
 SHOTS = FAILURES.parent / "browser-edit-newcomer"
 FOLLOW_UP = "why was the judge cautious?"
@@ -150,3 +150,33 @@ def test_edit_high_up_is_seen_stoppable_folds_little_and_explains(paced_page: Pa
     page.screenshot(path=str(SHOTS / "4-card.png"))
     card.get_by_text("Your book:").scroll_into_view_if_needed()
     page.screenshot(path=str(SHOTS / "4b-card-book.png"))
+
+
+def test_the_same_in_a_chinese_thread(browser: Browser, desk: Site):
+    """The words the desk writes about an edit are the thread's language: the mark on the turn, the folded lines,
+    the card's line and why the decision stands (the demo's personas write English: their words stay so)."""
+    with page_in(browser, desk, "edit-newcomer-zh", locale="zh-CN") as page:
+        page.locator("[data-step-type=system_message]").filter(has_text="演示模式").first.wait_for()
+        ask(page, "英伟达今天能买吗？")
+        page.locator(".ai-message td, .ai-message th").filter(has_text=re.compile(r"^信号$")).first.wait_for(
+            timeout=120_000)
+        bull = persona_messages(page, "Bull Researcher").first
+        bull.get_by_role("button", name="编辑").click()
+        question = page.locator(".ai-message", has_text="✏️ 正在编辑").last
+        expect(question).to_be_visible(timeout=20_000)
+        expect(page.locator("[data-desk-editing] .desk-edit-note")).to_contain_text("正在编辑：交易台在对话末尾")
+        ask(page, NEW_BULL)
+        card_line = page.locator(".ai-message blockquote", has_text="✏️ 你编辑了")
+        expect(card_line).to_be_visible(timeout=120_000)
+        expect(page.locator("#desk-stop")).to_be_hidden(timeout=30_000)
+        line = card_line.inner_text()
+        assert "决定不变" in line and re.search(r"研究经理的裁决说明了原因：“[^”]{20,}”", line), line
+        folded = page.locator("[data-desk-folded]")
+        expect(folded.first).to_be_visible(timeout=10_000)
+        texts = [t.strip() for t in folded.locator(".message-content").all_inner_texts()]
+        assert texts and all(t.startswith("已被你对多头研究员，第 1 轮的编辑取代：“") for t in texts), texts
+        expect(page.locator("[data-step-type=user_message]").filter(has_text="英伟达今天能买吗")).to_have_count(1)
+        card_line.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "5-zh-card.png"))
+        folded.first.scroll_into_view_if_needed()
+        page.screenshot(path=str(SHOTS / "5b-zh-folded.png"))
