@@ -47,7 +47,20 @@ import chainlit as cl
 from chainlit.data import get_data_layer
 from chainlit.logger import logger
 
-from graph import DESK, DeskRuntime, Step, edit_change, inert_links, language_of, persona_label, phrase
+from graph import (
+    DESK,
+    DeskRuntime,
+    Step,
+    edit_change,
+    edit_stands_because,
+    inert_links,
+    language_of,
+    persona_label,
+    phrase,
+    plain_line,
+)
+
+from .kit.say import ASIDE
 
 EDIT_ACTION = "edit_turn"
 SWITCH_ACTION = "switch_branch"
@@ -57,7 +70,7 @@ CANCEL_WORDS = frozenset({"cancel", "/cancel", "keep", "never mind"})
 # build folded messages without keeping their words in the metadata: those are known by SUPERSEDED, in English.
 SUPERSEDED = phrase("en", "chat.edit_superseded")
 OTHER_BRANCH = phrase("en", "chat.edit_other_branch")
-FOLDED_WORDS = 12          # of a collapsed message's words, on its one line
+FOLDED_WORDS = 8           # of a collapsed message's words, on its one line
 CHANGED = phrase("en", "chat.edit_card_start")
 SENT = "edit_actions"      # user-session key: the Edit and Switch actions sent in this session
 # Step metadata (stored with each message by Chainlit's data layer):
@@ -92,8 +105,9 @@ def step_words(persona: str, round_: int, language: str) -> str:
 def folded_line(words: str, language: str, label: str | None = None, ticker: str | None = None) -> str:
     """The one line a folded message shows, with its first words: an edit of the step `label` left it on the
     earlier branch (of a comparison's desk for `ticker`, whose own thread keeps both), or (no label) it is on
-    another branch."""
-    first = " ".join(words.split()[:FOLDED_WORDS])
+    another branch. Its words are plain (no heading, emphasis, quote or bullet of theirs shows): a Markdown mark
+    cut off half-way, or a heading in a line, is raw Markdown on the page."""
+    first = " ".join(plain_line(words).split()[:FOLDED_WORDS])
     if label is None:
         return phrase(language, "chat.edit_folded_other", words=first)
     if ticker is not None:
@@ -199,21 +213,29 @@ def match_messages(steps: Sequence[Step], messages: Sequence[dict[str, Any]]) ->
 
 
 def _note(message: Mapping[str, Any]) -> bool:
-    """A Desk note about edits and branches (the question for the new words among them)."""
-    return bool(_meta(message).get(NOTE) or message.get("waitForAnswer")
+    """A Desk note about edits and branches (the question for the new words among them), or a Desk message beside
+    the deliberation (a feature's: the book stored, a watch set; chat/kit/say.py ASIDE): on every branch."""
+    meta = _meta(message)
+    return bool(meta.get(NOTE) or meta.get(ASIDE) or message.get("waitForAnswer")
                 or str(message.get("output", "")).startswith(EDIT_PROMPT_MARK))
+
+
+def _own(message: Mapping[str, Any]) -> bool:
+    """The person's own words (a question, a follow-up, an edit's new words): never folded, on every branch."""
+    return message.get("type") == "user_message"
 
 
 def superseded_after(messages: Sequence[dict[str, Any]], edited: str, kept: Iterable[str]) -> list[dict[str, Any]]:
     """The messages an edit of the message `edited` leaves on the earlier branch: it and every
     message after it, but those of turns before the edited one (parallel analysts that finished
-    later), Desk notes, and what is already collapsed."""
+    later), Desk notes, the person's own messages, and what is already collapsed."""
     said = _said(messages)
     ids = [str(m["id"]) for m in said]
     if edited not in ids:
         return []
     keep = set(kept)
-    return [m for m in said[ids.index(edited):] if str(m["id"]) not in keep and not _note(m) and not collapsed(m)]
+    return [m for m in said[ids.index(edited):]
+            if str(m["id"]) not in keep and not _note(m) and not _own(m) and not collapsed(m)]
 
 
 @dataclass
@@ -232,6 +254,10 @@ def branch_change(messages: Sequence[dict[str, Any]], leaving: str, entering: st
     out = []
     for m in _said(messages):
         meta = _meta(m)
+        if _own(m):  # on every branch; folded by an earlier build, its words come back
+            if WORDS in meta:
+                out.append(Change({**m, "metadata": meta}, True))
+            continue
         if _note(m) or (BRANCHES not in meta and collapsed(m)):
             continue  # on every branch; or collapsed before messages were tagged: left as it is
         tags = list(meta.get(BRANCHES) or [leaving])  # untagged: said since the last branch change
@@ -349,7 +375,16 @@ def card_change(state: Mapping[str, Any]) -> str | None:
         return None
     lang = language_of(state)
     return phrase(lang, "chat.edit_card", start=phrase(lang, "chat.edit_card_start"),
-                  label=_forked_label(forked, lang), change=change_words(change, lang))
+                  label=_forked_label(forked, lang), change=change_words(change, lang), why=stands_why(state, lang))
+
+
+def stands_why(state: Mapping[str, Any], language: str) -> str:
+    """When the edit left the decision as it was: why, in the words of the ruling after the edited turn (graph's
+    edit_stands_because: quoted from the record, never made up), framed in `language`; "" otherwise."""
+    if (stands := edit_stands_because(state)) is None:
+        return ""
+    who, why = stands
+    return phrase(language, "chat.edit_card_why", who=persona_label(who, language), why=inert_links(why))
 
 
 def card_actions(thread_id: str, state: Mapping[str, Any], *, register: bool = True) -> list[cl.Action]:

@@ -198,6 +198,7 @@ class ChatRun(ThreadTask):
         self.renderer: Renderer | None = None  # the run's, while it runs (a page joins only then)
         self.text: str | None = None  # what the run answers (None: it continues the interrupted run)
         self.nxt = NextAnalysis()     # its shape: the plan and the models
+        self.stop_under: str | None = None  # an edit's re-run: the message that carries its Stop from the start
         self.lost: asyncio.Event | None = None  # set if this server loses the thread's lease mid-run
         self.leftover: list[Note] = []  # the notes nobody read when the run closed up
         self.acks: dict[int, tuple[cl.Message, list[str]]] = {}
@@ -224,15 +225,18 @@ class ChatRun(ThreadTask):
 
     # -- starting ----------------------------------------------------------
 
-    def start(self, text: str | None, nxt: NextAnalysis | None = None) -> asyncio.Task[None]:
+    def start(self, text: str | None, nxt: NextAnalysis | None = None, *,
+              stop_under: str | None = None) -> asyncio.Task[None]:
         """Run the desk on a new message, or, with `text` None, continue the thread's
         interrupted run from its last checkpoint. One run per thread: when another page of the
         thread started one here meanwhile (two tabs sending at once), the message is a note to
-        that run instead (checked and registered without a pause, so two pages cannot both start)."""
+        that run instead (checked and registered without a pause, so two pages cannot both start).
+        `stop_under`: a message already in the thread that carries the run's Stop from its start (an edit's
+        re-run has no opening of the Desk to carry it)."""
         running = self.service.current(self)
         if running is not self or self.active:  # another page's run, or this page's (Resume twice)
             return _kept(asyncio.create_task(running.join_with(text)))
-        self.text, self.nxt = text, nxt or NextAnalysis()
+        self.text, self.nxt, self.stop_under = text, nxt or NextAnalysis(), stop_under
         # The starting page's user, taken before the run's context replaces the page's (a run that follows
         # one, for the notes left over, does not start here: it keeps the user its page's run had).
         if not isinstance(cl.context.emitter, Pages):
@@ -320,6 +324,9 @@ class ChatRun(ThreadTask):
         # One run per thread across processes: another window's process may run this thread.
         async with desk.turn(self.thread_id, text, nxt.plan, wait_s=LEASE_WAIT_S) as turn:
             self.lost = turn.held.lost
+            renderer.continued = text is None
+            if self.stop_under:  # an edit's re-run: its Stop under the edited turn from the start
+                await renderer.stop_under(self.stop_under)
             await self._deliberate(turn, renderer, nxt)
         # Past its last event: the decision stands; Stop now waits for the closing up (stop()).
         self.closing = True
@@ -373,7 +380,7 @@ class ChatRun(ThreadTask):
             if (more := len(leftover) - NOTES_PER_TURN) > 0:  # a new run marks every note read
                 key = "notes_overflow_one" if more == 1 else "notes_overflow_many"
                 await quietly(said(self.language, key, more=more, n=NOTES_PER_TURN).send())
-            self.text = asked
+            self.text, self.stop_under = asked, None
             self.launch()  # from this task's context: the run goes on to the same pages
         elif leftover:
             lang = self.language

@@ -48,6 +48,7 @@ from .core.personas import (
     RISK_JUDGE,
     persona_label,
 )
+from .core.plain import plain_line
 from .core.plan import RISK_JUDGE_NODE, RunPlan
 from .core.private import private_dir, private_file, write_private
 from .core.settings import Settings, field_bounds
@@ -85,7 +86,7 @@ from .persistence.lease import LeaseHeld, live_holder
 from .persistence.offers import Offered, OfferStore
 from .persistence.postgres import SCHEMA_LOCK, libpq_url, sqlalchemy_url
 from .record.case import report_markdown
-from .record.edits import edit_change
+from .record.edits import edit_change, edit_stands_because
 from .record.figures import cited, unverified_note
 from .request import clean_message
 from .routing import BookAsk, Purpose, ResumeBacktest, Route, Situation, route
@@ -202,6 +203,7 @@ __all__ = [
     "confirmed",
     "desk_thread",
     "edit_change",
+    "edit_stands_because",
     "explain",
     "field_bounds",
     "followup_of",
@@ -222,6 +224,7 @@ __all__ = [
     "note_item",
     "persona_label",
     "phrase",
+    "plain_line",
     "post_note",
     "prepare_new",
     "prepare_resume",

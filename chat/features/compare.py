@@ -338,7 +338,7 @@ class CompareEdit(Edit):
         # Labelled with its desk's ticker, as the desk's turns are: `desk_of` finds it there (its Edit, a fold).
         return label_metadata(step.persona, step.round, self.language, tag=self.ticker)
 
-    async def rerun(self) -> bool:
+    async def rerun(self, edited: str) -> bool:
         nxt = next_analysis(cl.user_session.get("chat_settings"), self.compares.service().settings)
         await self.comparison.reopen()
         self.compares._begin(CompareRun(self.compares, self.comparison, nxt, resumed=True, edited=self.ticker))

@@ -41,7 +41,7 @@ from ..edits import (
     switch_action,
     thread_messages,
 )
-from ..kit.say import thread_language
+from ..kit.say import signed_in, thread_language
 from ..kit.tasks import quietly
 from ..panel import next_analysis
 from ..runs import ChatRun
@@ -63,6 +63,7 @@ def edit_prompt(step: Step, language: str, desk: str = "") -> str:
 
 
 _label, _prompt = turn_label, edit_prompt
+EDIT_EVENT = "desk_edit"  # the page's cue: which turn is being edited, which message asks for its words
 
 
 def note(key: str, language: str | None = None, actions: list[cl.Action] | None = None,
@@ -83,6 +84,8 @@ class Edit:
                  ticker: str = "") -> None:
         self.action, self.desk, self.thread_id, self.shown_in = action, desk, thread_id, shown_in
         self.language, self.ticker = language, ticker
+        # Whose book the re-run sizes against, as it is now (the pressing page's user: the thread is theirs).
+        self.user = signed_in(cl.context.session)
 
     async def run(self) -> None:
         lang, payload = self.language, self.action.payload or {}
@@ -95,8 +98,15 @@ class Edit:
             return
         messages = await thread_messages(self.shown_in)  # before the question: what the earlier branch showed
         label = turn_label(step, lang, self.ticker)
-        answer = await cl.AskUserMessage(content=edit_prompt(step, lang, self.ticker), author=DESK,
-                                         timeout=EDIT_TIMEOUT_S).send()
+        ask = cl.AskUserMessage(content=edit_prompt(step, lang, self.ticker), author=DESK, timeout=EDIT_TIMEOUT_S)
+        try:
+            # The question comes at the end of the thread, maybe far below the turn pressed: the page marks that
+            # turn as the one being edited and brings the question into view (public/desk.js: desk_edit).
+            await cl.context.emitter.emit(EDIT_EVENT, {"turn": self.action.forId or "", "question": ask.id,
+                                                       "label": phrase(lang, "chat.edit_marker")})
+            answer = await ask.send()
+        finally:
+            await quietly(cl.context.emitter.emit(EDIT_EVENT, {"turn": self.action.forId or "", "done": True}))
         # Chainlit marks a task as running once the answer is in (an ask is meant for a handler that
         # goes on): this one goes on in a run of its own, so the composer is handed back.
         await cl.context.emitter.task_end()
@@ -115,9 +125,10 @@ class Edit:
         after = await self.desk.history(self.thread_id)
         now = next(s for s in after if s.id == step.id)
         changes = self.changes(messages, step, after[:after.index(now)])
-        await cl.Message(content=f"{now.text}\n\n{phrase(lang, 'chat.edited')}", author=step.persona,
-                         metadata=self.edited_metadata(step)).send()
-        if not await self.rerun():
+        edited = cl.Message(content=f"{now.text}\n\n{phrase(lang, 'chat.edited')}", author=step.persona,
+                            metadata=self.edited_metadata(step))
+        await edited.send()
+        if not await self.rerun(edited.id):
             return
         # The messages read before the question are the earlier branch's; those said since are the fork's.
         await apply_changes(messages, changes, lambda words: folded_line(words, lang, label, self.ticker or None))
@@ -137,7 +148,7 @@ class Edit:
         raise NotImplementedError
 
     async def fork(self, step: Step, text: str) -> None:
-        await self.desk.fork(self.thread_id, step.id, text)
+        await self.desk.fork(self.thread_id, step.id, text, user=self.user)
 
     def changes(self, messages: list[dict[str, Any]], step: Step, before: list[Step]) -> list[Change]:
         """What the fork changes among `messages` (`before`: the fork's turns before `step`)."""
@@ -147,8 +158,9 @@ class Edit:
         """The edited turn's message metadata: none in a desk's own thread, whose turns are known by their author."""
         return {}
 
-    async def rerun(self) -> bool:
-        """Start the re-run of what follows the edited turn; False when one already goes on."""
+    async def rerun(self, edited: str) -> bool:
+        """Start the re-run of what follows the edited turn (`edited`: its message, "the desk goes on from here",
+        where the re-run's Stop goes); False when one already goes on."""
         raise NotImplementedError
 
     async def done(self, step: Step, changes: list[Change]) -> None:
@@ -170,17 +182,20 @@ class DeskEdit(Edit):
     async def fork(self, step: Step, text: str) -> None:
         # The branch left and the one made: the messages' tags say which branches each is on.
         self.leaving = await _current_key(self.desk, self.thread_id)
-        self.forked_at = (await self.desk.fork(self.thread_id, step.id, text)).checkpoint_id
+        self.forked_at = (await self.desk.fork(self.thread_id, step.id, text, user=self.user)).checkpoint_id
         self.entering = await _current_key(self.desk, self.thread_id)
 
     def changes(self, messages: list[dict[str, Any]], step: Step, before: list[Step]) -> list[Change]:
         left = [str(m["id"]) for m in self.superseded(messages, step, before)]
         return branch_change(messages, self.leaving, self.entering, superseded=left)
 
-    async def rerun(self) -> bool:
+    async def rerun(self, edited: str) -> bool:
         if self.chat.active:  # a message sent meanwhile started a run: it continues the fork itself
             return False
-        self.chat.start(None, next_analysis(cl.user_session.get("chat_settings"), self.chat.service.settings))
+        # Its Stop under the edited turn at once, as a run's is under the Desk's opening: the first speaker's
+        # message, streaming, shows no buttons until its turn ends.
+        self.chat.start(None, next_analysis(cl.user_session.get("chat_settings"), self.chat.service.settings),
+                        stop_under=edited)
         return True
 
     async def done(self, step: Step, changes: list[Change]) -> None:

@@ -58,11 +58,17 @@ def page_user() -> str:
     return signed_in(cl.context.session) or LOCAL_USER
 
 
+# Message metadata: a Desk message beside the deliberation (a feature's offer or answer, a word about a run), not
+# part of any branch of it: an edit never folds it (chat/edits.py), as it never folds the person's own words.
+ASIDE = "desk_aside"
+
+
 def desk_message(text: str, *, language: str | None = None, actions: list[cl.Action] | None = None,
                  message_id: str | None = None) -> cl.Message:
-    """A message of the Desk with `text`, labelled in the thread's language (or `language`)."""
+    """A message of the Desk with `text`, labelled in the thread's language (or `language`), on every branch."""
     lang = language or thread_language()
-    message = cl.Message(content=text, author=DESK, actions=actions or [], metadata=label_metadata(DESK, language=lang))
+    message = cl.Message(content=text, author=DESK, actions=actions or [],
+                         metadata={**label_metadata(DESK, language=lang), ASIDE: True})
     if message_id:
         message.id = message_id
     return message

@@ -155,6 +155,7 @@ class Renderer:
         self.paragraph: set[str] = set()             # personas whose next token starts a paragraph
         self.progress: StageList | None = None
         self.stop_action = stop_action
+        self.continued = False                       # the run continues from a checkpoint (no Desk opening)
         self.on_pickup = on_pickup                   # async (seq, persona) when a speaker takes a note
         self.on_curve = on_curve                     # async (message, curve, language): the record's chart
         self.started: list[str] = []                 # personas whose turns have started, in plan order
@@ -315,6 +316,8 @@ class Renderer:
         if stream is not None and stream.shown:
             await msg.update()     # its last words with its final text
         else:
+            if self.continued and (stop := self._stop_unplaced()) is not None:
+                msg.actions = [stop]
             await msg.send()       # a turn short enough to go out whole
         self._ended(msg.to_dict())
         TRACE(msg, "end", stream.since if stream else None)
@@ -377,9 +380,26 @@ class Renderer:
         msg.content = words
         chat_context.add(msg)
         await cl.context.emitter.stream_start(msg.to_dict())
+        if self.continued and (stop := self._stop_unplaced()) is not None:
+            await stop.send(for_id=msg.id)
         if words:
             TRACE(msg, "token", stream.since)
         stream.since = 0.0
+
+    async def stop_under(self, message_id: str) -> None:
+        """The run's Stop, in the thread's language, under a message already in the thread (an edit's re-run: the
+        edited turn), from the run's start."""
+        self._stop_in_language()
+        if (stop := self._stop_unplaced()) is not None:
+            await stop.send(for_id=message_id)
+
+    def _stop_unplaced(self) -> cl.Action | None:
+        """The run's Stop while no message carries it. A run that continues from a checkpoint (`continued`: a
+        resume) has no opening of the Desk to put it under: its first speaker's message carries it (Chainlit
+        shows a message's buttons once it is written out; an edit's re-run puts it under the edited turn at
+        once, `stop_under`). The page's Stop button presses it (public/desk.js)."""
+        stop = self.stop_action
+        return stop if stop is not None and not stop.forId else None
 
     async def _rewrite(self, stream: Stream) -> None:
         """The page's text of a streaming turn, replaced by its view (only the page's: the turn

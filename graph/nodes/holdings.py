@@ -14,6 +14,7 @@ from typing import Any
 
 from langgraph.config import get_config
 from langgraph.runtime import Runtime
+from langgraph.store.base import BaseStore
 
 from ..book.brief import PricedBook, sizing_state
 from ..book.store import BookStore
@@ -47,8 +48,15 @@ async def book_for(runtime: Runtime[DeskContext], vendor: Vendor, ticker: str, t
     if runtime.store is None:
         return None
     user, _ = user_of(get_config(), runtime.context)
+    return await priced_book(runtime.store, vendor, user, ticker, trade_date, allow_short=allow_short)
+
+
+async def priced_book(store: BaseStore, vendor: Vendor, user: str, ticker: str, trade_date: str, *,
+                      allow_short: bool) -> dict[str, Any] | None:
+    """`user`'s book as it is stored now, priced at the trade date's closes, as state; None without one. An
+    analysis reads it as it begins (book_for); an edit's re-run reads it again (graph/runtime/desk.py: fork)."""
     try:
-        book = await BookStore(runtime.store).get(user)
+        book = await BookStore(store).get(user)
         if book is None or (not book.positions and not book.cash):
             return None
         as_of = date.fromisoformat(trade_date)

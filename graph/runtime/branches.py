@@ -260,11 +260,13 @@ def _check_key(step: Step, state: Mapping[str, Any]) -> str:
 
 
 async def fork(graph: Graph, thread_id: str, step_id: str, new_text: str, parallel_analysts: bool,
-               posted: Sequence[str] = ()) -> Fork:
+               posted: Sequence[str] = (), rerun: Mapping[str, Any] | None = None) -> Fork:
     """Fork the current branch right after `step_id`, with `new_text` as that persona's words.
     Continue the thread with input None (`DeskRuntime.events(None, ...)`) to re-run what follows.
     `posted`: the keys of the notes posted before the fork, which belong to the branch left behind (a
-    note sent to the Bear there, after its turn, was answered by the Bear of the new branch)."""
+    note sent to the Bear there, after its turn, was answered by the Bear of the new branch). `rerun`: values the
+    re-run reads as they are now, not as the forked analysis read them (the user's book), unless nothing that
+    reads them runs again (the Risk Judge's own words edited)."""
     cleaned = clean_message(new_text)
     if not cleaned.usable:
         raise EditRefused("the edited text is empty; write what the persona should have said")
@@ -285,6 +287,8 @@ async def fork(graph: Graph, thread_id: str, step_id: str, new_text: str, parall
     values["unverified"] = {_check_key(step, base.values or {}): []}
     if posted:
         values["inbox_read"] = list(posted)
+    if rerun and step.node != RISK_JUDGE_NODE:
+        values |= rerun
     config = await graph.aupdate_state(base.config, values, as_node=step.node)
     after = await graph.aget_state(config)
     return Fork(step, _id(config), tuple(PERSONA_OF_NODE.get(n, n) for n in after.next))

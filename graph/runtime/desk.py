@@ -25,7 +25,7 @@ from langgraph.store.memory import InMemoryStore
 
 from graph.core import clock
 
-from ..core.context import DeskContext, thread_config
+from ..core.context import LOCAL_USER, DeskContext, thread_config
 from ..core.events import Event, desk_events
 from ..core.personas import PERSONA_OF_NODE
 from ..core.plan import RunPlan
@@ -35,6 +35,7 @@ from ..data.vendor import Vendor
 from ..models.registry import ModelRegistry
 from ..nodes.analysts import Toolkit
 from ..nodes.builder import build_graph
+from ..nodes.holdings import priced_book
 from ..notes.inbox import Inbox
 from ..persistence.database import open_checkpointer, open_leases, open_store
 from ..persistence.lease import Held, Leases, MemoryLeases, hold_run
@@ -231,12 +232,20 @@ class DeskRuntime:
         """The finished contributions on the thread's current branch, in speaking order."""
         return await past.steps(self.graph, thread_id, self.settings.parallel_analysts)
 
-    async def fork(self, thread_id: str, step_id: str, text: str) -> past.Fork:
+    async def fork(self, thread_id: str, step_id: str, text: str, user: str | None = None) -> past.Fork:
         """Fork the current branch after `step_id`, with `text` as its words; `events(None, ...)`
-        then re-runs only what follows it."""
+        then re-runs only what follows it. The re-run sizes its ruling against `user`'s book as it is
+        now (the desk's local user when None, as a run's context says): a book stored since the analysis
+        began counts, one dropped since does not."""
         # The notes posted so far were sent on the branch being left: the new one does not answer them.
         posted = [note.key for note in await self.inbox.all(thread_id)]
-        return await past.fork(self.graph, thread_id, step_id, text, self.settings.parallel_analysts, posted)
+        state = await self.state(thread_id)
+        rerun: dict[str, Any] = {}
+        if state.get("ticker") and state.get("trade_date"):
+            rerun = {"book": await priced_book(self.store, self.vendor, user or LOCAL_USER, str(state["ticker"]),
+                                               str(state["trade_date"]), allow_short=self.settings.allow_short),
+                     "sizing": None}
+        return await past.fork(self.graph, thread_id, step_id, text, self.settings.parallel_analysts, posted, rerun)
 
     async def branches(self, thread_id: str) -> list[past.Branch]:
         return await past.branches(self.graph, thread_id)

@@ -109,3 +109,27 @@ async def test_a_followup_reads_the_book_and_the_sizing(question: str) -> None:
     assert after["intent"] == "followup"
     desk_prompt = "\n".join(system_text(c["messages"]) for c in model.calls[-3:])
     assert "The decision against this book:" in desk_prompt
+
+
+async def test_an_edits_re_run_sizes_against_the_book_stored_since() -> None:
+    """Issue 35, point 5: a book stored after the analysis (the fork would keep the analysis's "no book") is read
+    again for an edit's re-run, so its card has the "Your book" line; one dropped since is gone; the Risk
+    Judge's own words edited re-run nothing that reads it."""
+    store = InMemoryStore()
+    before, _, runtime, thread = await _run(store, ANA)
+    assert before["book"] is None and before["sizing"] is None
+    await BookStore(store).put(ANA, Book((Position("NVDA", Decimal(200), Decimal(95)),), Decimal(20000)))
+    await BookStore(store).put(BOB, Book((Position("NVDA", Decimal(7), Decimal(1)),), Decimal(1)))
+    await runtime.fork(thread, "bull-1", "The bull case is strong: I would buy.", user=ANA)
+    async for _ in runtime.events(None, thread, runtime.context(today=TODAY, user=ANA, source="chat")):
+        pass
+    after = await runtime.state(thread)
+    assert after["book"]["brief"] and "200 NVDA" in after["book"]["brief"]
+    assert after["sizing"] and after["sizing"]["before"] == "200 NVDA @ 95.00"
+    assert "**Your book:**" in card_markdown(after["final_decision"], "synthetic", sizing=after["sizing"])
+
+    assert await BookStore(store).remove(ANA)
+    await runtime.fork(thread, "trader", "Hold.\n\nFINAL TRANSACTION PROPOSAL: **HOLD**", user=ANA)
+    async for _ in runtime.events(None, thread, runtime.context(today=TODAY, user=ANA, source="chat")):
+        pass
+    assert (await runtime.state(thread))["book"] is None

@@ -25,6 +25,7 @@ from chat.edits import (
     match_messages,
     superseded_after,
 )
+from chat.kit.say import ASIDE
 from chat.views.card import card_markdown
 from graph.core.links import inert_links
 from graph.core.personas import ANALYSTS
@@ -71,8 +72,27 @@ def test_an_edit_leaves_behind_the_edited_message_and_everything_after_it_but_ea
                 msg("x", "Bear Researcher", f"{SUPERSEDED} of ..."), msg("c", "Desk", "card"),
                 msg("q", "tester", "why?", "user_message")]
     left = superseded_after(messages, "m", kept=["s"])
-    assert [m["id"] for m in left] == ["m", "b", "c", "q"]
+    # The person's own question stays as they wrote it (issue 35, point 5): only the desk's words fold.
+    assert [m["id"] for m in left] == ["m", "b", "c"]
     assert superseded_after(messages, "nope", kept=[]) == []
+
+
+def test_the_persons_own_messages_are_on_every_branch_and_never_folded():
+    stored = {**msg("s", "Desk", "Stored. Your book …"), "metadata": {ASIDE: True}}  # a feature's (the book's)
+    messages = [msg("q1", "tester", "NVDA?", "user_message"), msg("b", "Bull Researcher", "b"),
+                msg("c", "Desk", "card"), msg("q2", "tester", "why was the judge cautious?", "user_message"),
+                msg("a", "Desk", "From the stored deliberation…"), stored]
+    assert [m["id"] for m in superseded_after(messages, "b", kept=[])] == ["b", "c", "a"]
+    switch(messages, ORIGINAL, "e1", superseded=["b", "c", "a"])
+    assert shown(messages) == ["q1", "q2", "s"]
+    messages += [msg("b2", "Bull Researcher", "b2"), msg("q3", "tester", "and now?", "user_message")]
+    switch(messages, "e1", ORIGINAL)
+    assert shown(messages) == ["q1", "b", "c", "q2", "a", "s", "q3"]
+    assert all(BRANCHES not in (m.get("metadata") or {}) for m in messages if m["type"] == "user_message")
+    # A question an earlier build folded comes back at the next change.
+    folded = {**msg("q0", "tester", f"{SUPERSEDED} of the Bull", "user_message"), "metadata": {WORDS: "why?"}}
+    switch([folded], ORIGINAL, "e2")
+    assert WORDS not in folded["metadata"]
 
 
 def shown(messages: list[dict]) -> list[str]:
@@ -109,15 +129,16 @@ def test_a_fork_then_switches_show_each_branch_and_only_it():
     # Back to the original: the fork's messages fold away, the original's come back.
     switch(messages, "e1", ORIGINAL)
     assert shown(messages) == ["n", "m", "b", "ask", "x", "c", "note"]
-    # A follow-up there, then forward again: the follow-up is the original's.
+    # A follow-up there, then forward again: its answer is the original's; the person's question stays as they
+    # asked it (issue 35, point 5), on every branch.
     messages += [msg("q", "tester", "why?", "user_message"), msg("a", "Desk", "because")]
     switch(messages, ORIGINAL, "e1")
-    assert shown(messages) == ["n", "m", "ask", "b2", "x2", "c2", "note"]
+    assert shown(messages) == ["n", "m", "ask", "b2", "x2", "c2", "note", "q"]
     # Nothing left to change when the branch is already shown.
     assert branch_change(messages, "e1", "e1") == []
     # An edit of the fork's Bear: the new fork keeps what the fork shares, not the original's turns.
     switch(messages, "e1", "e2", superseded=["x2", "c2"])
-    assert shown(messages) == ["n", "m", "ask", "b2", "note"]
+    assert shown(messages) == ["n", "m", "ask", "b2", "note", "q"]
     switch(messages, "e2", ORIGINAL)
     assert shown(messages) == ["n", "m", "b", "ask", "x", "c", "note", "q", "a"]
 

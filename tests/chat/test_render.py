@@ -147,3 +147,32 @@ async def test_an_answer_asked_again_ends_with_its_words_once(emitter):
     await r.handle(Token("Bull Researcher", "The bull case holds."))
     await r.handle(done("bull", "Bull Researcher", "The bull case holds."))
     assert emitter.by_author("Bull Researcher")[0]["output"] == "The bull case holds."
+
+
+def stop_action():
+    import chainlit as cl
+
+    return cl.Action(name="stop_run", payload={}, label="Stop")
+
+
+async def test_a_run_that_continues_carries_its_stop_from_its_first_turn_or_under_the_edited_one(emitter):
+    """Issue 35, point 5: an edit's re-run had no Stop (its Stop went with a Desk opening it has not). Under the
+    edited turn from the start (stop_under); a resume's under its first speaker's message; a new run's (which
+    opens with the Desk) and a follow-up's are not moved."""
+    r = Renderer(Plan(), stop_action=stop_action())
+    await r.stop_under("edited-turn")
+    await r.handle(Token("Bear Researcher", "No."))
+    await r.handle(done("bear", "Bear Researcher", "No."))
+    assert [a["forId"] for a in emitter.named("action")] == ["edited-turn"]
+
+    resumed = Renderer(Plan(), stop_action=stop_action())
+    resumed.continued = True
+    await resumed.handle(Token("Bear Researcher", "No."))
+    await resumed.handle(Token("Research Manager", "Sell."))
+    bear = emitter.by_author("Bear Researcher")[-1]
+    assert [a["forId"] for a in emitter.named("action")][1:] == [bear["id"]]
+
+    fresh = Renderer(Plan(), stop_action=stop_action())
+    await fresh.handle(Token("Desk", "From the record: …"))
+    await fresh.handle(done("desk", "Desk", "From the record: …"))
+    assert len(emitter.named("action")) == 2  # a follow-up's answer does not get a Stop to flash at its end

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from chat.edits import CHANGED, card_change, card_openings, folded_line, step_words
+from chat.edits import CHANGED, FOLDED_WORDS, card_change, card_openings, folded_line, step_words
 from chat.web.uploads import _refusal
 from graph.backtest.ask import read_ask
 from graph.backtest.plan import PlanRefused, check_budget, cost, make_plan, statement
@@ -238,10 +238,17 @@ def test_the_folded_lines(language: str) -> None:
     label = step_words("Bear Researcher", 2, language)
     words = "one two three four five six seven eight nine ten eleven twelve thirteen"
     superseded = folded_line(words, language, label)
-    in_language(superseded.replace(words.rsplit(" ", 1)[0], ""), language,
-                "Superseded by your edit of the Bear Researcher, round 2 — on the earlier branch this said “",
-                "已被你对空头研究员，第 2 轮的编辑取代")
-    assert "twelve …”" in superseded and "thirteen" not in superseded
+    shown = " ".join(words.split()[:FOLDED_WORDS])
+    in_language(superseded.replace(shown, ""), language,
+                "Superseded by your edit of the Bear Researcher, round 2: “", "已被你对空头研究员，第 2 轮的编辑取代")
+    assert f"{shown} …”" in superseded and words.split()[FOLDED_WORDS] not in superseded
+    # One short line (issue 35, point 5): the label, a few words, no pointer to where the rest is.
+    assert len(superseded) <= 110 and "\n" not in superseded
+    # Raw Markdown never shows in a folded line.
+    card = folded_line("## 🔴 SELL NVDA · 2026-11-27\n\n> ✏️ After your edit of the **Bull", language, label)
+    answer = folded_line('From the record:\n- Risk Judge: "**SELL NVDA**: 1.0%', language, label)
+    assert "🔴 SELL NVDA · 2026-11-27 ✏️ After" in card and 'Risk Judge: "SELL NVDA: 1.0%' in answer
+    assert not any(mark in line for line in (card, answer) for mark in ("#", "**", "> ", "- "))
     other = folded_line("a b", language)
     in_language(other.replace("a b", ""), language, "On another branch of this thread", "在这个对话的另一个分支上")
 
@@ -260,3 +267,23 @@ def test_a_comparisons_folded_line(language: str) -> None:
     line = folded_line("a b", language, step_words("Bull Researcher", 1, language), "AMD")
     in_language(line.replace("a b", ""), language, "(the thread of AMD's desk keeps both branches)",
                 "（AMD 那张桌子的对话保留了两个分支）")
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_cards_line_says_why_an_edit_left_the_decision(language: str) -> None:
+    """Issue 35, point 5: the edited Bull said "I would buy", the ruling stayed SELL; the card says why, quoting the
+    Research Manager's ruling (its words are the record's, the frame the thread's language)."""
+    state = edited_state(language)
+    decision = state["final_decision"].model_copy(update={"signal": "SELL", "position_size": "1.8% of portfolio",
+                                                          "confidence": 0.8})
+    ruling = "Recommendation: **SELL** NVDA. The evidence scores -2 (3 bullish signals, 5 bearish)."
+    state |= {"final_decision": decision, "investment_plan": ruling}
+    line = card_change(state)
+    assert line is not None
+    quoted = "“The evidence scores -2 (3 bullish signals, 5 bearish).”"
+    in_language(line, language,
+                f"the decision stands, SELL 1.8% at 0.80. The Research Manager's ruling says why: {quoted} The earlier",
+                f"决定不变：SELL 仓位 1.8%，置信度 0.80。研究经理的裁决说明了原因：{quoted}。之前的分支")
+    assert "**SELL**" not in line
+    # A changed decision needs no why.
+    assert "ruling says why" not in (card_change(edited_state(language)) or "")

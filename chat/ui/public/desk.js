@@ -124,17 +124,35 @@
   // id, read off the messages that can carry one: a new message, a stream's start, an update, and
   // the steps of a thread the page opens. The avatar keeps the English persona name (its picture,
   // its colour), so the label can only come from here. Tokens (most frames) are not parsed.
+  // The same frames say which messages an edit or a switch folded away (chat/edits.py: their words wait in
+  // metadata.desk_words): the page shows each as one short line (desk.css), and a message restored loses its mark.
   const LABELLED = ['42["new_message",', '42["stream_start",', '42["update_message",', '42["resume_thread",'];
   const speakers = window.deskSpeakers = new Map();
+  const folded = window.deskFolded = new Set();
   function noteSpeakers(frame) {
-    if (!frame.includes('"deskSpeaker"') || !LABELLED.some((prefix) => frame.startsWith(prefix))) return;
+    const marked = frame.includes('"deskSpeaker"') || frame.includes('"desk_words"');
+    if (!(marked || (folded.size && frame.startsWith('42["update_message",')))) return;
+    if (!LABELLED.some((prefix) => frame.startsWith(prefix))) return;
     let data = null;
     try { data = JSON.parse(frame.slice(2))[1]; } catch (error) { return; }
     const steps = data && Array.isArray(data.steps) ? data.steps : [data];
     for (const step of steps) {
       const meta = step && step.metadata;
-      if (meta && typeof meta === "object" && typeof meta.deskSpeaker === "string") speakers.set(step.id, meta.deskSpeaker);
+      if (!meta || typeof meta !== "object") continue;
+      if (typeof meta.deskSpeaker === "string") speakers.set(step.id, meta.deskSpeaker);
+      if (typeof meta.desk_words === "string") folded.add(step.id);
+      else folded.delete(step.id);
     }
+  }
+
+  // Edit pressed under a past turn (chat/features/edit_actions.py): the desk's question for the new words comes
+  // at the end of the thread, maybe far below the turn. The page marks that turn as the one being edited and
+  // brings the question into view as it appears (markEdit below); `done` takes the mark away.
+  const EDIT = '42["desk_edit",';
+  function noteEdit(frame) {
+    let data = null;
+    try { data = JSON.parse(frame.slice(2))[1]; } catch (error) { return; }
+    if (data && typeof data.turn === "string") window.deskEdit = data;
   }
 
   // The run's decision card (chat/views/card.py show_decision): the message the view brings into sight
@@ -180,6 +198,11 @@
         }
         if (typeof event.data === "string" && event.data.startsWith(CARD)) {
           noteCard(event.data); // the desk's own too: the view brings this message in at the end
+          return;
+        }
+        if (typeof event.data === "string" && event.data.startsWith(EDIT)) {
+          noteEdit(event.data); // and this: which turn is being edited, where its question is
+          if (window.deskSchedule) window.deskSchedule();
           return;
         }
         if (typeof event.data === "string") noteSpeakers(event.data);
@@ -454,6 +477,55 @@
     }
   }
 
+  // -- folded messages and the turn being edited ------------------------------------------------
+
+  // A message an edit or a switch folded away is one short line (desk.css: [data-desk-folded]).
+  function markFolded() {
+    const ids = window.deskFolded;
+    if (!ids) return;
+    for (const box of document.querySelectorAll("[data-desk-folded]")) {
+      if (!ids.has(box.id.slice(5))) box.removeAttribute("data-desk-folded");
+    }
+    for (const id of ids) {
+      const box = document.getElementById("step-" + id);
+      if (box && !box.hasAttribute("data-desk-folded")) box.setAttribute("data-desk-folded", "");
+    }
+  }
+
+  // The turn being edited carries a mark that says where its question is (desk.css: [data-desk-editing]); the
+  // question, once drawn, is brought into view, once: a person who pressed Edit high up sees at once what it did.
+  function markEdit() {
+    const edit = window.deskEdit;
+    if (!edit) return;
+    for (const box of document.querySelectorAll("[data-desk-editing]")) {
+      if (edit.done || box.id !== "step-" + edit.turn) {
+        box.removeAttribute("data-desk-editing");
+        box.querySelectorAll(".desk-edit-note").forEach((note) => note.remove());
+      }
+    }
+    if (edit.done) {
+      window.deskEdit = null;
+      return;
+    }
+    const turn = document.getElementById("step-" + edit.turn);
+    const column = turn && turn.querySelector(".ai-message > :last-child");
+    if (column && !turn.hasAttribute("data-desk-editing")) {
+      turn.setAttribute("data-desk-editing", "");
+      const note = document.createElement("div");
+      note.className = "desk-edit-note";
+      note.textContent = edit.label || "✏️";
+      column.appendChild(note);
+    }
+    const question = edit.question && document.getElementById("step-" + edit.question);
+    if (!question) return;
+    edit.question = null;
+    question.scrollIntoView({ block: "end" });
+    question.setAttribute("data-desk-asking", "");
+    setTimeout(() => question.removeAttribute("data-desk-asking"), 2500);
+    const box = chatScroller();
+    if (box) box.dispatchEvent(new Event("scroll")); // at the bottom again: the re-run's words are followed
+  }
+
   // -- a command typed out goes with its Enter --------------------------------------------------
 
   // The composer offers the chat's commands (chat/kit/commands.py) when one types "/": Enter then picks the
@@ -488,6 +560,8 @@
     preload();
     keepCellsWhole();
     labelSpeakers();
+    markFolded();
+    markEdit();
     follow();
     placeStop();
     placeStages();
@@ -501,6 +575,7 @@
       requestAnimationFrame(pass);
     }
   }
+  window.deskSchedule = schedule;
 
   fetch("/desk/ui.json", { credentials: "include" })
     .then((r) => (r.ok ? r.json() : null))
