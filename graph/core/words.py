@@ -18,8 +18,8 @@ from typing import Any, TypeGuard
 from .chinese_script import TRADITIONAL, to_traditional
 from .prompts import PROMPTS_DIR
 
-__all__ = ["DEFAULT_LANGUAGE", "base_language", "is_language", "label", "language_name", "phrase", "ruling_value",
-           "vendor_name", "word_list"]
+__all__ = ["DEFAULT_LANGUAGE", "base_language", "figure_label", "is_language", "label", "language_name", "phrase",
+           "ruling_value", "vendor_name", "word_list"]
 
 DEFAULT_LANGUAGE = "en"
 # An ISO 639 code as the desk keeps it ("zh", "en"), with a script when it matters ("zh-Hant"):
@@ -95,6 +95,12 @@ def label(language: str, section: str, english: str, key: str | None = None) -> 
 def vendor_name(vendor_label: str, language: str) -> str:
     """A market-data source's name as shown in `language` ("合成演示数据"); its label stays the data's identity."""
     return label(language, "vendors", vendor_label)
+
+
+def figure_label(language: str, english: str) -> str:
+    """A key figure's name as the data tools give it ("Market Cap", "52W High") in `language` ("市值",
+    "52 周最高"), else as it is: the name a person reads in an analyst's key-figure table."""
+    return label(language, "figures", english)
 
 
 # The ruling's values as the demo judge and most models write them in English: a size as a share of the
