@@ -325,7 +325,7 @@ class BacktestRun(ThreadTask):
         elements: list[cl.Element] = []
         for ticker in plan.tickers:
             try:
-                elements.append(equity_chart(result.simulations, ticker, self.id))
+                elements.append(equity_chart(result.simulations, ticker, self.id, language=lang))
             except Exception:  # a chart that cannot be drawn must not cost the table
                 logger.exception("No equity chart for %s in backtest %s", ticker, self.id)
         elements.append(cl.File(name=f"backtest-{self.id}.md", content=result.markdown().encode(),

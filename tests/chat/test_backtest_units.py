@@ -57,6 +57,22 @@ def test_day_link_quotes_the_symbol():
     assert day_link("1a2b3c4d", "BRK/B", "2024-01-03") == "/backtest/1a2b3c4d/BRK%2FB/2024-01-03"
 
 
+@pytest.mark.parametrize(("language", "title", "axes", "desk", "turn"), [
+    ("zh", "NVDA · 净值与回撤", ("收益", "回撤"), "交易台", "交易台 → BUY"),
+    ("zh-Hant", "NVDA · 淨值與回撤", ("收益", "回撤"), "交易臺", "交易臺 → BUY"),
+])
+def test_the_figure_is_in_the_thread_s_language(language, title, axes, desk, turn):
+    """Issue 35, point 4: a Chinese thread's backtest chart has its title, axes, the desk's line and its turns in
+    Chinese; the baselines keep the table's names."""
+    sims = {("NVDA", "B&H"): simulate(CLOSES, {"2024-01-02": "BUY"}),
+            ("NVDA", DESK_STRATEGY): simulate(CLOSES, {"2024-01-02": "BUY", "2024-01-04": "SELL"})}
+    fig = equity_figure(sims, "NVDA", language=language)
+    names = [t.name for t in fig.data]
+    assert fig.layout.title.text == title
+    assert (fig.layout.yaxis.title.text, fig.layout.yaxis2.title.text) == axes
+    assert names.count(desk) == 2 and turn in names and "B&H" in names and DESK_STRATEGY not in names
+
+
 def test_the_legend_sits_above_the_plot_clear_of_the_dates():
     """Under the plot the dates turn on a long window and ran into a legend there (issue 35, point 7)."""
     fig = equity_figure({("NVDA", "B&H"): simulate(CLOSES, {"2024-01-02": "BUY"})}, "NVDA")
