@@ -84,7 +84,7 @@ def equity_figure(simulations: Mapping[tuple[str, str], Simulation], ticker: str
                 if marks:
                     fig.add_trace(go.Scatter(
                         x=marks, y=[at[d] for d in marks], mode="markers",
-                        name=say("turn", desk=persona_label(DESK, language), signal=signal),
+                        name=say("turn", signal=signal),
                         marker={"color": SIGNAL_COLOURS[signal], "symbol": SIGNAL_SYMBOLS[signal], "size": 11,
                                 "line": {"color": "white", "width": 1}},
                         hovertemplate=f"{signal} %{{x}}<extra></extra>"), row=1, col=1)

@@ -19,7 +19,8 @@ DATES_ON_LINES = """() => [...document.querySelectorAll('[data-step-type] .desk-
     .filter(d => d.getClientRects().length)
     .map(d => [d.textContent, new Set([...d.getClientRects()].map(r => Math.round(r.top))).size])"""
 # Dates in the messages' text that are not kept whole (none once desk.js has been through).
-LOOSE_DATES = """() => { const out = []; const w = document.createTreeWalker(document.querySelector('#root'), NodeFilter.SHOW_TEXT);
+LOOSE_DATES = """() => { const out = [];
+    const w = document.createTreeWalker(document.querySelector('#root'), NodeFilter.SHOW_TEXT);
     for (let n = w.nextNode(); n; n = w.nextNode()) {
       const p = n.parentElement;
       if (!p || !p.closest('.ai-message') || p.closest('code, pre, svg, .desk-date')) continue;
@@ -34,9 +35,11 @@ def card_cell(page: Page, label: str) -> str:
 
 @pytest.mark.parametrize(("locale", "question", "words"), [
     ("zh-CN", "英伟达今天能买吗？", {"signal": "信号", "size": "仓位", "horizon": "期限", "of": "投资组合的",
-                                   "week": "周", "figures": "关键数据", "value": "数值", "cap": "市值", "desk": "交易台"}),
+                                   "week": "周", "figures": "关键数据", "value": "数值", "cap": "市值",
+                                   "desk": "交易台"}),
     ("zh-TW", "輝達今天能買嗎？", {"signal": "信號", "size": "倉位", "horizon": "期限", "of": "投資組合的",
-                                 "week": "周", "figures": "關鍵數據", "value": "數值", "cap": "市值", "desk": "交易臺"}),
+                                 "week": "周", "figures": "關鍵數據", "value": "數值", "cap": "市值",
+                                 "desk": "交易臺"}),
 ])
 def test_a_chinese_thread_is_chinese_where_the_desk_writes(browser: Browser, desk: Site, locale: str, question: str,
                                                           words: dict[str, str]):
