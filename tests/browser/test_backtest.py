@@ -218,3 +218,12 @@ def test_a_chinese_backtest_reads_whole_in_chinese(page: Page):
     expect(links.locator("a[href*='/backtest/']")).to_have_count(5)
     assert day_links_break_between_links(links) == []
     shot(page, "7-chinese-days", links)
+
+    # Its chart in Chinese too (issue 35, point 4): title, axes, the desk's line and its turns.
+    chart = result.locator(".js-plotly-plot").first
+    expect(chart.locator(".gtitle")).to_have_text("NVDA · 净值与回撤", timeout=30_000)
+    expect(chart.locator(".ytitle, .y2title")).to_have_text(["收益", "回撤"])
+    legend = chart.locator(".legendtext").all_text_contents()
+    assert "交易台" in legend and any(name.startswith("交易台 → ") for name in legend), legend
+    assert not [name for name in legend if "desk" in name.lower()], legend
+    shot(page, "7-chinese-chart", chart)
