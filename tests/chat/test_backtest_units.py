@@ -150,6 +150,19 @@ def test_with_several_tickers_a_table_for_each_with_its_reasons():
     assert aapl["KDJ&RSI"][0] == "KDJ&RSI —— *第一天卖空后一直没有买回*"
 
 
+@pytest.mark.parametrize(("language", "title", "strategy", "desk"), [
+    ("zh", "**回测 {id}：NVDA，2024-01-02 … 2024-01-05（合成数据）**", "策略", "交易台"),
+    ("zh-Hant", "**回測 {id}：NVDA，2024-01-02 … 2024-01-05（合成數據）**", "策略", "交易臺"),
+])
+def test_a_chinese_table_has_its_title_header_and_desk_in_chinese(language, title, strategy, desk):
+    """Issue 35, point 4: Table 1's title, its first column's header and the desk's row in a Chinese thread."""
+    result, _ = _scored(["NVDA"], date(2024, 1, 2), date(2024, 1, 5), desk="HOLD")
+    text = explained_table(result, language)
+    assert text.startswith(title.format(id=result.backtest.id) + f"\n\n| {strategy} | NVDA CR% |")
+    [rows] = _tables(text)
+    assert rows[desk][0].startswith(desk) and "Trading" not in rows and "Strategy" not in text
+
+
 @pytest.mark.parametrize(("language", "title", "macd"), [
     ("en", "**The baselines' rules**", "- **MACD**: MACD(12, 26, 9) on closes: MACD line = EMA12 − EMA26"),
     ("zh", "**基准策略的规则**", "- **MACD**：MACD(12, 26, 9)，用收盘价：MACD 线 = EMA12 − EMA26"),
