@@ -38,6 +38,7 @@ from chat.kit.feature import Message as Heard
 from chat.languages import page_language, session_language
 from chat.panel import check_settings, describe, next_analysis, settings_widgets
 from chat.runs import RESUME_ACTION, STOP_ACTION, ChatRun, DeskService, asks_to_resume, said
+from chat.speakers import label_metadata
 from chat.web.accounts import is_loopback
 from chat.web.door import Door
 from chat.web.logins import DeskAuth
@@ -127,7 +128,7 @@ async def _open_chat(values: dict | None, *, reopened: bool) -> ChatRun:
     checked = check_settings(values or {}, SETTINGS)
     await cl.ChatSettings(settings_widgets(checked.values, SETTINGS, chat.language)).send()
     if ignored := checked.refusal(chat.language, stored=True):
-        await cl.Message(content=ignored, author=DESK).send()
+        await cl.Message(content=ignored, author=DESK, metadata=label_metadata(DESK, language=chat.language)).send()
     await declare(chat.language)  # the composer's "/" menu (kit/commands.py), described in the chat's language
     return chat
 
@@ -138,7 +139,8 @@ async def start():
     await WATCHES.show_notices(chat.language)  # what scheduled runs changed since the last visit, at the top
     # A system message: Chainlit keeps showing the starters under it (an assistant message
     # counts as a conversation and hides them); desk.js keeps a demo badge in the header.
-    await cl.Message(content=SERVICE.models.notice_in(chat.language), author=DESK, type="system_message").send()
+    await cl.Message(content=SERVICE.models.notice_in(chat.language), author=DESK, type="system_message",
+                     metadata=label_metadata(DESK, language=chat.language)).send()
 
 
 @cl.on_chat_resume

@@ -54,7 +54,7 @@ from .core.private import private_dir, private_file, write_private
 from .core.settings import Settings, field_bounds
 from .core.state import FinalDecision, language_of
 from .core.usage import this_run, usage_summary
-from .core.words import phrase, vendor_name, word_list
+from .core.words import figure_label, phrase, ruling_value, vendor_name, word_list
 from .data import make_vendor
 from .data.indicators import indicator_series
 from .data.synthetic import SyntheticVendor
@@ -206,6 +206,7 @@ __all__ = [
     "edit_stands_because",
     "explain",
     "field_bounds",
+    "figure_label",
     "followup_of",
     "indicator_series",
     "inert_links",
@@ -242,6 +243,7 @@ __all__ = [
     "recalled_markdown",
     "report_markdown",
     "route",
+    "ruling_value",
     "scored",
     "settings_days",
     "side_by_side",

@@ -35,6 +35,7 @@ from chainlit.logger import logger
 
 from graph import (
     DESK,
+    DESK_STRATEGY,
     Ask,
     Day,
     Days,
@@ -51,6 +52,7 @@ from graph import (
     confirmed,
     explain,
     landed,
+    persona_label,
     phrase,
     prepare_new,
     prepare_resume,
@@ -325,7 +327,7 @@ class BacktestRun(ThreadTask):
         elements: list[cl.Element] = []
         for ticker in plan.tickers:
             try:
-                elements.append(equity_chart(result.simulations, ticker, self.id))
+                elements.append(equity_chart(result.simulations, ticker, self.id, language=lang))
             except Exception:  # a chart that cannot be drawn must not cost the table
                 logger.exception("No equity chart for %s in backtest %s", ticker, self.id)
         elements.append(cl.File(name=f"backtest-{self.id}.md", content=result.markdown().encode(),
@@ -360,13 +362,21 @@ def why_row(simulation: Simulation, language: str) -> str:
     return ""
 
 
+def table_title(result: Result, language: str) -> str:
+    """Table 1's title in `language`: the backtest, its tickers and window, and whether it is synthetic."""
+    plan = result.backtest.plan
+    title = phrase(language, "chat.backtest_table_title", id=result.backtest.id, tickers=", ".join(plan.tickers),
+                   start=plan.start.isoformat(), end=plan.end.isoformat())
+    return title + (phrase(language, "chat.backtest_table_synthetic") if plan.synthetic else "")
+
+
 def explained_table(result: Result, language: str) -> str:
     """Table 1 in Markdown, a table per ticker (the four figures of each ticker side by side ran off a chat's page
     at the right), each strategy's reason beside its name (`why_row`), then the table's notes. Buy-and-hold's own
     row needs none, nor a published row (no simulation), which is left out of a ticker it has no figures for."""
     table = result.table
     hold = {b.label for b in result.baselines if b.name == "buy_and_hold"}
-    lines = [f"**{table.title}**"]
+    lines = [f"**{table_title(result, language)}**"]
     for ticker in table.tickers:
         rows = []
         for row in table.rows:
@@ -374,9 +384,12 @@ def explained_table(result: Result, language: str) -> str:
                 continue
             simulation = result.simulations.get((ticker, row.strategy))
             why = why_row(simulation, language) if simulation is not None and row.strategy not in hold else ""
-            rows.append(replace(row, strategy=phrase(language, "chat.backtest_why", strategy=row.strategy, why=why))
-                        if why else row)
-        lines += ["", *replace(table, rows=tuple(rows)).grid([ticker])]
+            name = persona_label(DESK, language) if row.strategy == DESK_STRATEGY and language != "en" else row.strategy
+            rows.append(replace(row, strategy=phrase(language, "chat.backtest_why", strategy=name, why=why)
+                                if why else name))
+        header, *grid = replace(table, rows=tuple(rows)).grid([ticker])
+        header = header.replace("| Strategy |", f"| {phrase(language, 'chat.backtest_strategy')} |", 1)
+        lines += ["", header, *grid]
     if notes := table.note_lines():
         lines += ["", *notes]
     return "\n".join(lines) + "\n"

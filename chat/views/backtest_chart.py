@@ -14,8 +14,9 @@ import chainlit as cl
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 
-from graph import DESK_STRATEGY, Simulation
+from graph import DESK, DESK_STRATEGY, Simulation, persona_label, phrase
 
+from ..languages import DEFAULT
 from .card import GRID, TEXT, chart_element
 
 DESK_COLOUR = "#3b82f6"
@@ -52,8 +53,13 @@ def signal_changes(simulation: Simulation) -> list[tuple[str, str]]:
     return changes
 
 
-def equity_figure(simulations: Mapping[tuple[str, str], Simulation], ticker: str, title: str = "") -> go.Figure:
-    """The ticker's strategies, the desk last (drawn on top)."""
+def equity_figure(simulations: Mapping[tuple[str, str], Simulation], ticker: str, title: str = "",
+                  language: str = DEFAULT) -> go.Figure:
+    """The ticker's strategies, the desk last (drawn on top); its title, axes, the desk's name and its turns in
+    `language` (the baselines' names are the table's)."""
+    def say(key: str, **fields: object) -> str:
+        return phrase(language, "chat.backtest_chart_" + key, **fields)
+
     mine = [(strategy, sim) for (t, strategy), sim in simulations.items() if t == ticker]
     mine.sort(key=lambda pair: pair[0] == DESK_STRATEGY)
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.7, 0.3], vertical_spacing=0.06)
@@ -64,9 +70,10 @@ def equity_figure(simulations: Mapping[tuple[str, str], Simulation], ticker: str
         colour = DESK_COLOUR if desk else BASELINE_COLOURS[baseline % len(BASELINE_COLOURS)]
         baseline += not desk
         line = {"color": colour, "width": 2.6 if desk else 1.3}
-        fig.add_trace(go.Scatter(x=days, y=equity, name=strategy, legendgroup=strategy, mode="lines", line=line,
+        name = persona_label(DESK, language) if desk and language != DEFAULT else strategy
+        fig.add_trace(go.Scatter(x=days, y=equity, name=name, legendgroup=strategy, mode="lines", line=line,
                                  opacity=1.0 if desk else 0.8, hovertemplate="%{y:+.2f} %"), row=1, col=1)
-        fig.add_trace(go.Scatter(x=days, y=drawdown, name=strategy, legendgroup=strategy, showlegend=False,
+        fig.add_trace(go.Scatter(x=days, y=drawdown, name=name, legendgroup=strategy, showlegend=False,
                                  mode="lines", line={**line, "width": 2.0 if desk else 1.0},
                                  fill="tozeroy" if desk else None, opacity=1.0 if desk else 0.7,
                                  hovertemplate="%{y:.2f} %"), row=2, col=1)
@@ -76,12 +83,13 @@ def equity_figure(simulations: Mapping[tuple[str, str], Simulation], ticker: str
                 marks = [day for day, said in signal_changes(sim) if said == signal]
                 if marks:
                     fig.add_trace(go.Scatter(
-                        x=marks, y=[at[d] for d in marks], name=f"desk → {signal}", mode="markers",
+                        x=marks, y=[at[d] for d in marks], mode="markers",
+                        name=say("turn", signal=signal),
                         marker={"color": SIGNAL_COLOURS[signal], "symbol": SIGNAL_SYMBOLS[signal], "size": 11,
                                 "line": {"color": "white", "width": 1}},
                         hovertemplate=f"{signal} %{{x}}<extra></extra>"), row=1, col=1)
     fig.update_layout(
-        title={"text": title or f"{ticker} · equity and drawdown", "x": 0, "xanchor": "left", "font": {"size": 16},
+        title={"text": title or say("title", ticker=ticker), "x": 0, "xanchor": "left", "font": {"size": 16},
                "y": 1, "yref": "container", "yanchor": "top", "pad": {"t": 12}},
         height=560, margin={"l": 64, "r": 16, "t": 112, "b": 16},
         paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)",
@@ -97,11 +105,11 @@ def equity_figure(simulations: Mapping[tuple[str, str], Simulation], ticker: str
     # The dates turned or not, the margin under them grows to hold them (automargin).
     fig.update_xaxes(type="category", nticks=10, gridcolor=GRID, linecolor=GRID, zeroline=False, automargin=True)
     fig.update_yaxes(gridcolor=GRID, linecolor=GRID, zeroline=True, zerolinecolor=GRID, ticksuffix=" %")
-    fig.update_yaxes(title={"text": "return", "font": {"size": 12}}, row=1, col=1)
-    fig.update_yaxes(title={"text": "drawdown", "font": {"size": 12}}, row=2, col=1)
+    fig.update_yaxes(title={"text": say("return"), "font": {"size": 12}}, row=1, col=1)
+    fig.update_yaxes(title={"text": say("drawdown"), "font": {"size": 12}}, row=2, col=1)
     return fig
 
 
 def equity_chart(simulations: Mapping[tuple[str, str], Simulation], ticker: str, backtest_id: str,
-                 title: str = "") -> cl.Plotly:
-    return chart_element(equity_figure(simulations, ticker, title), f"backtest-{backtest_id}-{ticker}-equity")
+                 title: str = "", language: str = DEFAULT) -> cl.Plotly:
+    return chart_element(equity_figure(simulations, ticker, title, language), f"backtest-{backtest_id}-{ticker}-equity")

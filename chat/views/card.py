@@ -160,6 +160,14 @@ PLOT_CONFIG = {"displaylogo": False, "responsive": True,
                                           "toggleSpikelines", "hoverClosestCartesian", "hoverCompareCartesian"]}
 
 
+def date_axis(language: str = DEFAULT) -> dict[str, str]:
+    """A date axis's tick and hover formats in `language` (the catalogue's chat.chart_ticks and chat.chart_day,
+    d3 formats): Plotly writes its dates with English month names ("Sep 6 2026") unless told; English keeps
+    Plotly's own ticks."""
+    ticks, day = phrase(language, "chat.chart_ticks"), phrase(language, "chat.chart_day")
+    return {"hoverformat": day, **({"tickformat": ticks} if ticks else {})}
+
+
 def _series(frame: pd.DataFrame) -> pd.DataFrame:
     """The close and the indicators the analysts cite, computed by the same code they used."""
     table = indicator_series(frame)
@@ -237,7 +245,7 @@ def chart_figure(frame: pd.DataFrame, ticker: str, trade_date: str, *, lookback_
         modebar={"orientation": "h", "bgcolor": "rgba(0,0,0,0)", "color": TEXT, "activecolor": COLOURS["close"]},
     )
     fig.update_xaxes(gridcolor=GRID, linecolor=GRID, zeroline=False, showspikes=True, spikecolor=TEXT,
-                     spikethickness=1)
+                     spikethickness=1, **date_axis(language))
     fig.update_yaxes(gridcolor=GRID, linecolor=GRID, zeroline=False, row=1, col=1,
                      tickformat=f",.{axis_decimals(min(shown), max(shown))}f")
     fig.update_yaxes(gridcolor=GRID, linecolor=GRID, zeroline=False, range=[0, 100], tickvals=[30, 70],

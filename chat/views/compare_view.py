@@ -24,7 +24,7 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 from graph import DESK, DeskOutcome, RunPlan, Vendor, explain, phrase, side_by_side, vendor_name
 
 from ..speakers import label_metadata
-from .card import GRID, SIGNAL_MARK, TEXT, chart_element
+from .card import GRID, SIGNAL_MARK, TEXT, chart_element, date_axis
 from .render import Renderer
 from .stages import StageList
 
@@ -138,7 +138,7 @@ def normalised_figure(closes: dict[str, pd.Series], trade_date: str, days: int, 
         font={"color": TEXT, "size": 13, "family": "Inter, Helvetica, Arial, sans-serif"},
         legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 1.02, "yanchor": "bottom"},
         hovermode="x unified")
-    fig.update_xaxes(gridcolor=GRID, linecolor=GRID, zeroline=False)
+    fig.update_xaxes(gridcolor=GRID, linecolor=GRID, zeroline=False, **date_axis(language))
     fig.update_yaxes(gridcolor=GRID, linecolor=GRID, zeroline=False, tickformat=",.0f")
     return fig
 

@@ -51,7 +51,7 @@ from ..kit.commands import declare
 from ..languages import DEFAULT
 from ..speakers import label_metadata, speaker_metadata
 from .stages import StageList
-from .tables import fold_name, shown_so_far, split_tables
+from .tables import figures_in_language, fold_name, shown_so_far, split_tables
 
 TOOL_OUTPUT_CHARS = 400
 # The chat's streaming pace: after words of k messages went out, the next words wait k times this.
@@ -306,7 +306,7 @@ class Renderer:
         # The turn's own text, not what streamed: that may hold words said before its tool calls
         # or the start of an answer that stalled and was asked again (shown twice otherwise).
         said = text if text.strip() or stream is None else stream.raw
-        shown, folded = split_tables(inert_links(said), self.language)
+        shown, folded = split_tables(figures_in_language(inert_links(said), self.language), self.language)
         msg = stream.msg if stream is not None else cl.Message(
             content="", author=persona,
             metadata=speaker_metadata(self.plan, self.started, persona, self.language, self.tag))

@@ -1,13 +1,15 @@
 """Markdown tables in a persona's turn. Chainlit's page re-renders a message's whole Markdown on every
 streamed update, and a table that grows row by row reflows the page each time: while a turn streams
 its table rows are held back (`shown_so_far`), and a turn's final text keeps short tables in place and
-folds long ones into a step under its message (`split_tables`)."""
+folds long ones into a step under its message (`split_tables`). An analyst's key-figure table (the
+`| Key figure | Value |` its prompt asks for, named as the data tools name the figures) is shown in the
+thread's language (`figures_in_language`)."""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from graph import phrase
+from graph import figure_label, phrase
 
 from ..languages import DEFAULT
 
@@ -17,6 +19,33 @@ FOLD_ROWS = 5
 
 def _is_row(line: str) -> bool:
     return line.lstrip().startswith("|")
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+FIGURES_HEADER = ["key figure", "value"]
+
+
+def figures_in_language(text: str, language: str = DEFAULT) -> str:
+    """`text` with each key-figure table's header and figure names in `language` (the catalogue's
+    [figures]); a name it does not know, and every value, as written."""
+    if language == DEFAULT:
+        return text
+    lines = text.split("\n")
+    inside = False
+    for i, line in enumerate(lines):
+        if not _is_row(line):
+            inside = False
+            continue
+        cells = _cells(line)
+        if not inside and [c.lower() for c in cells] == FIGURES_HEADER:
+            inside = True
+            lines[i] = "| " + " | ".join(figure_label(language, c) for c in ("Key figure", "Value")) + " |"
+        elif inside and cells and not set(line.strip()) <= set("|-: "):
+            lines[i] = "| " + " | ".join([figure_label(language, cells[0]), *cells[1:]]) + " |"
+    return "\n".join(lines)
 
 
 def shown_so_far(raw: str) -> str:
@@ -74,7 +103,7 @@ def split_tables(text: str, language: str = DEFAULT) -> tuple[str, list[Table]]:
 def fold_name(table: Table, language: str = DEFAULT) -> str:
     """The fold's title, after its first column ("Used key figures (17 rows)" on the page), in the thread's
     `language` (the column's own words are the model's)."""
-    header = [c.strip() for c in table.text.split("\n", 1)[0].strip().strip("|").split("|")]
+    header = _cells(table.text.split("\n", 1)[0])
     if not (header and header[0]):
         return phrase(language, "chat.table_fold", what=phrase(language, "chat.table_figures"), rows=table.rows)
     what = header[0].lower() if header[0].isascii() else header[0]

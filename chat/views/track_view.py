@@ -18,7 +18,7 @@ import plotly.graph_objects as go  # type: ignore[import-untyped]
 from graph import AlphaCurve, phrase
 
 from ..languages import DEFAULT
-from .card import GRID, TEXT, chart_element
+from .card import GRID, TEXT, chart_element, date_axis
 
 TITLE = phrase(DEFAULT, "chat.alpha_title")  # "Cumulative alpha vs benchmark"; the thread's language's is drawn
 RISING, FALLING = "#22c55e", "#ef4444"
@@ -54,8 +54,8 @@ def alpha_figure(points: Iterable[Sequence[Any]], ticker: str = "", language: st
         hovermode="closest", hoverlabel={"font": {"size": 13}},
         modebar={"orientation": "h", "bgcolor": "rgba(0,0,0,0)", "color": TEXT, "activecolor": colour},
     )
-    fig.update_xaxes(type="date", range=_date_range(days), hoverformat="%Y-%m-%d", gridcolor=GRID, linecolor=GRID,
-                     zeroline=False)
+    fig.update_xaxes(type="date", range=_date_range(days), gridcolor=GRID, linecolor=GRID, zeroline=False,
+                     **{**date_axis(language), "hoverformat": "%Y-%m-%d"})
     fig.update_yaxes(gridcolor=GRID, linecolor=GRID, zeroline=False, ticksuffix=" %")
     return fig
 

@@ -14,7 +14,7 @@ from pydantic import BaseModel, Field
 from typing_extensions import TypedDict
 
 from .usage import RunUsage, merge_usage
-from .words import DEFAULT_LANGUAGE, is_language, label
+from .words import DEFAULT_LANGUAGE, is_language, label, ruling_value
 
 Signal = Literal["BUY", "SELL", "HOLD"]
 # What the coordinator made of a message (graph/request/intent.py decides it).
@@ -92,14 +92,15 @@ class FinalDecision(BaseModel):
 
     def rows(self, language: str = DEFAULT_LANGUAGE) -> list[tuple[str, str]]:
         """The ruling as (label, value) rows, in DECISION_FIELDS order, confidence as 0.00; the
-        labels in `language` for display (the case file and the record keep the English ones).
+        labels in `language` for display (the case file and the record keep the English ones), and the
+        size and horizon too when written as the demo judge writes them (ruling_value).
         A one-line field is kept on one line and an empty one reads "—": a small model's grammar
         filled the position size with a line break and left the entry empty (a table row broke)."""
         def value(key: str) -> str:
             if key == "confidence":
                 return "—" if self.confidence is None else f"{self.confidence:.2f}"
             text = str(getattr(self, key))
-            return text if key == "rationale" else " ".join(text.split()) or "—"
+            return text if key == "rationale" else ruling_value(language, key, " ".join(text.split())) or "—"
         return [(label(language, "fields", english, key), value(key)) for key, english in DECISION_FIELDS]
 
 

@@ -18,8 +18,8 @@ from typing import Any, TypeGuard
 from .chinese_script import TRADITIONAL, to_traditional
 from .prompts import PROMPTS_DIR
 
-__all__ = ["DEFAULT_LANGUAGE", "base_language", "is_language", "label", "language_name", "phrase", "vendor_name",
-           "word_list"]
+__all__ = ["DEFAULT_LANGUAGE", "base_language", "figure_label", "is_language", "label", "language_name", "phrase",
+           "ruling_value", "vendor_name", "word_list"]
 
 DEFAULT_LANGUAGE = "en"
 # An ISO 639 code as the desk keeps it ("zh", "en"), with a script when it matters ("zh-Hant"):
@@ -95,6 +95,53 @@ def label(language: str, section: str, english: str, key: str | None = None) -> 
 def vendor_name(vendor_label: str, language: str) -> str:
     """A market-data source's name as shown in `language` ("合成演示数据"); its label stays the data's identity."""
     return label(language, "vendors", vendor_label)
+
+
+def figure_label(language: str, english: str) -> str:
+    """A key figure's name as the data tools give it ("Market Cap", "52W High") in `language` ("市值",
+    "52 周最高"), else as it is: the name a person reads in an analyst's key-figure table."""
+    return label(language, "figures", english)
+
+
+# The ruling's values as the demo judge and most models write them in English: a size as a share of the
+# portfolio, a horizon as a span of days, weeks or months. Anything else is the judge's own words, kept.
+_SIZE = re.compile(r"(?P<pct>\d+(?:\.\d+)?)\s?%\s+of\s+(?:the\s+)?portfolio", re.I)
+_FLAT = re.compile(r"no new position \(0\s?%\)|0\s?% \(stay flat\)|0\s?%", re.I)
+_SPAN = re.compile(r"(?P<low>\d+)\s*(?:-|–|to)\s*(?P<high>\d+)\s+(?P<unit>trading days|sessions|days|weeks|months)",
+                   re.I)
+_ONE = re.compile(r"(?P<n>\d+)\s+(?P<unit>trading days?|sessions?|days?|weeks?|months?)", re.I)
+_UNITS = {"trading": "trading_day", "session": "trading_day", "day": "day", "week": "week", "month": "month"}
+
+
+def _unit(language: str, english: str, count: int) -> str:
+    key = _UNITS[english.lower().split()[0].rstrip("s")]
+    return phrase(language, f"values.{key}" + ("" if count == 1 else "s"))
+
+
+def _number(language: str, figure: str) -> str:
+    return figure.replace(".", phrase(language, "values.decimal_mark"))
+
+
+def ruling_value(language: str, key: str, text: str) -> str:
+    """A ruling's value (`key` one of FinalDecision's fields) as a person reads it in `language`: the
+    position size ("1.0% of the portfolio") and the horizon ("2-6 weeks") when written in English as the
+    demo judge writes them, in the catalogue's words ("投资组合的 1.0%", "2–6 周"); any other value, and
+    every value in English or in a language whose catalogue has no such words, as the judge wrote it."""
+    if language == DEFAULT_LANGUAGE or "values" not in _catalogue(language):
+        return text
+    said = text.strip()
+    if key == "position_size":
+        if size := _SIZE.fullmatch(said):
+            return phrase(language, "values.size_of_portfolio", pct=_number(language, size["pct"]))
+        if _FLAT.fullmatch(said):
+            return phrase(language, "values.size_flat")
+    elif key == "horizon":
+        if span := _SPAN.fullmatch(said):
+            return phrase(language, "values.span", low=span["low"], high=span["high"],
+                          unit=_unit(language, span["unit"], int(span["high"])))
+        if one := _ONE.fullmatch(said):
+            return phrase(language, "values.one", n=one["n"], unit=_unit(language, one["unit"], int(one["n"])))
+    return text
 
 
 def language_name(code: str) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import date
 
 from ..core.personas import DEBATERS, RESEARCH_MANAGER, RISK_JUDGE, TRADER, persona_label
-from ..core.words import DEFAULT_LANGUAGE, phrase, word_list
+from ..core.words import DEFAULT_LANGUAGE, phrase, ruling_value, word_list
 from .calls import Call, Outcome
 from .horizon import due_date, sessions
 from .settle import verdict
@@ -162,7 +162,7 @@ def _settles_after(reason: str) -> str | None:
 def _row(call: Call, today: date, language: str) -> str:
     """Seven short cells: a chat column is narrow (a pending call's reason goes under the table)."""
     o = call.outcome
-    size = f" {call.position_size}" if call.position_size else ""
+    size = f" {ruling_value(language, 'position_size', call.position_size)}" if call.position_size else ""
     if o is None:
         when = _settles_after(_pending_text(call, today))
         settled = phrase(language, "track.after", date=when) if when else verdict_word("pending", language)

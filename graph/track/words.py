@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import Any
 
-from ..core.words import DEFAULT_LANGUAGE, phrase
+from ..core.words import DEFAULT_LANGUAGE, phrase, ruling_value
 from .calls import Call
 from .summary import Summary, card_line, pct, pending_words, record_table, verdict_word
 
@@ -25,7 +25,8 @@ def last_call(calls: Sequence[Call], ticker: str, language: str = DEFAULT_LANGUA
         return ""
     c = mine[-1]
     said = phrase(language, "track.last_said", ticker=ticker, trade_date=c.trade_date, signal=c.signal,
-                  size=c.position_size or phrase(language, "track.size_na"))
+                  size=ruling_value(language, "position_size", c.position_size) if c.position_size
+                  else phrase(language, "track.size_na"))
     if c.outcome is None:
         return phrase(language, "track.last_pending", said=said, reason=_reason(c, language))
     o = c.outcome

@@ -202,6 +202,10 @@ def test_a_chinese_backtest_reads_whole_in_chinese(page: Page):
     assert rows["MACD"][1:] == rows["B&H"][1:]
     assert rows["MACD"][0] == "MACD —— 第一天买入后一直没有卖出，所以与 B&H 相同"
     assert rows["SMA"][0] == "SMA —— 第一天卖空后一直没有买回"
+    assert re.fullmatch(r"交易台( —— .*)?", rows["交易台"][0]), rows  # the desk's row, the title, the header (point 4)
+    title = re.compile(r"^回测 [0-9a-f]{8}：NVDA，2024-01-29 … 2024-02-02（合成数据）$")
+    expect(result.get_by_text(title)).to_be_visible()
+    expect(result.locator("table th").first).to_have_text("策略")
     expect(result.get_by_text("基准策略的规则", exact=True)).to_be_visible()
     rules = result.locator("li").filter(has_text=re.compile(r"^(B&H|MACD|KDJ&RSI|ZMR|SMA)："))
     expect(rules).to_have_count(5)
@@ -218,3 +222,12 @@ def test_a_chinese_backtest_reads_whole_in_chinese(page: Page):
     expect(links.locator("a[href*='/backtest/']")).to_have_count(5)
     assert day_links_break_between_links(links) == []
     shot(page, "7-chinese-days", links)
+
+    # Its chart in Chinese too (issue 35, point 4): title, axes, the desk's line and its turns.
+    chart = result.locator(".js-plotly-plot").first
+    expect(chart.locator(".gtitle")).to_have_text("NVDA · 净值与回撤", timeout=30_000)
+    expect(chart.locator(".ytitle, .y2title")).to_have_text(["收益", "回撤"])
+    legend = chart.locator(".legendtext").all_text_contents()
+    assert "交易台" in legend and any(name.startswith("交易台 → ") for name in legend), legend
+    assert not [name for name in legend if "desk" in name.lower()], legend
+    shot(page, "7-chinese-chart", chart)

@@ -57,6 +57,22 @@ def test_day_link_quotes_the_symbol():
     assert day_link("1a2b3c4d", "BRK/B", "2024-01-03") == "/backtest/1a2b3c4d/BRK%2FB/2024-01-03"
 
 
+@pytest.mark.parametrize(("language", "title", "axes", "desk", "turn"), [
+    ("zh", "NVDA · 净值与回撤", ("收益", "回撤"), "交易台", "交易台 → BUY"),
+    ("zh-Hant", "NVDA · 淨值與回撤", ("收益", "回撤"), "交易臺", "交易臺 → BUY"),
+])
+def test_the_figure_is_in_the_thread_s_language(language, title, axes, desk, turn):
+    """Issue 35, point 4: a Chinese thread's backtest chart has its title, axes, the desk's line and its turns in
+    Chinese; the baselines keep the table's names."""
+    sims = {("NVDA", "B&H"): simulate(CLOSES, {"2024-01-02": "BUY"}),
+            ("NVDA", DESK_STRATEGY): simulate(CLOSES, {"2024-01-02": "BUY", "2024-01-04": "SELL"})}
+    fig = equity_figure(sims, "NVDA", language=language)
+    names = [t.name for t in fig.data]
+    assert fig.layout.title.text == title
+    assert (fig.layout.yaxis.title.text, fig.layout.yaxis2.title.text) == axes
+    assert names.count(desk) == 2 and turn in names and "B&H" in names and DESK_STRATEGY not in names
+
+
 def test_the_legend_sits_above_the_plot_clear_of_the_dates():
     """Under the plot the dates turn on a long window and ran into a legend there (issue 35, point 7)."""
     fig = equity_figure({("NVDA", "B&H"): simulate(CLOSES, {"2024-01-02": "BUY"})}, "NVDA")
@@ -132,6 +148,19 @@ def test_with_several_tickers_a_table_for_each_with_its_reasons():
     assert "| Strategy | AAPL CR% | AAPL ARR% | AAPL SR | AAPL MDD% |" in explained_table(result, "en")
     nvda, aapl = _tables(explained_table(result, "zh"))
     assert aapl["KDJ&RSI"][0] == "KDJ&RSI —— *第一天卖空后一直没有买回*"
+
+
+@pytest.mark.parametrize(("language", "title", "strategy", "desk"), [
+    ("zh", "**回测 {id}：NVDA，2024-01-02 … 2024-01-05（合成数据）**", "策略", "交易台"),
+    ("zh-Hant", "**回測 {id}：NVDA，2024-01-02 … 2024-01-05（合成數據）**", "策略", "交易臺"),
+])
+def test_a_chinese_table_has_its_title_header_and_desk_in_chinese(language, title, strategy, desk):
+    """Issue 35, point 4: Table 1's title, its first column's header and the desk's row in a Chinese thread."""
+    result, _ = _scored(["NVDA"], date(2024, 1, 2), date(2024, 1, 5), desk="HOLD")
+    text = explained_table(result, language)
+    assert text.startswith(title.format(id=result.backtest.id) + f"\n\n| {strategy} | NVDA CR% |")
+    [rows] = _tables(text)
+    assert rows[desk][0].startswith(desk) and "Trading" not in rows and "Strategy" not in text
 
 
 @pytest.mark.parametrize(("language", "title", "macd"), [

@@ -133,3 +133,13 @@ def test_the_book_line_is_in_the_thread_s_language() -> None:
     # a thread stored before the summary had its catalogue key reads as it was
     old = {k: v for k, v in sizing.items() if k != "said"}
     assert "sell 6 of 200 NVDA" in position_lines(old, "zh")[0]
+
+
+@pytest.mark.parametrize("language", ["zh", "zh-Hant"])
+def test_the_chart_s_dates_are_chinese_in_a_chinese_thread(language: str) -> None:
+    """Issue 35, point 4: Plotly wrote the date axis with English months ("Sep 6 2026"); a Chinese thread's chart
+    writes 9月6日, and its hover a whole date, in Chinese; English keeps Plotly's own ticks."""
+    chinese = chart_figure(_prices_around(50), "X", "2026-05-15", entry=50, stop=45, language=language).layout
+    assert chinese.xaxis.tickformat == "%-m月%-d日" and chinese.xaxis.hoverformat == "%Y年%-m月%-d日"
+    english = chart_figure(_prices_around(50), "X", "2026-05-15", entry=50, stop=45).layout
+    assert english.xaxis.tickformat is None and english.xaxis.hoverformat == "%b %-d, %Y"

@@ -56,7 +56,7 @@ def han(text: str) -> bool:
 
 def english_words(text: str) -> set[str]:
     """The English words a text says (not its tickers, signals, benchmark or figures)."""
-    known = {"NVDA", "AAPL", "TSLA", "AMD", "SPY", "BUY", "SELL", "HOLD", "of", "portfolio", "timeout"}
+    known = {"NVDA", "AAPL", "TSLA", "AMD", "SPY", "BUY", "SELL", "HOLD", "timeout"}
     return {w for w in re.findall(r"[A-Za-z]{2,}", text) if w not in known}
 
 
@@ -119,10 +119,12 @@ def test_the_record_table_in_chinese(language: str) -> None:
     rows = lines[2:7]
     assert all(r.replace("\\|", "").count("|") == 8 for r in rows)
     pending, right, wrong = (verdict_word(v, language) for v in ("pending", "right", "wrong"))
-    assert f"| 2024-05-31 | TSLA | BUY 2% of portfolio | {phrase(language, 'track.after', date='2024-06-07')} " \
+    size = phrase(language, "values.size_of_portfolio", pct=2)  # the size in the thread's language (issue 35)
+    assert han(size) and "portfolio" not in table
+    assert f"| 2024-05-31 | TSLA | BUY {size} | {phrase(language, 'track.after', date='2024-06-07')} " \
            f"| — | — | {pending} |" in rows
     assert han(pending) and han(right) and han(wrong) and len({pending, right, wrong}) == 3
-    assert any("| SELL 2% of portfolio | 2024-05-17 | +2.50 %" in r and "2024-05-13" in r and f"| {wrong} |" in r
+    assert any(f"| SELL {size} | 2024-05-17 | +2.50 %" in r and "2024-05-13" in r and f"| {wrong} |" in r
                for r in rows)
     assert f"- 2024-05-20 AMD: {pending_words('the data vendor failed: timeout; will retry', language)}" in lines
     assert not english_words(table), english_words(table)

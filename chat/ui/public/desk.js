@@ -526,6 +526,72 @@
     if (box) box.dispatchEvent(new Event("scroll")); // at the bottom again: the re-run's words are followed
   }
 
+  // -- dates whole in running text ------------------------------------------------------------
+
+  // Chromium breaks a line after a hyphen, inside a date too ("交易日 2026-11-" / "27"): a date the desk writes
+  // reads whole wherever it stands (issue 35, point 9). Each date in a message's or a step's text goes into a
+  // span CSS keeps on one line. React owns the text node it wrote and may write it again (a streamed update):
+  // that node stays where it is, holding the text before the first date, and the pieces after it are ours; when
+  // React writes it again or takes it away, ours go and the node is split anew. Only what changed is looked at.
+  const DATE = /\d{4}-\d{2}-\d{2}(?![\d-])/g;
+  const SKIP = "code, pre, textarea, svg, .katex, [contenteditable], .desk-date, [data-step-type='user_message']";
+  const splitNodes = new Set();
+  let touched = [document.body];
+
+  function splitDates(node) {
+    const text = node.nodeValue;
+    DATE.lastIndex = 0;
+    const found = [...text.matchAll(DATE)];
+    if (!found.length) return;
+    const pieces = [];
+    for (const [i, hit] of found.entries()) {
+      const date = document.createElement("span");
+      date.className = "desk-date";
+      date.textContent = hit[0];
+      pieces.push(date);
+      const end = hit.index + hit[0].length;
+      const next = i + 1 < found.length ? found[i + 1].index : text.length;
+      if (next > end) pieces.push(document.createTextNode(text.slice(end, next)));
+    }
+    const kept = text.slice(0, found[0].index);
+    node.nodeValue = kept;
+    node.after(...pieces);
+    node.deskDates = { kept, pieces };
+    splitNodes.add(node);
+  }
+
+  function keepDatesWhole() {
+    for (const node of splitNodes) {
+      if (node.isConnected && node.nodeValue === node.deskDates.kept) continue;
+      for (const piece of node.deskDates.pieces) piece.remove();
+      splitNodes.delete(node);
+      delete node.deskDates;
+      if (node.isConnected) splitDates(node);
+    }
+    const roots = touched;
+    touched = [];
+    for (const root of roots) {
+      if (!root.isConnected) continue;
+      const where = root.nodeType === Node.TEXT_NODE ? root.parentElement : root;
+      if (!where || !(where.closest("[data-step-type]") || where.querySelector("[data-step-type]"))) continue;
+      const walker = document.createTreeWalker(where, NodeFilter.SHOW_TEXT);
+      const found = [];
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (node.deskDates || !/\d{4}-\d{2}-\d{2}/.test(node.nodeValue)) continue;
+        const parent = node.parentElement;
+        if (parent && parent.closest("[data-step-type]") && !parent.closest(SKIP)) found.push(node);
+      }
+      for (const node of found) if (!node.deskDates) splitDates(node);
+    }
+  }
+
+  function noteTouched(records) {
+    for (const record of records) {
+      if (record.type === "characterData") touched.push(record.target);
+      else for (const added of record.addedNodes) touched.push(added);
+    }
+  }
+
   // -- a command typed out goes with its Enter --------------------------------------------------
 
   // The composer offers the chat's commands (chat/kit/commands.py) when one types "/": Enter then picks the
@@ -559,6 +625,7 @@
     sendTypedCommand();
     preload();
     keepCellsWhole();
+    keepDatesWhole();
     labelSpeakers();
     markFolded();
     markEdit();
@@ -587,7 +654,8 @@
     .catch(() => {});
 
   function start() {
-    new MutationObserver(schedule).observe(document.body, { childList: true, subtree: true });
+    new MutationObserver((records) => { noteTouched(records); schedule(); })
+      .observe(document.body, { childList: true, subtree: true, characterData: true });
     window.addEventListener("resize", schedule);
     document.addEventListener("input", schedule, true); // the composer grows as one types
     schedule();
