@@ -4,10 +4,11 @@ One browser and one demo-mode server per pace for the package (package scope: Pl
 API holds an event loop in this thread while it runs, which async tests after these cannot
 share), each server started on first use: `page` talks to
 a fast desk (a whole analysis in seconds), `paced_page` to one that speaks slowly enough for a
-test to act in the middle of a run (stop, reload). Every test gets a fresh browser context,
-logged in from a login made once per server. A failing test leaves a screenshot of its page in
-.data/browser-failures/ (git-ignored with .data/). What a person does (log in, ask, look for
-names, the card) is in person.py.
+test to act in the middle of a run (stop, reload), `instant_page` to one with no pace at all, for
+a test that waits on many whole runs and watches none of them stream (a backtest's days). Every
+test gets a fresh browser context, logged in from a login made once per server. A failing test
+leaves a screenshot of its page in .data/browser-failures/ (git-ignored with .data/). What a
+person does (log in, ask, look for names, the card) is in person.py.
 
 Run them alone with `pytest -m browser`.
 """
@@ -36,6 +37,7 @@ from .person import (
 
 FAST_DELAY_MS = "2"     # per streamed word: an analysis in a few seconds, still word by word
 PACED_DELAY_MS = "40"   # long enough (tens of seconds) to act mid-run on a loaded machine
+INSTANT_DELAY_MS = "0"  # no pace: a backtest's 61 days in seconds rather than a minute
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -90,6 +92,11 @@ def desk(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 
 
 @pytest.fixture(scope="package")
+def instant_desk(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
+    yield from _site(browser, tmp_path_factory.mktemp("desk-browser-instant"), INSTANT_DELAY_MS)
+
+
+@pytest.fixture(scope="package")
 def paced_desk(browser: Browser, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     yield from _site(browser, tmp_path_factory.mktemp("desk-browser-paced"), PACED_DELAY_MS)
 
@@ -107,6 +114,11 @@ def _page(request: pytest.FixtureRequest, browser: Browser, site: Site) -> Itera
 @pytest.fixture
 def page(request: pytest.FixtureRequest, browser: Browser, desk: Site) -> Iterator[Page]:
     yield from _page(request, browser, desk)
+
+
+@pytest.fixture
+def instant_page(request: pytest.FixtureRequest, browser: Browser, instant_desk: Site) -> Iterator[Page]:
+    yield from _page(request, browser, instant_desk)
 
 
 @pytest.fixture

@@ -79,7 +79,8 @@ def dates_clear_of_the_legend(chart: Locator) -> dict[str, int]:
     }""")
 
 
-def test_ask_run_see_progress_table_and_chart_then_open_a_day(page: Page):
+def test_ask_run_see_progress_table_and_chart_then_open_a_day(instant_page: Page):
+    page = instant_page  # the days at no pace: none is watched as it streams
     ask(page, "backtest NVDA and AAPL 2024-01-02 to 2024-01-05")
     plan = desk_message(page, "Backtest plan:")
     expect(plan).to_contain_text("8 deliberations", timeout=30_000)
@@ -139,7 +140,8 @@ def test_ask_run_see_progress_table_and_chart_then_open_a_day(page: Page):
     shot(page, "5-day-thread", card)
 
 
-def test_the_newcomers_backtest_reads_whole_in_a_1400_window(page: Page):
+def test_the_newcomers_backtest_reads_whole_in_a_1400_window(instant_page: Page):
+    page = instant_page  # the days at no pace: none is watched as it streams
     """NVDA from January to March 2024: 61 days, as the newcomer asked it (issue 35, point 7)."""
     page.set_viewport_size(NEWCOMER)
     ask(page, "backtest NVDA from January to March 2024")
@@ -186,7 +188,8 @@ def test_the_newcomers_backtest_reads_whole_in_a_1400_window(page: Page):
     shot(page, "6-newcomer-days", links)
 
 
-def test_a_chinese_backtest_reads_whole_in_chinese(page: Page):
+def test_a_chinese_backtest_reads_whole_in_chinese(instant_page: Page):
+    page = instant_page  # the days at no pace: none is watched as it streams
     """The same in a Chinese thread: the plan, the rules, a row's reason and the months are Chinese."""
     page.set_viewport_size(NEWCOMER)
     ask(page, "回测英伟达 2024-01-29 至 2024-02-02")

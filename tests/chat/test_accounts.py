@@ -21,7 +21,7 @@ from chat import __main__ as launcher
 from chat.web.accounts import AccountError, Accounts, is_loopback, normalize_name
 from chat.web.logins import DeskAuth, LoginThrottle, LoginThrottled
 from chat.web.startup import refusal
-from tests.support.attacks import guess, login_cookie, request, users
+from tests.support.attacks import guess, login_cookie, request, users, users_process
 from tests.support.chat_server import ROOT, Server
 from tests.support.env import demo_env
 from tests.support.socket_client import DeskClient
@@ -79,7 +79,7 @@ def test_accounts_add_reset_remove_list(tmp_path):
 
 def test_the_users_command(tmp_path):
     data = tmp_path / "data"
-    r = users(data, "list")
+    r = users_process(data, "list")  # the command itself, once; then its `main` in this process
     assert r.returncode == 0 and "local mode" in r.stdout
     r = users(data, "add", " Alice", "--password", "correct horse")
     assert r.returncode == 0 and "'alice'" in r.stdout and "accounts mode" in r.stdout

@@ -17,10 +17,11 @@ pytestmark = pytest.mark.e2e
 WINDOW = "2024-01-02 to 2024-01-05"  # 4 NYSE sessions: seconds in demo mode
 
 
-@pytest.fixture
-def server(tmp_path):
-    # The demo at full speed (a pace set on purpose is kept for backtests too), and a low cap on runs.
-    server = Server(tmp_path, DESK_DEMO_DELAY_MS="0", DESK_BACKTEST_MAX_RUNS="12")
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    # The demo at full speed (a pace set on purpose is kept for backtests too), and a low cap on runs. One server
+    # for the module's tests but the one that needs another pace: each test has its own user.
+    server = Server(tmp_path_factory.mktemp("backtest-e2e"), DESK_DEMO_DELAY_MS="0", DESK_BACKTEST_MAX_RUNS="12")
     server.start()
     yield server
     server.stop()
@@ -134,16 +135,19 @@ async def test_ask_run_progress_result_and_day_threads(server):
         await alice.close()
 
 
-@pytest.mark.parametrize(("ask", "answer"), [
+REFUSED = [
     ("backtest NVDA 2024-03-01 to 2024-01-02", "The window is reversed"),
     ("backtest NVDA from January to March 2099", "is in the future"),
     ("backtest ZZZQX 2024-01-02 to 2024-01-05", "Unknown ticker ZZZQX"),
     ("backtest NVDA 2024-01-02 to 2024-03-28", "more than a backtest may run"),  # DESK_BACKTEST_MAX_RUNS=12
     ("backtest from January to March 2024", "Which tickers should I backtest"),
     ("backtest NVDA 2024-01-02 to 2024-01-05 with a budget of 1000 tokens", "more than the budget of 1,000"),
-])
+]
+
+
+@pytest.mark.parametrize(("ask", "answer"), REFUSED)
 async def test_refused_plans_are_said_back(server, ask, answer):
-    client = DeskClient(server.base)
+    client = DeskClient(server.base, username=f"refused-{REFUSED.index((ask, answer))}")  # a user per ask
     await client.connect()
     try:
         await client.send(ask)
@@ -154,7 +158,7 @@ async def test_refused_plans_are_said_back(server, ask, answer):
 
 
 async def test_chinese_ask_gets_chinese_words(server):
-    client = DeskClient(server.base)
+    client = DeskClient(server.base, username="mei")
     await client.connect()
     try:
         run = await plan_offered(client, "回测英伟达 2024-01-02 至 2024-01-03")

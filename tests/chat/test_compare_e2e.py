@@ -16,9 +16,10 @@ from tests.support.socket_client import DeskClient
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture
-def server(tmp_path):
-    server = Server(tmp_path)  # the test pace: a desk takes a few seconds, room to interject
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    # The test pace: a desk takes a few seconds, room to interject. One server for the module: a user per test.
+    server = Server(tmp_path_factory.mktemp("compare-e2e"))
     server.start()
     yield server
     server.stop()
@@ -95,7 +96,7 @@ async def test_two_desks_stream_labelled_with_an_interjection_then_the_compariso
 
 
 async def test_stop_then_resume_finishes_both_desks(server):
-    alice = DeskClient(server.base, username="alice")
+    alice = DeskClient(server.base, username="carol")
     await alice.connect()
     try:
         await alice.send("compare AAPL and MSFT")

@@ -21,7 +21,7 @@ LABEL = "deskSpeaker"
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("desk-language"))
+    srv = Server(tmp_path_factory.mktemp("desk-language"), DESK_DEMO_DELAY_MS="0")  # no pace: runs waited for whole
     srv.start()
     try:
         yield srv

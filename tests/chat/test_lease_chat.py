@@ -11,10 +11,14 @@ import uuid
 from functools import partial
 from pathlib import Path
 
+import pytest
+
+from chat import runs
 from chat.runs import DeskService
 from graph.core.settings import Settings
 from graph.persistence.lease import live_holder
 from graph.runtime.desk import DeskRuntime
+from tests.support.cli import run_cli
 from tests.support.emitter import RecordedEmitter
 from tests.support.env import demo_env
 from tests.support.models import HeldTurn
@@ -24,7 +28,11 @@ NOTE = "Bear, what about the China export ban?"
 
 
 async def test_a_window_on_another_process_is_refused_while_the_thread_runs(
-        tmp_path: Path, emitter: RecordedEmitter, no_model_env: None) -> None:
+        tmp_path: Path, emitter: RecordedEmitter, no_model_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The second window tries for the lease a while before it refuses (a run that just ended elsewhere lets go
+    # of it a moment after its last word); the first run here is held until released, so no wait would see it
+    # free: a short one, not chat.runs' 5 s twice.
+    monkeypatch.setattr(runs, "LEASE_WAIT_S", 0.5)
     settings = Settings(DESK_DATA_DIR=tmp_path / "data", DESK_DEMO_DELAY_MS=0)
     held = HeldTurn("Bull Researcher")
     first = DeskService(settings, models=held.models)
@@ -76,7 +84,8 @@ async def test_the_cli_refuses_a_thread_that_runs_elsewhere_and_runs_it_once_fre
         assert refused.returncode == 1, refused.stderr
         assert "running in another process" in refused.stderr
         assert not await desk.has_thread(thread), "nothing ran"
-        ran = await asyncio.to_thread(cli)
+        # Once free, a run of the thread needs no process of its own: `python -m graph …` in this one.
+        ran = await asyncio.to_thread(run_cli, tmp_path, "--thread", thread, "should I buy NVDA today?")
         assert ran.returncode == 0, ran.stderr
         assert "Final decision for NVDA" in ran.stdout
         assert await desk.leases.holder(thread) is None, "free after the run"

@@ -32,8 +32,11 @@ async def follow_up(client: DeskClient, text: str) -> str:
 
 
 async def test_a_thread_moves_between_two_servers_on_one_database(tmp_path, fresh_postgres_url):
-    env = {"DESK_DATABASE_URL": fresh_postgres_url, "DESK_DEMO_DELAY_MS": "30"}
-    first, second = Server(tmp_path / "one", **env), Server(tmp_path / "two", **env)
+    # The first server paced, to act while the Bull speaks; the second (and the first once back) at no pace: they
+    # finish the run and answer follow-ups, watched whole.
+    env = {"DESK_DATABASE_URL": fresh_postgres_url}
+    first, second = Server(tmp_path / "one", **env, DESK_DEMO_DELAY_MS="30"), Server(tmp_path / "two", **env,
+                                                                                       DESK_DEMO_DELAY_MS="0")
     for server in (first, second):
         server.data_dir.mkdir()
         server.start()
@@ -75,6 +78,7 @@ async def test_a_thread_moves_between_two_servers_on_one_database(tmp_path, fres
         await client.close()
 
         # The first server, back: the same thread with the second's follow-up, and another one.
+        first.extra_env["DESK_DEMO_DELAY_MS"] = "0"
         first.start()
         client = DeskClient(first.base)
         await client.connect(thread_id=thread)

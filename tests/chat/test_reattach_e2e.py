@@ -15,9 +15,10 @@ pytestmark = pytest.mark.e2e
 PACED_MS = "40"  # per streamed word: a run long enough to reload in the middle of it
 
 
-@pytest.fixture
-def server(tmp_path):
-    server = Server(tmp_path, DESK_DEMO_DELAY_MS=PACED_MS)
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    # One server for the module: each test is its own user, its own thread.
+    server = Server(tmp_path_factory.mktemp("reattach-e2e"), DESK_DEMO_DELAY_MS=PACED_MS)
     server.start()
     yield server
     server.stop()
@@ -37,15 +38,15 @@ def events_after_resume(client: DeskClient, name: str) -> list[Any]:
     return [d for n, d in client.events[start:] if n == name]
 
 
-async def open_thread(server: Server, thread: str, cookie: str) -> DeskClient:
-    page = DeskClient(server.base)
+async def open_thread(server: Server, thread: str, cookie: str, user: str) -> DeskClient:
+    page = DeskClient(server.base, username=user)
     await page.connect(thread_id=thread, cookie=cookie)
     await page.wait_for(lambda: resumed_steps(page), 20, "the stored thread")
     return page
 
 
 async def test_a_reloaded_page_shows_the_turn_so_far_keeps_streaming_and_can_stop(server):
-    first = DeskClient(server.base)
+    first = DeskClient(server.base, username="reloader")
     await first.connect()
     await first.send("Should I buy NVDA today?")
     await first.wait_for(lambda: speaking(first, "Bull Researcher"), 90, "the Bull speaking")
@@ -54,7 +55,7 @@ async def test_a_reloaded_page_shows_the_turn_so_far_keeps_streaming_and_can_sto
     assert thread
     await first.close()  # the reload: the first page is gone
 
-    page = await open_thread(server, thread, cookie)
+    page = await open_thread(server, thread, cookie, "reloader")
     try:
         steps = {s["id"]: s for s in resumed_steps(page)}
         # What was said so far, the open turn included with its words (stored, it may be blank).
@@ -78,12 +79,12 @@ async def test_a_reloaded_page_shows_the_turn_so_far_keeps_streaming_and_can_sto
 
 
 async def test_a_second_tab_and_the_first_both_follow_the_run_to_its_decision(server):
-    first = DeskClient(server.base)
+    first = DeskClient(server.base, username="two-tabs")
     await first.connect()
     try:
         await first.send("Should I buy NVDA today?")
         await first.wait_for(lambda: speaking(first, "Bear Researcher"), 90, "the Bear speaking")
-        second = await open_thread(server, first.thread_id or "", first.cookie)
+        second = await open_thread(server, first.thread_id or "", first.cookie, "two-tabs")
         try:
             for page in (first, second):
                 await page.wait_for(lambda p=page: runs_finished(p) >= 1, 120, "the decision")

@@ -39,6 +39,7 @@ async def test_a_killed_server_resumes_the_run_and_answers_the_pending_note(tmp_
         with contextlib.suppress(Exception):
             await client.close()
 
+    server.extra_env["DESK_DEMO_DELAY_MS"] = "0"  # back at no pace: the resumed run is waited for whole
     server.start()
     client = DeskClient(server.base)
     try:

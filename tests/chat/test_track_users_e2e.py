@@ -14,7 +14,7 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture
 def server(tmp_path):
-    server = Server(tmp_path)
+    server = Server(tmp_path, DESK_DEMO_DELAY_MS="0")  # no pace: five whole runs, none watched as it streams
     server.start()
     yield server
     server.stop()

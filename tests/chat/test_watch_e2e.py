@@ -83,16 +83,19 @@ def jobs(data_dir: Path) -> list[str]:
         return sorted(row[0] for row in db.execute(f"SELECT id FROM {JOBS_TABLE}") if row[0] != "watch:sync")
 
 
-@pytest.fixture
-def server(tmp_path):
-    server = Server(tmp_path, DESK_DEMO_DELAY_MS="0")
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    # One server for the tests that seed nothing: each has its own users, and only alice ever saves a watch
+    # (the refusals store nothing, which they check), so the scheduler's jobs below are hers alone.
+    server = Server(tmp_path_factory.mktemp("watch-e2e"), DESK_DEMO_DELAY_MS="0")
     server.start()
     yield server
     server.stop()
 
 
-async def test_ask_save_list_pause_resume_remove(server, tmp_path):
+async def test_ask_save_list_pause_resume_remove(server):
     alice, bob = DeskClient(server.base, username="alice"), DeskClient(server.base, username="bob")
+    tmp_path = server.data_dir
     await alice.connect()
     await bob.connect()
     try:
@@ -143,7 +146,7 @@ async def test_ask_save_list_pause_resume_remove(server, tmp_path):
         await bob.close()
 
 
-@pytest.mark.parametrize(("ask", "refusal"), [
+REFUSALS = [
     ("watch NVDA every hour", "at most once a trading day"),
     ("watch NVDA every Saturday", "closed on weekends"),
     ("watch NVDA on 2024-01-05", "2024-01-05 has passed"),
@@ -151,9 +154,12 @@ async def test_ask_save_list_pause_resume_remove(server, tmp_path):
                           "IBM", "CSCO", "ADBE", "QCOM", "TXN", "AVGO", "JPM", "PYPL", "UBER", "WMT", "KO"])
      + " every trading day", "at most 20 tickers"),
     ("每小时关注英伟达", "每个交易日最多运行一次"),
-])
-async def test_refused_watches_are_said_back_and_store_nothing(server, tmp_path, ask, refusal):
-    client = DeskClient(server.base)
+]
+
+
+@pytest.mark.parametrize(("ask", "refusal"), REFUSALS)
+async def test_refused_watches_are_said_back_and_store_nothing(server, ask, refusal):
+    client = DeskClient(server.base, username=f"refused-{REFUSALS.index((ask, refusal))}")  # a user per ask
     await client.connect()
     try:
         await answer(client, ask, re.escape(refusal))

@@ -19,17 +19,12 @@ from graph.core.personas import PERSONAS
 from graph.core.settings import Settings
 from graph.persistence.database import open_checkpointer
 from graph.runtime.desk import DeskRuntime, Interrupted
+from tests.support.cli import run_cli
+from tests.support.cli import run_module as run  # `python -m graph …` in this process: no new interpreter a call
 from tests.support.clock import python_path
 from tests.support.env import TEST_PACE
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def run(args, tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "DESK_"))} | TEST_PACE
-    env |= {"DESK_DATA_DIR": str(tmp_path / "data"), "DESK_DEMO_DELAY_MS": "0"}
-    return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, env=env,
-                          cwd=tmp_path, timeout=180)
 
 
 def test_cli_runs_the_desk_and_continues_the_thread(tmp_path):
@@ -138,8 +133,8 @@ def test_a_killed_cli_run_resumes_from_the_pending_step(tmp_path, kill_at):
             proc.kill()
         proc.wait(10)
 
-    out = subprocess.run([sys.executable, "-m", "graph", "--thread", thread, "--resume"], capture_output=True,
-                         text=True, env=cli_env(tmp_path, DESK_DEMO_DELAY_MS="0"), cwd=tmp_path, timeout=180)
+    # The resumes need no process of their own (the killed one was): `python -m graph …` run in this one.
+    out = run_cli(tmp_path, "--thread", thread, "--resume")
     assert out.returncode == 0, out.stdout + out.stderr
     assert f"resuming thread {thread} at the {kill_at}" in out.stdout
     headers = re.findall(r"^▶ (.+)$", out.stdout, re.M)
@@ -149,8 +144,7 @@ def test_a_killed_cli_run_resumes_from_the_pending_step(tmp_path, kill_at):
     else:
         assert headers == order[order.index(kill_at):]
     assert re.search(r"Final decision for NVDA on 2024-05-06: (BUY|SELL|HOLD)", out.stdout)
-    again = subprocess.run([sys.executable, "-m", "graph", "--thread", thread, "--resume"], capture_output=True,
-                           text=True, env=cli_env(tmp_path), cwd=tmp_path, timeout=180)
+    again = run_cli(tmp_path, "--thread", thread, "--resume")
     assert again.returncode == 2 and "no interrupted run" in again.stderr
 
 

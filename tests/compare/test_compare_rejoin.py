@@ -20,9 +20,10 @@ pytestmark = pytest.mark.e2e
 PACED_MS = "40"  # per streamed word: a comparison long enough to reload in the middle of it
 
 
-@pytest.fixture
-def server(tmp_path):
-    server = Server(tmp_path, DESK_DEMO_DELAY_MS=PACED_MS)
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    # One server for the module: each test is its own user, its own threads.
+    server = Server(tmp_path_factory.mktemp("compare-rejoin"), DESK_DEMO_DELAY_MS=PACED_MS)
     server.start()
     yield server
     server.stop()
@@ -43,14 +44,15 @@ def speaking(client: DeskClient, persona: str, ticker: str) -> bool:
                for m in turns(client))
 
 
-async def open_thread(server: Server, thread: str, cookie: str) -> DeskClient:
-    page = DeskClient(server.base, username="alice")
+async def open_thread(server: Server, thread: str, cookie: str, user: str) -> DeskClient:
+    page = DeskClient(server.base, username=user)
     await page.connect(thread_id=thread, cookie=cookie)
     await page.wait_for(lambda: resumed_steps(page), 20, "the stored thread")
     return page
 
 
 async def test_a_reloaded_page_rejoins_the_comparison_to_its_card_then_can_stop_the_next(server):
+    logged = len(server.log_text())  # the log from here on is this test's (the server is the module's)
     first = DeskClient(server.base, username="alice")
     await first.connect()
     await first.send("NVDA or AMD?")
@@ -60,7 +62,7 @@ async def test_a_reloaded_page_rejoins_the_comparison_to_its_card_then_can_stop_
     assert thread
     await first.close()  # the reload: the first page is gone
 
-    page = await open_thread(server, thread, cookie)
+    page = await open_thread(server, thread, cookie, "alice")
     try:
         steps = {s["id"]: s for s in resumed_steps(page)}
         # What was said so far, the open turn included with its words (stored, it may still be blank).
@@ -91,7 +93,7 @@ async def test_a_reloaded_page_rejoins_the_comparison_to_its_card_then_can_stop_
     await first.wait_for(lambda: speaking(first, "Market Analyst", "MSFT"), 120, "MSFT's analysts")
     again, cookie = first.thread_id or "", first.cookie
     await first.close()
-    page = await open_thread(server, again, cookie)
+    page = await open_thread(server, again, cookie, "alice")
     try:
         stop = await page.wait_for(lambda: [a for a in after_resume(page, "action") if a["name"] == STOP_ACTION],
                                    30, "Stop offered again")
@@ -102,16 +104,16 @@ async def test_a_reloaded_page_rejoins_the_comparison_to_its_card_then_can_stop_
     finally:
         with contextlib.suppress(Exception):
             await page.close()
-    assert "Traceback" not in server.log_text()
+    assert "Traceback" not in server.log_text()[logged:]
 
 
 async def test_a_second_tab_and_the_first_both_follow_the_comparison_to_its_card(server):
-    first = DeskClient(server.base, username="alice")
+    first = DeskClient(server.base, username="bea")
     await first.connect()
     try:
         await first.send("NVDA or AMD?")
         await first.wait_for(lambda: speaking(first, "Bear Researcher", "NVDA"), 120, "NVDA's Bear speaking")
-        second = await open_thread(server, first.thread_id or "", first.cookie)
+        second = await open_thread(server, first.thread_id or "", first.cookie, "bea")
         try:
             for page in (first, second):
                 await page.wait_for(lambda p=page: cards(p), 120, "the card")

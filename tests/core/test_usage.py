@@ -1,18 +1,14 @@
 """Token accounting: per persona and per run, kept in the thread, and the run's budget."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-
 import pytest
 from langchain_core.messages import AIMessage, HumanMessage
 
 from graph.core.personas import PERSONAS
 from graph.core.usage import BudgetReached, RunUsage, Usage, merge_usage, run_total, tokens, usage_of, usage_summary
 from graph.persistence.database import open_checkpointer
+from tests.support.cli import run_cli
 from tests.support.desk import LiveDesk, live_settings
-from tests.support.env import TEST_PACE
 from tests.support.fake_openai import FakeOpenAI
 from tests.support.models import ScriptedChatModel
 
@@ -143,11 +139,7 @@ def test_the_summary_leads_with_the_run_and_lists_personas_in_speaking_order():
 
 
 def test_the_cli_shows_the_runs_tokens_when_it_ends(tmp_path):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "DESK_"))} | TEST_PACE
-    env |= {"DESK_DATA_DIR": str(tmp_path / "data"), "DESK_DEMO_DELAY_MS": "0"}
-    out = subprocess.run([sys.executable, "-m", "graph", "--today", "2024-05-06", "--analysts", "market",
-                          "should I buy NVDA today?"], capture_output=True, text=True, env=env, cwd=tmp_path,
-                         timeout=180)
+    out = run_cli(tmp_path, "--today", "2024-05-06", "--analysts", "market", "should I buy NVDA today?")
     assert out.returncode == 0, out.stderr
     assert "\nTokens this run: " in out.stdout
     assert "- Market Analyst: " in out.stdout and "- Risk Judge: " in out.stdout

@@ -5,10 +5,7 @@ writes English, persona labels and the CLI's card are in it, and a Chinese rulin
 from __future__ import annotations
 
 import itertools
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 from langchain_core.messages import AIMessage
@@ -22,7 +19,7 @@ from graph.core.state import FinalDecision, language_of
 from graph.core.words import language_name, phrase
 from graph.models.registry import ModelRegistry
 from graph.nodes.thread_language import thread_language
-from tests.support.env import TEST_PACE
+from tests.support.cli import run_module as run_cli  # `python -m graph …` in this process: no new interpreter
 from tests.support.models import ScriptedChatModel, system_text
 
 CHINESE = "英伟达今天能买吗？"
@@ -280,13 +277,6 @@ def test_the_cli_card_in_chinese(capsys):
     out = capsys.readouterr().out
     assert "Final decision for NVDA on 2024-05-06: SELL" in out and "  Position size 组合的 1.5%\n" in out
     assert "  Along the way Research Manager SELL → Trader HOLD → Risk Judge SELL\n" in out
-
-
-def run_cli(args: list[str], tmp_path) -> subprocess.CompletedProcess:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "DESK_"))} | TEST_PACE
-    env |= {"DESK_DATA_DIR": str(tmp_path / "data"), "DESK_DEMO_DELAY_MS": "0"}
-    return subprocess.run([sys.executable, "-m", *args], capture_output=True, text=True, env=env, cwd=tmp_path,
-                          timeout=180)
 
 
 def test_the_cli_speaks_the_requests_language(tmp_path):

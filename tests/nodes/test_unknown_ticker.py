@@ -141,7 +141,7 @@ async def test_demo_the_question_is_asked_once_another_message_drops_it(desk_fac
 
 @pytest.mark.e2e
 async def test_chat_asks_back_and_runs_after_the_confirmation(tmp_path):
-    server = Server(tmp_path)
+    server = Server(tmp_path, DESK_DEMO_DELAY_MS="0")  # no pace: the analysis is waited for whole
     server.start()
     client = DeskClient(server.base)
     try:

@@ -4,12 +4,16 @@ security tests and by the script that measures the attacks against a server (bef
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
+import os
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 import httpx
 
@@ -52,10 +56,28 @@ def outputs(threads: list[dict]) -> list[str]:
     return [s.get("output") or "" for t in threads for s in t.get("steps", [])]
 
 
-def users(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """`python -m chat.users ARGS` on a data folder (as an operator runs it)."""
+def users_process(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m chat.users ARGS` on a data folder, as an operator runs it: a process of its own."""
     return subprocess.run([sys.executable, "-m", "chat.users", *args], cwd=ROOT, capture_output=True, text=True,
                           env=demo_env(DESK_DATA_DIR=str(data_dir)), timeout=60)
+
+
+def users(data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`python -m chat.users ARGS` on a data folder: its `main`, run in this process (no new interpreter a call;
+    `users_process` starts one), with the environment, the working folder and the exit code a process has."""
+    from chat.users import main  # the chat's imports only where a test manages accounts
+
+    out, err = io.StringIO(), io.StringIO()
+    here = Path.cwd()
+    with mock.patch.dict(os.environ, demo_env(DESK_DATA_DIR=str(data_dir)), clear=True), \
+            contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exit_:  # argparse refusing a command
+            code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 2)
+        finally:
+            os.chdir(here)  # main goes to the checkout's root, as the command does
+    return subprocess.CompletedProcess(["python", "-m", "chat.users", *args], code, out.getvalue(), err.getvalue())
 
 
 @dataclass

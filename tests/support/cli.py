@@ -1,6 +1,7 @@
 """`python -m graph …` run inside the test's own process: the same `main` a user's command runs, without a new
 interpreter importing the desk each time (3-4 s a call on this machine). For what needs a process of its own (a
-kill, a lease held by another process, the real console script), tests start one (tests/cli/test_cli.py: `run`)."""
+kill, a lease held by another process, the real console script), tests start one (tests/cli/test_cli.py: the
+killed run)."""
 from __future__ import annotations
 
 import contextlib

@@ -13,6 +13,7 @@ from graph.persistence.store import open_sqlite_store
 from graph.runtime.desk import DeskRuntime
 from graph.track.calls import Call
 from graph.track.log import DecisionLog
+from tests.support.cli import run_cli
 from tests.support.env import demo_env
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,20 +82,15 @@ async def test_a_restart_loses_nothing_and_the_start_settles_in_the_background(t
 
 
 def test_the_cli_logs_its_decision_and_prints_the_record(tmp_path):
-    env = demo_env(DESK_DATA_DIR=str(tmp_path / "data"), DESK_DEMO_DELAY_MS="0")
-    analysis = subprocess.run(
-        [sys.executable, "-m", "graph", "should I buy NVDA on 2024-03-01?", "--today", "2024-06-10",
-         "--analysts", "market", "--debate-rounds", "1", "--risk-rounds", "1", "--quiet-tools"],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=180)
+    # `python -m graph …` in this process (tests/support/cli.py): each call opens the data folder afresh.
+    analysis = run_cli(tmp_path, "should I buy NVDA on 2024-03-01?", "--today", "2024-06-10",
+                       "--analysts", "market", "--debate-rounds", "1", "--risk-rounds", "1", "--quiet-tools")
     assert analysis.returncode == 0, analysis.stderr
     assert "▶ Track record" in analysis.stdout and "starts from nothing" in analysis.stdout
-    record = subprocess.run([sys.executable, "-m", "graph", "--record", "--today", "2024-06-10"], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=120)
+    record = run_cli(tmp_path, "--record", "--today", "2024-06-10")
     assert record.returncode == 0, record.stderr
     assert "| 2024-03-01 | NVDA |" in record.stdout and ("| right |" in record.stdout or "| wrong |" in record.stdout)
-    other = subprocess.run([sys.executable, "-m", "graph", "--record", "--user", "bob"], cwd=ROOT, env=env,
-                           capture_output=True, text=True, timeout=120)
+    other = run_cli(tmp_path, "--record", "--user", "bob")
     assert "No calls are logged yet" in other.stdout
-    refused = subprocess.run([sys.executable, "-m", "graph", "--ticker", "NVDA", "hi"], cwd=ROOT, env=env,
-                             capture_output=True, text=True, timeout=60)
+    refused = run_cli(tmp_path, "--ticker", "NVDA", "hi")
     assert refused.returncode == 2 and "--ticker goes with --record" in refused.stderr

@@ -209,7 +209,7 @@ def test_traditional_reads_the_simplified_words_converted() -> None:
 
 @pytest.fixture
 def server(tmp_path):
-    server = Server(tmp_path)
+    server = Server(tmp_path, DESK_DEMO_DELAY_MS="0")  # no pace: whole runs, none watched as it streams
     server.start()
     yield server
     server.stop()
