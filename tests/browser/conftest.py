@@ -70,8 +70,8 @@ def browser() -> Iterator[Browser]:
             chromium.close()
 
 
-def _site(browser: Browser, folder: Path, delay_ms: str) -> Iterator[Site]:
-    server = Server(folder, DESK_DEMO_DELAY_MS=delay_ms)
+def _site(browser: Browser, folder: Path, delay_ms: str, **env: str) -> Iterator[Site]:
+    server = Server(folder, DESK_DEMO_DELAY_MS=delay_ms, **env)
     server.start()
     try:
         context = browser.new_context(viewport=VIEWPORT)
