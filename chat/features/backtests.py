@@ -384,13 +384,14 @@ def explained_table(result: Result, language: str) -> str:
                 continue
             simulation = result.simulations.get((ticker, row.strategy))
             why = why_row(simulation, language) if simulation is not None and row.strategy not in hold else ""
-            name = persona_label(DESK, language) if row.strategy == DESK_STRATEGY and language != "en" else row.strategy
+            name = (persona_label(DESK, language) if row.strategy == DESK_STRATEGY and language != "en"
+                    else result.strategy_in(row, language))
             rows.append(replace(row, strategy=phrase(language, "chat.backtest_why", strategy=name, why=why)
                                 if why else name))
         header, *grid = replace(table, rows=tuple(rows)).grid([ticker])
         header = header.replace("| Strategy |", f"| {phrase(language, 'chat.backtest_strategy')} |", 1)
         lines += ["", header, *grid]
-    if notes := table.note_lines():
+    if notes := result.note_lines(language):
         lines += ["", *notes]
     return "\n".join(lines) + "\n"
 

@@ -25,6 +25,7 @@ from graph.core import clock
 
 from ..core.context import backtest_user
 from ..core.state import Signal
+from ..core.words import DEFAULT_LANGUAGE, phrase
 from ..persistence.namespaces import user_label
 from .plan import Plan
 
@@ -54,6 +55,14 @@ def memory_user(user: str, backtest: str) -> str:
     return backtest_user(user, backtest)
 
 
+REASONS = ("lease", "run", "vendor", "undecided")  # why a day fails: `[backtest] reason_…`
+
+
+def failure(kind: str, detail: str = "") -> str:
+    """A failed day's reason as its record keeps it (in English): `[backtest] reason_<kind>`."""
+    return phrase(DEFAULT_LANGUAGE, f"backtest.reason_{kind}", detail=detail)
+
+
 @dataclass
 class Day:
     """One (ticker, day) of a backtest, as the runner left it."""
@@ -69,7 +78,7 @@ class Day:
     tokens: int = 0  # as the run's usage counts them (graph/core/usage.py)
     calls: int = 0
     wall_s: float | None = None  # None: not timed (found finished in its thread on a resume)
-    reason: str = ""  # why it failed
+    reason: str = ""  # why it failed, in English (`failure`); `reason_in` words it for a reader
     # Earlier days whose call could have been recalled by this one but were still running when it started
     # (graph/backtest/runner.py, "point in time"): this day knew less than it could have, never more.
     unseen: list[str] = field(default_factory=list)
@@ -78,6 +87,16 @@ class Day:
     @property
     def key(self) -> str:
         return f"{self.ticker}:{self.day}"
+
+    def reason_in(self, language: str) -> str:
+        """Why the day failed, in `language`: a reason the runner wrote (`failure`) in its words, its detail (an
+        error's own text) as it was; any other as recorded."""
+        for kind in REASONS:
+            head, detail, tail = phrase(DEFAULT_LANGUAGE, f"backtest.reason_{kind}", detail="\0").partition("\0")
+            if self.reason == head or (detail and self.reason.startswith(head) and self.reason.endswith(tail)):
+                said = self.reason[len(head):len(self.reason) - len(tail)]
+                return phrase(language, f"backtest.reason_{kind}", detail=said)
+        return self.reason
 
     @classmethod
     def from_json(cls, value: dict[str, Any]) -> Day:

@@ -19,8 +19,10 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..core.personas import ANALYSTS
 from ..core.state import Signal
 from ..core.trading_days import EXCHANGES, sessions_between
+from ..core.words import DEFAULT_LANGUAGE, label, phrase, vendor_name
 from ..data.vendor import Vendor
 from ..request.listing_codes import market_of
 from ..tools.cutoff import cut_prices
@@ -30,7 +32,7 @@ from .export import daily_csv
 from .metrics import Metrics, metrics
 from .record import Backtest, Day
 from .simulate import Rules, Simulation, simulate
-from .table import Table, is_paper_window, published_rows, table
+from .table import PUBLISHED, PUBLISHED_SOURCE, Row, Table, bullets, is_paper_window, published_rows, table
 
 DESK = "Trading Desk"  # the desk's row, after the baselines as in the paper
 LOOKBACK_DAYS = 120  # calendar days of closes before the window: ~80 sessions, over MACD's 34
@@ -44,11 +46,28 @@ class Result:
     scores: Mapping[str, Mapping[str, Metrics]]  # strategy → ticker → metrics
     days: Mapping[str, Day]
     rules: Rules
+    risk_free_rate: float = 0.0
 
     @property
     def baselines(self) -> tuple[Baseline, ...]:
         """The rule baselines in the table, each with its rule in words (`rule_in(language)`)."""
         return BASELINES
+
+    def note_lines(self, language: str = DEFAULT_LANGUAGE) -> list[str]:
+        """The table's notes as a Markdown list, in `language`: in English, the very lines of `table.note_lines()`
+        (the CLI's file); in another, the same facts and figures in its words (the chat)."""
+        sources = [phrase(language, "backtest.note_source", strategy=self.strategy_in(row, language),
+                          source=phrase(language, "backtest.published_source")
+                          if row.source == PUBLISHED_SOURCE else row.source)
+                   for row in self.table.rows if row.source]
+        return bullets([*notes(self.backtest, self.days, self.simulations, self.rules, self.risk_free_rate,
+                               language), *sources])
+
+    @staticmethod
+    def strategy_in(row: Row, language: str) -> str:
+        """A row's strategy as shown in `language`: the published row's "(published)" in its words."""
+        name, published, _ = row.strategy.rpartition(f" ({PUBLISHED})")
+        return phrase(language, "backtest.published_row", name=name) if published and row.source else row.strategy
 
     @property
     def failed(self) -> list[Day]:
@@ -136,39 +155,45 @@ def score(backtest: Backtest, days: Mapping[str, Day], vendor: Vendor, *, rules:
     if plan.synthetic:
         title += " (synthetic)"
     shown = table(scores, plan.tickers, strategies, title=title,
-                  notes=_notes(backtest, days, simulations, rules, risk_free_rate), extra_rows=extra)
-    return Result(backtest, shown, simulations, scores, days, rules)
+                  notes=notes(backtest, days, simulations, rules, risk_free_rate), extra_rows=extra)
+    return Result(backtest, shown, simulations, scores, days, rules, risk_free_rate)
 
 
-def _notes(backtest: Backtest, days: Mapping[str, Day], simulations: Mapping[tuple[str, str], Simulation],
-           rules: Rules, risk_free_rate: float) -> list[str]:
+def notes(backtest: Backtest, days: Mapping[str, Day], simulations: Mapping[tuple[str, str], Simulation],
+          rules: Rules, risk_free_rate: float, language: str = DEFAULT_LANGUAGE) -> list[str]:
+    """What is said under the table, in `language` (prompts/words_<language>.md, `[backtest] note_…`)."""
+    say = lambda key, **f: phrase(language, "backtest.note_" + key, **f)  # noqa: E731 - one line per note
+    listed = say("list_separator").join
     plan = backtest.plan
-    notes: list[str] = []
+    said: list[str] = []
     if plan.synthetic:
-        notes.append(f"Synthetic: {plan.data} and/or the demo model. These figures say nothing about a market.")
-    every = "every trading day" if plan.every == 1 else f"every {plan.every} trading days"
-    rounds = f"{plan.debate_rounds} debate and {plan.risk_rounds} risk round{'s' * (plan.risk_rounds > 1)}"
-    notes.append(f"{DESK}: one deliberation {every} ({', '.join(plan.analysts)}; {rounds}), each on that day's data "
-                 "only; in between, its position is kept.")
-    notes += [f"Rule: {line}" for line in rules.describe()]
-    notes.append(f"CR, ARR, SR, MDD in % (SR as is) from quantstats; SR with a risk-free rate of {risk_free_rate:g}.")
+        said.append(say("synthetic", data=vendor_name(plan.data, language)))
+    every = phrase(language, "backtest.every_day") if plan.every == 1 else phrase(language, "backtest.every_n",
+                                                                                   n=plan.every)
+    personas = {a.kind: a.persona for a in ANALYSTS}
+    # English names the kinds, as --analysts takes them; a language with persona labels, its analysts.
+    analysts = phrase(language, "backtest.analyst_separator").join(
+        label(language, "personas", kind, key=personas.get(kind)) for kind in plan.analysts)
+    rounds = say("rounds_many" if plan.risk_rounds > 1 else "rounds_one", debate=plan.debate_rounds,
+                 risk=plan.risk_rounds)
+    said.append(say("desk", every=every, analysts=analysts, rounds=rounds))
+    said += [say("rule", rule=line) for line in rules.describe(language)]
+    said.append(say("metrics", rate=f"{risk_free_rate:g}"))
     if failed := [d for d in days.values() if d.status == "failed"]:
-        notes.append("Failed days (no signal: the position was kept): "
-                     + "; ".join(f"{d.ticker} {d.day} ({d.reason})" for d in failed))
+        said.append(say("failed", days=say("failed_separator").join(
+            say("failed_day", ticker=d.ticker, day=d.day, reason=d.reason_in(language)) for d in failed)))
     planned = {f"{t}:{d.isoformat()}" for t in plan.tickers for d in plan.days[t]}
     if left := sorted(planned - set(days)):
-        notes.append(f"Not run ({len(left)} days: no signal, the position was kept): {', '.join(left[:10])}"
-                     + (" …" if len(left) > 10 else ""))
+        said.append(say("not_run", n=len(left), days=listed(left[:10]), more=" …" if len(left) > 10 else ""))
     if unseen := [d for d in days.values() if d.unseen]:
-        notes.append(f"{len(unseen)} day(s) ran beside an earlier day whose call had settled by their date, so "
-                     "could not recall it (see the days below; --concurrency 1 avoids it).")
+        said.append(say("unseen", n=len(unseen)))
     gaps = sorted({f"{ticker} {day}" for (ticker, strategy), sim in simulations.items() if strategy == DESK
                    for day in sim.gaps})
     if gaps:
-        notes.append(f"Gaps (a session without a close: no trade, no return): {', '.join(gaps)}")
+        said.append(say("gaps", gaps=listed(gaps)))
     if plan.synthetic and is_paper_window(plan.start, plan.end):
-        notes.append("The paper's published figures are not shown beside synthetic data.")
-    return notes
+        said.append(say("no_published"))
+    return said
 
 
 async def score_async(backtest: Backtest, days: Mapping[str, Day], vendor: Vendor, *, rules: Rules | None = None,

@@ -51,7 +51,7 @@ from ..runtime.desk import DeskRuntime
 from ..track.horizon import due_date, sessions
 from ..track.log import DecisionLog
 from .plan import Plan
-from .record import Backtest, Day, Records
+from .record import Backtest, Day, Records, failure
 from .tokens import Estimate, estimate
 from .watch import watching
 
@@ -332,18 +332,18 @@ class Runner:
             try:
                 state, failures = await self.where.deliberate(self.backtest, task, self.run_plan, fresh=fresh)
             except LeaseHeld:
-                reason = "its thread is running in another process"
+                reason = failure("lease")
                 break
             except Exception as exc:  # a model or storage failure: the thread stopped at a checkpoint
-                reason = f"the run failed: {explain(exc)}"
+                reason = failure("run", detail=explain(exc))
                 fresh = False
                 continue
             if failures:
-                reason = "the data vendor failed: " + "; ".join(dict.fromkeys(failures))
+                reason = failure("vendor", detail="; ".join(dict.fromkeys(failures)))
                 fresh = True  # its decision rests on missing data: begin the day again
                 continue
             if (decision := decided(state, task.day)) is None:
-                reason = f"the desk did not decide: {_last_words(state)}"
+                reason = failure("undecided", detail=_last_words(state))
                 break
             return day_of(task, state, decision, time.monotonic() - started)
         await self.where.forget(self.backtest, task.thread)  # a decision made on missing data is not learnt from

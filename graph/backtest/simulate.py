@@ -33,6 +33,7 @@ from typing import Literal, get_args
 import pandas as pd
 
 from graph.core.state import Signal
+from graph.core.words import DEFAULT_LANGUAGE, phrase
 
 Mode = Literal["long_short", "long_only"]
 SIGNALS: frozenset[str] = frozenset(get_args(Signal))
@@ -60,15 +61,12 @@ class Rules:
             return -1.0 if self.mode == "long_short" else 0.0
         return held  # HOLD and no signal keep the position
 
-    def describe(self) -> tuple[str, ...]:
-        sell = "SELL → short" if self.mode == "long_short" else "SELL → flat (long-only)"
-        return (
-            f"BUY → long, {sell}, HOLD or no signal → keep the position; one unit, no sizing.",
-            "Trades at the close of the signal's day; the position earns from the next close on (no look-ahead).",
-            "Starts flat; the first day has no return (no close before it in the window).",
-            f"Cost: {self.cost_bps:g} bp of the portfolio per unit of position change (a flip pays twice).",
-            "A day without a close is a gap: nothing trades, and neither it nor the day after has a return.",
-        )
+    def describe(self, language: str = DEFAULT_LANGUAGE) -> tuple[str, ...]:
+        """The rules in words, one line each, in `language` (prompts/words_<language>.md, `[backtest] rules_…`)."""
+        say = lambda key, **f: phrase(language, "backtest.rules_" + key, **f)  # noqa: E731 - one line per rule
+        sell = say("sell_short") if self.mode == "long_short" else say("sell_flat")
+        return (say("positions", sell=sell), say("timing"), say("start"), say("cost", cost=f"{self.cost_bps:g}"),
+                say("gap"))
 
 
 @dataclass(frozen=True)

@@ -75,7 +75,12 @@ class Table:
     def note_lines(self) -> list[str]:
         """What is printed under the table, a Markdown list: its notes, then the published figures' sources."""
         sources = [f"{row.strategy}: {row.source}" for row in self.rows if row.source]
-        return [f"- {_escape(text)}" for text in (*self.notes, *(f"Source of {text}" for text in sources))]
+        return bullets((*self.notes, *(f"Source of {text}" for text in sources)))
+
+
+def bullets(texts: Sequence[str]) -> list[str]:
+    """Notes as a Markdown list, one line each."""
+    return [f"- {_escape(text)}" for text in texts]
 
 
 def _number(value: float | None) -> str:

@@ -189,8 +189,9 @@ def test_the_newcomers_backtest_reads_whole_in_a_1400_window(instant_page: Page)
 
 
 def test_a_chinese_backtest_reads_whole_in_chinese(instant_page: Page):
+    """The same in a Chinese thread: the plan, the rules, a row's reason, the table's notes and the months are
+    Chinese."""
     page = instant_page  # the days at no pace: none is watched as it streams
-    """The same in a Chinese thread: the plan, the rules, a row's reason and the months are Chinese."""
     page.set_viewport_size(NEWCOMER)
     ask(page, "回测英伟达 2024-01-29 至 2024-02-02")
     plan = desk_message(page, "回测计划：NVDA")
@@ -215,6 +216,13 @@ def test_a_chinese_backtest_reads_whole_in_chinese(instant_page: Page):
     expect(rules.filter(has_text="均线交叉（SMA）：5 日收盘均价高于 20 日均价")).to_have_count(1)
     shot(page, "7-chinese-result", result.locator("table"))
     shot(page, "7-chinese-rules", rules.last)
+    # The notes under the table too (issue 35, point 4): the synthetic data's, the desk's, the rules', the figures'.
+    notes = result.locator("li")
+    expect(notes.filter(has_text=re.compile(r"^合成数据：合成演示数据和/或演示模型。"))).to_have_count(1)
+    expect(notes.filter(has_text=re.compile(r"^交易台：每个交易日讨论一次（"))).to_have_count(1)
+    expect(notes.filter(has_text=re.compile(r"^规则："))).to_have_count(5)
+    expect(notes.filter(has_text=re.compile(r"Synthetic|Rule:|Trading Desk|risk-free|deliberation"))).to_have_count(0)
+    shot(page, "7-chinese-notes", notes.filter(has_text=re.compile(r"^规则：")).last)
 
     links = desk_message(page, "每个交易日的讨论")
     months = links.locator("li")

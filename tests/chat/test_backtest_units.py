@@ -163,6 +163,22 @@ def test_a_chinese_table_has_its_title_header_and_desk_in_chinese(language, titl
     assert rows[desk][0].startswith(desk) and "Trading" not in rows and "Strategy" not in text
 
 
+@pytest.mark.parametrize(("language", "synthetic", "rule"), [
+    ("en", "- Synthetic: synthetic demo data and/or the demo model.", "- Rule: BUY → long, SELL → short"),
+    ("zh", "- 合成数据：合成演示数据和/或演示模型。", "- 规则：BUY → 做多，SELL → 做空"),
+    ("zh-Hant", "- 合成數據：合成演示數據和/或演示模型。", "- 規則：BUY → 做多，SELL → 做空"),
+])
+def test_the_tables_notes_are_in_the_threads_language(language, synthetic, rule):
+    """Issue 35, point 4: the notes under the table too (the CLI's file keeps them in English)."""
+    result, _ = _scored(["NVDA"], date(2024, 1, 2), date(2024, 1, 5), desk="HOLD")
+    text = explained_table(result, language)
+    assert text.endswith("\n".join(result.note_lines(language)) + "\n")
+    assert synthetic in text and rule in text
+    if language != "en":
+        assert not re.search(r"Synthetic|Rule:|Trading Desk|risk-free|deliberation", text)
+        assert "- Synthetic:" in result.table.markdown()
+
+
 @pytest.mark.parametrize(("language", "title", "macd"), [
     ("en", "**The baselines' rules**", "- **MACD**: MACD(12, 26, 9) on closes: MACD line = EMA12 − EMA26"),
     ("zh", "**基准策略的规则**", "- **MACD**：MACD(12, 26, 9)，用收盘价：MACD 线 = EMA12 − EMA26"),
