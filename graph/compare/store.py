@@ -13,9 +13,11 @@ from typing import Any
 
 from langgraph.store.base import BaseStore
 
+from ..core import clock
 from ..persistence.namespaces import user_label
 
 COMPARE = "compare"
+WRITTEN = "written"  # the record's own time of writing, kept beside its fields
 
 
 @dataclass
@@ -55,7 +57,10 @@ class Comparisons:
         return (COMPARE, user_label(user))
 
     async def put(self, user: str, record: Record) -> None:
-        await self.store.aput(self._space(user), record.parent, record.to_json(), index=False)
+        # When, to the microsecond: the Store's own updated_at is whole seconds on SQLite, and a comparison that
+        # ended in the same second as the thread's last checkpoint read as older than it (its follow-ups lost).
+        value = record.to_json() | {WRITTEN: clock.now().isoformat()}
+        await self.store.aput(self._space(user), record.parent, value, index=False)
 
     async def get(self, user: str, parent: str) -> Record | None:
         item = await self.store.aget(self._space(user), parent)
@@ -66,5 +71,6 @@ class Comparisons:
         item = await self.store.aget(self._space(user), parent)
         if item is None:
             return None
-        at = item.updated_at  # a store may give it without its zone: it is UTC
-        return at if at.tzinfo is not None else at.replace(tzinfo=UTC)
+        written = item.value.get(WRITTEN)
+        at = datetime.fromisoformat(written) if isinstance(written, str) else item.updated_at  # older records: none
+        return at if at.tzinfo is not None else at.replace(tzinfo=UTC)  # a store may give it without its zone: UTC

@@ -24,10 +24,10 @@ def test_typing_a_slash_offers_the_commands_and_a_picked_one_waits_for_its_words
     box.press("Enter")
     expect(page.locator(".command-buttons-container #command-book")).to_be_visible()
     expect(box).to_have_value("")
-    box.press_sequentially("200 NVDA at 95")
+    box.press_sequentially("37 QCOM at 151.5")  # holdings no other test of the shared desk stores
     box.press("Enter")
     expect(page.get_by_text("Nothing is stored until you press")).to_be_visible(timeout=30_000)
-    expect(page.get_by_text("set NVDA to 200 @ 95.00")).to_be_visible()
+    expect(page.get_by_text("set QCOM to 37 @ 151.50")).to_be_visible()
 
 
 def test_the_commands_are_described_in_the_page_s_language(browser: Browser, desk: Site):
