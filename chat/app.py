@@ -35,9 +35,10 @@ from chat.history import LocalFileStorage, is_server_thread, make_data_layer
 from chat.kit.commands import declare, typed
 from chat.kit.feature import Feature
 from chat.kit.feature import Message as Heard
+from chat.kit.say import said
 from chat.languages import page_language, session_language
 from chat.panel import check_settings, describe, next_analysis, settings_widgets
-from chat.runs import RESUME_ACTION, STOP_ACTION, ChatRun, DeskService, asks_to_resume, said
+from chat.runs import RESUME_ACTION, STOP_ACTION, ChatRun, DeskService, asks_to_resume
 from chat.speakers import label_metadata
 from chat.web.accounts import is_loopback
 from chat.web.door import Door
@@ -204,7 +205,7 @@ async def _stop(chat: ChatRun) -> None:
     for feature in FEATURES:
         if await feature.stop(chat.thread_id):
             return
-    await said(chat.language, "nothing_running").send()
+    await said("nothing_running", language=chat.language).send()
 
 
 @cl.on_message
@@ -254,9 +255,9 @@ async def stop_action(action: cl.Action):
 async def resume_action(action: cl.Action):
     chat = await _chat()
     if chat.active:
-        await said(chat.language, "already_running").send()
+        await said("already_running", language=chat.language).send()
     elif await chat.interrupted() is None:
-        await said(chat.language, "nothing_to_resume").send()
+        await said("nothing_to_resume", language=chat.language).send()
     else:
         chat.start(None, next_analysis(cl.user_session.get("chat_settings"), SETTINGS))
 

@@ -50,8 +50,7 @@ from graph import (
 )
 
 from .edits import offer_edits
-from .kit.say import said as kit_said
-from .kit.say import signed_in
+from .kit.say import said, signed_in
 from .kit.tasks import Outcome, ThreadTask, ThreadTasks, quietly
 from .languages import DEFAULT
 from .pages import Pages
@@ -94,11 +93,6 @@ def acknowledgement(posted: Posted, language: str = DEFAULT) -> str:
     if posted.reader:
         return phrase(language, "chat.noted_next", who=persona_label(posted.reader, language))
     return phrase(language, "chat.noted_desk")
-
-
-def said(language: str, key: str, **fields: Any) -> cl.Message:
-    """A message of the Desk in the chat's own words, labelled in `language` (the kit's, chat/kit/say.py)."""
-    return kit_said(key, language=language, **fields)
 
 
 def resume_action(thread_id: str, language: str = DEFAULT) -> cl.Action:
@@ -252,7 +246,7 @@ class ChatRun(ThreadTask):
             await self.interject(text)
             return
         await self.join_page()
-        await said(self.language, "already_running").send()
+        await said("already_running", language=self.language).send()
 
     async def speak_as(self, page: str) -> None:
         """The chat's language on a reopened thread: the thread's own, else the page's."""
@@ -289,7 +283,7 @@ class ChatRun(ThreadTask):
         lang = self.language
         who = phrase(lang, "chat.list_separator").join(
             f"**{persona_label(p, lang)}**" for p in dict.fromkeys(stopped.personas))
-        offer = said(lang, "interrupted_before", reason=reason or phrase(lang, "chat.interrupted"), who=who,
+        offer = said("interrupted_before", language=lang, reason=reason or phrase(lang, "chat.interrupted"), who=who,
                      offer=offer_text)
         offer.actions = [resume_action(self.thread_id, lang)]
         await offer.send()
@@ -379,7 +373,7 @@ class ChatRun(ThreadTask):
             asked = "\n".join(quoted_note(n.text) for n in leftover[:NOTES_PER_TURN])
             if (more := len(leftover) - NOTES_PER_TURN) > 0:  # a new run marks every note read
                 key = "notes_overflow_one" if more == 1 else "notes_overflow_many"
-                await quietly(said(self.language, key, more=more, n=NOTES_PER_TURN).send())
+                await quietly(said(key, language=self.language, more=more, n=NOTES_PER_TURN).send())
             self.text, self.stop_under = asked, None
             self.launch()  # from this task's context: the run goes on to the same pages
         elif leftover:
@@ -388,7 +382,7 @@ class ChatRun(ThreadTask):
                 phrase(lang, "chat.note_quoted", text=quoted_note(n.text)) for n in leftover[:NOTES_PER_TURN])
             more = len(leftover) - NOTES_PER_TURN
             tail = phrase(lang, "chat.not_answered_more", more=more) if more > 0 else ""
-            await quietly(said(lang, "not_answered", listed=listed, more=tail).send())
+            await quietly(said("not_answered", language=lang, listed=listed, more=tail).send())
             self.tasks.forget(self)
 
     def _running(self) -> Renderer:
