@@ -44,9 +44,11 @@ async def said(client: DeskClient, pattern: str, timeout: float = 60) -> str:
 
 async def plan_offered(client: DeskClient, text: str) -> dict:
     """Ask, and the Run button of the plan stated."""
-    before = len(actions(client, "backtest_run"))
+    before, cancels = len(actions(client, "backtest_run")), len(actions(client, "backtest_cancel"))
     await client.send(text)
-    await client.wait_for(lambda: len(actions(client, "backtest_run")) > before, 30, f"the plan for {text!r}")
+    # Chainlit sends a message's actions one event each after the message: wait for both buttons.
+    await client.wait_for(lambda: len(actions(client, "backtest_run")) > before
+                          and len(actions(client, "backtest_cancel")) > cancels, 30, f"the plan for {text!r}")
     return actions(client, "backtest_run")[-1]
 
 

@@ -57,9 +57,11 @@ OFFER = "Nothing is stored until you press"
 
 async def offered(client: DeskClient, text: str, pattern: str = OFFER) -> tuple[str, dict]:
     """Tell the desk something about the book: the offer's text and its Store button."""
-    before = len(actions(client, "book_store"))
+    before, cancels = len(actions(client, "book_store")), len(actions(client, "book_cancel"))
     said = await answer(client, text, pattern)
-    await client.wait_for(lambda: len(actions(client, "book_store")) > before, 10, "the Store button")
+    # Chainlit sends a message's actions one event each, after the message: wait for both buttons.
+    await client.wait_for(lambda: len(actions(client, "book_store")) > before
+                          and len(actions(client, "book_cancel")) > cancels, 10, "Store and Cancel")
     return said, actions(client, "book_store")[-1]
 
 
