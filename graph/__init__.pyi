@@ -82,6 +82,7 @@ from .persistence.accounts import (
     normalize_name,
 )
 from .persistence.checkpoint import SERDE
+from .persistence.personal_tokens import PersonalToken, PersonalTokens, TokenError
 from .persistence.lease import LeaseHeld, live_holder
 from .persistence.offers import Offered, OfferStore
 from .persistence.postgres import SCHEMA_LOCK, libpq_url, sqlalchemy_url
@@ -162,6 +163,8 @@ __all__ = [
     "OfferStore",
     "Offered",
     "Outcome",
+    "PersonalToken",
+    "PersonalTokens",
     "PlanRefused",
     "Position",
     "Posted",
@@ -184,6 +187,7 @@ __all__ = [
     "Step",
     "SyntheticVendor",
     "Token",
+    "TokenError",
     "ToolFinished",
     "ToolStarted",
     "Vendor",
