@@ -30,6 +30,7 @@ from chat.features.backtest_days import DayLinks, render_day
 from chat.features.backtests import Backtests
 from chat.features.book import Books
 from chat.features.compare import Compares, render_desk
+from chat.features.mcp import McpEndpoint, render_mcp
 from chat.features.watches import Watches, render_scheduled
 from chat.history import LocalFileStorage, is_server_thread, make_data_layer
 from chat.kit.commands import declare, typed
@@ -43,10 +44,11 @@ from chat.speakers import label_metadata
 from chat.web.accounts import is_loopback
 from chat.web.door import Door
 from chat.web.logins import DeskAuth
+from chat.web.programs import ProgramAuth
 from chat.web.serving import Serving, keep_session_files
 from chat.web.startup import prepare
 from chat.web.tokens import CLIENT_ADDRESS
-from graph import DESK, Settings, Situation, clock, route, word_list
+from graph import DESK, PersonalTokens, Settings, Situation, clock, route, word_list
 
 SETTINGS = Settings()
 prepare(SETTINGS, chainlit_config.run.host)  # exits (2) on a public address in local mode
@@ -66,7 +68,9 @@ WATCHES = Watches(SERVICE)  # watches asked in words, /watch, the scheduler and 
 COMPARES = Compares(lambda: SERVICE)  # several tickers at once ("NVDA or AMD?"): a desk each, then a comparison
 # The chat's features (chat/kit/feature.py), in the order a message is offered to them: a file or the book's words
 # first, then a backtest, a watch, a comparison (or a note to one running); what none takes goes to the desk's run.
-FEATURES: tuple[Feature, ...] = (BOOKS, BACKTESTS, WATCHES, COMPARES)
+# The desk over MCP at /mcp for programs (Basic with an account, or a personal token): takes no page's message.
+MCP = McpEndpoint(server, ProgramAuth(AUTH, PersonalTokens(SETTINGS.data_dir)), lambda: SERVICE.runtime())
+FEATURES: tuple[Feature, ...] = (BOOKS, BACKTESTS, WATCHES, COMPARES, MCP)
 for feature in FEATURES:
     feature.install()  # its buttons
 DayLinks(AUTH, lambda: SERVICE.runtime()).install(server)  # a backtest's day opened as its owner's thread
@@ -95,6 +99,7 @@ async def startup():
     # and score the track record's calls whose window is over, in the background.
     (await SERVICE.runtime()).start_settling()
     await WATCHES.start()  # scheduled runs in this server (DESK_WATCH=off: not in this process)
+    await MCP.start()  # MCP sessions at /mcp
 
 
 @cl.on_app_shutdown
@@ -170,6 +175,7 @@ async def resume(thread: ThreadDict) -> None:
     render_day(await SERVICE.runtime(), chat.thread_id, metadata, steps)
     render_scheduled(await SERVICE.runtime(), chat.thread_id, metadata, steps)  # a watch's run, likewise
     render_desk(await SERVICE.runtime(), chat.thread_id, metadata, steps)  # one desk of a comparison, likewise
+    await render_mcp(await SERVICE.runtime(), chat.thread_id, metadata, steps, chat.language)  # asked over MCP
     await chat.close_cut_off_turns(steps)
     # Chainlit stores no actions: the Edit buttons come back.
     await offer_on_resume(await SERVICE.runtime(), chat.thread_id, steps)

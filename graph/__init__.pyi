@@ -59,6 +59,7 @@ from .data import make_vendor
 from .data.indicators import indicator_series
 from .data.synthetic import SyntheticVendor
 from .data.vendor import Vendor
+from .mcp import McpOwners, McpService, build_mcp_server
 from .models.demo import DemoChatModel
 from .models.policy import streamed_words
 from .models.registry import ModelRegistry
@@ -82,10 +83,11 @@ from .persistence.accounts import (
     normalize_name,
 )
 from .persistence.checkpoint import SERDE
-from .persistence.personal_tokens import PersonalToken, PersonalTokens, TokenError
 from .persistence.lease import LeaseHeld, live_holder
 from .persistence.offers import Offered, OfferStore
+from .persistence.personal_tokens import PersonalToken, PersonalTokens, TokenError
 from .persistence.postgres import SCHEMA_LOCK, libpq_url, sqlalchemy_url
+from .persistence.threads import OwnedThread, ThreadOwners
 from .record.case import report_markdown
 from .record.edits import edit_change, edit_stands_because
 from .record.figures import cited, unverified_note
@@ -155,6 +157,8 @@ __all__ = [
     "LeaseHeld",
     "LoginThrottle",
     "LoginThrottled",
+    "McpOwners",
+    "McpService",
     "ModelRegistry",
     "NodeDone",
     "Note",
@@ -163,6 +167,7 @@ __all__ = [
     "OfferStore",
     "Offered",
     "Outcome",
+    "OwnedThread",
     "PersonalToken",
     "PersonalTokens",
     "PlanRefused",
@@ -186,6 +191,7 @@ __all__ = [
     "Situation",
     "Step",
     "SyntheticVendor",
+    "ThreadOwners",
     "Token",
     "TokenError",
     "ToolFinished",
@@ -198,6 +204,7 @@ __all__ = [
     "WatchStore",
     "apply_changes",
     "backtest_desk",
+    "build_mcp_server",
     "check_password",
     "chinese_tag",
     "cited",

@@ -244,11 +244,20 @@ def _thread_of(uri: AnyUrl | str) -> tuple[str, str]:
     return unquote(thread), part
 
 
-class Handlers:
-    """The protocol's requests, answered for the one user the server serves."""
+# The service for a request: over stdio the one user's; over HTTP (chat/features/mcp.py) the user its request was
+# authenticated as (the request is Starlette's, None over stdio).
+Services = Callable[[Any], DeskService]
 
-    def __init__(self, service: DeskService, server: Server[Any, Any]) -> None:
-        self.service, self.server = service, server
+
+class Handlers:
+    """The protocol's requests, each answered for the user it comes from."""
+
+    def __init__(self, services: Services, server: Server[Any, Any]) -> None:
+        self.services, self.server = services, server
+
+    @property
+    def service(self) -> DeskService:
+        return self.services(self.server.request_context.request)
 
     async def list_tools(self) -> list[types.Tool]:
         return [t.listed() for t in TOOLS]
@@ -293,11 +302,16 @@ class Handlers:
         return [ReadResourceContents(content=text, mime_type=PARTS[part][0])]
 
 
-def build_server(service: DeskService) -> Server[Any, Any]:
+def build_server(services: DeskService | Services, notice: str = "") -> Server[Any, Any]:
+    """The protocol bound to the desk: for one user's service (stdio), or for the service of each request's user
+    (HTTP: then `notice` is the desk's mode)."""
+    if isinstance(services, DeskService):
+        notice, one = services.desk.models.notice, services
+        services = lambda request: one  # noqa: E731
     # The mode (demo or live, and how to change it) told to the client as it connects, as the CLI's first line.
-    mode = service.desk.models.notice.replace("**", "")
-    server: Server[Any, Any] = Server(NAME, instructions=f"{INSTRUCTIONS}\n\n{mode}")
-    handlers = Handlers(service, server)
+    mode = notice.replace("**", "")
+    server: Server[Any, Any] = Server(NAME, instructions=f"{INSTRUCTIONS}\n\n{mode}".strip())
+    handlers = Handlers(services, server)
     server.list_tools()(handlers.list_tools)
     server.call_tool()(handlers.call_tool)
     server.list_resources()(handlers.list_resources)

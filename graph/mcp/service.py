@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any
+from typing import Any, Protocol
 
 from langchain_core.messages import AIMessage
 
@@ -43,6 +43,7 @@ from ..core.usage import this_run
 from ..core.words import DEFAULT_LANGUAGE, is_language, phrase, vendor_name
 from ..persistence.lease import LeaseHeld
 from ..persistence.offers import Offered, OfferStore
+from ..persistence.threads import OwnedThread
 from ..record.case import report_markdown
 from ..routing import Purpose, Route
 from ..runtime.desk import DeskRuntime
@@ -150,12 +151,27 @@ def desk_reply(thread_id: str, state: dict[str, Any], data: str = "") -> Replied
     return Replied(reply.model_copy(update={"outcome": outcome, "said": said}), said + tail)
 
 
+class Owners(Protocol):
+    """Whose each thread is (graph/persistence/threads.py's ThreadOwners; the chat's server adds its history's)."""
+
+    async def owns(self, user: str, thread_id: str) -> bool: ...
+
+    async def claim(self, user: str, thread_id: str, *, source: str, title: str = "") -> bool: ...
+
+    async def threads(self, user: str) -> list[OwnedThread]: ...
+
+
 @dataclass
 class DeskService:
     desk: DeskRuntime
     user: str
     today: date | None = None  # None: the real today (`--today` pretends another)
+    owners: Owners | None = None  # None: the desk's own (its Store)
     _backtests: DeskRuntime | None = field(default=None, repr=False)
+
+    @property
+    def ownership(self) -> Owners:
+        return self.owners or self.desk.owners
 
     def _today(self) -> date:
         return self.today or clock.today()
@@ -170,12 +186,12 @@ class DeskService:
 
     async def _own(self, thread_id: str, language: str = DEFAULT_LANGUAGE) -> None:
         """Refuse a thread that is not the user's: another's reads exactly as one that does not exist."""
-        if not thread_id or not await self.desk.owners.owns(self.user, thread_id):
+        if not thread_id or not await self.ownership.owns(self.user, thread_id):
             raise Refusal(phrase(language, "mcp.not_yours", thread=thread_id))
 
     async def threads(self) -> list[ThreadInfo]:
         found = []
-        for owned in await self.desk.owners.threads(self.user):
+        for owned in await self.ownership.threads(self.user):
             state = await self.desk.state(owned.thread_id)
             decision = state.get("final_decision")
             found.append(ThreadInfo(thread_id=owned.thread_id, title=owned.title, at=owned.at,
@@ -231,7 +247,7 @@ class DeskService:
             return await self._compare_followup(asked.followed, asked.text, report)
         if asked.route.purpose is not Purpose.DESK:
             raise Refusal(elsewhere(asked.route, asked.language))
-        if not await self.desk.owners.claim(self.user, thread_id, source=SOURCE, title=asked.text):
+        if not await self.ownership.claim(self.user, thread_id, source=SOURCE, title=asked.text):
             raise Refusal(phrase(asked.language, "mcp.not_yours", thread=thread_id))
         state = await self.desk.state(thread_id)
         plan = self.desk.plan()
@@ -301,7 +317,7 @@ class DeskService:
         context = self.desk.context(today=self.today, user=self.user, source=SOURCE)
         comparison = await Comparison.new(self.desk, self.user, parent, ask, text, plan=plan, context=context)
         for owned in (parent, *comparison.record.threads.values()):
-            await self.desk.owners.claim(self.user, owned, source=SOURCE, title=text)
+            await self.ownership.claim(self.user, owned, source=SOURCE, title=text)
         turns = Turns(report, ask.language, len(plan.slots()) * len(ask.tickers) + 1)
 
         async def consume(ticker: str, events: AsyncIterator[Event]) -> None:

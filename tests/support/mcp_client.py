@@ -1,5 +1,6 @@
-"""The real `python -m graph mcp` in demo mode, driven by the `mcp` SDK's own client over stdio
-(mcp.client.stdio.stdio_client + ClientSession), as Claude Desktop or Cursor would start it.
+"""The desk's MCP server driven by the `mcp` SDK's own client, as Claude Desktop or Cursor would: the real
+`python -m graph mcp` in demo mode over stdio (mcp.client.stdio.stdio_client), or the real chat server's `/mcp` over
+streamable HTTP (mcp.client.streamable_http.streamable_http_client), each with a ClientSession.
 
 The SDK's client lives in anyio task groups that must be entered and left by one task, while a module's tests each
 run in a task of their own: `McpDesk` holds the client in a task of its own, and the tests call its session from
@@ -9,12 +10,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
-from collections.abc import Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+import httpx
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 from benchmarks.support.chat_server import ROOT
 from tests.support.clock import python_path
@@ -56,14 +59,19 @@ class McpDesk:
         await asyncio.wait({ready, self._task}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         if not self._ready.is_set():
             ready.cancel()
+            failed = self._task.exception() if self._task.done() and not self._task.cancelled() else None
             await self.stop()
-            raise RuntimeError(f"the MCP server did not start: {self.log_path.read_text()}")
+            raise RuntimeError(f"the MCP server did not start: {failed!r} {self.log_path.read_text()}")
         return self
 
-    async def _hold(self) -> None:
+    @contextlib.asynccontextmanager
+    async def _streams(self) -> AsyncIterator[tuple[Any, Any]]:
         assert self._log is not None
-        async with stdio_client(self.parameters(), errlog=self._log) as (read, write), \
-                ClientSession(read, write) as session:
+        async with stdio_client(self.parameters(), errlog=self._log) as (read, write):
+            yield read, write
+
+    async def _hold(self) -> None:
+        async with self._streams() as (read, write), ClientSession(read, write) as session:
             self.instructions = (await session.initialize()).instructions
             self._session = session
             self._ready.set()
@@ -105,6 +113,26 @@ class McpDesk:
         await self.session.send_notification(types.ClientNotification(types.CancelledNotification(
             params=types.CancelledNotificationParams(requestId=request_id, reason="the test cancels it"))))
         return call
+
+
+class HttpMcpDesk(McpDesk):
+    """A client of a running chat server's `/mcp` (tests/support/chat_server.py Server), signed in with `auth`
+    (httpx's BasicAuth, or the headers {"Authorization": "Bearer …"})."""
+
+    def __init__(self, base: str, data_dir: Path, user: str, *, auth: httpx.Auth | None = None,
+                 headers: dict[str, str] | None = None) -> None:
+        super().__init__(data_dir, user)
+        self.url = f"{base}/mcp"
+        self.auth, self.headers = auth, headers or {}
+        self.session_id: Callable[[], str | None] = lambda: None
+
+    @contextlib.asynccontextmanager
+    async def _streams(self) -> AsyncIterator[tuple[Any, Any]]:
+        timeout = httpx.Timeout(30, read=300)
+        async with httpx.AsyncClient(auth=self.auth, headers=self.headers, timeout=timeout) as http, \
+                streamable_http_client(self.url, http_client=http) as (read, write, session_id):
+            self.session_id = session_id
+            yield read, write
 
 
 def text_of(result: types.CallToolResult) -> str:
