@@ -32,9 +32,9 @@ from graph import (
     ModelRegistry,
     NodeDone,
     Note,
-    Posted,
     Settings,
     Vendor,
+    acknowledgement,
     clock,
     explain,
     language_of,
@@ -81,18 +81,6 @@ def _asked(turn: DeskTurn) -> str:
     """The message a run answers ("" when it continues an interrupted run)."""
     said = (turn.graph_input or {}).get("messages") or []
     return str(said[0].content) if said else ""
-
-
-def acknowledgement(posted: Posted, language: str = DEFAULT) -> str:
-    """What the Desk says when a note is stored: who will answer it."""
-    if posted.note.to:
-        return phrase(language, "chat.noted_to", who=persona_label(posted.note.to, language))
-    if posted.reader and posted.finished:
-        return phrase(language, "chat.noted_finished", named=persona_label(posted.finished, language),
-                      who=persona_label(posted.reader, language))
-    if posted.reader:
-        return phrase(language, "chat.noted_next", who=persona_label(posted.reader, language))
-    return phrase(language, "chat.noted_desk")
 
 
 def resume_action(thread_id: str, language: str = DEFAULT) -> cl.Action:

@@ -95,7 +95,7 @@ from .request import clean_message
 from .routing import BookAsk, Purpose, ResumeBacktest, Route, Situation, route
 from .runtime.branches import EditRefused, Step
 from .runtime.desk import DeskRuntime, DeskTurn, Interrupted
-from .runtime.notes import Posted, post_note
+from .runtime.notes import Posted, acknowledgement, post_note
 from .tools import make_toolkit
 from .track.calls import Call, Outcome
 from .track.settle import price_in
@@ -202,6 +202,7 @@ __all__ = [
     "WatchCommand",
     "WatchDesk",
     "WatchStore",
+    "acknowledgement",
     "apply_changes",
     "backtest_desk",
     "build_mcp_server",

@@ -58,7 +58,7 @@ class Tokens(BaseModel):
                       calls=self.calls + other.calls, by_persona=by)
 
 
-Outcome = Literal["decision", "answer", "question", "stopped"]
+Outcome = Literal["decision", "answer", "question", "stopped", "noted"]
 
 
 class DeskReply(BaseModel):
@@ -67,7 +67,8 @@ class DeskReply(BaseModel):
     thread_id: str = Field(description="the thread: ask follow-ups on it, read desk://threads/{thread_id}/report")
     outcome: Outcome = Field(description="decision: the desk ruled; answer: a follow-up was answered; question: "
                                          "the desk asks back (no ticker, an impossible date); stopped: the run "
-                                         "ended without a ruling (resume it)")
+                                         "ended without a ruling (resume it); noted: the thread was running, so "
+                                         "the message was passed on to that run, whose persona answers it there")
     ruling: Ruling | None = None
     said: str = Field("", description="the Desk's answer or question, or why the run stopped")
     language: str = Field("en", description="the language the thread answers in")

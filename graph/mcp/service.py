@@ -41,12 +41,13 @@ from ..core.plan import RunPlan
 from ..core.state import language_of
 from ..core.usage import this_run
 from ..core.words import DEFAULT_LANGUAGE, is_language, phrase, vendor_name
-from ..persistence.lease import LeaseHeld
+from ..persistence.lease import LeaseHeld, live_holder
 from ..persistence.offers import Offered, OfferStore
 from ..persistence.threads import OwnedThread
 from ..record.case import report_markdown
 from ..routing import Purpose, Route
 from ..runtime.desk import DeskRuntime
+from ..runtime.notes import acknowledgement, post_note
 from ..track.summary import call_alpha, summarize
 from ..track.words import record_answer
 from .replies import (
@@ -249,6 +250,13 @@ class DeskService:
             raise Refusal(elsewhere(asked.route, asked.language))
         if not await self.ownership.claim(self.user, thread_id, source=SOURCE, title=asked.text):
             raise Refusal(phrase(asked.language, "mcp.not_yours", thread=thread_id))
+        if await live_holder(self.desk.leases, thread_id) is not None:
+            # The thread runs now (another call, the chat, another process): the message is a note to that run, as
+            # a message to a thread running in another window is in the chat; its answer comes in that run.
+            posted = await post_note(self.desk, thread_id, asked.text)
+            said = _plain(phrase(asked.language, "mcp.noted", ack=acknowledgement(posted, asked.language)))
+            return Replied(DeskReply(thread_id=thread_id, outcome="noted", said=said, language=asked.language),
+                           said)
         state = await self.desk.state(thread_id)
         plan = self.desk.plan()
         total = None if state.get("ticker") else len(plan.slots())  # a new thread: an analysis, most likely

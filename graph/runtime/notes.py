@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.context import thread_config
-from ..core.personas import ANALYST_PERSONAS, PERSONA_OF_NODE
+from ..core.personas import ANALYST_PERSONAS, PERSONA_OF_NODE, persona_label
 from ..core.plan import RunPlan
+from ..core.words import DEFAULT_LANGUAGE, phrase
 from ..notes.address import address, named
 from ..notes.inbox import Note
 from .desk import DeskRuntime
@@ -73,3 +74,15 @@ async def post_note(desk: DeskRuntime, thread_id: str, text: str, started: Itera
     planned = {s.persona for s in plan.slots()}
     finished = next((p for p in named(text) if p in planned), None)
     return Posted(note, slot.persona if slot else None, finished)
+
+
+def acknowledgement(posted: Posted, language: str = DEFAULT_LANGUAGE) -> str:
+    """What the Desk says when a note is stored: who will answer it (the chat's and the MCP server's words)."""
+    if posted.note.to:
+        return phrase(language, "chat.noted_to", who=persona_label(posted.note.to, language))
+    if posted.reader and posted.finished:
+        return phrase(language, "chat.noted_finished", named=persona_label(posted.finished, language),
+                      who=persona_label(posted.reader, language))
+    if posted.reader:
+        return phrase(language, "chat.noted_next", who=persona_label(posted.reader, language))
+    return phrase(language, "chat.noted_desk")

@@ -7,6 +7,7 @@ can neither use the session, list, read, ask on nor open it; a revoked token sto
 One chat server (accounts mode: alice and bob) serves the module, in demo mode at the test pace."""
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 
@@ -189,3 +190,27 @@ async def test_a_revoked_token_stops_working_at_once(server: Server) -> None:
     assert (await _post(server, bearer)).status_code == 200
     assert tokens.revoke("alice", made.id)
     assert (await _post(server, bearer)).status_code == 401
+
+
+async def test_a_message_to_a_running_thread_is_a_note_for_its_run(alice: HttpMcpDesk) -> None:
+    progress: Progress = []
+    reached = asyncio.Event()
+
+    async def heard(value: float, total: float | None, message: str | None) -> None:
+        progress.append((value, total, message))
+        if len(progress) >= 5:  # the Bull speaks: the analysts are done
+            reached.set()
+
+    asked = "should I buy INTC on 2024-05-03?"
+    analysis = asyncio.create_task(alice.session.call_tool("analyse", {"request": asked}, progress_callback=heard))
+    await asyncio.wait_for(reached.wait(), 60)
+    threads = (await alice.call("list_threads")).structuredContent or {}
+    thread = next(t["thread_id"] for t in threads["threads"] if t["title"] == asked)
+    noted = await alice.call("follow_up", {"thread_id": thread, "question": "Bear, what about the debt?"})
+    assert not noted.isError, text_of(noted)
+    reply = noted.structuredContent or {}
+    assert reply["outcome"] == "noted" and "Bear Researcher will answer this" in reply["said"], reply
+    done = await analysis
+    assert not done.isError and (done.structuredContent or {})["outcome"] == "decision"
+    report = (await alice.session.read_resource(f"desk://threads/{thread}/report")).contents[0]
+    assert isinstance(report, types.TextResourceContents) and "what about the debt?" in report.text
