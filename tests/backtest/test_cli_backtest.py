@@ -9,7 +9,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from datetime import date
 from pathlib import Path
 
@@ -61,13 +60,12 @@ def test_a_backtest_prints_its_plan_its_progress_and_the_table(tmp_path: Path) -
 
 
 def test_without_a_terminal_and_without_yes_nothing_starts(tmp_path: Path) -> None:
-    started = time.monotonic()
+    # Waiting for an answer would run into cli()'s timeout (subprocess.TimeoutExpired): the test fails, not hangs.
     out = cli(tmp_path, "backtest", "AAPL", "--start", "2024-01-02", "--end", "2024-01-08", *TODAY, timeout=120)
     assert out.returncode == 2
     assert "Backtest plan: AAPL" in out.stdout  # the plan is still stated
     assert "no terminal to confirm on" in out.stderr and "--yes" in out.stderr
     assert "backtest " not in out.stdout.replace("Backtest plan", "")  # nothing stored, no id given
-    assert time.monotonic() - started < 100  # it did not wait for an answer
 
 
 def test_a_plan_over_the_budget_is_refused(tmp_path: Path) -> None:

@@ -3,13 +3,13 @@ is not a date, and long input. The conventions are in graph/request/intl_dates.p
 
 from __future__ import annotations
 
-import time
 from datetime import date
 
 import pytest
 
 from graph.request import parse_request
 from graph.request.dates import scan_dates
+from tests.support.hang import finishes
 
 SUNDAY = date(2026, 11, 22)
 
@@ -93,10 +93,8 @@ def test_the_longer_phrase_wins() -> None:
     "年初" * 1300, "3月份" * 1300, "元旦" * 1300, "24年5月" * 800, "去年年底" * 900, "上个月底" * 900,
     "1" * 3990 + "年5月", "一" * 3990 + "年5月", "年" * 3990 + "初",
 ], ids=lambda t: f"{t[:6]}…{len(t)}")
-def test_long_input_parses_fast(text: str) -> None:
-    started = time.perf_counter()
-    parse_request(text, SUNDAY)
-    assert time.perf_counter() - started < 1.0
+def test_long_input_parses(text: str) -> None:
+    finishes(parse_request, text, SUNDAY)  # once minutes of backtracking; a few milliseconds now
 
 
 @pytest.mark.parametrize("text, today, asked", [
