@@ -11,7 +11,7 @@ the next opening is the history's.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import chainlit as cl
@@ -52,17 +52,54 @@ def tell_on_first_open(desk: DeskRuntime, thread_id: str, steps: list[Any], intr
     said when the checkpoint is no longer there."""
     if any(str(s.get("type", "")).endswith("_message") for s in steps):
         return
+    _after_shown(lambda: _tell(desk, thread_id, intro, gone), thread_id)
+
+
+def tell_follow_ups(desk: DeskRuntime, thread_id: str, steps: list[Any]) -> None:
+    """A thread told before, opened again: the follow-ups asked since without a page (over MCP, on the CLI) are
+    told after what is stored, each question and the Desk's answer, once."""
+    told = sum(1 for s in steps if s.get("type") == "user_message")
+    if told:
+        _after_shown(lambda: _tell_follow_ups(desk, thread_id, told), thread_id)
+
+
+def _after_shown(tell: Callable[[], Awaitable[None]], thread_id: str) -> None:
     emitter = cl.context.emitter
     shown = emitter.resume_thread
 
     async def shown_then_told(thread: Any) -> None:
         await shown(thread)
         try:
-            await _tell(desk, thread_id, intro, gone)
+            await tell()
         except Exception:
             logger.exception("Could not show the thread %s from its checkpoint", thread_id)
 
     emitter.resume_thread = shown_then_told  # type: ignore[method-assign,assignment]
+
+
+def _exchanges(state: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    """Each question in the thread's messages, and what the Desk answered it (a follow-up's answer)."""
+    found: list[tuple[str, list[str]]] = []
+    for message in state.get("messages") or []:
+        kind = getattr(message, "type", "")
+        if kind == "human":
+            found.append((str(message.content), []))
+        elif kind == "ai" and found and getattr(message, "name", None) == DESK and message.content:
+            found[-1][1].append(str(message.content))
+    return found
+
+
+async def _tell_exchanges(exchanges: list[tuple[str, list[str]]], language: str) -> None:
+    for question, answers in exchanges:
+        await cl.Message(content=question, author="User", type="user_message").send()
+        for answer in answers:
+            await cl.Message(content=inert_links(answer), author=DESK,
+                             metadata=label_metadata(DESK, language=language)).send()
+
+
+async def _tell_follow_ups(desk: DeskRuntime, thread_id: str, told: int) -> None:
+    state = await desk.state(thread_id)
+    await _tell_exchanges(_exchanges(state)[told:], language_of(state))
 
 
 async def _tell(desk: DeskRuntime, thread_id: str, intro: Intro, gone: str) -> None:
@@ -87,3 +124,4 @@ async def _tell(desk: DeskRuntime, thread_id: str, intro: Intro, gone: str) -> N
                          metadata=label_metadata(persona, round_, language)).send()
     with contextlib.suppress(Exception):  # no card (a run that failed) leaves the turns as they are
         await show_decision(thread_id, state, desk.vendor)
+    await _tell_exchanges(_exchanges(state)[1:], language)  # follow-ups asked before this opening

@@ -35,7 +35,7 @@ from ..speakers import label_metadata
 from ..web.door import history
 from ..web.programs import CHALLENGE, LoginThrottled, ProgramAuth
 from ..web.tokens import CLIENT_ADDRESS
-from .headless import own_thread, tell_on_first_open
+from .headless import own_thread, tell_follow_ups, tell_on_first_open
 
 logger = logging.getLogger(__name__)
 
@@ -189,8 +189,9 @@ class McpEndpoint:
 
 async def render_mcp(desk: DeskRuntime, thread_id: str, metadata: dict[str, Any], steps: list[Any],
                      language: str) -> None:
-    """A thread made over MCP, opened in the chat: told from its checkpoint on its first opening (call in
-    on_chat_resume). While it still runs over MCP, the page is told so and nothing is told yet."""
+    """A thread made over MCP, opened in the chat: told from its checkpoint on its first opening, and the follow-ups
+    asked over MCP since at each later one (call in on_chat_resume). While it still runs over MCP, the page is told
+    so and nothing is told yet."""
     if not isinstance(metadata.get(MADE), dict):
         return
     told = [s for s in steps if not (isinstance(s.get("metadata"), dict) and s["metadata"].get(WAITING))]
@@ -205,3 +206,4 @@ async def render_mcp(desk: DeskRuntime, thread_id: str, metadata: dict[str, Any]
                       day=str(state.get("trade_date") or ""))
 
     tell_on_first_open(desk, thread_id, told, intro, "chat.mcp_gone")
+    tell_follow_ups(desk, thread_id, told)  # opened before: what was asked over MCP since

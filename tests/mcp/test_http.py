@@ -139,7 +139,7 @@ async def test_a_cancellation_stops_the_run_and_it_resumes(alice: HttpMcpDesk) -
 
 
 async def test_the_thread_is_in_the_users_sidebar_and_opens_told(
-        server: Server, analysed: tuple[types.CallToolResult, Progress]) -> None:
+        server: Server, alice: HttpMcpDesk, analysed: tuple[types.CallToolResult, Progress]) -> None:
     thread = (analysed[0].structuredContent or {})["thread_id"]
     page = DeskClient(server.base, "alice", PASSWORDS["alice"])
     cookie = await page.login()
@@ -153,8 +153,32 @@ async def test_the_thread_is_in_the_users_sidebar_and_opens_told(
                             "the debate, told from its checkpoint")
         intro = next(m["output"] for m in page.by_author("Desk") if "over MCP" in m.get("output", ""))
         assert "**NVDA**" in intro
+        # The follow-up asked over MCP before this opening is told after the card, question and answer.
+        await page.wait_for(lambda: [m for m in page.by_author("Desk") if "Bear Researcher" in m.get("output", "")
+                                     and "stored deliberation" in m.get("output", "")], 30, "the follow-up's answer")
+        assert [m["output"] for m in page.messages.values() if m.get("type") == "user_message"] == [
+            "should I buy NVDA today?", "why was the bear worried?"]
     finally:
         await page.close()
+    # Asked over MCP after that opening: told at the next one, once.
+    asked = await alice.call("follow_up", {"thread_id": thread, "question": "what was the RSI?"})
+    assert not asked.isError, text_of(asked)
+    for told_now in (["what was the RSI?"], []):
+        again = DeskClient(server.base, "alice", PASSWORDS["alice"])
+        await again.connect(thread_id=thread, cookie=cookie)
+        try:
+            [resumed] = await again.wait_for(lambda: [d for n, d in again.events if n == "resume_thread"], 30,
+                                             "the stored thread")
+            if told_now:
+                await again.wait_for(lambda: [m for m in again.messages.values() if "RSI 14" in m.get("output", "")],
+                                     30, "the later follow-up's answer")
+            await asyncio.sleep(1)  # anything told twice would have come by now
+            stored = [s["output"] for s in resumed["steps"] if s.get("type") == "user_message"]
+            new = [m["output"] for m in again.messages.values() if m.get("type") == "user_message"]
+            assert new == told_now
+            assert stored + new == ["should I buy NVDA today?", "why was the bear worried?", "what was the RSI?"]
+        finally:
+            await again.close()
     # bob's page cannot open it, nor does his sidebar list it.
     intruder = DeskClient(server.base, "bob", PASSWORDS["bob"])
     with pytest.raises(socketio.exceptions.ConnectionError):
