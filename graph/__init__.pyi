@@ -82,15 +82,15 @@ from .persistence.accounts import (
     normalize_name,
 )
 from .persistence.checkpoint import SERDE
-from .persistence.personal_tokens import PersonalToken, PersonalTokens, TokenError
 from .persistence.lease import LeaseHeld, live_holder
 from .persistence.offers import Offered, OfferStore
+from .persistence.personal_tokens import PersonalToken, PersonalTokens, TokenError
 from .persistence.postgres import SCHEMA_LOCK, libpq_url, sqlalchemy_url
 from .record.case import report_markdown
 from .record.edits import edit_change, edit_stands_because
 from .record.figures import cited, unverified_note
 from .request import clean_message
-from .routing import BookAsk, Purpose, ResumeBacktest, Route, Situation, route
+from .routing import BookAsk, Purpose, ResumeBacktest, Route, Situation, TokenAsk, route
 from .runtime.branches import EditRefused, Step
 from .runtime.desk import DeskRuntime, DeskTurn, Interrupted
 from .runtime.notes import Posted, post_note
@@ -187,6 +187,7 @@ __all__ = [
     "Step",
     "SyntheticVendor",
     "Token",
+    "TokenAsk",
     "TokenError",
     "ToolFinished",
     "ToolStarted",
