@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
 
 from .backtest.ask import Ask, read_ask
 from .book.words import tells_holdings
 from .compare.ask import CompareAsk, read_comparison
+from .request.language import detect_language
 from .watchlist.words import WatchAsk, WatchCommand, read_command, read_watch
 
 
@@ -50,6 +51,7 @@ class TokenAsk:
     action: str
     token_id: str = ""
     label: str = ""
+    language: str = field(default="", compare=False)  # the words' own ("" for `/token`: the thread's)
 
 
 @dataclass(frozen=True)
@@ -124,12 +126,12 @@ def _tokens(text: str, situation: Situation) -> Read:
         return _token_command(m[1])
     for pattern in (_TOKEN_REVOKE, _TOKEN_REVOKE_ZH):
         if (m := pattern.match(text)) is not None:
-            return TokenAsk("revoke", token_id=m["id"].lower())
+            return TokenAsk("revoke", token_id=m["id"].lower(), language=detect_language(text))
     for pattern in (_TOKEN_NEW, _TOKEN_NEW_ZH):
         if (m := pattern.match(text)) is not None:
-            return TokenAsk("new", label=" ".join((m["label"] or "").split()))
+            return TokenAsk("new", label=" ".join((m["label"] or "").split()), language=detect_language(text))
     if _TOKEN_LIST.match(text) or _TOKEN_LIST_ZH.match(text):
-        return TokenAsk("list")
+        return TokenAsk("list", language=detect_language(text))
     return None
 
 

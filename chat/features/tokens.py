@@ -25,7 +25,7 @@ from graph import PersonalToken, PersonalTokens, TokenAsk, TokenError, phrase
 from ..history import STORED_AS
 from ..kit.feature import Message
 from ..kit.offers import Answer, Button, Offers
-from ..kit.say import desk_message, page_user, said, thread_language
+from ..kit.say import desk_message, page_user, said, speaking, thread_language
 from ..runs import DeskService
 
 NEW_ACTION = "token_new"
@@ -83,7 +83,7 @@ def _name(token: PersonalToken) -> str:
 
 def _plain(text: str) -> str:
     """A label as the chat writes it: no Markdown or markup from the label itself."""
-    return re.sub(r"[`*_|<>\[\]\\#~]", "", " ".join(text.split()))[:MAX_LABEL]
+    return " ".join(re.sub(r"[`*_|<>\[\]\\#~]", " ", text).split())[:MAX_LABEL]
 
 
 def tokens_table(tokens: list[PersonalToken], language: str) -> str:
@@ -122,6 +122,11 @@ class Tokens:
         """`/token …` and the words for tokens (graph's router); False for any other message."""
         if not isinstance(asked := message.route.read, TokenAsk):
             return False
+        with speaking(asked.language or thread_language()):  # answered in the words' own language
+            await self._asked(asked)
+        return True
+
+    async def _asked(self, asked: TokenAsk) -> None:
         if asked.action == "revoke":
             if not asked.token_id:
                 await said("tokens.which").send()
@@ -133,7 +138,6 @@ class Tokens:
                              label=asked.label, only_new=True)
         else:
             await self._show()
-        return True
 
     async def _show(self, lead: str = "", label: str = "", only_new: bool = False) -> None:
         """The user's tokens with a Revoke each and New token (`only_new`: New token alone, the list above it)."""
