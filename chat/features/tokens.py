@@ -13,6 +13,7 @@ reload or another device never shows it again.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from typing import Any
@@ -27,6 +28,7 @@ from ..kit.feature import Message
 from ..kit.offers import Answer, Button, Offers
 from ..kit.say import desk_message, page_user, said, speaking, thread_language
 from ..runs import DeskService
+from ..views.thread_names import name_if_untitled
 
 NEW_ACTION = "token_new"
 REVOKE_ACTION = "token_revoke"
@@ -123,6 +125,8 @@ class Tokens:
         if not isinstance(asked := message.route.read, TokenAsk):
             return False
         with speaking(asked.language or thread_language()):  # answered in the words' own language
+            with contextlib.suppress(Exception):  # the sidebar's name; the tokens are answered without it
+                await name_if_untitled(cl.context.session.thread_id, said_text(thread_language(), "thread_name"))
             await self._asked(asked)
         return True
 
@@ -174,7 +178,7 @@ class Tokens:
         name = f" “{_plain(token.label)}”" if token.label else ""
         text = "\n\n".join([
             said_text(language, "made", name=name, id=token.id),
-            f"```\n{secret}\n```",
+            f"```text\n{secret}\n```",
             said_text(language, "config"),
             f"```json\n{client_config(mcp_url(_environ(), _root_path()), secret)}\n```",
             said_text(language, "made_after", id=token.id)])
