@@ -31,6 +31,7 @@ from chat.features.backtests import Backtests
 from chat.features.book import Books
 from chat.features.compare import Compares, render_desk
 from chat.features.mcp import McpEndpoint, render_mcp
+from chat.features.tokens import Tokens
 from chat.features.watches import Watches, render_scheduled
 from chat.history import LocalFileStorage, is_server_thread, make_data_layer
 from chat.kit.commands import declare, typed
@@ -65,12 +66,14 @@ BOOKS = Books(SERVICE)  # the user's holdings (book.py): told in words, /book, a
 BOOKS.guard_uploads(server)  # the cap on uploads (uploads.py)
 BACKTESTS = Backtests(SERVICE)  # "backtest NVDA from January to March 2024": a plan, Run, progress, Table 1
 WATCHES = Watches(SERVICE)  # watches asked in words, /watch, the scheduler and its notices
+TOKENS = Tokens(SERVICE)  # the user's personal tokens for MCP clients (tokens.py): /token, New token, Revoke
 COMPARES = Compares(lambda: SERVICE)  # several tickers at once ("NVDA or AMD?"): a desk each, then a comparison
-# The chat's features (chat/kit/feature.py), in the order a message is offered to them: a file or the book's words
-# first, then a backtest, a watch, a comparison (or a note to one running); what none takes goes to the desk's run.
 # The desk over MCP at /mcp for programs (Basic with an account, or a personal token): takes no page's message.
 MCP = McpEndpoint(server, ProgramAuth(AUTH, PersonalTokens(SETTINGS.data_dir)), lambda: SERVICE.runtime())
-FEATURES: tuple[Feature, ...] = (BOOKS, BACKTESTS, WATCHES, COMPARES, MCP)
+# The chat's features (chat/kit/feature.py), in the order a message is offered to them: the tokens' words, a file
+# or the book's words, then a backtest, a watch, a comparison (or a note to one running); what none takes goes to
+# the desk's run (MCP takes none).
+FEATURES: tuple[Feature, ...] = (TOKENS, BOOKS, BACKTESTS, WATCHES, COMPARES, MCP)
 for feature in FEATURES:
     feature.install()  # its buttons
 DayLinks(AUTH, lambda: SERVICE.runtime()).install(server)  # a backtest's day opened as its owner's thread

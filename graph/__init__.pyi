@@ -92,7 +92,7 @@ from .record.case import report_markdown
 from .record.edits import edit_change, edit_stands_because
 from .record.figures import cited, unverified_note
 from .request import clean_message
-from .routing import BookAsk, Purpose, ResumeBacktest, Route, Situation, route
+from .routing import BookAsk, Purpose, ResumeBacktest, Route, Situation, TokenAsk, route
 from .runtime.branches import EditRefused, Step
 from .runtime.desk import DeskRuntime, DeskTurn, Interrupted
 from .runtime.notes import Posted, acknowledgement, post_note
@@ -193,6 +193,7 @@ __all__ = [
     "SyntheticVendor",
     "ThreadOwners",
     "Token",
+    "TokenAsk",
     "TokenError",
     "ToolFinished",
     "ToolStarted",

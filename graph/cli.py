@@ -131,8 +131,9 @@ async def run(args: argparse.Namespace, settings: Settings, thread: str) -> int:
 
 
 def elsewhere(routed: Route, language: str) -> str:
-    """Where what the words ask for is done, when it is not a deliberation: the book and watches in the chat (the
-    CLI changes neither), a backtest with `python -m graph backtest`, its command written out from the words."""
+    """Where what the words ask for is done, when it is not a deliberation: the book, watches and personal tokens in
+    the chat (the CLI changes none of them; tokens also with `python -m chat.users token`), a backtest with
+    `python -m graph backtest`, its command written out from the words."""
     read = routed.read
     if isinstance(read, ResumeBacktest):
         return phrase(language, "cli.routed_backtest", command=f"python -m graph backtest --resume {read.backtest_id}")
@@ -144,6 +145,8 @@ def elsewhere(routed: Route, language: str) -> str:
         command = (f"python -m graph backtest {' '.join(read.tickers)} --start {read.start.isoformat()} "
                    f"--end {read.end.isoformat()}{every}{budget}")
         return phrase(language, "cli.routed_backtest", command=command)
+    if routed.purpose is Purpose.TOKENS:
+        return phrase(language, "cli.routed_tokens")
     return phrase(language, "cli.routed_book" if routed.purpose is Purpose.BOOK else "cli.routed_watch")
 
 

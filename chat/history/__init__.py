@@ -6,6 +6,7 @@ from .layer import (
     BACKTEST_DAY_THREAD,
     COMPARED_DESK,
     SCHEDULED_THREAD,
+    STORED_AS,
     DeskDataLayer,
     InvalidThreadId,
     NotOwner,
@@ -17,6 +18,6 @@ from .layer import (
 )
 from .writer import HistoryWriter
 
-__all__ = ["BACKTEST_DAY_THREAD", "COMPARED_DESK", "FILES_ROUTE", "SCHEDULED_THREAD", "DeskDataLayer", "HistoryWriter",
-           "InvalidThreadId", "LocalFileStorage", "NotOwner", "is_server_thread", "is_uuid", "make_data_layer",
-           "require_thread_id", "served_type", "valid_thread_id"]
+__all__ = ["BACKTEST_DAY_THREAD", "COMPARED_DESK", "FILES_ROUTE", "SCHEDULED_THREAD", "STORED_AS", "DeskDataLayer",
+           "HistoryWriter", "InvalidThreadId", "LocalFileStorage", "NotOwner", "is_server_thread", "is_uuid",
+           "make_data_layer", "require_thread_id", "served_type", "valid_thread_id"]

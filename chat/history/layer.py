@@ -13,6 +13,9 @@ by id whatever thread it belongs to. Here:
   `WHERE` compares the stored row's thread), and a thread's owner is never replaced;
 - feedback is written or deleted only by the owner of the message's thread (the requester is the
   user whose current token came with the HTTP request, see chat/web/accounts.py);
+- a message whose metadata carries `STORED_AS` is stored with that text in its output's place: a secret shown once
+  (a personal token, chat/features/tokens.py) reaches the page but never the history, so a reload or another
+  device shows the masked text;
 - deleting a thread deletes the desk's side of it too (checkpoints, notes: `on_delete_thread`),
   its element files, feedback, steps and row.
 
@@ -115,6 +118,8 @@ def _session_thread() -> str | None:
         return None
 
 
+# A message's metadata: the text the history keeps instead of its output (the output shows a secret only once).
+STORED_AS = "desk_stored_as"
 # A comparison's desk thread carries this in its metadata (chat/features/compare.py: COMPARED, the parent and ticker).
 COMPARED_DESK = "compared_desk"
 
@@ -323,6 +328,9 @@ class DeskDataLayer(SQLAlchemyDataLayer):
             return None
         raw: dict[str, Any] = dict(step_dict)
         raw["showInput"] = str(raw.get("showInput", "")).lower() if "showInput" in raw else None
+        metadata = raw.get("metadata")
+        if isinstance(metadata, dict) and isinstance(stored := metadata.get(STORED_AS), str):
+            raw["output"] = stored  # the secret is shown, never stored
         columns = {k: sql_value(v) for k in STEP_COLUMNS
                    if (v := raw.get(k)) is not None and not (isinstance(v, dict) and not v)}
         columns["metadata"] = json.dumps(raw.get("metadata") or {})

@@ -5,6 +5,10 @@ A feature makes its offer with `Offers.message(text, body)`: the message with it
 A press is answered by `install`'s callbacks: the offer is taken once (a second press, or one after it was
 answered, says it is gone), only by the user it was made to (another user's press says so and leaves it on offer),
 its buttons are removed from the page, and the feature's handler gets it with the button that was pressed.
+
+An offer may show one button several times, each for one `choice` (the tokens' Revoke, one per token): the press
+carries its choice, and the handler gets it only if the offer was shown with that button for that choice, so a
+forged press names nothing else.
 """
 from __future__ import annotations
 
@@ -23,12 +27,20 @@ from .say import desk_message, page_user, said, speaking, thread_language
 
 @dataclass(frozen=True)
 class Button:
-    """One button of an offer: its action name (its callback), and its label's and tooltip's catalogue keys."""
+    """One button of an offer: its action name (its callback), and its label's and tooltip's catalogue keys; a
+    button shown once per choice has its `choice` and what its label names (`named`: the label's {name})."""
 
     name: str
     label: str
     icon: str
     tooltip: str = ""
+    choice: str = ""
+    named: str = ""
+
+    def stored(self, action_id: str) -> dict[str, str]:
+        extra = {"choice": self.choice, "named": self.named} if self.choice else {}
+        return {"name": self.name, "id": action_id, "label": self.label, "icon": self.icon, "tooltip": self.tooltip,
+                **extra}
 
 
 @dataclass(frozen=True)
@@ -37,6 +49,7 @@ class Answer:
 
     offered: Offered
     button: str
+    choice: str = ""  # the pressed button's choice, as the offer was shown with it ("" for a button without)
 
     @property
     def body(self) -> dict[str, Any]:
@@ -75,20 +88,24 @@ class Offers:
         return OfferStore(desk.store, desk.leases)
 
     async def message(self, text: str, body: dict[str, Any], *, language: str | None = None,
-                      thread_id: str | None = None, instead: tuple[Button, ...] = ()) -> cl.Message:
+                      thread_id: str | None = None, instead: tuple[Button, ...] = (),
+                      shown: tuple[Button, ...] | None = None) -> cl.Message:
         """The Desk's message `text` with the offer's buttons, the offer stored before it is shown (send it).
         `instead`: buttons shown in place of the offer's own of the same name (the book's Store is Remove, with a
-        bin, when the change forgets the book)."""
+        bin, when the change forgets the book); `shown`: the buttons shown instead of all of the offer's own (each
+        named as one of them), a button once per choice among them."""
         lang = language or thread_language()
         key = OfferStore.new_key()
         message_id = str(uuid.uuid4())
-        shown = [next((b for b in instead if b.name == own.name), own) for own in self.buttons]
-        actions = [cl.Action(name=b.name, payload={"offer": key}, label=phrase(lang, b.label), icon=b.icon,
-                             tooltip=phrase(lang, b.tooltip) if b.tooltip else "") for b in shown]
+        names = {own.name for own in self.buttons}
+        if shown is not None and not {b.name for b in shown} <= names:
+            raise ValueError(f"an offer of {self.kind} shows only its own buttons ({sorted(names)})")
+        buttons = list(shown) if shown is not None else \
+            [next((b for b in instead if b.name == own.name), own) for own in self.buttons]
+        actions = [_action(b, key, lang) for b in buttons]
         await (await self.store()).put(Offered(
             key, self.kind, page_user(), thread_id if thread_id is not None else cl.context.session.thread_id, lang,
-            body, message_id, tuple({"name": a.name, "id": a.id, "label": b.label, "icon": b.icon, "tooltip": b.tooltip}
-                                    for a, b in zip(actions, shown))))
+            body, message_id, tuple(b.stored(a.id) for a, b in zip(actions, buttons))))
         return desk_message(text, language=lang, actions=actions, message_id=message_id)
 
     async def answered(self, action: cl.Action) -> Answer | None:
@@ -110,7 +127,10 @@ class Offers:
         for shown in _actions(offered):  # also after a restart: the ids were stored with the offer
             with contextlib.suppress(Exception):  # a page already gone: the offer is answered all the same
                 await shown.remove()
-        return Answer(offered, action.name)
+        choice = str((action.payload or {}).get("choice") or "")
+        if not any(b.get("name") == action.name and b.get("choice", "") == choice for b in offered.buttons):
+            choice = ""  # a choice the offer was not shown with (a forged press) chooses nothing
+        return Answer(offered, action.name, choice)
 
     async def reopened(self, thread_id: str, steps: list[Any]) -> None:
         """A page opened the thread: the user's offers still open in it get their buttons back (Chainlit stores
@@ -134,10 +154,16 @@ class Offers:
             cl.action_callback(button.name)(pressed)
 
 
+def _action(button: Button, key: str, language: str, **shown: str) -> cl.Action:
+    """A button of offer `key` as the page shows it (`shown`: its id and message, when it was shown before)."""
+    payload = {"offer": key, **({"choice": button.choice} if button.choice else {})}
+    label = phrase(language, button.label, **({"name": button.named} if button.choice else {}))
+    return cl.Action(name=button.name, payload=payload, label=label, icon=button.icon or None,
+                     tooltip=phrase(language, button.tooltip) if button.tooltip else "", **shown)
+
+
 def _actions(offered: Offered) -> list[cl.Action]:
     """The offer's buttons as they were shown (their ids, labels in the offer's language)."""
-    lang = offered.language
-    return [cl.Action(name=b["name"], payload={"offer": offered.key}, id=b["id"], forId=offered.message_id,
-                      label=phrase(lang, b["label"]), icon=b.get("icon") or None,
-                      tooltip=phrase(lang, b["tooltip"]) if b.get("tooltip") else "")
+    return [_action(Button(b["name"], b["label"], b.get("icon", ""), b.get("tooltip", ""), b.get("choice", ""),
+                           b.get("named", "")), offered.key, offered.language, id=b["id"], forId=offered.message_id)
             for b in offered.buttons]

@@ -490,5 +490,6 @@ def elsewhere(routed: Route, language: str) -> str:
     if isinstance(routed.read, Ask) and routed.read.problem:
         return routed.read.problem
     key = {Purpose.BOOK: "mcp.routed_book", Purpose.WATCH: "mcp.routed_watch",
-           Purpose.BACKTEST: "mcp.routed_backtest", Purpose.COMPARE: "mcp.routed_compare"}[routed.purpose]
+           Purpose.BACKTEST: "mcp.routed_backtest", Purpose.COMPARE: "mcp.routed_compare",
+           Purpose.TOKENS: "mcp.routed_tokens"}[routed.purpose]
     return phrase(language, key)

@@ -15,7 +15,7 @@ def test_typing_a_slash_offers_the_commands_and_a_picked_one_waits_for_its_words
     box = page.locator("#chat-input")
     box.press_sequentially("/")
     for name, what in (("stop", "Stop the desk's run"), ("book", "Your holdings"), ("watch", "scheduled analyses"),
-                       ("record", "track record")):
+                       ("record", "track record"), ("token", "personal tokens for MCP clients")):
         expect(page.get_by_text(what)).to_be_visible()
         expect(page.get_by_text(name, exact=True).first).to_be_visible()
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -35,4 +35,5 @@ def test_the_commands_are_described_in_the_page_s_language(browser: Browser, des
         page.locator("#chat-input").press_sequentially("/")
         expect(page.get_by_text("停止本对话中交易台的运行")).to_be_visible()
         expect(page.get_by_text("交易台的战绩")).to_be_visible()
+        expect(page.get_by_text("你给 MCP 客户端用的个人令牌")).to_be_visible()
         page.screenshot(path=str(SHOTS / "commands-menu-zh.png"))

@@ -328,3 +328,41 @@ async def test_two_hundred_wrong_guesses_are_slowed_down(accounts_server):
 def test_the_accounts_file_is_private(accounts_server):
     data = accounts_server.data_dir
     assert stat.S_IMODE(os.stat(data / "accounts.sqlite").st_mode) == 0o600
+
+
+def test_the_users_command_makes_lists_and_revokes_personal_tokens(tmp_path):
+    """`token NAME` prints the secret once (stdout: the secret, then one line saying so), `tokens NAME` lists id,
+    label, created and last used, `revoke NAME ID` stops it at once; another user's id, or no such id, is refused."""
+    from graph import PersonalTokens
+
+    data = tmp_path / "data"
+    r = users(data, "token", " Alice", "--label", "Cursor on my laptop")
+    assert r.returncode == 0, r.stderr
+    secret, said = r.stdout.splitlines()
+    assert secret.startswith("desk_pat_") and "shown only now" in said and "Cursor on my laptop" in said
+    tokens = PersonalTokens(data)
+    assert tokens.verify(secret) == "alice"  # the name as the chat's login makes it
+    [token] = tokens.list("alice")
+    assert token.id in said and token.label == "Cursor on my laptop"
+    assert secret.encode() not in (data / "personal_tokens.sqlite").read_bytes()  # only its digest is kept
+    r = users(data, "tokens", "ALICE")
+    assert r.returncode == 0
+    [line] = r.stdout.splitlines()
+    assert line.split("\t")[:2] == [token.id, "Cursor on my laptop"] and "created 20" in line and "last used 20" in line
+    assert secret not in r.stdout
+    assert "no personal tokens of 'bob'" in users(data, "tokens", "bob").stdout
+
+    assert users(data, "revoke", "bob", token.id).returncode == 1  # not bob's
+    assert tokens.verify(secret) == "alice"
+    assert users(data, "revoke", "alice", "00000000").returncode == 1
+    r = users(data, "revoke", "alice", token.id)
+    assert r.returncode == 0 and "stops working now" in r.stdout
+    assert tokens.verify(secret) is None and users(data, "revoke", "alice", token.id).returncode == 1
+    assert users(data, "token", "alice", "--label", "x" * 81).returncode == 1  # a label too long: refused
+    assert users(data, "token").returncode == 2 and users(data, "revoke", "alice").returncode == 2
+
+    # In accounts mode a token is an account's: none for a name that is no account.
+    assert users(data, "add", "carol", "--password", "correct horse").returncode == 0
+    assert users(data, "token", "dave").returncode == 1
+    r = users(data, "token", "carol")
+    assert r.returncode == 0 and tokens.verify(r.stdout.splitlines()[0]) == "carol"

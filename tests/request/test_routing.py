@@ -7,13 +7,26 @@ from datetime import date
 
 import pytest
 
-from graph import Ask, BookAsk, CompareAsk, Purpose, ResumeBacktest, Situation, WatchAsk, WatchCommand, route
+from graph import (
+    Ask,
+    BookAsk,
+    CompareAsk,
+    Purpose,
+    ResumeBacktest,
+    Situation,
+    TokenAsk,
+    WatchAsk,
+    WatchCommand,
+    route,
+)
 from graph.routing import ROUTES
 
 TODAY = Situation(date(2026, 11, 25))
 
 
 @pytest.mark.parametrize(("text", "purpose", "kind"), [
+    ("/token", Purpose.TOKENS, TokenAsk),
+    ("我的令牌", Purpose.TOKENS, TokenAsk),
     ("/book", Purpose.BOOK, BookAsk),
     ("/book clear NVDA", Purpose.BOOK, BookAsk),
     ("I hold 200 NVDA at 95", Purpose.BOOK, BookAsk),
@@ -53,10 +66,47 @@ def test_what_was_read_travels_with_the_route() -> None:
 def test_a_message_that_reads_two_ways_is_the_first_readings() -> None:
     # Two tickers in a backtest are the backtest's, not a comparison: the backtest is tried first.
     assert route("backtest NVDA and AMD from January to March 2024", TODAY).purpose is Purpose.BACKTEST
-    assert [purpose for purpose, _ in ROUTES] == [Purpose.BOOK, Purpose.BACKTEST, Purpose.WATCH, Purpose.COMPARE]
+    assert [purpose for purpose, _ in ROUTES] == [Purpose.TOKENS, Purpose.BOOK, Purpose.BACKTEST, Purpose.WATCH,
+                                                  Purpose.COMPARE]
 
 
 def test_in_a_thread_that_holds_an_analysis_two_names_compare_only_when_asked_as_one() -> None:
     analysed = Situation(date(2026, 11, 25), in_analysis=True)
     assert route("what about Apple and Microsoft's earnings?", analysed).purpose is Purpose.DESK
     assert route("NVDA or AMD?", analysed).purpose is Purpose.COMPARE
+
+
+@pytest.mark.parametrize(("text", "asked"), [
+    ("/token", TokenAsk("list")),
+    ("/tokens", TokenAsk("list")),
+    ("/token new Cursor on my laptop", TokenAsk("new", label="Cursor on my laptop")),
+    ("/token revoke AB12CD34", TokenAsk("revoke", token_id="ab12cd34")),
+    ("/token revoke", TokenAsk("revoke")),
+    ("make me an MCP token", TokenAsk("new")),
+    ("Could you create a new personal token for Cursor?", TokenAsk("new", label="Cursor")),
+    ("new token", TokenAsk("new")),
+    ("my tokens", TokenAsk("list")),
+    ("Show me my MCP tokens.", TokenAsk("list")),
+    ("list access tokens", TokenAsk("list")),
+    ("revoke token ab12cd34", TokenAsk("revoke", token_id="ab12cd34")),
+    ("Please revoke the MCP token ab12cd34.", TokenAsk("revoke", token_id="ab12cd34")),
+    ("创建令牌", TokenAsk("new")),
+    ("帮我创建一个MCP令牌", TokenAsk("new")),
+    ("新建令牌，给Cursor用", TokenAsk("new", label="Cursor")),
+    ("我的令牌", TokenAsk("list")),
+    ("查看我的令牌？", TokenAsk("list")),
+    ("撤销令牌 ab12cd34", TokenAsk("revoke", token_id="ab12cd34")),
+    ("撤销令牌ab12cd34。", TokenAsk("revoke", token_id="ab12cd34")),
+])
+def test_the_words_for_personal_tokens(text: str, asked: TokenAsk) -> None:
+    routed = route(text, TODAY)
+    assert routed.purpose is Purpose.TOKENS and routed.read == asked, routed
+
+
+@pytest.mark.parametrize("text", [
+    "how many tokens did that run use?", "what tokens did the bull spend?", "my tokens are crypto",
+    "create a token economy analysis for COIN", "should I buy the token COIN?", "tokens", "令牌", "revoke token",
+    "这次运行用了多少令牌？", "revoke token ab12cd34 and buy NVDA",
+])
+def test_other_words_about_tokens_are_not_the_tokens(text: str) -> None:
+    assert route(text, TODAY).purpose is not Purpose.TOKENS
