@@ -16,6 +16,7 @@ from langgraph.types import Overwrite
 
 from graph.core import clock
 
+from ..core.assets import SERVED, AssetClass, classify, tracking_funds
 from ..core.context import DeskContext, user_of
 from ..core.events import AlphaCurve, Said, emit
 from ..core.personas import DESK, REPORT_KEYS
@@ -24,11 +25,12 @@ from ..core.prompts import render_in
 from ..core.settings import Settings, bounded
 from ..core.state import Debate, DeskState
 from ..core.words import DEFAULT_LANGUAGE, phrase, word_list
-from ..data.vendor import UnknownSymbol, Vendor, VendorError
+from ..data.vendor import UnknownSymbol, Vendor, VendorError, asset_class_of
 from ..models.registry import ModelRegistry
 from ..record.case import entries, past_analysis
 from ..request.cjk_names import cjk_company_name
 from ..request.companies import all_companies, company_name, is_known_ticker
+from ..request.instruments import refusal
 from ..request.intent import ParsedRequest, parse_request
 from ..request.record_ask import asks_for_record
 from ..request.resolve import Shape, TickerGuess, resolve
@@ -155,6 +157,7 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
         parsed = confirmed or parsed
         # Set on every message, so a follow-up, an edit or a resume speaks the thread's language.
         language = thread_language(settings.language, state.get("language"), text, parsed.language)
+        parsed, kind = await _served(parsed, vendor, language)
         update: dict[str, Any] = {"intent": parsed.intent, "pending_ticker": None, "language": language}
         if parsed.intent == "analyze" and confirmed is None and (
                 question := await _unknown_ticker(parsed, vendor)) is not None:
@@ -177,6 +180,7 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
             update |= fresh_run(state) | {
                 "ticker": parsed.ticker, "company": parsed.company or parsed.ticker,
                 "trade_date": parsed.trade_date.isoformat(), "asked_date": asked.isoformat(),
+                "asset_class": kind.value if kind else None,
                 "analysts": list(RunPlan.of(settings, analysts=_names(state.get("analysts"))).analysts),
                 "debate_rounds": bounded("debate_rounds", state.get("debate_rounds"), settings.debate_rounds),
                 "risk_rounds": bounded("risk_rounds", state.get("risk_rounds"), settings.risk_rounds),
@@ -205,8 +209,31 @@ def _analyzing(parsed: ParsedRequest, language: str) -> str:
     closed = "" if asked == parsed.trade_date else phrase(
         language, "desk.closed", asked=asked.isoformat(), weekday=word_list(language, "desk.weekdays")[asked.weekday()])
     company = cjk_company_name(parsed.ticker, language) or parsed.company
-    return phrase(language, "desk.analyzing", ticker=parsed.ticker, trade_date=parsed.trade_date.isoformat(),
+    said = phrase(language, "desk.analyzing", ticker=parsed.ticker, trade_date=parsed.trade_date.isoformat(),
                   closed=closed, company=phrase(language, "desk.company", company=company) if company else "")
+    if funds := tracking_funds(parsed.ticker or ""):  # an index is analysed as itself; its funds are named
+        said += phrase(language, "desk.tracked_by", index=parsed.ticker, funds=", ".join(funds))
+    return said
+
+
+async def _served(parsed: ParsedRequest, vendor: Vendor, language: str) -> tuple[ParsedRequest, AssetClass | None]:
+    """The request, and what its ticker is when it is to be analysed: the vendor's own metadata (Yahoo's
+    quoteType) when live, the symbol's reading in demo or when the vendor cannot say. A class the desk
+    cannot serve (an option, a bond: the rules' reading or the vendor's) is a refusal, in the thread's
+    `language`, saying why and what the desk can do instead."""
+    symbol = parsed.ticker or ""
+    if parsed.refused:
+        return parsed.model_copy(update={"question": refusal(symbol, language, parsed.refused)}), None
+    if parsed.intent != "analyze":
+        return parsed, None
+    try:
+        kind = await call_vendor(asset_class_of, vendor, symbol)
+    except VendorError:  # a timeout: the symbol's reading
+        kind = classify(symbol)
+    if kind in SERVED:
+        return parsed, kind
+    return parsed.model_copy(update={"intent": "clarify", "refused": kind.value, "ticker": symbol,
+                                     "question": refusal(symbol, language, kind.value)}), None
 
 
 def _shaper(models: ModelRegistry, model: BaseChatModel) -> Shape:
