@@ -141,3 +141,12 @@ def test_the_demo_crypto_has_weekend_bars_and_the_demo_stock_does_not() -> None:
     assert len(btc) == 7 and date(2025, 11, 29) in btc
     assert date(2025, 11, 27) not in nvda and len(nvda) == 4    # Thanksgiving 2025
     assert len(fx) == 5                                          # Thanksgiving is a currency session
+
+
+def test_a_watch_follows_the_class_calendar() -> None:
+    from graph.watchlist.rules import EVERY_TRADING_DAY, EXCHANGE_HOURS, Rule
+
+    crypto = Rule(EVERY_TRADING_DAY, EXCHANGE_HOURS["CRYPTO"].after_close, "CRYPTO")
+    fx = Rule(EVERY_TRADING_DAY, EXCHANGE_HOURS["FX"].after_close, "FX")
+    assert crypto.runs_on(SATURDAY) and not fx.runs_on(SATURDAY)
+    assert fx.runs_on(date(2026, 11, 26)) and fx.zone == "America/New_York"  # Thanksgiving: currencies trade
