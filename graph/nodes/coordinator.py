@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
-from datetime import date, timedelta
+from collections.abc import Awaitable, Callable
+from datetime import UTC, date, timedelta
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -16,7 +16,7 @@ from langgraph.types import Overwrite
 
 from graph.core import clock
 
-from ..core.assets import SERVED, AssetClass, classify, tracking_funds
+from ..core.assets import SERVED, AssetClass, classify, market_of, tracking_funds
 from ..core.context import DeskContext, user_of
 from ..core.events import AlphaCurve, Said, emit
 from ..core.personas import DESK, REPORT_KEYS
@@ -141,7 +141,8 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
         # Only a live model may name a company the rules don't know; the demo never guesses.
         model = models.quick(runtime.context) if models.live else None
         text = next((str(m.content) for m in reversed(state.get("messages", [])) if isinstance(m, HumanMessage)), "")
-        today = (runtime.context.today if runtime.context else None) or clock.today()
+        given = runtime.context.today if runtime.context else None
+        today = given or clock.today()
         if asks_for_record(text):  # the track record, not an analysis: a table, and its chart
             language = thread_language(settings.language, state.get("language"), text)
             return await _record_answer(runtime, vendor, models, text, today, language) | {"language": language}
@@ -149,9 +150,9 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
         decided = (state.get("final_decision") is not None or bool(entries(state))
                    or bool(state.get("record_shown")))  # the record shown: a question may be about it
         current = date.fromisoformat(trade_date) if (trade_date := state.get("trade_date")) else None
-        parsed = await resolve(text, today, has_decision=decided, current_ticker=state.get("ticker"),
-                               current_date=current, analysed=analysed(state),
-                               shape=_shaper(models, model) if model is not None else None)
+        read = _reader(text, state, decided, current, _shaper(models, model) if model is not None else None)
+        # On the real clock crypto's today is the UTC day; a day the run was given stays.
+        parsed = await on_crypto_day(await read(today), today, given or clock.today_in(UTC), read)
         pending = state.get("pending_ticker")
         confirmed = _confirmed(text, parsed, pending, today) if pending else None
         parsed = confirmed or parsed
@@ -200,6 +201,25 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
         return update | {"messages": [spoken(DESK, say)]}
 
     return coordinator
+
+
+def _reader(text: str, state: DeskState, decided: bool, current: date | None,
+            shape: Shape | None) -> Callable[[date], Awaitable[ParsedRequest]]:
+    """The message read into a request as of a given today."""
+    def read(day: date) -> Awaitable[ParsedRequest]:
+        return resolve(text, day, has_decision=decided, current_ticker=state.get("ticker"), current_date=current,
+                       analysed=analysed(state), shape=shape)
+    return read
+
+
+async def on_crypto_day(parsed: ParsedRequest, today: date, utc_today: date,
+                        read: Callable[[date], Awaitable[ParsedRequest]]) -> ParsedRequest:
+    """Crypto's days are UTC days: a crypto analysis read against the server's `today` is read again against
+    the UTC day when the two differ ("today", "yesterday" counted from it; a date given is the same)."""
+    if parsed.intent != "analyze" or utc_today == today or market_of(parsed.ticker or "") != "CRYPTO":
+        return parsed
+    again = await read(utc_today)
+    return again if again.intent == "analyze" and again.ticker == parsed.ticker else parsed
 
 
 def _analyzing(parsed: ParsedRequest, language: str) -> str:

@@ -115,3 +115,21 @@ async def test_the_vendors_class_is_kept_and_an_option_it_names_is_refused() -> 
     refused, kind = await _served(parse_request("$WEIRD today", SATURDAY), Quoted(), "en")
     assert refused.intent == "clarify" and refused.refused == "option" and kind is None
     assert "option contract" in (refused.question or "")
+
+
+async def test_crypto_today_is_the_utc_day() -> None:
+    # Friday 21:00 in New York is Saturday 02:00 UTC: bitcoin's "today" is Saturday, NVDA's stays Friday
+    from graph.nodes.coordinator import on_crypto_day
+
+    async def read(text: str, day: date):
+        return parse_request(text, day)
+
+    btc = await on_crypto_day(parse_request("BTC-USD today", FRIDAY), FRIDAY, SATURDAY,
+                              lambda day: read("BTC-USD today", day))
+    assert (btc.asked_date, btc.trade_date) == (SATURDAY, SATURDAY)
+    given = await on_crypto_day(parse_request("BTC-USD 2026-11-20", FRIDAY), FRIDAY, SATURDAY,
+                                lambda day: read("BTC-USD 2026-11-20", day))
+    assert given.trade_date == date(2026, 11, 20)
+    nvda = await on_crypto_day(parse_request("NVDA today", FRIDAY), FRIDAY, SATURDAY,
+                               lambda day: read("NVDA today", day))
+    assert nvda.trade_date == FRIDAY
