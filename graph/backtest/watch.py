@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
+from ..core.assets import AssetClass
 from ..data.vendor import NewsItem, Post, StatementKind, Vendor
 
 T = TypeVar("T")
@@ -93,6 +94,9 @@ class WatchedVendor:
 
     def social_posts(self, ticker: str, start: date, end: date) -> list[Post]:
         return self._call(f"social posts on {ticker}", self.inner.social_posts, ticker, start, end)
+
+    def asset_class(self, ticker: str) -> AssetClass:
+        return self._call(f"asset class of {ticker}", self.inner.asset_class, ticker)
 
     def recommendations(self, ticker: str, as_of: date) -> list[dict]:
         return self._call(f"analyst grades of {ticker}", self.inner.recommendations, ticker, as_of)

@@ -153,8 +153,12 @@ class DeskState(TypedDict, total=False):
     intent: Intent
     ticker: str | None
     company: str | None
-    trade_date: str | None  # ISO date: the last NYSE trading day on or before the date asked
+    # ISO date: the last session of the ticker's market (its class's calendar) on or before the date asked
+    trade_date: str | None
     asked_date: str | None
+    # What the ticker is (graph/core/assets.py AssetClass: "equity", "fund", "index", "crypto", "currency",
+    # "future"): the vendor's metadata when live, the symbol's reading in demo.
+    asset_class: str | None
     analysts: list[str]
     debate_rounds: int
     risk_rounds: int

@@ -24,6 +24,19 @@ that range the ``holidays`` package's calendar of the exchange fills in (it know
 the mainland's next year sooner, but fewer past years and no typhoon closures,
 so it is second); where neither knows a year, the market trades Monday to Friday.
 
+Markets that are not an exchange's listings (graph/core/assets.py ``market_of`` names them by asset class):
+
+* CRYPTO: every day is a session, weekends and holidays included; a day is a UTC day (Yahoo's daily
+  crypto bars run 00:00-24:00 UTC).
+* FX: currencies trade from Sunday 17:00 to Friday 17:00 New York, around the clock. A daily bar is dated by
+  the day it ends on (the session opened Sunday evening is Monday's), so the sessions are Monday to Friday,
+  holidays included (the interbank market has no exchange holidays); :func:`fx_open` says whether the
+  market is open at a given moment.
+* CME: commodity futures (GC=F gold on COMEX, CL=F crude on NYMEX) trade on CME Globex, whose sessions
+  exchange-calendars knows as CMES (closed on New Year's Day, Good Friday and Christmas; on the other US
+  holidays Globex trades a short session, counted as a session here). Outside its range the NYSE's
+  holidays stand in, an approximation (weekdays minus exchange holidays).
+
 Used to read dates in chat requests (:mod:`graph.request`: the trade date, and "N trading days
 ago" counted in the listing's sessions), to lay out synthetic market data
 (:mod:`graph.data.synthetic`), to count a call's holding window (:mod:`graph.track.horizon`, and a
@@ -36,17 +49,20 @@ from __future__ import annotations
 import importlib
 import threading
 import warnings
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
 from functools import cache
+from zoneinfo import ZoneInfo
 
 import holidays
 
 from graph.core import clock
 
 __all__ = [
+    "CALENDARS",
     "CALENDAR_START",
     "EXCHANGES",
     "closures",
+    "fx_open",
     "is_trading_day",
     "last_trading_day",
     "next_trading_day",
@@ -72,7 +88,19 @@ EXCHANGES: dict[str, tuple[str, str]] = {
     "CN": ("XSHG", "XSHG"),  # Shanghai; Shenzhen keeps the same holidays
     "JP": ("XTKS", "XJPX"),  # Tokyo
     "TW": ("XTAI", "XTAI"),  # Taiwan
+    # Commodity futures on CME Globex (COMEX, NYMEX, CBOT share its sessions); `holidays` has no CME
+    # calendar, so past exchange-calendars' range the NYSE's holidays approximate it.
+    "CME": ("CMES", "NYSE"),
 }
+
+# Markets by asset class rather than exchange (graph/core/assets.py): crypto trades every day; currencies
+# every weekday (Sunday evening to Friday evening in New York, dated by the day a session ends).
+EVERY_DAY = "CRYPTO"
+WEEKDAYS_ONLY = "FX"
+CALENDARS = frozenset({EVERY_DAY, WEEKDAYS_ONLY})
+NEW_YORK = ZoneInfo("America/New_York")
+_FX_OPENS = time(17, 0)  # Sunday, New York
+_FX_CLOSES = time(17, 0)  # Friday, New York
 
 
 @cache
@@ -114,6 +142,8 @@ def _build(exchange: str) -> tuple[frozenset[date], date, date]:
 @cache
 def closures(year: int, market: str = "US") -> frozenset[date]:
     """The weekdays of one year on which the market does not trade (its holidays)."""
+    if market in CALENDARS:
+        return frozenset()  # crypto and currencies trade on every weekday
     if market not in EXCHANGES:
         return nyse_holidays(year)
     exchange, fallback = EXCHANGES[market]
@@ -132,10 +162,23 @@ def closures(year: int, market: str = "US") -> frozenset[date]:
 
 
 def is_trading_day(d: date, market: str = "US") -> bool:
-    """True when the market has a regular session on ``d`` (weekday, not a holiday)."""
+    """True when the market has a regular session on ``d`` (weekday, not a holiday; crypto: every day)."""
+    if market == EVERY_DAY:
+        return True
     if d.weekday() >= 5:  # Saturday=5, Sunday=6
         return False
     return d not in closures(d.year, market)
+
+
+def fx_open(moment: datetime) -> bool:
+    """Is the currency market open at ``moment`` (an aware datetime)? Sunday 17:00 to Friday 17:00, New York."""
+    local = moment.astimezone(NEW_YORK)
+    weekday, clock_time = local.weekday(), local.time()
+    if weekday == 5:
+        return False  # Saturday
+    if weekday == 6:
+        return clock_time >= _FX_OPENS  # Sunday evening
+    return weekday < 4 or clock_time < _FX_CLOSES  # Monday-Thursday, Friday until 17:00
 
 
 def last_trading_day(on_or_before: date, market: str = "US") -> date:

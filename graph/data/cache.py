@@ -57,6 +57,7 @@ from typing import Any
 import pandas as pd
 
 from graph.core import clock
+from graph.core.assets import AssetClass
 from graph.data.vendor import NewsItem, Post, StatementKind, Vendor
 
 DEFAULT_TTL_S = 900.0
@@ -184,6 +185,10 @@ class CachedVendor:
 
     def social_posts(self, ticker: str, start: date, end: date) -> list[Post]:
         return self._cached("social_posts", end, ticker, start, end)
+
+    def asset_class(self, ticker: str) -> AssetClass:
+        # What an instrument is does not change: stored as a closed period's answer.
+        return self._cached("asset_class", date.min, ticker)
 
     def recommendations(self, ticker: str, as_of: date) -> list[dict]:
         return self._cached("recommendations", as_of, ticker, as_of)

@@ -30,6 +30,7 @@ from datetime import date
 
 import pandas as pd
 
+from graph.core.assets import AssetClass, classify
 from graph.data.synthetic_company import _pick, _traits, _unit
 from graph.data.synthetic_fundamentals import _ROWS_BY_KIND, STATEMENT_QUARTERS, _filed_quarters
 from graph.data.synthetic_news import _MACRO_TEMPLATES, _NEWS_TEMPLATES, _POST_TEMPLATES, _after_close, _headlines
@@ -77,6 +78,10 @@ class SyntheticVendor:
         frame = _path(symbol).loc[pd.Timestamp(start) : pd.Timestamp(_clip_end(end))].copy()
         frame.attrs["source"] = SOURCE
         return frame
+
+    def asset_class(self, ticker: str) -> AssetClass:
+        """Read from the symbol and the desk's names: the demo has no metadata of its own."""
+        return classify(_normalise(ticker))
 
     def profile(self, ticker: str, as_of: date) -> dict:
         symbol = _normalise(ticker)

@@ -13,26 +13,21 @@ import numpy as np
 import pandas as pd
 
 from graph.core import clock
-from graph.core.trading_days import closures
+from graph.core.assets import market_of
+from graph.core.trading_days import CALENDARS, EVERY_DAY, EXCHANGES, closures
 from graph.data.synthetic_company import _seed, _traits
 
 SERIES_START = date(1990, 1, 1)
 TRADING_DAYS = 252
 
-# Yahoo's exchange suffix -> market, as graph.request.listing_codes.market_of says (data may not import
-# request; tests/core/test_exchange_calendars.py checks the two agree); any other suffix trades on NYSE days.
-_SUFFIX_MARKETS = {"HK": "HK", "SS": "CN", "SZ": "CN", "TW": "TW", "T": "JP"}
-# The indexes the track record measures listings abroad against (graph/track/horizon.py BENCHMARKS):
-# an index trades on its exchange's days, so a call and its benchmark have closes on the same dates.
-_INDEX_MARKETS = {"^HSI": "HK", "^N225": "JP", "^TWII": "TW"}
-
-
 def market(symbol: str) -> str:
-    """The market whose trading days the symbol's bars fall on (US, HK, CN, TW, JP)."""
-    if symbol in _INDEX_MARKETS:
-        return _INDEX_MARKETS[symbol]
-    _, dot, suffix = symbol.rpartition(".")
-    return _SUFFIX_MARKETS.get(suffix, "US") if dot else "US"
+    """The market whose trading days the symbol's bars fall on (US, HK, CN, TW, JP; CRYPTO, FX, CME by asset
+    class), as graph.core.assets.market_of says; a suffix without a calendar here (VOD.L) keeps the NYSE's."""
+    found = market_of(symbol)
+    return found if found in _MARKETS else "US"
+
+
+_MARKETS = frozenset({"US", *EXCHANGES, *CALENDARS})
 
 
 # --------------------------------------------------------------------------
@@ -107,17 +102,21 @@ def _daily_path(symbol: str, through_year: int) -> pd.DataFrame:
     Random draws are made on the plain weekday grid, then exchange holidays
     are dropped: the price keeps walking through a holiday (the next session
     shows two days' move, as after a real closure), and a date's values do
-    not depend on how many holidays came before it.
+    not depend on how many holidays came before it. Crypto trades every day: its grid is every
+    calendar day, its daily volatility spread over 365 days a year instead of 252.
     """
     traits = _traits(symbol)
-    weekdays = pd.bdate_range(SERIES_START, date(through_year, 12, 31), name="date")
+    every_day = market(symbol) == EVERY_DAY
+    grid = pd.date_range if every_day else pd.bdate_range
+    weekdays = grid(SERIES_START, date(through_year, 12, 31), name="date")
     n = len(weekdays)
+    days_a_year = 365 if every_day else TRADING_DAYS
     streams = [np.random.default_rng(s) for s in np.random.SeedSequence(_seed(symbol, "path")).spawn(5)]
     regimes, returns, gaps, ranges, volumes = streams
 
-    mu, sigma = _regime_schedule(regimes, n, traits.base_vol)
+    mu, sigma = _regime_schedule(regimes, n, traits.base_vol * (TRADING_DAYS / days_a_year) ** 0.5)
     deviation = _log_deviation(mu, sigma, returns.standard_normal(n))
-    years = np.arange(n) / TRADING_DAYS
+    years = np.arange(n) / days_a_year
     close = traits.start_price * np.exp(traits.long_run_growth * years + deviation)
     gap_draws = gaps.standard_normal(n)
     # Shape (n, 2) so draws are consumed day by day (keeps the prefix stable).

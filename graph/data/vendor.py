@@ -30,6 +30,8 @@ from typing import Literal, Protocol, runtime_checkable
 
 import pandas as pd
 
+from graph.core.assets import AssetClass, classify
+
 StatementKind = Literal["income", "balance", "cashflow"]
 Sentiment = Literal["bullish", "bearish"]
 
@@ -136,6 +138,23 @@ class Vendor(Protocol):
         Each dict: date (date), firm, to_grade, from_grade, action.
         """
         ...
+
+    def asset_class(self, ticker: str) -> AssetClass:
+        """What the instrument is (graph/core/assets.py): the vendor's own metadata where it has some
+        (Yahoo's quoteType), else read from the symbol."""
+        ...
+
+
+def asset_class_of(vendor: Vendor, ticker: str) -> AssetClass:
+    """The vendor's class for ``ticker``; read from the symbol when the vendor cannot say (an outage, or a
+    vendor written before classes)."""
+    ask = getattr(vendor, "asset_class", None)
+    if ask is None:
+        return classify(ticker)
+    try:
+        return ask(ticker)
+    except VendorError:
+        return classify(ticker)
 
 
 def finite(value: object) -> float | None:

@@ -62,6 +62,7 @@ import yfinance as yf
 from yfinance.exceptions import YFRateLimitError
 
 from graph.core import clock
+from graph.core.assets import AssetClass, classify
 from graph.data.feed_values import _short
 from graph.data.social_feeds import (
     REDDIT_SEARCH_URL,
@@ -236,6 +237,15 @@ class YFinanceVendor:
             return profile  # a past analysis: today's ratios would leak the future
         profile.update(live_ratios(info))
         return profile
+
+    # ---- asset class ------------------------------------------------------
+
+    def asset_class(self, ticker: str) -> AssetClass:
+        """Yahoo's own ``quoteType`` (EQUITY, ETF, MUTUALFUND, INDEX, CRYPTOCURRENCY, CURRENCY, FUTURE,
+        OPTION) from ``Ticker.info``; the symbol's reading when Yahoo sends none it knows."""
+        symbol = _symbol(ticker)
+        info = self._get(symbol, "info")
+        return classify(symbol, info.get("quoteType") if isinstance(info, dict) else None)
 
     # ---- statements -------------------------------------------------------
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable
-from datetime import date, timedelta
+from collections.abc import Awaitable, Callable
+from datetime import UTC, date, timedelta
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
@@ -16,6 +16,7 @@ from langgraph.types import Overwrite
 
 from graph.core import clock
 
+from ..core.assets import SERVED, AssetClass, classify, market_of, tracking_funds
 from ..core.context import DeskContext, user_of
 from ..core.events import AlphaCurve, Said, emit
 from ..core.personas import DESK, REPORT_KEYS
@@ -24,11 +25,12 @@ from ..core.prompts import render_in
 from ..core.settings import Settings, bounded
 from ..core.state import Debate, DeskState
 from ..core.words import DEFAULT_LANGUAGE, phrase, word_list
-from ..data.vendor import UnknownSymbol, Vendor, VendorError
+from ..data.vendor import UnknownSymbol, Vendor, VendorError, asset_class_of
 from ..models.registry import ModelRegistry
 from ..record.case import entries, past_analysis
 from ..request.cjk_names import cjk_company_name
 from ..request.companies import all_companies, company_name, is_known_ticker
+from ..request.instruments import refusal
 from ..request.intent import ParsedRequest, parse_request
 from ..request.record_ask import asks_for_record
 from ..request.resolve import Shape, TickerGuess, resolve
@@ -139,7 +141,8 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
         # Only a live model may name a company the rules don't know; the demo never guesses.
         model = models.quick(runtime.context) if models.live else None
         text = next((str(m.content) for m in reversed(state.get("messages", [])) if isinstance(m, HumanMessage)), "")
-        today = (runtime.context.today if runtime.context else None) or clock.today()
+        given = runtime.context.today if runtime.context else None
+        today = given or clock.today()
         if asks_for_record(text):  # the track record, not an analysis: a table, and its chart
             language = thread_language(settings.language, state.get("language"), text)
             return await _record_answer(runtime, vendor, models, text, today, language) | {"language": language}
@@ -147,14 +150,15 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
         decided = (state.get("final_decision") is not None or bool(entries(state))
                    or bool(state.get("record_shown")))  # the record shown: a question may be about it
         current = date.fromisoformat(trade_date) if (trade_date := state.get("trade_date")) else None
-        parsed = await resolve(text, today, has_decision=decided, current_ticker=state.get("ticker"),
-                               current_date=current, analysed=analysed(state),
-                               shape=_shaper(models, model) if model is not None else None)
+        read = _reader(text, state, decided, current, _shaper(models, model) if model is not None else None)
+        # On the real clock crypto's today is the UTC day; a day the run was given stays.
+        parsed = await on_crypto_day(await read(today), today, given or clock.today_in(UTC), read)
         pending = state.get("pending_ticker")
         confirmed = _confirmed(text, parsed, pending, today) if pending else None
         parsed = confirmed or parsed
         # Set on every message, so a follow-up, an edit or a resume speaks the thread's language.
         language = thread_language(settings.language, state.get("language"), text, parsed.language)
+        parsed, kind = await _served(parsed, vendor, language)
         update: dict[str, Any] = {"intent": parsed.intent, "pending_ticker": None, "language": language}
         if parsed.intent == "analyze" and confirmed is None and (
                 question := await _unknown_ticker(parsed, vendor)) is not None:
@@ -177,6 +181,7 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
             update |= fresh_run(state) | {
                 "ticker": parsed.ticker, "company": parsed.company or parsed.ticker,
                 "trade_date": parsed.trade_date.isoformat(), "asked_date": asked.isoformat(),
+                "asset_class": kind.value if kind else None,
                 "analysts": list(RunPlan.of(settings, analysts=_names(state.get("analysts"))).analysts),
                 "debate_rounds": bounded("debate_rounds", state.get("debate_rounds"), settings.debate_rounds),
                 "risk_rounds": bounded("risk_rounds", state.get("risk_rounds"), settings.risk_rounds),
@@ -198,6 +203,25 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
     return coordinator
 
 
+def _reader(text: str, state: DeskState, decided: bool, current: date | None,
+            shape: Shape | None) -> Callable[[date], Awaitable[ParsedRequest]]:
+    """The message read into a request as of a given today."""
+    def read(day: date) -> Awaitable[ParsedRequest]:
+        return resolve(text, day, has_decision=decided, current_ticker=state.get("ticker"), current_date=current,
+                       analysed=analysed(state), shape=shape)
+    return read
+
+
+async def on_crypto_day(parsed: ParsedRequest, today: date, utc_today: date,
+                        read: Callable[[date], Awaitable[ParsedRequest]]) -> ParsedRequest:
+    """Crypto's days are UTC days: a crypto analysis read against the server's `today` is read again against
+    the UTC day when the two differ ("today", "yesterday" counted from it; a date given is the same)."""
+    if parsed.intent != "analyze" or utc_today == today or market_of(parsed.ticker or "") != "CRYPTO":
+        return parsed
+    again = await read(utc_today)
+    return again if again.intent == "analyze" and again.ticker == parsed.ticker else parsed
+
+
 def _analyzing(parsed: ParsedRequest, language: str) -> str:
     """The Desk's acknowledgement of an analysis, in the thread's language (prompts/words_<code>.md)."""
     assert parsed.trade_date and parsed.asked_date, "an analysis always has its dates"
@@ -205,8 +229,31 @@ def _analyzing(parsed: ParsedRequest, language: str) -> str:
     closed = "" if asked == parsed.trade_date else phrase(
         language, "desk.closed", asked=asked.isoformat(), weekday=word_list(language, "desk.weekdays")[asked.weekday()])
     company = cjk_company_name(parsed.ticker, language) or parsed.company
-    return phrase(language, "desk.analyzing", ticker=parsed.ticker, trade_date=parsed.trade_date.isoformat(),
+    said = phrase(language, "desk.analyzing", ticker=parsed.ticker, trade_date=parsed.trade_date.isoformat(),
                   closed=closed, company=phrase(language, "desk.company", company=company) if company else "")
+    if funds := tracking_funds(parsed.ticker or ""):  # an index is analysed as itself; its funds are named
+        said += phrase(language, "desk.tracked_by", index=parsed.ticker, funds=", ".join(funds))
+    return said
+
+
+async def _served(parsed: ParsedRequest, vendor: Vendor, language: str) -> tuple[ParsedRequest, AssetClass | None]:
+    """The request, and what its ticker is when it is to be analysed: the vendor's own metadata (Yahoo's
+    quoteType) when live, the symbol's reading in demo or when the vendor cannot say. A class the desk
+    cannot serve (an option, a bond: the rules' reading or the vendor's) is a refusal, in the thread's
+    `language`, saying why and what the desk can do instead."""
+    symbol = parsed.ticker or ""
+    if parsed.refused:
+        return parsed.model_copy(update={"question": refusal(symbol, language, parsed.refused)}), None
+    if parsed.intent != "analyze":
+        return parsed, None
+    try:
+        kind = await call_vendor(asset_class_of, vendor, symbol)
+    except VendorError:  # a timeout: the symbol's reading
+        kind = classify(symbol)
+    if kind in SERVED:
+        return parsed, kind
+    return parsed.model_copy(update={"intent": "clarify", "refused": kind.value, "ticker": symbol,
+                                     "question": refusal(symbol, language, kind.value)}), None
 
 
 def _shaper(models: ModelRegistry, model: BaseChatModel) -> Shape:

@@ -126,6 +126,8 @@ def normalize_ticker(raw: str) -> str | None:
         return sym
     if re.fullmatch(r"[A-Z0-9]{2,6}-USD", sym):  # crypto pairs (BTC-USD)
         return sym
+    if re.fullmatch(r"\^[A-Z0-9]{2,8}|(?:[A-Z]{6}|[A-Z]{3})=X|[A-Z0-9]{1,4}=F", sym):  # ^GSPC, EURUSD=X, GC=F
+        return sym
     match = _EXCHANGE_FORM.match(sym)
     if match and match.group(2) in EXCHANGE_SUFFIXES:
         base, suffix = match.groups()

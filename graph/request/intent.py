@@ -34,6 +34,7 @@ from .cjk_names import cjk_company_name
 from .companies import company_name, normalize_ticker
 from .dates import DateScan, scan_dates
 from .guard import clean_message
+from .instruments import refusal, refused_class
 from .language import DEFAULT_LANGUAGE, detect_language
 from .listing_codes import market_of
 from .messages import has_catalogue, listed, say
@@ -56,6 +57,9 @@ class ParsedRequest(BaseModel):
     # ISO 639-1 code of the language the message is written in ("zh", "ja", "es", ...; see
     # graph/request/language.py); `question` is worded in it where a catalogue exists.
     language: str = DEFAULT_LANGUAGE
+    # The asset class of a ticker the desk cannot serve (graph/core/assets.py: "option", "bond"): `question`
+    # says why and what it can do instead (graph/request/instruments.py `refusal`).
+    refused: str | None = None
 
 
 ASK_TICKER = say("en", "ask_ticker")
@@ -143,6 +147,9 @@ def _read(
                              reason=f"'{hit.source}' is listed in several places: {', '.join(hit.listings)}")
 
     ticker = tickers[0] if tickers else None
+    if ticker is not None and (kind := refused_class(ticker.symbol)) is not None:
+        return ParsedRequest(intent="clarify", ticker=ticker.symbol, question=refusal(ticker.symbol, language),
+                             refused=kind.value, reason=f"{ticker.symbol} is {kind.value}: the desk cannot serve it")
     # "analyze NVDA" typed again while NVDA is on screen is a request to rerun.
     rerun = bool(_RERUN.search(msg.lower()) or (ticker and _COMMAND.match(msg.lower())))
 

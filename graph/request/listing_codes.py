@@ -26,6 +26,7 @@ from collections.abc import Iterable
 from datetime import date
 from functools import lru_cache
 
+from ..core import assets
 from .companies import is_known_ticker
 from .ticker_hits import TIER_STRONG, TickerHit
 from .wordlists import DATA
@@ -54,11 +55,9 @@ def listing_cues(low: str) -> set[str]:
 
 
 def market_of(symbol: str) -> str:
-    """Where a Yahoo symbol trades, in the terms of listing_cues.tsv."""
-    suffix = symbol.rpartition(".")[2] if "." in symbol else ""
-    if not suffix:
-        return "US"
-    return {"HK": "HK", "SS": "CN", "SZ": "CN", "TW": "TW", "T": "JP"}.get(suffix, suffix)
+    """Where a Yahoo symbol trades, in the terms of listing_cues.tsv, or the calendar of its asset class
+    (CRYPTO, FX, CME): graph/core/assets.py's."""
+    return assets.market_of(symbol)
 
 
 _SHANGHAI = re.compile(r"(?:60[0135]|68[89]|900)\d{3}")

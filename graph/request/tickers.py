@@ -36,6 +36,7 @@ from .companies import (
     is_known_ticker,
     normalize_ticker,
 )
+from .instruments import instrument_symbol
 from .listing_codes import code_hits, listing_cues, market_of
 from .scripts import blank_cjk, has_cjk
 from .text import blank, lower, next_words, prev_word, sentence_start
@@ -295,6 +296,8 @@ def _classify_token(token: str, start: int, text: str, low: str, shouted: bool) 
     cashtag = token.startswith("$")
     body = token[1:] if cashtag else token
     end = start + len(token)
+    if body and (symbol := instrument_symbol(body, text)) is not None:
+        return TickerHit(symbol, start, end, token, TIER_STRONG, "instrument symbol")  # ^GSPC, EURUSD=X, GC=F
     if not body or re.search(r"[&+'@:=%#]", body):
         return None  # M&A, T+1, don't, 10%, ...
     if re.fullmatch(r"[A-Za-z]{2,6}-usd", body, re.IGNORECASE):

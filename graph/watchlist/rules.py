@@ -38,6 +38,12 @@ EXCHANGE_HOURS: dict[str, Hours] = {
     "CN": Hours("Asia/Shanghai", time(15, 30), time(9, 0)),     # Shanghai and Shenzhen: 9:30-15:00
     "JP": Hours("Asia/Tokyo", time(16, 0), time(8, 30)),        # Tokyo: 9:00-15:30 (since November 2024)
     "TW": Hours("Asia/Taipei", time(14, 0), time(8, 30)),       # Taiwan: 9:00-13:30
+    # Markets by asset class (graph/core/assets.py market_of). Crypto never closes: its day is a UTC day, and
+    # "after the close" is half an hour before that day ends (the bar nearly whole). Currencies: the day ends
+    # 17:00 in New York. Commodity futures: CME Globex's day ends 16:00 in Chicago.
+    "CRYPTO": Hours("UTC", time(23, 30), time(8, 0)),
+    "FX": Hours("America/New_York", time(17, 30), time(9, 0)),
+    "CME": Hours("America/Chicago", time(16, 30), time(8, 0)),
 }
 NEW_YORK = ZoneInfo("America/New_York")
 AFTER_CLOSE = EXCHANGE_HOURS["US"].after_close

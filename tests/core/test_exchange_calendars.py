@@ -11,9 +11,10 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from graph.core.assets import _SUFFIX_MARKETS
 from graph.core.trading_days import is_trading_day, last_trading_day, next_trading_day, previous_trading_day
 from graph.data.synthetic import SyntheticVendor
-from graph.data.synthetic_prices import _SUFFIX_MARKETS, market
+from graph.data.synthetic_prices import market
 from graph.request import parse_request
 from graph.request.listing_codes import market_of
 from graph.track.calls import Call

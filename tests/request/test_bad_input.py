@@ -145,8 +145,8 @@ def test_exchange_prefix_names_the_exchange_not_a_ticker(text, ticker):
 
 
 def test_the_nasdaq_alone_is_still_the_index():
-    assert parse("what about the nasdaq").ticker == "QQQ"
-    assert parse("what about the nasdaq: is it overvalued?").ticker == "QQQ"
+    assert parse("what about the nasdaq").ticker == "^IXIC"  # the index itself (issue 37), not a fund tracking another
+    assert parse("what about the nasdaq: is it overvalued?").ticker == "^IXIC"
 
 
 @pytest.mark.parametrize(

@@ -83,8 +83,8 @@ def parse(text, today=SUNDAY, **kwargs) -> ParsedRequest:
         ("Is Target a buy?", "TGT"),
         ("How about 3M?", "MMM"),
         ("On Semi", "ON"),
-        ("Is the S&P 500 overvalued?", "SPY"),
-        ("what about the nasdaq", "QQQ"),
+        ("Is the S&P 500 overvalued?", "^GSPC"),  # an index is analysed as the index (issue 37)
+        ("what about the nasdaq", "^IXIC"),
         ("bitcoin", "BTC-USD"),
         ("McDonald's", "MCD"),
         ("mcdonalds", "MCD"),
