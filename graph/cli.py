@@ -24,7 +24,7 @@ from .compare.ask import CompareAsk
 from .compare.flow import Comparison
 from .core.context import LOCAL_USER
 from .core.errors import explain
-from .core.events import Event, NodeDone, Said, Token, ToolStarted
+from .core.events import Event, NodeDone, Said, Token, ToolStarted, TurnRestarted
 from .core.personas import ANALYST_KINDS, DESK, RISK_JUDGE, persona_label
 from .core.plan import RunPlan
 from .core.settings import Settings
@@ -63,6 +63,16 @@ class Printer:
             self.out.flush()
         else:
             self.buffers.setdefault(persona, []).append(text)
+
+    def void(self, persona: str, text: str, line: str) -> None:
+        """Words of `persona` that a failed call streamed are void (TurnRestarted): dropped while they wait
+        in its buffer; a terminal cannot take back what it printed, so `line` says they are void."""
+        if persona != self.current:
+            waiting = "".join(self.buffers.get(persona, []))
+            if waiting.endswith(text):
+                self.buffers[persona] = [waiting[: len(waiting) - len(text)]]
+                return
+        self.write(persona, f"\n{line}\n")
 
     def done(self, persona: str) -> None:
         if persona != self.current:
@@ -245,6 +255,10 @@ async def _show(events: AsyncIterator[Event], quiet_tools: bool, language: str =
         if isinstance(ev, Token):
             printer.write(key(ev.persona), ev.text)
             streamed[ev.persona] = streamed.get(ev.persona, "") + ev.text
+        elif isinstance(ev, TurnRestarted):
+            if (was := streamed.get(ev.persona, "")).endswith(ev.text):
+                streamed[ev.persona] = was[: len(was) - len(ev.text)]
+            printer.void(key(ev.persona), ev.text, phrase(printer.language, "cli.restarted_" + ev.reason))
         elif isinstance(ev, Said):
             printer.write(key(ev.persona), ev.text)
             printer.done(key(ev.persona))
