@@ -73,7 +73,8 @@ def _shared(a: str, b: str) -> int:
 
 class FakeOpenAI:
     def __init__(self, no_tools: bool = False, fault: Fault | None = None, stall_s: float = 30.0,
-                 refuse_formats: frozenset[str] = frozenset(), cut_after: int = 3, retry_after: str = "1") -> None:
+                 refuse_formats: frozenset[str] = frozenset(), cut_after: int = 3, retry_after: str = "1",
+                 word_s: float = 0.0) -> None:
         self.no_tools = no_tools
         # response_format types answered 400, as a server that does not take them answers
         self.refuse_formats = refuse_formats
@@ -81,6 +82,7 @@ class FakeOpenAI:
         self.stall_s = stall_s
         self.cut_after = cut_after      # words a "cut" or "stall_mid" stream sends first
         self.retry_after = retry_after  # the Retry-After header of a 429
+        self.word_s = word_s            # the pause before each streamed word (a page sees words arrive)
         self.arrivals: list[tuple[str, float]] = []  # (persona, monotonic time) of each request
         self.prompts: list[str] = []
         self.usages: list[dict] = []  # the usage reported for each answered request
@@ -209,6 +211,8 @@ class FakeOpenAI:
                 raise ConnectionResetError("the fake server cut the stream")  # uvicorn drops the connection
             if fault == "stall_mid" and i == self.cut_after:
                 await asyncio.sleep(self.stall_s)
+            if self.word_s:
+                await asyncio.sleep(self.word_s)
             yield chunk({"content": word})
         if fault == "cut":
             raise ConnectionResetError("the fake server cut the stream")
