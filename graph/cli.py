@@ -242,6 +242,23 @@ def unstreamed(shown: str, kept: str) -> str:
     return "\n  ⟲ As kept:\n" + kept + "\n" if shown else kept + "\n"
 
 
+def _void(ev: TurnRestarted, streamed: dict[str, str], printer: Printer, persona: str) -> None:
+    """A call's streamed words are void (it was cut off or stalled): not held against the turn as kept,
+    and dropped or said void on the terminal."""
+    if (was := streamed.get(ev.persona, "")).endswith(ev.text):
+        streamed[ev.persona] = was[: len(was) - len(ev.text)]
+    printer.void(persona, ev.text, phrase(printer.language, "cli.restarted_" + ev.reason))
+
+
+def _kept(ev: NodeDone, kept: str, shown: str, printer: Printer, key: str) -> None:
+    """A turn ended: what of it as kept did not stream, and a figure no data holds flagged under it."""
+    if rest := unstreamed(shown, kept):
+        printer.write(key, rest)
+    if flagged := ev.unverified:  # as the chat shows it under the turn: a figure no data holds
+        printer.write(key, f"\n  ⚠ {unverified_note(flagged)}\n")
+    printer.done(key)
+
+
 async def _show(events: AsyncIterator[Event], quiet_tools: bool, language: str = DEFAULT_LANGUAGE,
                 printer: Printer | None = None, tag: str = "") -> None:
     """Print a run's events. `printer` and `tag`: one desk of a comparison, its personas headed with its ticker
@@ -256,9 +273,7 @@ async def _show(events: AsyncIterator[Event], quiet_tools: bool, language: str =
             printer.write(key(ev.persona), ev.text)
             streamed[ev.persona] = streamed.get(ev.persona, "") + ev.text
         elif isinstance(ev, TurnRestarted):
-            if (was := streamed.get(ev.persona, "")).endswith(ev.text):
-                streamed[ev.persona] = was[: len(was) - len(ev.text)]
-            printer.void(key(ev.persona), ev.text, phrase(printer.language, "cli.restarted_" + ev.reason))
+            _void(ev, streamed, printer, key(ev.persona))
         elif isinstance(ev, Said):
             printer.write(key(ev.persona), ev.text)
             printer.done(key(ev.persona))
@@ -269,12 +284,7 @@ async def _show(events: AsyncIterator[Event], quiet_tools: bool, language: str =
             printer.write(key("Track record"), recalled_markdown(recalled, printer.language))
             printer.done(key("Track record"))
         elif isinstance(ev, NodeDone) and (said := ev.spoken) is not None and ev.node != "coordinator":
-            persona = str(said.name)
-            if rest := unstreamed(streamed.pop(persona, ""), str(said.content)):
-                printer.write(key(persona), rest)
-            if flagged := ev.unverified:  # as the chat shows it under the turn: a figure no data holds
-                printer.write(key(persona), f"\n  ⚠ {unverified_note(flagged)}\n")
-            printer.done(key(persona))
+            _kept(ev, str(said.content), streamed.pop(str(said.name), ""), printer, key(str(said.name)))
 
 
 def _print_outcome(args: argparse.Namespace, state: dict[str, Any], thread: str,

@@ -207,12 +207,7 @@ class FakeOpenAI:
             return
         yield chunk({"role": "assistant", "content": ""})
         for i, word in enumerate(re.findall(r"\s*\S+", content)):
-            if fault == "cut" and i == self.cut_after:
-                raise ConnectionResetError("the fake server cut the stream")  # uvicorn drops the connection
-            if fault == "stall_mid" and i == self.cut_after:
-                await asyncio.sleep(self.stall_s)
-            if self.word_s:
-                await asyncio.sleep(self.word_s)
+            await self._before_word(fault, i)
             yield chunk({"content": word})
         if fault == "cut":
             raise ConnectionResetError("the fake server cut the stream")
@@ -222,6 +217,15 @@ class FakeOpenAI:
         if usage is not None:
             yield "data: " + json.dumps({**head, "choices": [], "usage": usage}) + "\n\n"
         yield "data: [DONE]\n\n"
+
+    async def _before_word(self, fault: str | None, i: int) -> None:
+        """The pause before word `i`, or the fault that strikes there (a cut, a stall mid-answer)."""
+        if fault == "cut" and i == self.cut_after:
+            raise ConnectionResetError("the fake server cut the stream")  # uvicorn drops the connection
+        if fault == "stall_mid" and i == self.cut_after:
+            await asyncio.sleep(self.stall_s)
+        if self.word_s:
+            await asyncio.sleep(self.word_s)
 
 
 def _faulty(fault: str | None, body: dict, content: str, calls: list) -> tuple[str, list]:
