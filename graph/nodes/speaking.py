@@ -26,6 +26,7 @@ from ..core.state import DeskState, Intervention, language_of
 from ..core.usage import Meter
 from ..core.words import DEFAULT_LANGUAGE, language_name
 from ..models.registry import CallLimits
+from ..models.waits import told_of_waits
 from ..notes.address import started_at_read, waiting
 from ..notes.inbox import NOTES_PER_TURN, Inbox, quoted_note
 from ..record.case import case_record
@@ -267,10 +268,14 @@ async def _streamed(model: Runnable[Any, Any], messages: list[BaseMessage], stal
     try:
         stream = cast(AsyncGenerator[Any, None], model.astream(messages))
         async with aclosing(stream), asyncio.timeout(stall_s) as watch:
-            async for chunk in stream:
+            def waits(seconds: float) -> None:  # the client waits before asking again (models/waits.py)
                 if stall_s is not None:
-                    watch.reschedule(loop.time() + stall_s)
-                reply.take(chunk)
+                    watch.reschedule(loop.time() + seconds + stall_s)
+            with told_of_waits(waits):
+                async for chunk in stream:
+                    if stall_s is not None:
+                        watch.reschedule(loop.time() + stall_s)
+                    reply.take(chunk)
     except TimeoutError:
         if watch.expired():
             raise _Stall(reply.text()) from None

@@ -5,6 +5,8 @@ stalled stream restarts the persona's call, its streamed words voided by a TurnR
 the retries are spent the run stops with a plain sentence and resumes at that turn."""
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from graph.core.errors import DeskError, explain
@@ -162,3 +164,24 @@ async def test_a_server_that_always_hangs_stops_the_run_plainly_and_it_resumes(s
         server.fault = None
         await desk.ask(None)
     assert (await desk.state())["final_decision"] is not None
+
+
+async def test_a_retry_after_longer_than_the_stall_timeout_is_waited_out_not_taken_for_a_hang(settings: Settings):
+    """The client waits the server's Retry-After before asking again; the stall watchdog hears of the wait
+    (graph/models/waits.py), so a 429 asking for 2 s under a 1 s stall timeout is not a stall."""
+    with FakeOpenAI(fault=fault_for("Bull Researcher", "429", times=2), retry_after="2") as server:
+        desk = live(settings, server, max_retries=2, stall_timeout_s=1.0)
+        await desk.ask(QUESTION, **ONE_ANALYST)
+    arrivals = [at for who, at in server.arrivals if who == "Bull Researcher"]
+    assert len(arrivals) == 3, "two 429s waited out, then the answer"
+    assert all(b - a >= 1.95 for a, b in pairwise(arrivals))
+    assert (await desk.state())["investment_debate"].turns[0].text == "Bull Researcher here, answering the desk."
+
+
+def test_the_client_waits_are_read_as_the_client_reads_them():
+    from graph.models.waits import BACKOFF_MAX_S, retry_wait
+    assert retry_wait(429, {"retry-after": "3"}) == 3.0
+    assert retry_wait(429, {"retry-after-ms": "1500"}) == 1.5
+    assert retry_wait(503, {}) == BACKOFF_MAX_S
+    assert retry_wait(429, {"retry-after": "600"}) == BACKOFF_MAX_S  # past the client's limit: it does not wait
+    assert retry_wait(400, {"retry-after": "3"}) is None and retry_wait(200, {}) is None
