@@ -177,6 +177,8 @@ async def _compare_followup(args: argparse.Namespace, comparison: Comparison, te
     async for piece in comparison.followup(text):
         if isinstance(piece, Token):
             printer.write(DESK, piece.text)
+        elif isinstance(piece, TurnRestarted):
+            printer.void(DESK, piece.text, phrase(printer.language, "cli.restarted_" + piece.reason))
     printer.done(DESK)
     print(f"\nthread {comparison.record.parent}")
     return 0

@@ -185,3 +185,21 @@ def test_the_client_waits_are_read_as_the_client_reads_them():
     assert retry_wait(503, {}) == BACKOFF_MAX_S
     assert retry_wait(429, {"retry-after": "600"}) == BACKOFF_MAX_S  # past the client's limit: it does not wait
     assert retry_wait(400, {"retry-after": "3"}) is None and retry_wait(200, {}) is None
+
+
+async def test_a_turn_outside_the_graph_voids_its_cut_off_words_too(settings: Settings):
+    """The Comparison's turn and its follow-ups stream outside the desk's graph (graph/compare/comparison.py
+    streamed_turn): a cut there is voided by a TurnRestarted among its pieces."""
+    from langchain_core.messages import HumanMessage, SystemMessage
+
+    from graph.compare.comparison import streamed_turn
+    from graph.models.registry import ModelRegistry
+    from tests.support.desk import live_settings
+
+    with FakeOpenAI(fault=fault_for("Desk", "cut", times=1), cut_after=2) as server:
+        models = ModelRegistry(live_settings(settings, server))
+        messages = [SystemMessage("You are the **Desk** of the comparison."), HumanMessage("which was riskier?")]
+        pieces = [p async for p in streamed_turn(models, "Desk", messages)]
+    assert pieces[-1] == "Desk here, answering the desk."
+    assert TurnRestarted("Desk", "Desk here,", "cut") in pieces
+    assert page([p for p in pieces if not isinstance(p, str)], "Desk") == pieces[-1]
