@@ -36,7 +36,17 @@ from .core import clock
 from .core.chinese_script import chinese_tag, to_simplified
 from .core.context import LOCAL_USER
 from .core.errors import explain
-from .core.events import AlphaCurve, Event, NodeDone, NotePickedUp, Said, Token, ToolFinished, ToolStarted
+from .core.events import (
+    AlphaCurve,
+    Event,
+    NodeDone,
+    NotePickedUp,
+    Said,
+    Token,
+    ToolFinished,
+    ToolStarted,
+    TurnRestarted,
+)
 from .core.links import inert_links
 from .core.personas import (
     ANALYST_KINDS,
@@ -197,6 +207,7 @@ __all__ = [
     "TokenError",
     "ToolFinished",
     "ToolStarted",
+    "TurnRestarted",
     "Vendor",
     "Watch",
     "WatchAsk",

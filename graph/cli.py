@@ -24,7 +24,7 @@ from .compare.ask import CompareAsk
 from .compare.flow import Comparison
 from .core.context import LOCAL_USER
 from .core.errors import explain
-from .core.events import Event, NodeDone, Said, Token, ToolStarted
+from .core.events import Event, NodeDone, Said, Token, ToolStarted, TurnRestarted
 from .core.personas import ANALYST_KINDS, DESK, RISK_JUDGE, persona_label
 from .core.plan import RunPlan
 from .core.settings import Settings
@@ -63,6 +63,16 @@ class Printer:
             self.out.flush()
         else:
             self.buffers.setdefault(persona, []).append(text)
+
+    def void(self, persona: str, text: str, line: str) -> None:
+        """Words of `persona` that a failed call streamed are void (TurnRestarted): dropped while they wait
+        in its buffer; a terminal cannot take back what it printed, so `line` says they are void."""
+        if persona != self.current:
+            waiting = "".join(self.buffers.get(persona, []))
+            if waiting.endswith(text):
+                self.buffers[persona] = [waiting[: len(waiting) - len(text)]]
+                return
+        self.write(persona, f"\n{line}\n")
 
     def done(self, persona: str) -> None:
         if persona != self.current:
@@ -170,6 +180,8 @@ async def _compare_followup(args: argparse.Namespace, comparison: Comparison, te
     async for piece in comparison.followup(text):
         if isinstance(piece, Token):
             printer.write(DESK, piece.text)
+        elif isinstance(piece, TurnRestarted):
+            printer.void(DESK, piece.text, phrase(printer.language, "cli.restarted_" + piece.reason))
     printer.done(DESK)
     print(f"\nthread {comparison.record.parent}")
     return 0
@@ -235,6 +247,23 @@ def unstreamed(shown: str, kept: str) -> str:
     return "\n  ⟲ As kept:\n" + kept + "\n" if shown else kept + "\n"
 
 
+def _void(ev: TurnRestarted, streamed: dict[str, str], printer: Printer, persona: str) -> None:
+    """A call's streamed words are void (it was cut off or stalled): not held against the turn as kept,
+    and dropped or said void on the terminal."""
+    if (was := streamed.get(ev.persona, "")).endswith(ev.text):
+        streamed[ev.persona] = was[: len(was) - len(ev.text)]
+    printer.void(persona, ev.text, phrase(printer.language, "cli.restarted_" + ev.reason))
+
+
+def _kept(ev: NodeDone, kept: str, shown: str, printer: Printer, key: str) -> None:
+    """A turn ended: what of it as kept did not stream, and a figure no data holds flagged under it."""
+    if rest := unstreamed(shown, kept):
+        printer.write(key, rest)
+    if flagged := ev.unverified:  # as the chat shows it under the turn: a figure no data holds
+        printer.write(key, f"\n  ⚠ {unverified_note(flagged)}\n")
+    printer.done(key)
+
+
 async def _show(events: AsyncIterator[Event], quiet_tools: bool, language: str = DEFAULT_LANGUAGE,
                 printer: Printer | None = None, tag: str = "") -> None:
     """Print a run's events. `printer` and `tag`: one desk of a comparison, its personas headed with its ticker
@@ -248,6 +277,8 @@ async def _show(events: AsyncIterator[Event], quiet_tools: bool, language: str =
         if isinstance(ev, Token):
             printer.write(key(ev.persona), ev.text)
             streamed[ev.persona] = streamed.get(ev.persona, "") + ev.text
+        elif isinstance(ev, TurnRestarted):
+            _void(ev, streamed, printer, key(ev.persona))
         elif isinstance(ev, Said):
             printer.write(key(ev.persona), ev.text)
             printer.done(key(ev.persona))
@@ -258,12 +289,7 @@ async def _show(events: AsyncIterator[Event], quiet_tools: bool, language: str =
             printer.write(key("Track record"), recalled_markdown(recalled, printer.language))
             printer.done(key("Track record"))
         elif isinstance(ev, NodeDone) and (said := ev.spoken) is not None and ev.node != "coordinator":
-            persona = str(said.name)
-            if rest := unstreamed(streamed.pop(persona, ""), str(said.content)):
-                printer.write(key(persona), rest)
-            if flagged := ev.unverified:  # as the chat shows it under the turn: a figure no data holds
-                printer.write(key(persona), f"\n  ⚠ {unverified_note(flagged)}\n")
-            printer.done(key(persona))
+            _kept(ev, str(said.content), streamed.pop(str(said.name), ""), printer, key(str(said.name)))
 
 
 def _print_outcome(args: argparse.Namespace, state: dict[str, Any], thread: str,

@@ -50,6 +50,7 @@ from graph import (
     RunPlan,
     Step,
     Token,
+    TurnRestarted,
     clock,
     comparison_cost,
     edit_change,
@@ -129,6 +130,14 @@ def desk_of(message: dict[str, Any], tickers: tuple[str, ...]) -> str:
 def _of_desk(messages: list[dict[str, Any]], ticker: str, tickers: tuple[str, ...]) -> list[dict[str, Any]]:
     return [m for m in messages if desk_of(m, tickers) == ticker]
 
+
+
+async def _void(msg: cl.Message, restarted: TurnRestarted) -> None:
+    """A cut-off call's words, taken off the streaming message before its words come again."""
+    if msg.content.endswith(restarted.text):
+        msg.content = msg.content[: len(msg.content) - len(restarted.text)]
+        if msg.streaming:  # on the page already: its text replaced (it is stored whole when it ends)
+            await cl.context.emitter.update_step(msg.to_dict())
 
 class _Sent:
     """The compare_edit actions sent in this session (as chat/edits.py keeps its own: JSON cannot write this,
@@ -238,6 +247,8 @@ class Compares:
         async for piece in comparison.followup(question):
             if isinstance(piece, Token):
                 await msg.stream_token(piece.text)
+            elif isinstance(piece, TurnRestarted):
+                await _void(msg, piece)
             else:
                 msg.content = piece
         await msg.send()
@@ -492,7 +503,10 @@ class CompareRun(ThreadTask):
         msg = self.turn_message = cl.Message(content="", author=COMPARISON,
                                              metadata=label_metadata(COMPARISON, language=lang))
         async for token in turn.stream():
-            await msg.stream_token(token.text)
+            if isinstance(token, TurnRestarted):
+                await _void(msg, token)
+            else:
+                await msg.stream_token(token.text)
         assert turn.result is not None
         msg.content = turn.result.text
         await msg.send()

@@ -38,6 +38,7 @@ from graph import (
     Token,
     ToolFinished,
     ToolStarted,
+    TurnRestarted,
     clock,
     inert_links,
     language_of,
@@ -223,6 +224,8 @@ class Renderer:
         elif isinstance(ev, NodeDone):
             await self._tick(finishing=self._finishing(ev))
             await self._node_done(ev)
+        elif isinstance(ev, TurnRestarted):
+            await self._restarted(ev)
         else:
             await self._tick()
             await self._node_event(ev)
@@ -230,6 +233,25 @@ class Renderer:
         # the user before the progress update (it was the larger part of the first-token time).
         while self.opened:
             await self._started(self.opened.pop(0))
+
+    async def _restarted(self, ev: TurnRestarted) -> None:
+        """A call cut off (or stalled) after some words: they are void, and go from the turn's text and
+        the page before the call's words come again (the turn is stored when it ends, without them)."""
+        stream = self.streams.get(ev.persona)
+        if stream is None:
+            return
+        raw, void = stream.raw, ev.text
+        if raw.endswith(void):
+            stream.raw = raw[: len(raw) - len(void)]
+        elif raw.endswith(started := "\n\n" + void.lstrip()):  # the call began a paragraph after a tool call
+            stream.raw = raw[: len(raw) - len(started)]
+            self.paragraph.add(ev.persona)
+        else:  # not what streamed last: the turn's end replaces what streamed anyway (_node_done)
+            return
+        if stream.shown and stream.rewritten():
+            await self._rewrite(stream)
+        elif not stream.waiting():
+            stream.since = 0.0
 
     @staticmethod
     def _finishing(ev: NodeDone) -> str | None:

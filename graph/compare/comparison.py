@@ -23,7 +23,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 from pydantic import BaseModel, Field
 
 from ..core.context import DeskContext
-from ..core.events import Token
+from ..core.events import Token, TurnRestarted
 from ..core.personas import COMPARISON
 from ..core.prompts import render
 from ..core.state import FinalDecision
@@ -147,7 +147,7 @@ class _Tokens(AsyncCallbackHandler):
     the same callback)."""
 
     def __init__(self) -> None:
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self.queue: asyncio.Queue[str | TurnRestarted | None] = asyncio.Queue()
 
     async def on_llm_new_token(self, token: Any, **kwargs: Any) -> None:
         if isinstance(token, str) and token:
@@ -155,17 +155,18 @@ class _Tokens(AsyncCallbackHandler):
 
 
 async def streamed_turn(models: ModelRegistry, persona: str, messages: list[Any],
-                        context: DeskContext | None = None) -> AsyncIterator[Token | str]:
+                        context: DeskContext | None = None) -> AsyncIterator[Token | TurnRestarted | str]:
     """One model turn outside the desk's graph, as its speakers' turns are made (graph/nodes/speaking.py `ask`:
     capped, empty answers asked again, stalls watched): its words as Token events as they stream, then the
-    whole text (a str) last."""
+    whole text (a str) last; a TurnRestarted where a call cut off is asked again (its words void)."""
     tokens = _Tokens()
     model = models.deep(context).with_config(callbacks=[tokens])
-    call = asyncio.create_task(ask(model, messages, persona, limits=models.limits("turn")))
+    call = asyncio.create_task(ask(model, messages, persona, limits=models.limits("turn"),
+                                   restarted=tokens.queue.put_nowait))
     call.add_done_callback(lambda _: tokens.queue.put_nowait(None))
     try:
         while (piece := await tokens.queue.get()) is not None:
-            yield Token(persona, piece)
+            yield Token(persona, piece) if isinstance(piece, str) else piece
         yield text_of(await call)
     finally:
         if not call.done():
@@ -195,12 +196,13 @@ class ComparisonTurn:
                         tickers=", ".join(o.ticker for o in self.outcomes), language=_language_line(self.language))
         return [SystemMessage(system), HumanMessage("Rank the tickers.")]
 
-    async def stream(self) -> AsyncIterator[Token]:
-        """The turn's words as Token events of the Comparison persona; `result` is set once they end."""
+    async def stream(self) -> AsyncIterator[Token | TurnRestarted]:
+        """The turn's words as Token events of the Comparison persona (a TurnRestarted voids a cut-off call's);
+        `result` is set once they end."""
         messages = self.prompt()
         text = ""
         async for piece in streamed_turn(self.models, COMPARISON, messages, self.context):
-            if isinstance(piece, Token):
+            if not isinstance(piece, str):
                 yield piece
             else:
                 text = piece

@@ -12,7 +12,7 @@ from datetime import date
 
 from ..backtest.tokens import Estimate, Shape, estimate
 from ..core.context import DeskContext
-from ..core.events import Token
+from ..core.events import Token, TurnRestarted
 from ..core.personas import DESK
 from ..core.plan import RunPlan
 from ..runtime.desk import DeskRuntime
@@ -118,8 +118,9 @@ class Comparison:
             run.state = await self.desk.state(run.thread)
         return self.outcomes()
 
-    async def followup(self, question: str) -> AsyncIterator[Token | str]:
-        """The Desk's answer to a follow-up about the comparison: Token events, then its whole text."""
+    async def followup(self, question: str) -> AsyncIterator[Token | TurnRestarted | str]:
+        """The Desk's answer to a follow-up about the comparison: Token events (TurnRestarted: a cut-off call's
+        words void), then its whole text."""
         messages = followup_prompt(await self.load_outcomes(), self.record.ranking,
                                    self.record.trade_date.isoformat(), question, self.record.language)
         async for piece in streamed_turn(self.desk.models, DESK, messages, self.context):

@@ -14,7 +14,7 @@ import unicodedata
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Protocol
 
-from ..core.events import Event, Token
+from ..core.events import Event, TurnRestarted
 from ..core.personas import COMPARISON
 from ..core.plan import RunPlan
 from ..core.words import phrase
@@ -30,6 +30,8 @@ class Printer(Protocol):
     def write(self, persona: str, text: str) -> None: ...
 
     def done(self, persona: str) -> None: ...
+
+    def void(self, persona: str, text: str, line: str) -> None: ...
 
 
 Show = Callable[[AsyncIterator[Event], str], Awaitable[None]]  # one desk's events, its ticker
@@ -75,7 +77,10 @@ async def run(desk: DeskRuntime, comparison: Comparison, printer: Printer, show:
     await comparison.run_desks(lambda ticker, events: show(events, ticker))
     turn = comparison.turn()
     async for token in turn.stream():
-        printer.write(COMPARISON, token.text if isinstance(token, Token) else "")
+        if isinstance(token, TurnRestarted):
+            printer.void(COMPARISON, token.text, phrase(lang, "cli.restarted_" + token.reason))
+        else:
+            printer.write(COMPARISON, token.text)
     printer.done(COMPARISON)
     assert turn.result is not None
     await comparison.finish(turn.result)

@@ -49,6 +49,7 @@ _KINDS: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
     ("authentication", (("openai", "AuthenticationError"), ("langchain_core.exceptions", "ModelAuthenticationError"))),
     ("rate_limit", (("openai", "RateLimitError"), ("langchain_core.exceptions", "ModelRateLimitError"))),
     ("connection", (("openai", "APIConnectionError"), ("langchain_core.exceptions", "ModelConnectionError"))),
+    ("server_error", (("openai", "InternalServerError"), ("langchain_core.exceptions", "ModelAPIError"))),
     ("not_found", (("openai", "NotFoundError"), ("langchain_core.exceptions", "ModelNotFoundError"))),
 )
 
@@ -91,6 +92,12 @@ def explain(exc: BaseException, language: str = DEFAULT_LANGUAGE) -> str:
             return known
     name = type(exc).__name__
     return phrase(language, "errors.unknown", name=name, text=str(exc) or name)
+
+
+def kind_of(exc: BaseException) -> str | None:
+    """The kind of failure `explain` names by class ("timeout", "rate_limit", "connection", ...), the
+    first along the exception's chain; None when none is."""
+    return next((k for e in _chain(exc) if (k := _kind(e)) is not None), None)
 
 
 def _by_type(e: BaseException, language: str) -> str | None:

@@ -49,6 +49,17 @@ class NotePickedUp:
 
 
 @dataclass(frozen=True)
+class TurnRestarted:
+    """A persona's model call failed after some of its words had streamed (the server cut the answer
+    off, or sent nothing more for the stall timeout): the words `text` that call streamed are void.
+    Consumers drop them from the persona's open turn; the call is asked again (`reason` "cut" or
+    "stall"), or, its retries spent, the run stops with a sentence and resumes at this turn."""
+    persona: str
+    text: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class Said:
     """A whole message that is not streamed (the coordinator's answer), and the thread's language when the
     coordinator knows it ("": not said): the chat words what it attaches to the message in it."""
@@ -85,11 +96,12 @@ class NodeDone:
         return [f for figures in checks.values() for f in figures] if isinstance(checks, dict) else []
 
 
-NodeEvent = ToolStarted | ToolFinished | NotePickedUp | Said | AlphaCurve
+NodeEvent = ToolStarted | ToolFinished | NotePickedUp | TurnRestarted | Said | AlphaCurve
 Event = Token | NodeEvent | NodeDone
 
 _KINDS: dict[str, type[NodeEvent]] = {
-    "tool_started": ToolStarted, "tool_finished": ToolFinished, "note_picked_up": NotePickedUp, "said": Said,
+    "tool_started": ToolStarted, "tool_finished": ToolFinished, "note_picked_up": NotePickedUp,
+    "turn_restarted": TurnRestarted, "said": Said,
     "alpha_curve": AlphaCurve,
 }
 _KIND_OF = {cls: kind for kind, cls in _KINDS.items()}

@@ -364,7 +364,7 @@ class DeskService:
         async for piece in comparison.followup(question):
             if isinstance(piece, Token):
                 await turns.saw(piece)
-            else:
+            elif isinstance(piece, str):  # the whole answer (a TurnRestarted voids words it never keeps)
                 said = piece
         thread = comparison.record.parent
         return Replied(DeskReply(thread_id=thread, outcome="answer", said=said, language=comparison.record.language),

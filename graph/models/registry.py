@@ -116,7 +116,9 @@ class ModelRegistry:
             from .demo import DemoChatModel
             return DemoChatModel(delay_ms=s.demo_delay_ms, first_token_ms=s.demo_first_token_ms)
         from langchain_openai import ChatOpenAI
-        return ChatOpenAI(
+
+        from .waits import hear_waits
+        model = ChatOpenAI(
             model=name,
             # Local servers (Ollama, vLLM, LM Studio) accept any key; the client insists on one.
             api_key=s.openai_api_key or "not-needed",
@@ -126,3 +128,5 @@ class ModelRegistry:
             streaming=True,
             stream_usage=True,
         )
+        hear_waits(model)  # the stall watchdog waits out the client's own retries (a 429's Retry-After)
+        return model

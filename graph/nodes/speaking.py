@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import re
 import sys
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any, cast
@@ -13,21 +14,24 @@ from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, message_chunk_to_message
 from langchain_core.messages.ai import add_ai_message_chunks
 from langchain_core.runnables import Runnable
-from langgraph.config import get_config
+from langgraph.config import get_config, get_stream_writer
 from langgraph.runtime import Runtime
 
 from ..core.context import DeskContext
-from ..core.errors import NO_TOOLS, DeskError, explain
-from ..core.events import NotePickedUp, emit
+from ..core.errors import NO_TOOLS, DeskError, explain, kind_of
+from ..core.events import NotePickedUp, TurnRestarted, emit
 from ..core.plan import RunPlan
 from ..core.prompts import render, without_instructions
 from ..core.state import DeskState, Intervention, language_of
 from ..core.usage import Meter
 from ..core.words import DEFAULT_LANGUAGE, language_name
 from ..models.registry import CallLimits
+from ..models.waits import told_of_waits
 from ..notes.address import started_at_read, waiting
 from ..notes.inbox import NOTES_PER_TURN, Inbox, quoted_note
 from ..record.case import case_record
+
+logger = logging.getLogger(__name__)
 
 
 async def take_notes(state: DeskState, runtime: Runtime[DeskContext], persona: str) -> tuple[str, dict[str, Any]]:
@@ -123,8 +127,21 @@ def blank(text: str) -> bool:
     return _BLANK.fullmatch(text) is not None
 
 
+Restarted = Callable[[TurnRestarted], None]
+
+
+def _graph_writer() -> Restarted | None:
+    """Where a node's `ask` tells its stream a call restarted: the graph's custom stream (None outside a graph)."""
+    try:
+        writer = get_stream_writer()
+    except (RuntimeError, KeyError):  # not inside a graph's run
+        return None
+    return lambda event: emit(writer, event)
+
+
 async def ask(model: BaseChatModel | Runnable[Any, Any], messages: list[BaseMessage], persona: str, *,
-              required: bool = False, limits: CallLimits | None = None, meter: Meter | None = None) -> AIMessage:
+              required: bool = False, limits: CallLimits | None = None, meter: Meter | None = None,
+              restarted: Restarted | None = None) -> AIMessage:
     """One model call, streamed and tagged with its persona so stream consumers know who is speaking.
 
     Real models fail in small ways, and each is bounded here: an empty or blank answer is asked
@@ -132,15 +149,21 @@ async def ask(model: BaseChatModel | Runnable[Any, Any], messages: list[BaseMess
     a sentence the user can act on (an empty answer must never become a decision); a stream the
     server cut is asked again; a call that sends nothing for `limits.stall_timeout_s` is cancelled
     and asked again once. `limits` caps the output; `meter` counts the tokens and stops the run
-    before a call that would pass the budget."""
+    before a call that would pass the budget.
+
+    Words a cut or stalled call streamed before it failed are void: `restarted` (by default the
+    graph's stream) is told a `TurnRestarted` with them, so what shows the turn drops them before the
+    call is asked again (or the run stops), and nothing is said twice. Failures before any word (a
+    500, a 429 with Retry-After, a refused connection) are the client's to retry (`max_retries`)."""
     limits = limits or CallLimits()
+    restarted = restarted or _graph_writer()
     bound = model.bind(**limits.fields) if limits.fields else model
     tagged = bound.with_config(metadata={"persona": persona})
     tries = _Tries()
     while True:
         if meter is not None:
             meter.check(messages, limits.max_tokens)
-        reply = await _call(tagged, messages, persona, limits, tries)
+        reply = await _call(tagged, messages, persona, limits, tries, restarted)
         if reply is None:
             continue
         if meter is not None:
@@ -167,21 +190,28 @@ class _Tries:
 
 
 async def _call(model: Runnable[Any, Any], messages: list[BaseMessage], persona: str, limits: CallLimits,
-                tries: _Tries) -> AIMessage | None:
+                tries: _Tries, restarted: Restarted | None) -> AIMessage | None:
     """One try of `ask`: the reply, or None when the call stalled or was cut off and may be asked
     again. A failure that may not (its retries spent, or any other) stops the run with a sentence
     the user can act on."""
     try:
         return await _streamed(model, messages, limits.stall_timeout_s)
-    except _Stall:
+    except _Stall as stall:
+        _void(restarted, persona, stall.text, "stall")
         tries.stalls += 1
         if tries.stalls > STALL_RETRIES:
             raise Stalled(key="errors.stalled", persona=persona, seconds=limits.stall_timeout_s,
                           tries=tries.stalls) from None
     except _Cut as cut:
+        _void(restarted, persona, cut.text, "cut")
         tries.cuts += 1
+        logger.warning("%s: the model server cut its answer off (%s: %s)", persona, type(cut.error).__name__, cut.error)
         if tries.cuts > CUT_RETRIES:
-            raise DeskError(key="errors.cut", persona=persona, tries=tries.cuts, why=cut.error) from cut.error
+            # The cause in words when it is a timeout (a read that waited too long); otherwise the
+            # connection dropped, whatever the client calls it (a "connection error" would say the
+            # server cannot be reached, which it could), and never the driver's own words.
+            why = cut.error if kind_of(cut.error) == "timeout" else DeskError(key="errors.dropped")
+            raise DeskError(key="errors.cut", persona=persona, tries=tries.cuts, why=why) from cut.error
     except DeskError:
         raise
     except Exception as exc:  # the run stops with a sentence the user can act on
@@ -190,14 +220,23 @@ async def _call(model: Runnable[Any, Any], messages: list[BaseMessage], persona:
     return None
 
 
+def _void(restarted: Restarted | None, persona: str, text: str, reason: str) -> None:
+    """Tell the stream that the words a failed call streamed are void (nothing: none streamed)."""
+    if text and restarted is not None:
+        restarted(TurnRestarted(persona, text, reason))
+
+
 class _Stall(Exception):
-    pass
+    def __init__(self, text: str = ""):
+        super().__init__("stalled")
+        self.text = text  # the words streamed before it stalled
 
 
 class _Cut(Exception):
-    def __init__(self, error: BaseException):
+    def __init__(self, error: BaseException, text: str = ""):
         super().__init__(str(error))
         self.error = error
+        self.text = text  # the words streamed before the cut
 
 
 # Transport failures after the server accepted the request: the answer was cut off, asking again
@@ -229,16 +268,20 @@ async def _streamed(model: Runnable[Any, Any], messages: list[BaseMessage], stal
     try:
         stream = cast(AsyncGenerator[Any, None], model.astream(messages))
         async with aclosing(stream), asyncio.timeout(stall_s) as watch:
-            async for chunk in stream:
+            def waits(seconds: float) -> None:  # the client waits before asking again (models/waits.py)
                 if stall_s is not None:
-                    watch.reschedule(loop.time() + stall_s)
-                reply.take(chunk)
+                    watch.reschedule(loop.time() + seconds + stall_s)
+            with told_of_waits(waits):
+                async for chunk in stream:
+                    if stall_s is not None:
+                        watch.reschedule(loop.time() + stall_s)
+                    reply.take(chunk)
     except TimeoutError:
         if watch.expired():
-            raise _Stall() from None
+            raise _Stall(reply.text()) from None
         raise
     except Exception as exc:
-        if (empty := _empty_or_cut(exc, bool(reply.pieces))) is not None:
+        if (empty := _empty_or_cut(exc, reply.text() if reply.pieces else None)) is not None:
             return empty
         raise
     return reply.message()
@@ -257,6 +300,10 @@ class _Pieces:
         elif isinstance(chunk, AIMessage):  # a model that cannot stream answers whole
             self.whole = chunk
 
+    def text(self) -> str:
+        """The words streamed so far, as the stream's Token events carried them."""
+        return "".join(p.content for p in self.pieces if isinstance(p.content, str))
+
     def message(self) -> AIMessage:
         if not self.pieces:
             return self.whole or AIMessage(content="")
@@ -265,12 +312,13 @@ class _Pieces:
         return cast(AIMessage, message_chunk_to_message(merged))
 
 
-def _empty_or_cut(exc: Exception, got_pieces: bool) -> AIMessage | None:
+def _empty_or_cut(exc: Exception, streamed: str | None) -> AIMessage | None:
     """What a stream that failed gave: an empty reply when the failure only says there was nothing
-    ("No generation chunks were returned"); `_Cut` raised when the answer was cut off (it may be
-    asked again); None for any other failure, which the caller re-raises."""
-    if not got_pieces and isinstance(exc, ValueError) and "generation" in str(exc).lower():
+    ("No generation chunks were returned"); `_Cut` raised, with the words `streamed` before it, when
+    the answer was cut off (it may be asked again); None for any other failure, which the caller
+    re-raises. `streamed` None: no piece came at all."""
+    if streamed is None and isinstance(exc, ValueError) and "generation" in str(exc).lower():
         return AIMessage(content="")
-    if got_pieces or _is_cut(exc):
-        raise _Cut(exc) from exc
+    if streamed is not None or _is_cut(exc):
+        raise _Cut(exc, streamed or "") from exc
     return None

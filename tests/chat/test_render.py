@@ -4,7 +4,7 @@ from __future__ import annotations
 from langchain_core.messages import AIMessage
 
 from chat.views.render import Renderer
-from graph.core.events import NodeDone, Said, Token, ToolFinished, ToolStarted
+from graph.core.events import NodeDone, Said, Token, ToolFinished, ToolStarted, TurnRestarted
 from graph.core.plan import RunPlan as Plan
 
 
@@ -147,6 +147,37 @@ async def test_an_answer_asked_again_ends_with_its_words_once(emitter):
     await r.handle(Token("Bull Researcher", "The bull case holds."))
     await r.handle(done("bull", "Bull Researcher", "The bull case holds."))
     assert emitter.by_author("Bull Researcher")[0]["output"] == "The bull case holds."
+
+
+async def test_a_cut_off_call_is_taken_off_the_page_before_its_words_come_again(emitter):
+    """Issue 36, point 2: a stream cut mid-answer is asked again; the words it streamed are void."""
+    r = Renderer(Plan())
+    await r.handle(Token("Trader", "Trader here, "))   # the page has it at once (nothing sent before)
+    await r.handle(Token("Trader", "answering"))
+    trader, = emitter.by_author("Trader")
+    assert trader["output"].startswith("Trader here,")
+    await r.handle(TurnRestarted("Trader", "Trader here, answering", "cut"))
+    assert emitter.by_author("Trader")[0]["output"] == "", "the void words are gone from the page at once"
+    await r.handle(Token("Trader", "Trader here, answering the desk."))
+    await r.handle(done("trader", "Trader", "Trader here, answering the desk."))
+    trader, = emitter.by_author("Trader")
+    assert trader["output"] == "Trader here, answering the desk."
+    pages = [d.get("output", "") for n, d in emitter.events if d.get("id") == trader["id"]]
+    assert not [p for p in pages if p.count("Trader here") > 1], "never shown twice, at no moment"
+
+
+async def test_a_run_that_stops_after_cut_off_calls_keeps_none_of_their_words(emitter):
+    r = Renderer(Plan())
+    await r.handle(Token("Market Analyst", "Pulling data."))
+    await r.handle(ToolStarted("Market Analyst", "get_price_history", {}, "c1"))
+    await r.handle(ToolFinished("Market Analyst", "get_price_history", "c1", "rows"))
+    await r.handle(Token("Market Analyst", " The trend"))  # a paragraph begins after the tool call
+    await r.handle(TurnRestarted("Market Analyst", " The trend", "cut"))
+    await r.handle(Token("Market Analyst", " The"))
+    await r.handle(TurnRestarted("Market Analyst", " The", "cut"))
+    await r.close_open(" — *interrupted*")  # the retries are spent: the run stops
+    market, = emitter.by_author("Market Analyst")
+    assert market["output"] == "Pulling data. — *interrupted*"
 
 
 def stop_action():

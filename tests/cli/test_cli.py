@@ -14,7 +14,7 @@ import pytest
 from langchain_core.messages import AIMessage
 
 from graph.cli import _show, unstreamed
-from graph.core.events import NodeDone, Token
+from graph.core.events import NodeDone, Token, TurnRestarted
 from graph.core.personas import PERSONAS
 from graph.core.settings import Settings
 from graph.persistence.database import open_checkpointer
@@ -162,6 +162,28 @@ async def test_a_turn_citing_a_figure_no_data_holds_is_flagged_under_it(capsys):
     bull, bear = out.split("▶ Bear Researcher")
     assert "⚠ 1 figure not found in the data: 987.65" in bull
     assert "⚠" not in bear
+
+
+async def test_words_of_a_cut_off_call_are_said_void_and_never_kept_twice(capsys):
+    """Issue 36, point 2: a call cut off mid-answer is asked again. The terminal has its words already: a line
+    says they are void, and the turn as kept is not printed again after them. A speaker waiting its turn to
+    print (a parallel analyst) never prints the void words at all."""
+    async def events():
+        yield Token("Market Analyst", "The trend")
+        yield Token("News Analyst", "Headlines say")
+        yield TurnRestarted("Market Analyst", "The trend", "cut")
+        yield TurnRestarted("News Analyst", "Headlines say", "stall")
+        yield Token("Market Analyst", "The trend is up.")
+        yield Token("News Analyst", "Headlines are calm.")
+        yield NodeDone("market_analyst", {"messages": [AIMessage("The trend is up.", name="Market Analyst")]})
+        yield NodeDone("news_analyst", {"messages": [AIMessage("Headlines are calm.", name="News Analyst")]})
+
+    await _show(events(), quiet_tools=True)
+    out = capsys.readouterr().out
+    market, news = out.split("▶ News Analyst")
+    assert market.count("the model server cut this answer off: the words it began above are void") == 1
+    assert market.count("The trend is up.") == 1 and "As kept" not in market
+    assert news.strip() == "Headlines are calm.", "its void words were dropped before they were printed"
 
 
 @pytest.mark.parametrize(("shown", "kept", "printed"), [

@@ -39,10 +39,13 @@ def _persona(messages: list[dict]) -> str:
 
 
 # What `fault` may return: an empty answer, a blank one, a stream of no chunks at all (only
-# [DONE]), a stream cut after a few words, a stall
-# (nothing for `stall_s` seconds, then the answer), a tool call written as text, a tool call
-# whose arguments are not JSON, an answer that would go on for 5,000 words but for max_tokens.
-FAULTS = ("empty", "blank", "no_chunks", "cut", "stall", "text_call", "bad_args", "runaway")
+# [DONE]), a stream cut after `cut_after` words, a stall
+# (nothing for `stall_s` seconds, then the answer), a stall after `cut_after` words ("stall_mid"),
+# a tool call written as text, a tool call whose arguments are not JSON, an answer that would go on
+# for 5,000 words but for max_tokens; and the server's own failures: HTTP 500, HTTP 429 with
+# `Retry-After: retry_after`, a request never answered at all (no headers for `stall_s`: "hang").
+FAULTS = ("empty", "blank", "no_chunks", "cut", "stall", "stall_mid", "text_call", "bad_args", "runaway",
+          "500", "429", "hang")
 Fault = Callable[[dict, str], "str | None"]
 
 
@@ -70,12 +73,17 @@ def _shared(a: str, b: str) -> int:
 
 class FakeOpenAI:
     def __init__(self, no_tools: bool = False, fault: Fault | None = None, stall_s: float = 30.0,
-                 refuse_formats: frozenset[str] = frozenset()) -> None:
+                 refuse_formats: frozenset[str] = frozenset(), cut_after: int = 3, retry_after: str = "1",
+                 word_s: float = 0.0) -> None:
         self.no_tools = no_tools
         # response_format types answered 400, as a server that does not take them answers
         self.refuse_formats = refuse_formats
         self.fault = fault
         self.stall_s = stall_s
+        self.cut_after = cut_after      # words a "cut" or "stall_mid" stream sends first
+        self.retry_after = retry_after  # the Retry-After header of a 429
+        self.word_s = word_s            # the pause before each streamed word (a page sees words arrive)
+        self.arrivals: list[tuple[str, float]] = []  # (persona, monotonic time) of each request
         self.prompts: list[str] = []
         self.usages: list[dict] = []  # the usage reported for each answered request
         self.requests: list[dict] = []
@@ -151,7 +159,17 @@ class FakeOpenAI:
         if self.no_tools and body.get("tools"):
             error = f"registry.ollama.ai/library/{body['model']} does not support tools"
             return JSONResponse({"error": {"message": error, "type": "invalid_request_error"}}, status_code=400)
-        fault = self.fault(body, _persona(body["messages"])) if self.fault else None
+        persona = _persona(body["messages"])
+        self.arrivals.append((persona, time.monotonic()))
+        fault = self.fault(body, persona) if self.fault else None
+        if fault == "500":
+            return JSONResponse({"error": {"message": "the fake server failed", "type": "server_error"}},
+                                status_code=500)
+        if fault == "429":
+            return JSONResponse({"error": {"message": "Rate limit reached", "type": "rate_limit_error"}},
+                                status_code=429, headers={"Retry-After": self.retry_after})
+        if fault == "hang":
+            await asyncio.sleep(self.stall_s)
         content, calls = _faulty(fault, body, *self.reply(body))
         cap = body.get("max_tokens") or body.get("max_completion_tokens")
         words = re.findall(r"\s*\S+", content)
@@ -189,8 +207,7 @@ class FakeOpenAI:
             return
         yield chunk({"role": "assistant", "content": ""})
         for i, word in enumerate(re.findall(r"\s*\S+", content)):
-            if fault == "cut" and i == 3:
-                raise ConnectionResetError("the fake server cut the stream")  # uvicorn drops the connection
+            await self._before_word(fault, i)
             yield chunk({"content": word})
         if fault == "cut":
             raise ConnectionResetError("the fake server cut the stream")
@@ -200,6 +217,15 @@ class FakeOpenAI:
         if usage is not None:
             yield "data: " + json.dumps({**head, "choices": [], "usage": usage}) + "\n\n"
         yield "data: [DONE]\n\n"
+
+    async def _before_word(self, fault: str | None, i: int) -> None:
+        """The pause before word `i`, or the fault that strikes there (a cut, a stall mid-answer)."""
+        if fault == "cut" and i == self.cut_after:
+            raise ConnectionResetError("the fake server cut the stream")  # uvicorn drops the connection
+        if fault == "stall_mid" and i == self.cut_after:
+            await asyncio.sleep(self.stall_s)
+        if self.word_s:
+            await asyncio.sleep(self.word_s)
 
 
 def _faulty(fault: str | None, body: dict, content: str, calls: list) -> tuple[str, list]:
