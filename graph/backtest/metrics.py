@@ -36,6 +36,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+from itertools import pairwise
 
 import pandas as pd
 
@@ -131,7 +132,7 @@ def curve_metrics(start: float, curve: Sequence[tuple[date, float]], risk_free_r
     the curve began with), each next one from the point before. The points are the curve's own days: a day
     the curve leaves out (a gap) is not filled in; the return across it is counted on the day after."""
     values = [float(start), *(float(v) for _, v in curve)]
-    returns = pd.Series([b / a - 1 for a, b in zip(values, values[1:])],
+    returns = pd.Series([b / a - 1 for a, b in pairwise(values)],
                         index=pd.DatetimeIndex([d.isoformat() for d, _ in curve]), dtype=float, name="return")
     cr, arr, sharpe, drawdown = scores(returns, risk_free_rate)
     return CurveMetrics(cr, arr, sharpe, drawdown, len(returns))

@@ -50,7 +50,8 @@ class Paper:
     ledger: Ledger
     benchmark: str
     benchmark_curve: list[tuple[date, Decimal]] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)  # vendor failures: retried at the next settlement
+    # (ticker, what the vendor said) for each vendor failure: its orders wait, tried again at the next settlement
+    problems: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def book(self) -> PaperBook:
@@ -157,16 +158,17 @@ class PaperKeeper:
         days = [d for d, _ in ledger.curve] or calendar_of(book, bars, last)
         return Paper(ledger, benchmark, benchmark_curve(book, bars.get(benchmark, {}), days), problems)
 
-    def _bars(self, tickers: list[str], since: date, last: date) -> tuple[dict[str, dict[date, Bar]], list[str]]:
+    def _bars(self, tickers: list[str], since: date, last: date
+              ) -> tuple[dict[str, dict[date, Bar]], list[tuple[str, str]]]:
         out: dict[str, dict[date, Bar]] = {}
-        problems: list[str] = []
+        problems: list[tuple[str, str]] = []
         if last <= since:
             return out, problems
         for ticker in tickers:
             try:
                 frame = self.vendor.ohlcv(ticker, since, last)
             except Exception as err:  # any vendor failure: the orders wait, and the next pass tries again
-                problems.append(f"the data vendor failed for {ticker}: {str(err) or type(err).__name__}; will retry")
+                problems.append((ticker, str(err) or type(err).__name__))
                 continue
             rows: dict[date, Bar] = {}
             for stamp, row in frame.iterrows():
