@@ -1,5 +1,6 @@
 """Headless desk: `python -m graph "should I buy NVDA today?"` prints every persona as it speaks;
-`python -m graph backtest AAPL --start … --end …` runs it over a window of days (graph/backtest/)."""
+`python -m graph backtest AAPL --start … --end …` runs it over a window of days (graph/backtest/);
+`python -m graph paper` follows the user's calls on paper (graph/paper/)."""
 from __future__ import annotations
 
 import argparse
@@ -10,6 +11,7 @@ import unicodedata
 import uuid
 from collections.abc import AsyncIterator
 from datetime import date
+from decimal import Decimal
 from functools import partial
 from typing import Any, TextIO
 
@@ -19,6 +21,7 @@ from graph.core import clock
 
 from .asking import read_asked
 from .backtest.ask import Ask
+from .book.holdings import money
 from .compare import headless as compare_headless
 from .compare.ask import CompareAsk
 from .compare.flow import Comparison
@@ -33,6 +36,8 @@ from .core.usage import this_run, usage_summary
 from .core.words import DEFAULT_LANGUAGE, is_language, phrase, vendor_name
 from .models.registry import ModelRegistry
 from .nodes.thread_language import thread_language
+from .paper.book import DEFAULT_COST_BPS
+from .paper.keeper import PaperError
 from .persistence.lease import LeaseHeld
 from .record.edits import edit_change
 from .record.figures import unverified_note
@@ -40,6 +45,7 @@ from .request.resolve import resolve
 from .routing import Purpose, ResumeBacktest, Route
 from .runtime.branches import EditRefused
 from .runtime.desk import DeskRuntime
+from .track.calibration import calibration
 from .track.words import recalled_line, recalled_markdown, record_answer
 
 TAG = " · "  # between a persona and its desk's ticker in a comparison
@@ -490,6 +496,74 @@ def backtest(argv: list[str]) -> int:
     return run_backtest(args)
 
 
+def _paper_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="python -m graph paper",
+        description="Follow your calls on paper: each new BUY or SELL the desk rules for you fills at the open of "
+                    "the first session after the day it was decided, with its size, stop and horizon. Without "
+                    "--start or --stop: the paper book as of the last close, its figures, and the calibration "
+                    "of your track record.")
+    ap.add_argument("--start", metavar="AMOUNT", help="opt in: follow your calls from now on, starting with AMOUNT")
+    ap.add_argument("--cost-bps", type=Decimal, default=DEFAULT_COST_BPS, metavar="BP",
+                    help=f"with --start: the cost of each fill in basis points of its amount (default "
+                         f"{DEFAULT_COST_BPS})")
+    ap.add_argument("--stop", action="store_true", help="opt out: follow no call logged from now on")
+    ap.add_argument("--today", type=date.fromisoformat, help="pretend today is YYYY-MM-DD (for the view)")
+    ap.add_argument("--user", default=LOCAL_USER, help=f"whose paper book (default: {LOCAL_USER})")
+    return ap
+
+
+async def show_paper(args: argparse.Namespace, settings: Settings) -> int:
+    """`python -m graph paper`: opt in (--start), opt out (--stop), or the book settled as of today's last close."""
+    from .backtest.metrics import curve_metrics  # quantstats loads only for the figures
+    from .paper import words
+
+    language = settings.language if is_language(settings.language) else DEFAULT_LANGUAGE
+    say = partial(phrase, language)
+    async with DeskRuntime.open(settings) as desk:
+        keeper = desk.paper
+        if args.start is not None:
+            try:
+                book = await keeper.start(args.user, args.start, clock.now(), cost_bps=args.cost_bps)
+            except PaperError:
+                current = await keeper.books.get(args.user)
+                if current is not None and current.following:
+                    print(say("paper.already", since=words.heading(current, language)), file=sys.stderr)
+                else:
+                    print(say("paper.bad_amount", amount=args.start), file=sys.stderr)
+                return 2
+            print(say("paper.started", amount=money(book.start_amount), cost=book.cost_bps))
+            print(say("paper.rules"))
+            return 0
+        if args.stop:
+            stopped = await keeper.stop(args.user, clock.now())
+            print(say("paper.stopped_now") if stopped is not None else say("paper.not_started"))
+            return 0 if stopped is not None else 2
+        today = args.today or clock.today()
+        paper = await keeper.settle(args.user, today)
+        if paper is None:
+            print(say("paper.none"))
+            return 0
+        start = float(paper.book.start_amount)
+        mine = curve_metrics(start, [(d, float(v)) for d, v in paper.ledger.curve]) if paper.ledger.curve else None
+        bench = curve_metrics(start, [(d, float(v)) for d, v in paper.benchmark_curve]) \
+            if paper.benchmark_curve else None
+        calls = await desk.track.calls(args.user, today)
+        print(words.paper_answer(paper, mine, bench, calibration(calls), language))
+    return 0
+
+
+def paper(argv: list[str]) -> int:
+    """`python -m graph paper …` (graph/paper/)."""
+    ap = _paper_parser()
+    args = ap.parse_args(argv)
+    if args.start is not None and args.stop:
+        ap.error("--start and --stop do not go together")
+    if not args.cost_bps.is_finite() or args.cost_bps < 0:
+        ap.error("--cost-bps is a number of basis points, 0 or more")
+    return asyncio.run(show_paper(args, Settings()))
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     # A first argument that is exactly "backtest" is the subcommand. The free-text request is one argument
@@ -497,6 +571,8 @@ def main(argv: list[str] | None = None) -> int:
     # word alone, which the desk could do nothing with, changed meaning.
     if argv[:1] == ["backtest"]:
         return backtest(argv[1:])
+    if argv[:1] == ["paper"]:  # the same rule: "paper" alone, not a sentence that begins with it
+        return paper(argv[1:])
     ap = _parser()
     args = ap.parse_args(argv)
     _check(ap, args)

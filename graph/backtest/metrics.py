@@ -33,7 +33,10 @@ Every figure is a fraction (0.2662, not 26.62); the table turns them into percen
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
+from itertools import pairwise
 
 import pandas as pd
 
@@ -76,20 +79,15 @@ def metrics(simulation: Simulation, risk_free_rate: float = 0.0) -> Metrics:
     trades = simulation.trades
     if returns.empty:
         return Metrics(None, None, None, None, None, trades, None, 0, risk_free_rate)
-    _check_readable(returns)
     from quantstats import stats  # imports matplotlib and seaborn: only when scores are asked for
 
+    cr, arr, sharpe, drawdown = scores(returns, risk_free_rate)
     held = simulation.held()
     in_market = returns[held != 0]
     moved = in_market[in_market != 0]
-    sharpe = None
-    if len(returns) >= 2 and returns.std(ddof=1) > 0:
-        sharpe = _finite(stats.sharpe(returns, rf=risk_free_rate, periods=TRADING_DAYS_PER_YEAR))
-    # No losing day means no drawdown; saying so also keeps quantstats' prices-or-returns guess out of it.
-    drawdown = 0.0 if returns.min() >= 0 else -float(stats.max_drawdown(returns))
     return Metrics(
-        cumulative_return=_finite(stats.comp(returns)),
-        annualized_return=_finite(stats.cagr(returns, periods=TRADING_DAYS_PER_YEAR)),
+        cumulative_return=cr,
+        annualized_return=arr,
         sharpe=sharpe,
         max_drawdown=drawdown,
         hit_rate=_finite(stats.win_rate(moved)) if len(moved) else None,
@@ -98,3 +96,43 @@ def metrics(simulation: Simulation, risk_free_rate: float = 0.0) -> Metrics:
         days=len(returns),
         risk_free_rate=risk_free_rate,
     )
+
+
+def scores(returns: pd.Series, risk_free_rate: float = 0.0) -> tuple[float | None, float | None, float | None,
+                                                                     float | None]:
+    """CR, ARR, SR and MDD of daily returns (indexed by date), by the conventions above: what `metrics` scores
+    a simulation with, and a paper book's equity curve is scored with (`curve_metrics`)."""
+    if returns.empty:
+        return None, None, None, None
+    _check_readable(returns)
+    from quantstats import stats  # imports matplotlib and seaborn: only when scores are asked for
+
+    sharpe = None
+    if len(returns) >= 2 and returns.std(ddof=1) > 0:
+        sharpe = _finite(stats.sharpe(returns, rf=risk_free_rate, periods=TRADING_DAYS_PER_YEAR))
+    # No losing day means no drawdown; saying so also keeps quantstats' prices-or-returns guess out of it.
+    drawdown = 0.0 if returns.min() >= 0 else -float(stats.max_drawdown(returns))
+    return (_finite(stats.comp(returns)), _finite(stats.cagr(returns, periods=TRADING_DAYS_PER_YEAR)), sharpe,
+            drawdown)
+
+
+@dataclass(frozen=True)
+class CurveMetrics:
+    """Table 1's four figures over an equity curve (a paper book's, its benchmark's), since its start."""
+
+    cumulative_return: float | None  # CR
+    annualized_return: float | None  # ARR
+    sharpe: float | None  # SR
+    max_drawdown: float | None  # MDD, a positive fraction
+    days: int  # counted daily returns
+
+
+def curve_metrics(start: float, curve: Sequence[tuple[date, float]], risk_free_rate: float = 0.0) -> CurveMetrics:
+    """CR, ARR, SR and MDD of an equity curve: its daily returns, the first measured from `start` (the amount
+    the curve began with), each next one from the point before. The points are the curve's own days: a day
+    the curve leaves out (a gap) is not filled in; the return across it is counted on the day after."""
+    values = [float(start), *(float(v) for _, v in curve)]
+    returns = pd.Series([b / a - 1 for a, b in pairwise(values)],
+                        index=pd.DatetimeIndex([d.isoformat() for d, _ in curve]), dtype=float, name="return")
+    cr, arr, sharpe, drawdown = scores(returns, risk_free_rate)
+    return CurveMetrics(cr, arr, sharpe, drawdown, len(returns))

@@ -37,6 +37,7 @@ from ..nodes.analysts import Toolkit
 from ..nodes.builder import build_graph
 from ..nodes.holdings import priced_book
 from ..notes.inbox import Inbox
+from ..paper.keeper import PaperKeeper
 from ..persistence.database import open_checkpointer, open_leases, open_store
 from ..persistence.lease import Held, Leases, MemoryLeases, hold_run
 from ..persistence.threads import ThreadOwners
@@ -88,6 +89,11 @@ class DeskRuntime:
         return TrackRecord(self.store, self.vendor, self.models)
 
     @property
+    def paper(self) -> PaperKeeper:
+        """The users' paper books, in the same store, priced by the same vendor (graph/paper/)."""
+        return PaperKeeper(self.store, self.vendor)
+
+    @property
     def owners(self) -> ThreadOwners:
         """Whose each thread is, for the headless ways of asking (the CLI, the MCP server): persistence/threads.py."""
         return ThreadOwners(self.store)
@@ -135,8 +141,9 @@ class DeskRuntime:
 
     def start_settling(self, today: date | None = None) -> asyncio.Task[Any]:
         """The track record's settlement pass at server start, in the background: every user's
-        calls whose window is over are scored (and reflected on) before anyone asks for them."""
-        task = asyncio.create_task(self.track.settle_everyone(today or clock.today()), name="desk-settle")
+        calls whose window is over are scored (and reflected on) before anyone asks for them, then every
+        paper book takes its new calls and is worked out as of the last close."""
+        task = asyncio.create_task(self._settle_everyone(today or clock.today()), name="desk-settle")
         self.background.add(task)
 
         def done(t: asyncio.Task[Any]) -> None:
@@ -146,6 +153,13 @@ class DeskRuntime:
 
         task.add_done_callback(done)
         return task
+
+    async def _settle_everyone(self, today: date) -> int:
+        """The track record's pass, then the paper books' (which read the calls it settled). How many users the
+        track record settled."""
+        users = await self.track.settle_everyone(today)
+        await self.paper.settle_everyone(today)
+        return users
 
     async def _end_background(self) -> None:
         for task in list(self.background):

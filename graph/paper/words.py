@@ -1,0 +1,174 @@
+"""The paper book in words for the user (`python -m graph paper`; the chat's /paper later), in the reader's
+language (the [paper] section of prompts/words_<code>.md): positions, cash, open orders, trades with their
+reasons and threads, the Table 1 figures since the book began beside its benchmark's, and the calibration of
+the track record. Figures, tickers, signals, dates and thread ids are shown as they are."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, datetime
+from decimal import Decimal
+from typing import Protocol
+
+from ..book.holdings import money, shares
+from ..core.personas import persona_label
+from ..core.words import DEFAULT_LANGUAGE, phrase
+from ..track.calibration import Calibration
+from ..track.horizon import due_date, sessions
+from .book import NEW_YORK, PaperBook
+from .keeper import Paper
+from .ledger import Position, Trade, Unfilled
+
+RATIONALE_CHARS = 160  # of a call's rationale beside its trade; the thread has it whole
+
+
+class Scored(Protocol):
+    """Table 1's figures over a curve (graph/backtest/metrics.py's CurveMetrics)."""
+
+    @property
+    def cumulative_return(self) -> float | None: ...
+    @property
+    def annualized_return(self) -> float | None: ...
+    @property
+    def sharpe(self) -> float | None: ...
+    @property
+    def max_drawdown(self) -> float | None: ...
+    @property
+    def days(self) -> int: ...
+
+
+def _say(language: str, key: str, **fields: object) -> str:
+    return phrase(language, f"paper.{key}", **fields)
+
+
+def _day(iso: str) -> str:
+    return datetime.fromisoformat(iso).astimezone(NEW_YORK).date().isoformat()
+
+
+def _price(value: Decimal) -> str:
+    return f"{value.normalize():f}" if value == value.to_integral_value() else f"{value:f}".rstrip("0")
+
+
+def _pct(value: float | None, language: str) -> str:
+    return f"{value * 100:+.2f} %" if value is not None else _say(language, "na")
+
+
+def heading(book: PaperBook, language: str = DEFAULT_LANGUAGE) -> str:
+    fields = dict(since=_day(book.since), amount=money(book.start_amount), cost=book.cost_bps)
+    if book.following:
+        return _say(language, "following", **fields)
+    return _say(language, "stopped_on", stopped=_day(book.stopped), **fields)
+
+
+def expected_end(p: Position) -> date:
+    """The horizon's last session on the listing's own exchange calendar, before the data has reached it."""
+    return due_date(date.fromisoformat(p.order.decided), sessions(p.order.horizon), p.ticker)
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= RATIONALE_CHARS else text[:RATIONALE_CHARS - 1].rstrip() + "…"
+
+
+def position_line(p: Position, language: str) -> str:
+    return _say(language, "position", ticker=p.ticker, side=_say(language, "long" if p.side > 0 else "short"),
+                shares=shares(p.shares), price=_price(p.price), filled=p.filled.isoformat(),
+                stop=_price(p.stop) if p.stop is not None else _say(language, "no_stop"),
+                ends=(p.ends or expected_end(p)).isoformat(),
+                value=money(p.value), mark=_price(p.mark))
+
+
+def unfilled_reason(u: Unfilled, language: str, prefix: str) -> str:
+    fields = dict(u.fields)
+    key = fields.pop("key", "")
+    try:
+        return _say(language, f"{prefix}{key}", **fields)
+    except KeyError:
+        return u.reason
+
+
+def order_line(u: Unfilled, reason: str, language: str) -> str:
+    o = u.order
+    return _say(language, "order", ticker=o.ticker, signal=o.signal, size=o.position_size or "n/a",
+                decided=o.decided, thread=o.thread_id, reason=reason)
+
+
+def trade_line(t: Trade, signal: str, language: str) -> str:
+    if t.why == "call":
+        why = (_say(language, "why_call_reason", signal=signal, rationale=_short(t.rationale)) if t.rationale.strip()
+               else _say(language, "why_call", signal=signal))
+    else:
+        why = _say(language, f"why_{t.why}")
+    return _say(language, "trade", date=t.day.isoformat(), action=_say(language, f"action_{t.action}"),
+                shares=shares(t.shares), ticker=t.ticker, price=_price(t.price), amount=money(t.amount),
+                fee=money(t.fee), cash=money(t.cash_after), why=why, thread=t.thread_id)
+
+
+def _section(title: str, lines: Sequence[str], language: str) -> list[str]:
+    return [title, *(lines or [f"- {_say(language, 'nothing')}"])]
+
+
+def metrics_lines(paper: Paper, mine: Scored | None, benchmark: Scored | None, language: str) -> list[str]:
+    if mine is None or not mine.days:
+        return [_say(language, "metrics_none")]
+    lines = [_say(language, "metrics", since=_day(paper.book.since), days=mine.days)]
+    for name, m in ((_say(language, "paper_name"), mine), (paper.benchmark, benchmark)):
+        if m is None:
+            continue
+        lines.append(_say(language, "metrics_row", name=name, cr=_pct(m.cumulative_return, language),
+                          arr=_pct(m.annualized_return, language),
+                          sharpe=f"{m.sharpe:.2f}" if m.sharpe is not None else _say(language, "na"),
+                          mdd=f"{m.max_drawdown * 100:.2f} %" if m.max_drawdown is not None else _say(language, "na")))
+    return lines
+
+
+def calibration_lines(c: Calibration, language: str) -> list[str]:
+    lines = [_say(language, "calibration")]
+    if c.brier is None:
+        lines.append(_say(language, "calibration_none"))
+    else:
+        lines += [_say(language, "bucket", bucket=b.label, right=b.right, calls=b.calls,
+                       hit=f"{b.hit_rate * 100:.0f} %" if b.hit_rate is not None else _say(language, "na"),
+                       mean=f"{b.mean_confidence:.2f}" if b.mean_confidence is not None else _say(language, "na"))
+                  for b in c.buckets if b.calls]
+        lines.append(_say(language, "brier", brier=f"{c.brier:.4f}", n=c.scored))
+    if c.without_confidence:
+        lines.append(_say(language, "without_confidence", n=c.without_confidence))
+    if c.sides:
+        line = phrase(language, "track.sides_joiner").join(
+            phrase(language, "track.side_first" if i == 0 else "track.side", persona=persona_label(p, language),
+                   right=right, of=of) for i, (p, (right, of)) in enumerate(c.sides.items()))
+        lines.append(_say(language, "personas", line=line))
+    else:
+        lines.append(_say(language, "personas_none"))
+    return lines
+
+
+def paper_answer(paper: Paper, mine: Scored | None, benchmark: Scored | None, calibration: Calibration,
+                 language: str = DEFAULT_LANGUAGE) -> str:
+    """Everything the user sees of the paper book, as Markdown-ish text (one block per part)."""
+    ledger = paper.ledger
+    book = paper.book
+    signals = {o.call_id: o.signal for o in book.orders}
+    blocks = [[_say(language, "title"), heading(book, language), _say(language, "rules")]]
+    if ledger.curve:
+        blocks[0].append(_say(language, "as_of", date=ledger.curve[-1][0].isoformat(), cash=money(ledger.cash),
+                              equity=money(ledger.equity)))
+    else:
+        blocks[0].append(_say(language, "not_yet", since=_day(book.since)))
+    blocks.append(_section(_say(language, "positions"), [position_line(p, language) for p in ledger.positions],
+                           language))
+    blocks.append(_section(_say(language, "orders"), [
+        order_line(u, unfilled_reason(u, language, "order_"), language) for u in ledger.waiting], language))
+    if ledger.skipped:
+        blocks.append([_say(language, "skipped_title"), *(
+            order_line(u, unfilled_reason(u, language, "skipped_"), language) for u in ledger.skipped)])
+    blocks.append(_section(_say(language, "trades"), [trade_line(t, signals.get(t.call_id, ""), language)
+                                                      for t in ledger.trades], language))
+    notes = [_say(language, "problem", ticker=ticker) for ticker, _ in paper.problems]
+    if ledger.gaps:
+        notes.append(_say(language, "gaps", days=", ".join(f"{d.isoformat()} ({t})" for d, t in ledger.gaps)))
+    if notes:
+        blocks.append(notes)
+    blocks.append(metrics_lines(paper, mine, benchmark, language))
+    blocks.append(calibration_lines(calibration, language))
+    return "\n\n".join("\n".join(b) for b in blocks)

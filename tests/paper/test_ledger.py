@@ -1,0 +1,161 @@
+"""The paper book worked out from a hand-written price table; every figure below is worked by hand.
+
+Sessions: Wed 2024-05-22 (the decision's day D), Thu 23, Fri 24, (Memorial Day weekend), Tue 28, Wed 29.
+Cost: 5 bp of each fill's amount, in cents rounded half-up.
+"""
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+
+from graph.paper.book import Order, PaperBook, decided_on
+from graph.paper.ledger import Bar, replay
+from graph.track.calls import Call
+
+D = "2024-05-22"
+SINCE = "2024-05-22T13:00:00+00:00"  # opted in on the morning of D
+
+
+def bar(o: str, h: str, lo: str, c: str) -> Bar:
+    return Bar(Decimal(o), Decimal(h), Decimal(lo), Decimal(c))
+
+
+# fmt: off
+TABLE = {
+    "SPY": {date(2024, 5, 22): bar("500", "501", "499", "500"), date(2024, 5, 23): bar("500", "503", "499", "502"),
+            date(2024, 5, 24): bar("502", "503", "500", "501"), date(2024, 5, 28): bar("501", "504", "500", "503"),
+            date(2024, 5, 29): bar("503", "505", "502", "504")},
+    # D's own open (120) and close (122) must never be the fill; the next open is 123.45.
+    "ACME": {date(2024, 5, 22): bar("120", "125", "119", "122"), date(2024, 5, 23): bar("123.45", "126", "122", "125"),
+             date(2024, 5, 24): bar("125", "127", "124", "126"), date(2024, 5, 28): bar("126", "128", "125", "127"),
+             date(2024, 5, 29): bar("90", "91", "80", "85")},      # after the horizon: must not matter
+    # Opens at 110 on the 24th, through a stop of 115.
+    "GAP": {date(2024, 5, 23): bar("120", "121", "118", "119"), date(2024, 5, 24): bar("110", "112", "108", "111")},
+    # Trades down to 114 on the 24th after opening above the stop of 115.
+    "DIP": {date(2024, 5, 23): bar("120", "121", "118", "119"), date(2024, 5, 24): bar("117", "118", "114", "116")},
+    # A short: its high reaches the stop of 55 on the 24th.
+    "FALL": {date(2024, 5, 23): bar("50", "51", "49", "50"), date(2024, 5, 24): bar("52", "56", "51", "53")},
+    # No row on the 23rd: a gap.
+    "HOLE": {date(2024, 5, 24): bar("40", "41", "39", "40")},
+}
+# fmt: on
+
+
+def order(ticker: str, signal: str = "BUY", size: str = "2% of portfolio", stop: str = "", horizon: str = "3 days",
+          decided: str = D, n: int = 0) -> Order:
+    return Order(call_id=f"t{ticker}:{n}", thread_id=f"t{ticker}", ticker=ticker, signal=signal, position_size=size,
+                 stop=stop, horizon=horizon, decided=decided, recorded_at=f"{decided}T15:00:0{n}+00:00",
+                 rationale="because")
+
+
+def book(*orders: Order, cost: str = "5") -> PaperBook:
+    return PaperBook(user="ann", start="100000.00", cost_bps=cost, since=SINCE, orders=list(orders))
+
+
+def test_a_buy_fills_at_the_next_open_with_its_cost_and_closes_when_its_horizon_ends():
+    ledger = replay(book(order("ACME")), TABLE, date(2024, 5, 29))
+    buy, sell = ledger.trades
+    # 2 % of 100,000.00 is 2,000.00; at the next open, 123.45: floor(16.2) = 16 shares, 16 × 123.45 = 1,975.20;
+    # cost 1,975.20 × 5 / 10,000 = 0.9876 → 0.99; cash 100,000.00 − 1,975.20 − 0.99 = 98,023.81.
+    assert (buy.day, buy.action, buy.shares, buy.price, buy.amount, buy.fee, buy.cash_after) == (
+        date(2024, 5, 23), "buy", Decimal(16), Decimal("123.45"), Decimal("1975.20"), Decimal("0.99"),
+        Decimal("98023.81"))
+    assert buy.why == "call" and buy.thread_id == "tACME" and buy.rationale == "because"
+    # "3 days": the 3rd session after D is the 28th; closed at its close, 127: 16 × 127 = 2,032.00, cost 1.016 →
+    # 1.02; cash 98,023.81 + 2,032.00 − 1.02 = 100,054.79. The 29th's crash comes after and changes nothing.
+    assert (sell.day, sell.action, sell.price, sell.amount, sell.fee, sell.cash_after, sell.why) == (
+        date(2024, 5, 28), "sell", Decimal(127), Decimal("2032.00"), Decimal("1.02"), Decimal("100054.79"), "horizon")
+    assert ledger.cash == Decimal("100054.79") and not ledger.positions
+    # The curve at each close: 98,023.81 + 16 × 125 on the 23rd, + 16 × 126 on the 24th, then cash.
+    assert ledger.curve == [(date(2024, 5, 23), Decimal("100023.81")), (date(2024, 5, 24), Decimal("100039.81")),
+                            (date(2024, 5, 28), Decimal("100054.79")), (date(2024, 5, 29), Decimal("100054.79"))]
+
+
+def test_a_decision_on_d_is_never_filled_at_d_or_before():
+    ledger = replay(book(order("ACME")), TABLE, date(2024, 5, 22))
+    assert not ledger.trades and ledger.cash == Decimal("100000.00")
+    assert [u.reason for u in ledger.waiting] == ["waits for the open of the first session after 2024-05-22"]
+    # Logged on the 23rd (New York) about the 22nd: D is the 23rd, so it fills on the 24th at 125.
+    late = order("ACME", decided="2024-05-23")
+    assert replay(book(late), TABLE, date(2024, 5, 29)).trades[0].price == Decimal(125)
+
+
+def test_decided_on_is_the_later_of_the_trade_date_and_the_new_york_day_it_was_logged():
+    call = Call(id="t:0", user="ann", thread_id="t", ticker="ACME", trade_date=D, signal="BUY",
+                recorded_at="2024-05-23T03:00:00+00:00")  # 23:00 on the 22nd in New York
+    assert decided_on(call) == date(2024, 5, 22)
+    assert decided_on(call.model_copy(update={"recorded_at": "2024-05-23T14:00:00+00:00"})) == date(2024, 5, 23)
+
+
+def test_a_stop_gapped_through_closes_at_the_open():
+    ledger = replay(book(order("GAP", stop="115", horizon="2 weeks")), TABLE, date(2024, 5, 29))
+    buy, sell = ledger.trades
+    # 2,000.00 / 120 = 16.67 → 16 shares: 1,920.00, cost 0.96, cash 98,079.04.
+    assert (buy.shares, buy.amount, buy.fee, buy.cash_after) == (Decimal(16), Decimal("1920.00"), Decimal("0.96"),
+                                                                Decimal("98079.04"))
+    # The 24th opens at 110, under the stop: sold at that open, not at 115: 1,760.00, cost 0.88,
+    # cash 98,079.04 + 1,760.00 − 0.88 = 99,838.16.
+    assert (sell.day, sell.price, sell.amount, sell.fee, sell.cash_after, sell.why) == (
+        date(2024, 5, 24), Decimal(110), Decimal("1760.00"), Decimal("0.88"), Decimal("99838.16"), "stop_gap")
+
+
+def test_a_stop_reached_after_the_open_closes_at_the_stop():
+    sell = replay(book(order("DIP", stop="$115.00 (-4%)", horizon="2 weeks")), TABLE, date(2024, 5, 29)).trades[1]
+    # Opens at 117, trades down to 114: sold at the stop, 16 × 115 = 1,840.00, cost 0.92;
+    # cash 98,079.04 + 1,840.00 − 0.92 = 99,918.12.
+    assert (sell.price, sell.amount, sell.fee, sell.cash_after, sell.why) == (
+        Decimal(115), Decimal("1840.00"), Decimal("0.92"), Decimal("99918.12"), "stop")
+
+
+def test_a_sell_opens_a_short_whose_stop_is_its_high():
+    ledger = replay(book(order("FALL", signal="SELL", size="5%", stop="55", horizon="1 month")), TABLE,
+                    date(2024, 5, 29))
+    short, cover = ledger.trades
+    # 5 % of 100,000.00 = 5,000.00 at 50: 100 shares; proceeds 5,000.00, cost 2.50, cash 104,997.50.
+    assert (short.action, short.shares, short.amount, short.fee, short.cash_after) == (
+        "short", Decimal(100), Decimal("5000.00"), Decimal("2.50"), Decimal("104997.50"))
+    # The 24th's high, 56, reaches 55: covered at 55, 5,500.00, cost 2.75; cash 104,997.50 − 5,500.00 − 2.75.
+    assert (cover.action, cover.price, cover.cash_after, cover.why) == ("cover", Decimal(55), Decimal("99494.75"),
+                                                                        "stop")
+    # Marked on the 23rd: 104,997.50 − 100 × 50 = 99,997.50.
+    assert ledger.curve[0] == (date(2024, 5, 23), Decimal("99997.50"))
+
+
+def test_a_missing_price_is_a_gap_the_order_waits_through():
+    waiting = replay(book(order("HOLE")), TABLE, date(2024, 5, 23))
+    assert not waiting.trades
+    assert [u.reason for u in waiting.waiting] == ["no open for HOLE on 2024-05-23: waits for the next one"]
+    filled = replay(book(order("HOLE")), TABLE, date(2024, 5, 24))
+    # 2,000.00 / 40 = 50 shares at the 24th's open: 2,000.00, cost 1.00, cash 97,999.00.
+    assert [(t.day, t.shares, t.price, t.cash_after) for t in filled.trades] == [
+        (date(2024, 5, 24), Decimal(50), Decimal(40), Decimal("97999.00"))]
+
+
+def test_a_position_without_a_close_leaves_a_gap_in_the_curve_not_a_made_up_point():
+    ledger = replay(book(order("GAP", horizon="2 weeks")), TABLE, date(2024, 5, 28))
+    # Held from the 23rd (no stop); GAP has no row on the 28th: that session is off the curve.
+    assert [d for d, _ in ledger.curve] == [date(2024, 5, 23), date(2024, 5, 24)]
+    assert ledger.gaps == [(date(2024, 5, 28), "GAP")]
+
+
+def test_holds_and_sizes_without_a_percent_are_not_traded_and_say_why():
+    ledger = replay(book(order("ACME", signal="HOLD"), order("SPY", size="small", n=1)), TABLE, date(2024, 5, 29))
+    assert not ledger.trades
+    assert [u.reason for u in ledger.skipped] == ["a HOLD: nothing to trade", "its size 'small' gives no percent"]
+
+
+def test_a_newer_call_on_a_ticker_replaces_its_position_at_the_same_open():
+    first = order("ACME", horizon="2 weeks")
+    second = order("ACME", signal="SELL", size="1%", horizon="2 weeks", decided="2024-05-23", n=1)
+    trades = replay(book(first, second), TABLE, date(2024, 5, 24)).trades
+    assert [(t.day, t.action, t.why, t.call_id) for t in trades] == [
+        (date(2024, 5, 23), "buy", "call", "tACME:0"), (date(2024, 5, 24), "sell", "replaced", "tACME:1"),
+        (date(2024, 5, 24), "short", "call", "tACME:1")]
+    # Sold 16 at 125: 2,000.00, cost 1.00 → 98,023.81 + 1,999.00 = 100,022.81; then 1 % of that is 1,000.2281
+    # at 125: 8 shares short, 1,000.00, cost 0.50 → 101,022.31.
+    assert [t.cash_after for t in trades[1:]] == [Decimal("100022.81"), Decimal("101022.31")]
+
+
+def test_a_zero_cost_book_pays_nothing():
+    buy = replay(book(order("ACME"), cost="0"), TABLE, date(2024, 5, 23)).trades[0]
+    assert (buy.fee, buy.cash_after) == (Decimal("0.00"), Decimal("98024.80"))
