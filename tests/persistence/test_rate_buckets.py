@@ -78,7 +78,7 @@ async def test_two_processes_count_in_one_bucket(store):
 
 
 async def test_a_message_needs_room_in_every_bucket_and_a_refusal_takes_none(store):
-    opener, clock = store
+    opener, _clock = store
     rates = await opener()
     for i in range(BURST):
         assert await rates.take(f"user:{i}", "thread:t") == 0.0
@@ -96,7 +96,7 @@ async def test_the_wait_is_until_every_bucket_has_a_message(store):
 
 
 async def test_many_takes_at_once_from_several_processes_pass_a_burst_and_no_more(store):
-    opener, clock = store
+    opener, _clock = store
     processes = [await opener() for _ in range(3)]
     waits = await asyncio.gather(*(processes[i % 3].take("user:a", f"thread:{i % 3}") for i in range(3 * BURST)))
     assert waits.count(0.0) == BURST
@@ -112,7 +112,7 @@ async def test_a_clock_running_backwards_mints_no_messages(store):
 
 
 async def test_a_key_with_sql_in_it_is_only_a_key(store):
-    opener, clock = store
+    opener, _clock = store
     rates = await opener()
     for attack in ATTACKS:
         assert [await rates.take(attack) for _ in range(BURST)] == [0.0] * BURST, attack
