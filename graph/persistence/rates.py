@@ -57,6 +57,7 @@ class RateBuckets(ABC):
             raise ValueError("a bucket holds at least one message and refills at a positive rate")
         self.burst, self.per_s, self.clock = float(burst), float(per_s), clock
         self._takes = 0
+        self._running: set[asyncio.Task[float]] = set()
 
     @property
     def full_after_s(self) -> float:
@@ -82,7 +83,13 @@ class RateBuckets(ABC):
         """Take one message from every key's bucket: 0.0 if each had one, else the seconds until they
         all will (and nothing is taken)."""
         keys = tuple(sorted(set(keys)))  # one order in every process: no two takes wait on each other
-        wait = await self._take(keys, self.clock())
+        # A caller that stops waiting (the door's timeout) leaves the transaction to end by itself, in a
+        # task of its own: cancelled half-way, it could leave the connection inside an open transaction
+        # that holds the file's write lock.
+        task = asyncio.create_task(self._take(keys, self.clock()))
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+        wait = await asyncio.shield(task)
         self._takes += 1
         if self._takes % PRUNE_EVERY == 0:
             await self.forget_idle()

@@ -149,3 +149,17 @@ def test_a_bucket_holds_a_message_and_refills():
         MemoryRates(burst=0)
     with pytest.raises(ValueError):
         MemoryRates(per_s=0)
+
+
+async def test_a_take_its_caller_stops_waiting_for_still_ends_its_transaction(tmp_path: Path):
+    settings = Settings(DESK_DATA_DIR=tmp_path / "data")
+    async with open_rates(settings) as rates, open_rates(settings) as other:
+        taking = asyncio.ensure_future(rates.take("user:a"))
+        await asyncio.sleep(0)  # the take's transaction has begun
+        taking.cancel()  # the door gave up on the database
+        with pytest.raises(asyncio.CancelledError):
+            await taking
+        while rates._running:  # it ends by itself
+            await asyncio.sleep(0.01)
+        assert await other.take("user:a") == 0.0, "no transaction left open: the file is writable"
+        assert await rates.take("user:a") == 0.0
