@@ -97,6 +97,7 @@ from .persistence.lease import LeaseHeld, live_holder
 from .persistence.offers import Offered, OfferStore
 from .persistence.personal_tokens import PersonalToken, PersonalTokens, TokenError
 from .persistence.postgres import SCHEMA_LOCK, libpq_url, sqlalchemy_url
+from .persistence.rates import BURST, PER_S, MemoryRates, RateBuckets
 from .persistence.threads import OwnedThread, ThreadOwners
 from .record.case import report_markdown
 from .record.edits import edit_change, edit_stands_because
@@ -121,6 +122,7 @@ __all__ = [
     "ANALYSTS",
     "ANALYST_KINDS",
     "ANALYST_PERSONAS",
+    "BURST",
     "COMPARISON",
     "DEFAULT_PASSWORD",
     "DESK",
@@ -134,6 +136,7 @@ __all__ = [
     "MIN_PASSWORD",
     "NOTES_PER_TURN",
     "PERSONAS",
+    "PER_S",
     "RISK_JUDGE",
     "RISK_JUDGE_NODE",
     "SCHEMA_LOCK",
@@ -169,6 +172,7 @@ __all__ = [
     "LoginThrottled",
     "McpOwners",
     "McpService",
+    "MemoryRates",
     "ModelRegistry",
     "NodeDone",
     "Note",
@@ -187,6 +191,7 @@ __all__ = [
     "Progress",
     "Purpose",
     "Ran",
+    "RateBuckets",
     "Reading",
     "Records",
     "Result",

@@ -20,6 +20,7 @@ thread from the history). An event a later Chainlit adds is refused until it is 
 """
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -45,6 +46,10 @@ from .tokens import TokenGuard, environ_token
 # A paste over engine.io's 1 MB default drops the socket with no word to the user: let up to
 # MAX_SOCKET_BYTES arrive, so the guard can cut it and say so.
 MAX_SOCKET_BYTES = 16 * 1024 * 1024
+
+# How long a message waits for the shared rate buckets (the database) before it is counted in this
+# process's own.
+RATES_TIMEOUT_S = 2.0
 
 # Checked here, each by a method of its own; `disconnect` stays Chainlit's.
 OWN_EVENTS = ("connect", "client_message", "chat_settings_change")
@@ -90,7 +95,8 @@ class Door:
         self.runtime = runtime
         self.settings = settings or Settings()  # the panel's bounds and whether model names are a setting
         self.input_problems: dict[str, str] = {}  # session id -> what the guard did to the last message
-        self.rates = Rates()           # how fast a user, and a thread, may be sent messages
+        self.rates = Rates()           # this process's own buckets, while the shared ones do not answer
+        self.rates_shared = True       # whether the runtime's (the database's) buckets answered last
         self.refusals = Refusals()     # messages refused for it, per session, until one goes through
         self.settings_refusals: dict[str, CheckedSettings] = {}  # session id -> its last settings update's
         self.sio: AsyncServer | None = None
@@ -222,7 +228,7 @@ class Door:
         message that goes through, how many were not delivered."""
         assert self.sio is not None, "installed first"
         sender = session.user.identifier if session.user is not None else session.id
-        wait = self.rates.take(f"user:{sender}", f"thread:{session.thread_id or session.id}")
+        wait = await self._wait(f"user:{sender}", f"thread:{session.thread_id or session.id}")
         if wait:
             if self.refusals.refused(session.id) == 1:
                 logger.warning("Refused messages sent too fast by %s", sender)
@@ -231,6 +237,26 @@ class Door:
         if dropped := self.refusals.passed(session.id):
             self.input_problems[session.id] = refused_since_text(dropped)
         return True
+
+    async def _wait(self, *keys: str) -> float:
+        """The wait before a message with these keys may go on, counted in the runtime's buckets, which
+        every chat process on the database shares. If the database does not answer (an error, or no
+        answer within RATES_TIMEOUT_S), nobody is refused for it: the message is counted in this
+        process's own buckets instead (each process then allows the rate alone, as before), which is
+        logged once until the database answers again."""
+        try:
+            desk = await self.runtime()
+            wait = await asyncio.wait_for(desk.rates.take(*keys), RATES_TIMEOUT_S)
+        except Exception:
+            if self.rates_shared:
+                logger.warning("The shared message rates did not answer: counting in this process alone",
+                               exc_info=True)
+                self.rates_shared = False
+            return self.rates.take(*keys)
+        if not self.rates_shared:
+            logger.info("The shared message rates answer again")
+            self.rates_shared = True
+        return wait
 
     async def chat_settings_change(self, sid: str, values: Any) -> Any:
         """The settings panel's values: Chainlit stores only those `check_settings` keeps (in the

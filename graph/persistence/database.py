@@ -3,10 +3,10 @@
 - No DESK_DATABASE_URL (the default): SQLite files under DESK_DATA_DIR. Nothing to install or run;
   several processes on one machine may share the folder (SQLite locks the files).
 - DESK_DATABASE_URL=postgresql://user:password@host:5432/desk: one PostgreSQL database holds the
-  checkpoints, the store (the interjection inbox) and the run leases (and chat/storage.py puts the
+  checkpoints, the store (the interjection inbox), the run leases and the message rates (and chat/storage.py puts the
   chat history there too), so any number of app processes on any number of machines share threads.
 
-Each part is opened here (`open_checkpointer`, `open_store`, `open_leases`) and creates or migrates
+Each part is opened here (`open_checkpointer`, `open_store`, `open_leases`, `open_rates`) and creates or migrates
 its tables on start; on Postgres each uses its own small pool (graph/persistence/postgres.py).
 """
 from __future__ import annotations
@@ -22,6 +22,7 @@ from ..core.settings import Settings
 from .checkpoint import SERDE, open_sqlite_checkpointer
 from .lease import Leases, PostgresLeases, SqliteLeases
 from .postgres import open_pool, postgres_url, schema_lock
+from .rates import PostgresRates, RateBuckets, SqliteRates
 from .store import open_sqlite_store
 
 
@@ -75,3 +76,19 @@ async def open_leases(settings: Settings) -> AsyncIterator[Leases]:
         async with schema_lock(pool):
             await leases.setup()
         yield leases
+
+
+@asynccontextmanager
+async def open_rates(settings: Settings) -> AsyncIterator[RateBuckets]:
+    """The message-rate buckets every process counts in (graph/persistence/rates.py): beside the run leases,
+    a table in the Postgres database, else in DESK_DATA_DIR/leases.sqlite."""
+    url = postgres_url(settings)
+    if url is None:
+        async with SqliteRates.open(settings.data_dir / "leases.sqlite") as sqlite_rates:
+            yield sqlite_rates
+        return
+    async with open_pool(url, max_size=2, name="desk-rates") as pool:
+        rates = PostgresRates(pool)
+        async with schema_lock(pool):
+            await rates.setup()
+        yield rates

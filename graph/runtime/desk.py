@@ -38,8 +38,9 @@ from ..nodes.builder import build_graph
 from ..nodes.holdings import priced_book
 from ..notes.inbox import Inbox
 from ..paper.keeper import PaperKeeper
-from ..persistence.database import open_checkpointer, open_leases, open_store
+from ..persistence.database import open_checkpointer, open_leases, open_rates, open_store
 from ..persistence.lease import Held, Leases, MemoryLeases, hold_run
+from ..persistence.rates import MemoryRates, RateBuckets
 from ..persistence.threads import ThreadOwners
 from ..record.edits import edit_change
 from ..request import parse_request
@@ -80,6 +81,9 @@ class DeskRuntime:
     graph: CompiledStateGraph[Any, Any, Any, Any]
     # One run per thread across the processes sharing the checkpointer (graph/persistence/lease.py).
     leases: Leases = field(default_factory=MemoryLeases)
+    # How fast each user and thread may be sent messages, counted by every process beside the leases
+    # (graph/persistence/rates.py; the chat's door takes from them).
+    rates: RateBuckets = field(default_factory=MemoryRates)
     # Work the runtime started on its own (the settlement pass at server start), ended when it closes.
     background: set[asyncio.Task[Any]] = field(default_factory=set)
 
@@ -123,6 +127,7 @@ class DeskRuntime:
             runtime = cls.build(settings, saver, store, models=models, vendor=vendor, toolkit=toolkit)
             if checkpointer is None:  # leases live beside the configured checkpoints (a given one is private)
                 runtime.leases = await stack.enter_async_context(open_leases(settings))
+                runtime.rates = await stack.enter_async_context(open_rates(settings))
             runtime.warm_up()
             stack.push_async_callback(runtime._end_background)
             yield runtime

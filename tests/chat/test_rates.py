@@ -34,7 +34,7 @@ def test_a_message_needs_room_in_every_bucket_and_a_refusal_takes_none():
 
 
 def test_idle_buckets_are_forgotten(monkeypatch):
-    monkeypatch.setattr("chat.web.rates.MAX_BUCKETS", 3)
+    monkeypatch.setattr("graph.persistence.rates.MAX_BUCKETS", 3)
     clock = Clock()
     rates = Rates(clock=clock)
     for key in ("a", "b", "c"):
