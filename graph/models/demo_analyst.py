@@ -10,6 +10,8 @@ from .demo_figures import _subject, read_points, score
 from .demo_notes import _notes_block
 
 _STORY_TOOLS = {"get_company_news", "get_macro_news", "get_social_sentiment"}
+NOT_APPLICABLE = "not_applicable"  # graph/tools/fundamentals.py's artifact key
+_KIND = {"currency": "a currency pair", "future": "a commodity future"}
 
 
 def _analyst(persona: str, messages: list[BaseMessage], system: str, tools: list[dict], notes) -> AIMessage:
@@ -20,6 +22,12 @@ def _analyst(persona: str, messages: list[BaseMessage], system: str, tools: list
         calls = [{"name": t["function"]["name"], "args": {}, "id": None, "type": "tool_call"} for t in tools]
         return AIMessage(content="", tool_calls=calls)
     ticker, _, date = _subject(system)
+    arts = [r.artifact if isinstance(r.artifact, dict) else {} for r in results]
+    if arts and all(art.get(NOT_APPLICABLE) for art in arts):
+        # A class with nothing for this analyst (a currency pair's fundamentals): one line, nothing invented.
+        what = _KIND.get(str(arts[0][NOT_APPLICABLE]), "not a company")
+        return AIMessage(content=f"{ticker} is {what}: it has no company fundamentals (no earnings, revenue, "
+                                 "margins or valuation multiples), so I have nothing to report and estimate none.")
     figures: dict[str, Any] = {}
     missing, items, sources = [], [], set()
     for r in results:
