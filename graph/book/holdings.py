@@ -4,7 +4,8 @@ Rules:
 - a symbol is brought into the request parser's form (`normalize_ticker`: nvda -> NVDA, brk.b -> BRK-B,
   700.hk -> 0700.HK); a symbol that cannot be one is refused;
 - a quantity is a finite number of shares, at most MAX_SHARES (1e9) either way, with at most six
-  decimals (fractional shares; a crypto holding eight, to the satoshi: `places_kept`); negative is a short and only a reader that was told "short" makes one;
+  decimals (fractional shares; a crypto holding eight, to the satoshi: `places_kept`); negative is a short
+  and only a reader that was told "short" makes one;
   zero is no position (a book does not keep it);
 - a cost is the average price paid per share, finite and >= 0, or None when the user did not say;
 - cash is finite, between -MAX_CASH and MAX_CASH (1e12; negative = a margin loan the user stated).

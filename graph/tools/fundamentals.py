@@ -108,7 +108,8 @@ def fund_figures(profile: dict[str, Any]) -> tuple[Figures, list[str]]:
         name = f" ({held['name']})" if held.get("name") else ""
         items.append(f"Holding {held['symbol']}{name}: {show(weight)}%")
     if holdings:
-        figures["Top Holdings Weight %"] = r2(sum(finite(h.get("weight")) or 0 for h in holdings[:HOLDINGS_SHOWN]) * 100)
+        top = sum(finite(h.get("weight")) or 0 for h in holdings[:HOLDINGS_SHOWN])
+        figures["Top Holdings Weight %"] = r2(top * 100)
     return figures, items
 
 
@@ -151,36 +152,55 @@ def not_applicable(ticker: str, kind: AssetClass) -> str:
             "drivers are the Market and News Analysts'.")
 
 
+async def class_fundamentals(vendor: Vendor, ticker: str, as_of: date,
+                             kind: AssetClass) -> tuple[str, Figures, list[str], dict[str, Any]]:
+    """get_fundamentals for what is not a company (the module docstring)."""
+    if kind not in _CLASS_FIGURES:  # a currency pair, a future: nothing to read, said in one line
+        return not_applicable(ticker, kind), {}, [], {NOT_APPLICABLE: kind.value, "asset_class": kind.value}
+    profile = await call_vendor(vendor.profile, ticker, as_of)
+    if not profile or all(v is None for v in profile.values()):
+        raise NoData(f"no profile for {ticker}")
+    if kind is AssetClass.FUND:
+        figures, items = fund_figures(profile)
+    elif kind is AssetClass.CRYPTO:
+        figures, items = crypto_figures(profile)
+    else:
+        figures, items = index_figures(profile, ticker)
+    figures = {k: v for k, v in figures.items() if v is not None}
+    if not figures:
+        raise NoData(f"no {kind.value} figures for {ticker} as of {as_of}")
+    shown = {k: (human(v) if k in _HUMAN else show(v)) for k, v in figures.items()}
+    text = "\n".join([
+        f"{ticker} ({kind.value}) as of {as_of}: no earnings, revenue, margins or P/E apply to "
+        f"{_CLASS_FIGURES[kind]}.",
+        *items,
+        table(["metric", "value"], [[k, v] for k, v in shown.items()]),
+    ])
+    return text, figures, items, {"asset_class": kind.value}
+
+
+def _class_tools(vendor: Vendor, ticker: str, as_of: date, listed: AssetClass,
+                 fundamentals: Any) -> list[BaseTool]:
+    """The one tool of what is not a company: get_fundamentals, described for its class."""
+    what = {AssetClass.FUND: "expense ratio, total assets, NAV and premium/discount, yield, top holdings and "
+                             "their weights",
+            AssetClass.CRYPTO: "market cap, circulating and maximum supply, 24-hour traded value",
+            AssetClass.INDEX: "level, the funds that track it, breadth where available"}.get(
+                listed, "whether anything applies (a currency pair or a future has no company fundamentals)")
+    return [guarded_tool(
+        "get_fundamentals",
+        f"What {ticker} ({listed.value}) has instead of company fundamentals, as of {as_of}: {what}.",
+        NoArgs, vendor, as_of, fundamentals,
+    )]
+
+
 def fundamental_tools(vendor: Vendor, ticker: str, as_of: date) -> list[BaseTool]:
     listed = classify(ticker)
-
-    async def class_fundamentals(kind: AssetClass) -> tuple[str, Figures, list[str], dict[str, Any]]:
-        if kind not in _CLASS_FIGURES:  # a currency pair, a future: nothing to read, said in one line
-            return not_applicable(ticker, kind), {}, [], {NOT_APPLICABLE: kind.value, "asset_class": kind.value}
-        profile = await call_vendor(vendor.profile, ticker, as_of)
-        if not profile or all(v is None for v in profile.values()):
-            raise NoData(f"no profile for {ticker}")
-        if kind is AssetClass.FUND:
-            figures, items = fund_figures(profile)
-        elif kind is AssetClass.CRYPTO:
-            figures, items = crypto_figures(profile)
-        else:
-            figures, items = index_figures(profile, ticker)
-        figures = {k: v for k, v in figures.items() if v is not None}
-        if not figures:
-            raise NoData(f"no {kind.value} figures for {ticker} as of {as_of}")
-        shown = {k: (human(v) if k in _HUMAN else show(v)) for k, v in figures.items()}
-        text = "\n".join([
-            f"{ticker} ({kind.value}) as of {as_of}: no earnings, revenue, margins or P/E apply to {_CLASS_FIGURES[kind]}.",
-            *items,
-            table(["metric", "value"], [[k, v] for k, v in shown.items()]),
-        ])
-        return text, figures, items, {"asset_class": kind.value}
 
     async def fundamentals() -> tuple[str, Figures, list[str]] | tuple[str, Figures, list[str], dict[str, Any]]:
         kind = await call_vendor(asset_class_of, vendor, ticker)
         if kind is not AssetClass.EQUITY:
-            return await class_fundamentals(kind)
+            return await class_fundamentals(vendor, ticker, as_of, kind)
         profile = await call_vendor(vendor.profile, ticker, as_of)
         if not profile or all(v is None for v in profile.values()):
             raise NoData(f"no company profile for {ticker}")
@@ -242,16 +262,7 @@ def fundamental_tools(vendor: Vendor, ticker: str, as_of: date) -> list[BaseTool
         return text, figures, items
 
     if listed is not AssetClass.EQUITY:
-        what = {AssetClass.FUND: "expense ratio, total assets, NAV and premium/discount, yield, top holdings and "
-                                 "their weights",
-                AssetClass.CRYPTO: "market cap, circulating and maximum supply, 24-hour traded value",
-                AssetClass.INDEX: "level, the funds that track it, breadth where available"}.get(
-                    listed, "whether anything applies (a currency pair or a future has no company fundamentals)")
-        return [guarded_tool(
-            "get_fundamentals",
-            f"What {ticker} ({listed.value}) has instead of company fundamentals, as of {as_of}: {what}.",
-            NoArgs, vendor, as_of, fundamentals,
-        )]
+        return _class_tools(vendor, ticker, as_of, listed, fundamentals)
     return [
         guarded_tool(
             "get_fundamentals",

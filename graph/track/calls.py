@@ -64,6 +64,10 @@ class Call(BaseModel):
     argued: dict[str, str] = Field(default_factory=dict)
     # The calls the Research Manager's plan and the Trader's proposal stated (None: they stated none).
     plan_calls: dict[str, Signal | None] = Field(default_factory=dict)
+    # What the ticker is and what its calls are measured against, when recorded (graph/track/horizon.py):
+    # "" for no benchmark (a currency pair, BTC-USD itself); None on a record made before classes.
+    asset_class: str = ""
+    benchmark: str | None = None
     data: str = ""                   # the vendor's label ("synthetic demo data", "Yahoo Finance …")
     source: str = "chat"             # chat, cli, server or backtest
     recorded_at: str = ""            # ISO UTC

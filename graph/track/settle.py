@@ -164,7 +164,7 @@ def settle(call: Call, vendor: Prices, today: date, *, now: datetime | None = No
     today = last_close_day(today)
     if today < due:  # no vendor call: this runs at the start of every analysis
         return _pending(call, f"settles on or after {due.isoformat()} ({n} trading days after the trade date)")
-    benchmark = benchmark_for(call.ticker)
+    benchmark = benchmark_for(call.ticker) if call.benchmark is None else call.benchmark  # as recorded
     try:
         stock = _bars(vendor.ohlcv(call.ticker, trade, today), today)
         # No benchmark (a currency pair, BTC-USD itself): the call is scored on its own return.

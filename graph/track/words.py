@@ -31,7 +31,8 @@ def last_call(calls: Sequence[Call], ticker: str, language: str = DEFAULT_LANGUA
         return phrase(language, "track.last_pending", said=said, reason=_reason(c, language))
     o = c.outcome
     return phrase(language, "track.last_scored", said=said, verdict=verdict_word(o.verdict, language), ticker=ticker,
-                  raw=pct(o.raw_return), benchmark=benchmark_name(o.benchmark, language), bench=pct(o.benchmark_return), sessions=o.sessions,
+                  raw=pct(o.raw_return), benchmark=benchmark_name(o.benchmark, language), bench=pct(o.benchmark_return),
+                  sessions=o.sessions,
                   alpha=pct(o.alpha))
 
 
@@ -98,4 +99,5 @@ def _entry(c: Call, language: str) -> str:
     stop = phrase(language, "track.entry_stop", date=o.stop_hit) if o.stop_hit else ""
     return phrase(language, "track.entry", trade_date=c.trade_date, ticker=c.ticker, signal=c.signal,
                   verdict=verdict_word(o.verdict, language), raw=pct(o.raw_return), alpha=pct(o.alpha),
-                  benchmark=benchmark_name(o.benchmark, language), sessions=o.sessions, stop=stop, reflection=o.reflection)
+                  benchmark=benchmark_name(o.benchmark, language), sessions=o.sessions, stop=stop,
+                  reflection=o.reflection)
