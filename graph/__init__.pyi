@@ -109,6 +109,7 @@ from .runtime.desk import DeskRuntime, DeskTurn, Interrupted
 from .runtime.notes import Posted, acknowledgement, post_note
 from .tools import make_toolkit
 from .track.calls import Call, Outcome
+from .track.horizon import benchmark_for
 from .track.settle import price_in
 from .track.words import recalled_line, recalled_markdown
 from .watchlist.rules import EVERY_TRADING_DAY, Rule
@@ -222,6 +223,7 @@ __all__ = [
     "acknowledgement",
     "apply_changes",
     "backtest_desk",
+    "benchmark_for",
     "build_mcp_server",
     "check_password",
     "chinese_tag",

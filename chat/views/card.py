@@ -24,6 +24,7 @@ from graph import (
     DESK,
     FinalDecision,
     Vendor,
+    benchmark_for,
     explain,
     indicator_series,
     inert_links,
@@ -100,7 +101,8 @@ def position_lines(sizing: dict[str, Any] | None, language: str = DEFAULT) -> li
 
 def card_markdown(decision: FinalDecision, data_label: str = "", change: str | None = None,
                   record: str = "", judge_words: str = "", plan_calls: dict[str, Any] | None = None,
-                  language: str = DEFAULT, sizing: dict[str, Any] | None = None) -> str:
+                  language: str = DEFAULT, sizing: dict[str, Any] | None = None,
+                  benchmark: str | None = None) -> str:
     """The final decision as a card a trader can read at a glance; `change`, what an edit of the
     past changed against the branch it forked from (chat/edits.py), right under the title; `record`,
     the desk's past calls on the ticker (record_line), under the figures. When the judge's words name
@@ -135,6 +137,8 @@ def card_markdown(decision: FinalDecision, data_label: str = "", change: str | N
         lines += ["", say("card_track", record=record.rstrip("."))]
     if book := position_lines(sizing, language):
         lines += ["", "  \n".join(book)]
+    if benchmark is not None:  # what the call will be scored against (graph/track/horizon.py): its class's
+        lines += ["", say("card_benchmark", benchmark=benchmark) if benchmark else say("card_no_benchmark")]
     reason = inert_links(decision.rationale.strip())
     lines += ["", say("card_rationale", text=reason) if reason else say("card_no_rationale")]
     if decision.words_say and judge_words:
@@ -292,7 +296,8 @@ async def show_spend(parent: cl.Message, per_persona: str, language: str = DEFAU
 
 async def show_decision(thread_id: str, state: dict[str, Any], vendor: Vendor) -> None:
     """The run's decision (if it made one) as the Desk's card: the chart, the report to download, what
-    an edit changed (chat/edits.py) and the tokens spent (chat/runs.py then names the thread after it:
+    an edit changed (chat/edits.py), the benchmark its call is scored against, and the tokens spent
+    (chat/runs.py then names the thread after it:
     chat/views/thread_names.py)."""
     decision = state.get("final_decision")
     if decision is None:
@@ -312,7 +317,8 @@ async def show_decision(thread_id: str, state: dict[str, Any], vendor: Vendor) -
     debate = state.get("risk_debate")
     words = str(getattr(debate, "judge_decision", "") or "")
     card = cl.Message(content=card_markdown(decision, label, card_change(state), record_line(state), words,
-                                            state.get("plan_calls"), language, state.get("sizing")) + note
+                                            state.get("plan_calls"), language, state.get("sizing"),
+                                            benchmark_for(decision.ticker, state.get("asset_class") or None)) + note
                       + (f"\n\n_{total}_" if total else ""), author=DESK,
                       elements=elements, actions=card_actions(thread_id, state),
                       metadata=label_metadata(DESK, language=language))

@@ -21,12 +21,11 @@ import pandas as pd
 
 from ..core.personas import ANALYSTS
 from ..core.state import Signal
-from ..core.trading_days import EXCHANGES, sessions_between
+from ..core.trading_days import CALENDARS, EXCHANGES, sessions_between
 from ..core.words import DEFAULT_LANGUAGE, label, phrase, vendor_name
 from ..data.vendor import Vendor
 from ..request.listing_codes import market_of
 from ..tools.cutoff import cut_prices
-from ..track.horizon import US_BENCHMARK, benchmark_for
 from .baselines import BASELINES, Baseline
 from .export import daily_csv
 from .metrics import Metrics, metrics
@@ -125,12 +124,11 @@ def closes(vendor: Vendor, ticker: str, start: date, end: date) -> tuple[pd.Seri
 
 
 def _calendar_market(ticker: str) -> str | None:
-    """The market whose sessions the ticker's window is laid on: "US" for a US listing (BRK-B too), its
-    exchange's for a listing abroad with a calendar (0700.HK: "HK"); None for any other (VOD.L)."""
-    if benchmark_for(ticker) == US_BENCHMARK and "." not in ticker:
-        return "US"
+    """The calendar the ticker's window is laid on: its class's (BTC-USD every day, EURUSD=X weekdays, GC=F
+    CME's sessions), "US" for a US listing (BRK-B too), its exchange's for a listing abroad with a calendar
+    (0700.HK: "HK"); None for any other (VOD.L)."""
     market = market_of(ticker.strip().upper())
-    return market if market in EXCHANGES else None
+    return market if market == "US" or market in EXCHANGES or market in CALENDARS else None
 
 
 def score(backtest: Backtest, days: Mapping[str, Day], vendor: Vendor, *, rules: Rules | None = None,

@@ -32,7 +32,7 @@ from decimal import Decimal
 from graph.request.companies import is_known_ticker, normalize_ticker
 
 from .amounts import cell_amount
-from .holdings import MAX_CASH, MAX_SHARES, SHARE_PLACES, Book, BookError, Position, money, shares, too_precise
+from .holdings import MAX_CASH, MAX_SHARES, Book, BookError, Position, money, places_kept, shares, too_precise
 from .words import Said
 
 MAX_BYTES = 1_000_000
@@ -204,8 +204,8 @@ def _quantity(cell: str, delimiter: str, row: int, symbol: str, errors: list[Row
         reason = Said("csv_zero_quantity", symbol=symbol)
     elif quantity > MAX_SHARES:
         reason = Said("csv_too_many_shares", quantity=quantity, symbol=symbol, max=f"{MAX_SHARES:,.0f}")
-    elif too_precise(quantity):
-        reason = Said("csv_too_precise", quantity=shares(quantity), symbol=symbol, places=SHARE_PLACES)
+    elif too_precise(quantity, symbol):
+        reason = Said("csv_too_precise", quantity=shares(quantity), symbol=symbol, places=places_kept(symbol))
     if reason:
         errors.append(RowError(row, reason))
         return None

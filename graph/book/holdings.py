@@ -4,7 +4,8 @@ Rules:
 - a symbol is brought into the request parser's form (`normalize_ticker`: nvda -> NVDA, brk.b -> BRK-B,
   700.hk -> 0700.HK); a symbol that cannot be one is refused;
 - a quantity is a finite number of shares, at most MAX_SHARES (1e9) either way, with at most six
-  decimals (fractional shares); negative is a short and only a reader that was told "short" makes one;
+  decimals (fractional shares; a crypto holding eight, to the satoshi: `places_kept`); negative is a short
+  and only a reader that was told "short" makes one;
   zero is no position (a book does not keep it);
 - a cost is the average price paid per share, finite and >= 0, or None when the user did not say;
 - cash is finite, between -MAX_CASH and MAX_CASH (1e12; negative = a margin loan the user stated).
@@ -15,11 +16,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
+from graph.core.assets import AssetClass, classify
 from graph.request.companies import normalize_ticker
 
 MAX_SHARES = Decimal("1e9")
 MAX_CASH = Decimal("1e12")
 SHARE_PLACES = 6  # fractional shares: at most six decimals
+CRYPTO_PLACES = 8  # a coin to the satoshi (0.00000001 BTC)
 CENT = Decimal("0.01")
 
 
@@ -52,9 +55,14 @@ def money(value: Decimal) -> str:
     return f"{value.quantize(CENT):,}"
 
 
-def too_precise(quantity: Decimal) -> bool:
+def places_kept(symbol: str | None = None) -> int:
+    """Decimals a book keeps of a holding: eight for crypto (BTC-USD), six (fractional shares) for the rest."""
+    return CRYPTO_PLACES if symbol and classify(symbol) is AssetClass.CRYPTO else SHARE_PLACES
+
+
+def too_precise(quantity: Decimal, symbol: str | None = None) -> bool:
     """More decimals than a book keeps (the readers say so in the user's language before a Position would)."""
-    return quantity != quantity.quantize(Decimal(1).scaleb(-SHARE_PLACES))
+    return quantity != quantity.quantize(Decimal(1).scaleb(-places_kept(symbol)))
 
 
 def shares(value: Decimal) -> str:
@@ -75,8 +83,8 @@ class Position:
         if abs(quantity) > MAX_SHARES:
             raise BookError(f"{shares(quantity)} shares of {self.symbol} is more than the {MAX_SHARES:,.0f} "
                             "a book allows")
-        if too_precise(quantity):
-            raise BookError(f"the quantity of {self.symbol} has more than {SHARE_PLACES} decimals")
+        if too_precise(quantity, self.symbol):
+            raise BookError(f"the quantity of {self.symbol} has more than {places_kept(self.symbol)} decimals")
         object.__setattr__(self, "quantity", quantity)
         if self.cost is not None:
             cost = to_decimal(self.cost, f"the cost of {self.symbol}")

@@ -5,11 +5,13 @@ Rules:
   negative); a held symbol with no price is a stated gap and nothing is sized (never a guess);
 - the size is the ruling's `position_size` read as a percent of that value ("2% of portfolio",
   "2.5%"); no percent in it is a stated gap; "0% (stay flat)" sizes nothing;
-- BUY: buy the size's worth, in whole shares rounded down (floor(value * pct / price)); when the cash
-  does not cover it, only what the cash covers (floor(cash / price)), said so; cost = shares * price;
+- BUY: buy the size's worth, in the units of the ticker's class rounded down (floor(value * pct / price)):
+  whole shares for equities and funds, 8 decimals for crypto (0.00000001 BTC), a currency pair in units of
+  its base currency to 2 decimals (graph/core/assets.py's unit_places); when the cash does not cover it,
+  only what the cash covers (floor(cash / price)), said so; cost = units * price;
   cash after = cash - cost; the weight after is the ticker's value over the book's value (a buy at
   the price only turns cash into stock, so the value stays);
-- SELL when held: sell the size's worth in whole shares rounded down, at most the holding;
+- SELL when held: sell the size's worth in the class's units rounded down, at most the holding;
   proceeds = shares * price, cash after = cash + proceeds; the position after keeps its cost;
 - SELL when none held: "short" the size's worth when shorting is allowed (proceeds credited to the
   cash, as a broker does, the position after negative), else "stay out" with no change;
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
 from typing import Any, Literal
 
+from graph.core.assets import AssetClass, classify, unit_places
 from graph.core.state import FinalDecision, Signal
 from graph.core.words import phrase
 
@@ -32,6 +35,25 @@ from .holdings import CENT, Book, Position, money, shares, symbol_of, to_decimal
 Action = Literal["buy", "sell", "short", "stay out", "hold", "gap"]
 _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
 _WEIGHT = Decimal("0.0001")
+_IN_UNITS = ("buy", "sell", "short")
+
+
+def _places(symbol: str) -> int:
+    return unit_places(classify(symbol)) if symbol else 0
+
+
+def _units(symbol: str) -> str:
+    """What a quantity of the symbol counts, for the sizing's note."""
+    kind = classify(symbol)
+    if kind is AssetClass.CRYPTO:
+        return f"units (to {unit_places(kind)} decimals)"
+    if kind is AssetClass.CURRENCY:
+        return f"units of the base currency {symbol[:3]} (to {unit_places(kind)} decimals)"
+    return "whole shares"
+
+
+def _floor(quantity: Decimal, places: int) -> Decimal:
+    return quantity.quantize(Decimal(1).scaleb(-places), rounding=ROUND_DOWN)
 
 
 @dataclass(frozen=True)
@@ -62,6 +84,8 @@ class Sizing:
 
 def _said(key: str, **fields: object) -> dict[str, Any]:
     """A sizing's summary in English and its catalogue key and fields (Sizing.said)."""
+    if key in _IN_UNITS and _places(str(fields.get("symbol", ""))):  # "0.5 BTC-USD", not "0.5 shares"
+        key += "_units"
     key = "book.sizing_" + key
     return {"summary": phrase("en", key, **fields), "said": (key, tuple((k, str(v)) for k, v in fields.items()))}
 
@@ -109,9 +133,9 @@ def size_against(book: Book, symbol: str, price: Decimal | int | str, signal: Si
     if value <= 0:
         return Sizing("gap", **_said("gap_value", value=money(value)), gaps=("book value",),
                       cash_after=book.cash, after=before, weight_after=weight_before, **base)
-    wanted = (value * pct / 100 / price_d).to_integral_value(rounding=ROUND_DOWN)
-    notes = [f"{pct.normalize():f}% of {money(value)} is {money(value * pct / 100)}: {shares(wanted)} whole "
-             f"shares at {money(price_d)}"]
+    wanted = _floor(value * pct / 100 / price_d, _places(symbol))
+    notes = [f"{pct.normalize():f}% of {money(value)} is {money(value * pct / 100)}: {shares(wanted)} "
+             f"{_units(symbol)} at {money(price_d)}"]
     if signal == "BUY":
         return _buy(book, base, wanted, notes)
     if held > 0:
@@ -128,7 +152,7 @@ def size_against(book: Book, symbol: str, price: Decimal | int | str, signal: Si
 def _buy(book: Book, base: dict[str, Any], wanted: Decimal, notes: list[str]) -> Sizing:
     symbol, price, value, before = base["symbol"], base["price"], base["value"], base["before"]
     held = before.quantity if before else Decimal(0)
-    affordable = (max(book.cash, Decimal(0)) / price).to_integral_value(rounding=ROUND_DOWN)
+    affordable = _floor(max(book.cash, Decimal(0)) / price, _places(symbol))
     count = min(wanted, affordable)
     if affordable < wanted:
         notes.append(f"the cash ({money(book.cash)}) covers only {shares(affordable)}")

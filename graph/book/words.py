@@ -47,7 +47,7 @@ from graph.request.ticker_hits import TIER_UNKNOWN, TickerHit
 from graph.request.tickers import scan_tickers
 
 from .amounts import AMOUNT, word_amount
-from .holdings import MAX_CASH, MAX_SHARES, SHARE_PLACES, Book, BookError, Position, money, shares, too_precise
+from .holdings import MAX_CASH, MAX_SHARES, Book, BookError, Position, money, places_kept, shares, too_precise
 
 Action = Literal["set", "buy", "sell", "cash"]
 MAX_TEXT = 2_000  # characters: a longer message is refused, not read
@@ -362,7 +362,7 @@ def _part(held: Decimal, intent: _Intent) -> tuple[Decimal, str]:
         return held, "all"
     part = held * intent.fraction
     # Whole shares stay whole; a fractional holding's part is cut to the places a book keeps (a third of 0.5).
-    places = Decimal(1) if held == held.to_integral_value() else Decimal(1).scaleb(-SHARE_PLACES)
+    places = Decimal(1) if held == held.to_integral_value() else Decimal(1).scaleb(-places_kept(intent.symbol))
     return part.quantize(places, rounding=ROUND_DOWN), intent.part
 
 
@@ -392,8 +392,8 @@ def _check(intent: _Intent, symbol: str) -> None:
             raise _Refused("negative_quantity", quantity=shares(quantity), shares=shares(abs(quantity)), symbol=symbol)
         if abs(quantity) > MAX_SHARES:
             raise _Refused("too_many_shares", quantity=shares(quantity), max=f"{MAX_SHARES:,.0f}")
-        if too_precise(quantity):
-            raise _Refused("too_precise", quantity=shares(abs(quantity)), places=SHARE_PLACES)
+        if too_precise(quantity, symbol):
+            raise _Refused("too_precise", quantity=shares(abs(quantity)), places=places_kept(symbol))
     if intent.price is not None and intent.price > MAX_CASH:
         raise _Refused("not_a_price", value=shares(intent.price), max=f"{MAX_CASH:,.0f}")
 

@@ -31,6 +31,7 @@ __all__ = [
     "from_quote_type",
     "market_of",
     "tracking_funds",
+    "unit_places",
 ]
 
 
@@ -164,3 +165,18 @@ def tracking_funds(symbol: str) -> tuple[str, ...]:
 
 
 INDEX_FUNDS = {index: funds for index, (_, funds) in _INDICES.items()}
+
+
+# The decimals a position in each class is sized in (graph/book/sizing.py): crypto to the satoshi (Yahoo and the
+# exchanges quote BTC to 8 decimals), a currency pair in units of its base currency to the cent (EUR 1,694.92),
+# everything else in whole shares, units or contracts.
+_UNIT_PLACES = {AssetClass.CRYPTO: 8, AssetClass.CURRENCY: 2}
+
+
+def unit_places(asset_class: AssetClass | str | None) -> int:
+    """Decimals a quantity of this class is sized in: 8 for crypto, 2 for a currency pair (units of the base
+    currency), 0 (whole shares) for equities, funds and the rest."""
+    try:
+        return _UNIT_PLACES.get(AssetClass(asset_class), 0) if asset_class else 0
+    except ValueError:
+        return 0

@@ -31,6 +31,7 @@ from datetime import date
 import pandas as pd
 
 from graph.core.assets import AssetClass, classify
+from graph.data.synthetic_assets import class_facts
 from graph.data.synthetic_company import _pick, _traits, _unit
 from graph.data.synthetic_fundamentals import _ROWS_BY_KIND, STATEMENT_QUARTERS, _filed_quarters
 from graph.data.synthetic_news import _MACRO_TEMPLATES, _NEWS_TEMPLATES, _POST_TEMPLATES, _after_close, _headlines
@@ -56,6 +57,20 @@ def _normalise(ticker: str) -> str:
     if not _TICKER_RE.match(symbol):
         raise VendorError(f"unknown ticker {ticker!r}")
     return symbol
+
+
+# Every profile key that is a company's ratio: None for anything that is not a company.
+_NO_RATIOS = dict.fromkeys(("market_cap", "shares_outstanding", "pe", "forward_pe", "pb", "dividend_yield", "beta",
+                            "profit_margin", "debt_to_equity", "revenue_growth"))
+_A = {AssetClass.FUND: "a fund", AssetClass.INDEX: "an index", AssetClass.CRYPTO: "a cryptocurrency",
+      AssetClass.CURRENCY: "a currency pair", AssetClass.FUTURE: "a commodity future", AssetClass.EQUITY: "a company",
+      AssetClass.OPTION: "an option", AssetClass.BOND: "a bond"}
+_KIND_NAMES = {AssetClass.FUND: "Fund", AssetClass.INDEX: "Index", AssetClass.CRYPTO: "Coin",
+               AssetClass.CURRENCY: "Pair", AssetClass.FUTURE: "Future"}
+
+
+def _instrument_name(symbol: str, kind: AssetClass) -> str:
+    return f"{symbol} Synthetic {_KIND_NAMES.get(kind, 'Instrument')}"
 
 
 _GRADES = ("Sell", "Underperform", "Hold", "Outperform", "Buy")
@@ -90,6 +105,12 @@ class SyntheticVendor:
         if closes.empty:
             raise VendorError(f"no synthetic history for {symbol} before {SERIES_START}")
         price = float(closes.iloc[-1])
+        kind = classify(symbol)
+        if kind is not AssetClass.EQUITY:  # a fund, a coin, an index, a pair, a future: no company figures
+            volume = float(_path(symbol).loc[closes.index[-1], "volume"])
+            return {"name": _instrument_name(symbol, kind), "sector": None, "industry": None, "currency": "USD",
+                    "asset_class": kind.value, "price": price, **_NO_RATIOS,
+                    **class_facts(kind, symbol, price, volume), "source": SOURCE}
         market_cap = price * traits.shares
         filed = _filed_quarters(symbol, as_of)
         ttm = filed.iloc[-4:] if len(filed) >= 4 else None
@@ -131,6 +152,8 @@ class SyntheticVendor:
 
     def statements(self, ticker: str, as_of: date, kind: StatementKind) -> pd.DataFrame:
         symbol = _normalise(ticker)
+        if (asset := classify(symbol)) is not AssetClass.EQUITY:
+            raise VendorError(f"{symbol} is {_A[asset]}: it files no {kind} statement")
         if kind not in _ROWS_BY_KIND:
             raise VendorError(f"unknown statement kind {kind!r}")
         filed = _filed_quarters(symbol, as_of).iloc[-STATEMENT_QUARTERS:].iloc[::-1]
@@ -175,6 +198,8 @@ class SyntheticVendor:
 
     def recommendations(self, ticker: str, as_of: date) -> list[dict]:
         symbol = _normalise(ticker)
+        if classify(symbol) not in (AssetClass.EQUITY, AssetClass.FUND):
+            return []  # sell-side analysts grade companies (and funds), not coins, pairs or indices
         closes = _close_series(symbol).loc[: pd.Timestamp(_clip_end(as_of))]
         # One grade change per month, on the first session of the month.
         firsts = closes.groupby(closes.index.to_period("M")).head(1).index[-12:]

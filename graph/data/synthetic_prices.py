@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import threading
+from dataclasses import replace
 from datetime import date
 from functools import lru_cache
 
@@ -13,9 +14,9 @@ import numpy as np
 import pandas as pd
 
 from graph.core import clock
-from graph.core.assets import market_of
+from graph.core.assets import AssetClass, classify, market_of
 from graph.core.trading_days import CALENDARS, EVERY_DAY, EXCHANGES, closures
-from graph.data.synthetic_company import _seed, _traits
+from graph.data.synthetic_company import _between, _seed, _traits
 
 SERIES_START = date(1990, 1, 1)
 TRADING_DAYS = 252
@@ -106,6 +107,11 @@ def _daily_path(symbol: str, through_year: int) -> pd.DataFrame:
     calendar day, its daily volatility spread over 365 days a year instead of 252.
     """
     traits = _traits(symbol)
+    if pair := classify(symbol) is AssetClass.CURRENCY:
+        # A currency pair quotes near one (EUR/USD 1.08) to four decimals and moves a few percent a year.
+        traits = replace(traits, start_price=_between(0.6, 1.6, symbol, "pair-p0"),
+                         base_vol=_between(0.05, 0.11, symbol, "pair-vol"), long_run_growth=0.0)
+    places = 4 if pair else 2
     every_day = market(symbol) == EVERY_DAY
     grid = pd.date_range if every_day else pd.bdate_range
     weekdays = grid(SERIES_START, date(through_year, 12, 31), name="date")
@@ -141,17 +147,19 @@ def _daily_path(symbol: str, through_year: int) -> pd.DataFrame:
 
     frame = pd.DataFrame(
         {
-            "open": np.round(open_, 2),
-            "high": np.round(high, 2),
-            "low": np.round(low, 2),
-            "close": np.round(close, 2),
+            "open": np.round(open_, places),
+            "high": np.round(high, places),
+            "low": np.round(low, places),
+            "close": np.round(close, places),
             "volume": volume.astype(np.int64),
         },
         index=days,
-    ).clip(lower=0.01)
+    ).clip(lower=0.0001 if pair else 0.01)
     # Rounding can nudge open/close past the wick; keep bars self-consistent.
     frame["high"] = frame[["open", "high", "close"]].max(axis=1)
     frame["low"] = frame[["open", "low", "close"]].min(axis=1)
+    if pair:
+        frame["volume"] = 0  # a currency pair trades over the counter: no volume, as Yahoo reports it
     return frame
 
 

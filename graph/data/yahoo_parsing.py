@@ -193,3 +193,59 @@ def parse_grades(frame: Any, as_of: date) -> list[dict]:
         return grades
     except (KeyError, TypeError, ValueError, AttributeError):
         return []
+
+
+# ---- what is not a company (issue 37, point 3) -----------------------------------------------------------
+
+
+def fund_operations_expense(operations: object, symbol: str) -> float | None:
+    """``funds_data.fund_operations``'s "Annual Report Expense Ratio" for the fund (a fraction), when given."""
+    if not isinstance(operations, pd.DataFrame) or "Annual Report Expense Ratio" not in operations.index:
+        return None
+    row = operations.loc["Annual Report Expense Ratio"]
+    return finite(row.get(symbol, row.iloc[0] if len(row) else None))
+
+
+def top_holdings(frame: object) -> list[dict[str, Any]]:
+    """``funds_data.top_holdings``: index Symbol, columns Name and Holding Percent (a fraction) -> the vendor's
+    ``holdings`` list, heaviest first."""
+    if not isinstance(frame, pd.DataFrame) or frame.empty or "Holding Percent" not in frame.columns:
+        return []
+    out = [{"symbol": str(symbol), "name": _text(row.get("Name")), "weight": finite(row.get("Holding Percent"))}
+           for symbol, row in frame.iterrows()]
+    return sorted((h for h in out if h["weight"] is not None), key=lambda h: -h["weight"])
+
+
+def fund_facts(info: dict, holdings: list[dict[str, Any]], operations_expense: float | None) -> dict[str, Any]:
+    """A fund's live figures from ``Ticker.info`` (ETF or MUTUALFUND) and ``funds_data``. Yahoo's
+    ``netExpenseRatio`` is in percent (0.0945 = 0.0945 %), ``annualReportExpenseRatio`` and ``funds_data``'s a
+    fraction; ``yield`` is a fraction; the premium or discount is the price over the NAV."""
+    net = finite(info.get("netExpenseRatio"))
+    expense = net / 100 if net is not None else finite(info.get("annualReportExpenseRatio"))
+    price = finite(info.get("regularMarketPrice")) or finite(info.get("previousClose"))
+    nav = finite(info.get("navPrice"))
+    return {
+        "expense_ratio": expense if expense is not None else operations_expense,
+        "total_assets": finite(info.get("totalAssets")),
+        "nav_price": nav,
+        "premium_discount": price / nav - 1 if price and nav else None,
+        "fund_yield": finite(info.get("yield")),
+        "category": _text(info.get("category")),
+        "fund_family": _text(info.get("fundFamily")),
+        "holdings": holdings,
+    }
+
+
+def crypto_facts(info: dict) -> dict[str, Any]:
+    """A coin's live figures from ``Ticker.info`` (CRYPTOCURRENCY): market cap, supply, a day's traded value."""
+    return {
+        "market_cap": finite(info.get("marketCap")),
+        "circulating_supply": finite(info.get("circulatingSupply")),
+        "max_supply": finite(info.get("maxSupply")),
+        "volume_24h": finite(info.get("volume24Hr")) or finite(info.get("volumeAllCurrencies")),
+    }
+
+
+def index_facts(info: dict) -> dict[str, Any]:
+    """An index's level from ``Ticker.info`` (INDEX); Yahoo sends no breadth."""
+    return {"level": finite(info.get("regularMarketPrice")) or finite(info.get("previousClose"))}

@@ -63,7 +63,7 @@ from yfinance.exceptions import YFRateLimitError
 
 from graph.core import clock
 from graph.core.assets import AssetClass, classify
-from graph.data.feed_values import _short
+from graph.data.feed_values import _short, _text
 from graph.data.social_feeds import (
     REDDIT_SEARCH_URL,
     STOCKTWITS_TIMEOUT_S,
@@ -83,12 +83,17 @@ from graph.data.vendor import (
 )
 from graph.data.yahoo_parsing import (
     SOURCE,
+    crypto_facts,
+    fund_facts,
+    fund_operations_expense,
+    index_facts,
     live_ratios,
     parse_grades,
     parse_news,
     price_frame,
     statement_frame,
     static_profile,
+    top_holdings,
 )
 
 LIVE_PROFILE_DAYS = 5  # .info ratios are "now": only trusted this close to today
@@ -233,10 +238,31 @@ class YFinanceVendor:
         if not isinstance(info, dict):
             info = {}
         profile = static_profile(info, symbol)
+        kind = classify(symbol, info.get("quoteType"))
+        if kind is not AssetClass.EQUITY:
+            profile["asset_class"] = kind.value
+            if not profile["name"]:
+                profile["name"] = _text(info.get("name"))
         if as_of < self._today() - timedelta(days=LIVE_PROFILE_DAYS):
             return profile  # a past analysis: today's ratios would leak the future
-        profile.update(live_ratios(info))
+        if kind is AssetClass.EQUITY:
+            profile.update(live_ratios(info))
+        else:  # no P/E, margins or growth for what is not a company, though Yahoo sends a fund's P/E
+            profile.update(self._class_facts(symbol, kind, info), live_ratios=True)
         return profile
+
+    def _class_facts(self, symbol: str, kind: AssetClass, info: dict) -> dict[str, Any]:
+        """Today's figures of a fund (with ``funds_data``'s holdings), a coin or an index (yahoo_parsing.py)."""
+        if kind is AssetClass.FUND:
+            funds = self._get(symbol, "funds_data")
+            holdings = self._retry(lambda: getattr(funds, "top_holdings", None), f"{symbol} top holdings")
+            operations = self._retry(lambda: getattr(funds, "fund_operations", None), f"{symbol} fund operations")
+            return fund_facts(info, top_holdings(holdings), fund_operations_expense(operations, symbol))
+        if kind is AssetClass.CRYPTO:
+            return crypto_facts(info)
+        if kind is AssetClass.INDEX:
+            return index_facts(info)
+        return {}
 
     # ---- asset class ------------------------------------------------------
 

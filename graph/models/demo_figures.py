@@ -57,6 +57,8 @@ def fmt(x: float | None) -> str:
         return f"{x / 1e9:,.1f}B"
     if abs(x) >= 1e6:
         return f"{x / 1e6:,.1f}M"
+    if 0 < abs(x) < 0.1:  # a currency pair's MACD (-0.0026), not "-0.00"
+        return f"{x:,.4f}"
     return f"{x:,.2f}"
 
 
@@ -105,7 +107,7 @@ def _rsi(n: Numbers, fig: dict[str, Any]) -> Iterator[Point]:
 
 def _month_move(n: Numbers, fig: dict[str, Any]) -> Iterator[Point]:
     if (c := n.get("Change 1M %")) is not None and abs(c) >= 3:
-        yield Point(1 if c > 0 else -1, "Change 1M %", f"the stock moved {c:+.2f}% over the last month")
+        yield Point(1 if c > 0 else -1, "Change 1M %", f"the price moved {c:+.2f}% over the last month")
 
 
 def _social(n: Numbers, fig: dict[str, Any]) -> Iterator[Point]:
@@ -148,9 +150,29 @@ def _leverage(n: Numbers, fig: dict[str, Any]) -> Iterator[Point]:
             yield Point(1, "Debt/Equity", f"the balance sheet is light at {fmt(ratio)}x debt to equity")
 
 
+def _fund(n: Numbers, fig: dict[str, Any]) -> Iterator[Point]:
+    """A fund's costs and its price against its NAV (graph/tools/fundamentals.py)."""
+    if (cost := n.get("Expense Ratio %")) is not None:
+        if cost <= 0.2:
+            yield Point(1, "Expense Ratio %", f"an expense ratio of {fmt(cost)}% is cheap to hold")
+        elif cost >= 0.75:
+            yield Point(-1, "Expense Ratio %", f"an expense ratio of {fmt(cost)}% eats into returns")
+    if (gap := n.get("Premium/Discount %")) is not None and abs(gap) >= 0.5:
+        word = "premium" if gap > 0 else "discount"
+        yield Point(-1 if gap > 0 else 1, "Premium/Discount %", f"it trades at a {fmt(abs(gap))}% {word} to its NAV")
+    if (top := n.get("Top Holdings Weight %")) is not None:
+        yield Point(0, "Top Holdings Weight %", f"its top holdings weigh {fmt(top)}% of the fund")
+
+
+def _coin(n: Numbers, fig: dict[str, Any]) -> Iterator[Point]:
+    """A coin's supply (graph/tools/fundamentals.py): context, no lean."""
+    if (issued := n.get("Supply Issued %")) is not None:
+        yield Point(0, "Supply Issued %", f"{fmt(issued)}% of its maximum supply is already issued")
+
+
 # The rules of read_points, in the order their points are listed.
 _RULES: tuple[Callable[[Numbers, dict[str, Any]], Iterator[Point]], ...] = (
-    _trend, _macd, _rsi, _month_move, _social, _news, _valuation, _growth, _margin, _leverage,
+    _trend, _macd, _rsi, _month_move, _social, _news, _valuation, _growth, _margin, _leverage, _fund, _coin,
 )
 
 

@@ -37,6 +37,7 @@ from ..request.resolve import Shape, TickerGuess, resolve
 from ..tools.cutoff import cut_prices
 from ..tools.guarded import call_vendor
 from ..tools.market import INDICATOR_HISTORY_DAYS
+from ..track.horizon import benchmark_for
 from ..track.keeper import TrackRecord
 from ..track.summary import cumulative_alpha
 from ..track.words import record_answer
@@ -172,7 +173,7 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) 
         if parsed.intent == "analyze":
             assert parsed.trade_date and parsed.asked_date, "an analysis always has its dates"
             asked = parsed.asked_date
-            say = _analyzing(parsed, language)
+            say = _analyzing(parsed, language, kind)
             if confirmed is not None:
                 say += f" As you asked: every figure about {parsed.ticker} is synthetic demo data, made up for it."
             if not models.live and language != DEFAULT_LANGUAGE:
@@ -222,7 +223,7 @@ async def on_crypto_day(parsed: ParsedRequest, today: date, utc_today: date,
     return again if again.intent == "analyze" and again.ticker == parsed.ticker else parsed
 
 
-def _analyzing(parsed: ParsedRequest, language: str) -> str:
+def _analyzing(parsed: ParsedRequest, language: str, kind: AssetClass | None = None) -> str:
     """The Desk's acknowledgement of an analysis, in the thread's language (prompts/words_<code>.md)."""
     assert parsed.trade_date and parsed.asked_date, "an analysis always has its dates"
     asked = parsed.asked_date
@@ -233,7 +234,21 @@ def _analyzing(parsed: ParsedRequest, language: str) -> str:
                   closed=closed, company=phrase(language, "desk.company", company=company) if company else "")
     if funds := tracking_funds(parsed.ticker or ""):  # an index is analysed as itself; its funds are named
         said += phrase(language, "desk.tracked_by", index=parsed.ticker, funds=", ".join(funds))
-    return said
+    return said + asset_lines(parsed.ticker or "", kind, language)
+
+
+def asset_lines(ticker: str, kind: AssetClass | None, language: str) -> str:
+    """What the opening says of a ticker that is not a company's share: what its Fundamentals Analyst reads
+    or that it has nothing for it (graph/tools/fundamentals.py), and the benchmark its calls are scored
+    against (graph/track/horizon.py)."""
+    kind = kind or classify(ticker)
+    if kind is AssetClass.EQUITY:
+        return ""
+    said = phrase(language, f"desk.class_{kind.value}", ticker=ticker)
+    if benchmark := benchmark_for(ticker, kind):
+        return said + phrase(language, "desk.scored_against", benchmark=benchmark)
+    why = phrase(language, "desk.alone_currency" if kind is AssetClass.CURRENCY else "desk.alone_itself")
+    return said + phrase(language, "desk.scored_alone", why=why)
 
 
 async def _served(parsed: ParsedRequest, vendor: Vendor, language: str) -> tuple[ParsedRequest, AssetClass | None]:

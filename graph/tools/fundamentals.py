@@ -1,4 +1,16 @@
-"""The fundamentals analyst's tools: company profile and valuation, quarterly statements."""
+"""The fundamentals analyst's tools: company profile and valuation, quarterly statements; for what is not a
+company, what its class has instead (issue 37, point 3):
+
+* a fund: expense ratio, assets, NAV and the premium or discount to it, yield, top holdings and their weights;
+* a cryptocurrency: market cap, circulating and maximum supply, a day's traded value;
+* an index: its level and 52-week range, the funds that track it; breadth where the vendor has it;
+* a currency pair or a commodity future: nothing a fundamentals analyst reads (no earnings, revenue, margins
+  or multiples): the tool says so in one line (NOT_APPLICABLE in its artifact), and the analyst says so
+  instead of inventing; its price action and the macro drivers are the Market and News Analysts'.
+
+No statements tool for any of them (they file none). The class is the vendor's own (Yahoo's quoteType) when
+the tool runs, the symbol's reading for the tools' list and descriptions.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +20,17 @@ from typing import Any
 import pandas as pd
 from langchain_core.tools import BaseTool
 
-from ..data.vendor import StatementKind, Vendor, finite
+from ..core.assets import AssetClass, classify, tracking_funds
+from ..data.vendor import StatementKind, Vendor, asset_class_of, finite
 from .args import NoArgs, StatementArgs
 from .cutoff import cut_grades, cut_statement, day_of
 from .formatting import human, pct, r2, show, table, whole
 from .guarded import Figures, NoData, call_vendor, guarded_tool, optional
+
+# The artifact's key when a class has nothing for the fundamentals analyst (a currency pair, a future).
+NOT_APPLICABLE = "not_applicable"
+HOLDINGS_SHOWN = 10
+_WHAT = {AssetClass.CURRENCY: "a currency pair", AssetClass.FUTURE: "a commodity future"}
 
 MAX_GRADES_SHOWN = 5
 STATEMENT_PERIODS_SHOWN = 4
@@ -72,8 +90,117 @@ def _grade_line(grade: dict[str, Any]) -> str:
     return f"{day_of(grade['date']):%Y-%m-%d} {grade.get('firm')}: {moved} ({grade.get('action')})"
 
 
+def fund_figures(profile: dict[str, Any]) -> tuple[Figures, list[str]]:
+    """A fund's figures and its top holdings (one item each: "Holding AAPL (Apple Inc.): 7.12%")."""
+    figures: Figures = {
+        "Expense Ratio %": pct(profile.get("expense_ratio")),
+        "Total Assets": whole(profile.get("total_assets")),
+        "NAV": r2(profile.get("nav_price")),
+        "Premium/Discount %": pct(profile.get("premium_discount")),
+        "Yield %": pct(profile.get("fund_yield")),
+    }
+    holdings = [h for h in profile.get("holdings") or [] if isinstance(h, dict) and h.get("symbol")]
+    items = [f"{key.replace('_', ' ').title()}: {profile[key]}" for key in ("name", "category", "fund_family")
+             if profile.get(key)]
+    for rank, held in enumerate(holdings[:HOLDINGS_SHOWN], 1):
+        weight = pct(held.get("weight"))
+        figures[f"Holding {rank}"] = f"{held['symbol']} {show(weight)}%"
+        name = f" ({held['name']})" if held.get("name") else ""
+        items.append(f"Holding {held['symbol']}{name}: {show(weight)}%")
+    if holdings:
+        top = sum(finite(h.get("weight")) or 0 for h in holdings[:HOLDINGS_SHOWN])
+        figures["Top Holdings Weight %"] = r2(top * 100)
+    return figures, items
+
+
+def crypto_figures(profile: dict[str, Any]) -> tuple[Figures, list[str]]:
+    figures: Figures = {
+        "Market Cap": whole(profile.get("market_cap")),
+        "Circulating Supply": whole(profile.get("circulating_supply")),
+        "Max Supply": whole(profile.get("max_supply")),
+        "Volume 24H": whole(profile.get("volume_24h")),
+        "Dominance %": pct(profile.get("dominance")),
+    }
+    supply, cap = finite(profile.get("circulating_supply")), finite(profile.get("max_supply"))
+    if supply and cap:
+        figures["Supply Issued %"] = pct(supply / cap)
+    return figures, [f"Name: {profile['name']}"] if profile.get("name") else []
+
+
+def index_figures(profile: dict[str, Any], ticker: str) -> tuple[Figures, list[str]]:
+    figures: Figures = {
+        "Level": r2(profile.get("level")),
+        "Advancers": whole(profile.get("advancers")),
+        "Decliners": whole(profile.get("decliners")),
+    }
+    items = [f"Name: {profile['name']}"] if profile.get("name") else []
+    if funds := tracking_funds(ticker):
+        items.append("Tracked by: " + ", ".join(funds))
+    if figures["Advancers"] is None:
+        items.append("Breadth (advancers/decliners): not in the vendor's data")
+    return figures, items
+
+
+_CLASS_FIGURES = {AssetClass.FUND: "a fund", AssetClass.CRYPTO: "a cryptocurrency", AssetClass.INDEX: "an index"}
+_HUMAN = {"Market Cap", "Total Assets", "Circulating Supply", "Max Supply", "Volume 24H"}
+
+
+def not_applicable(ticker: str, kind: AssetClass) -> str:
+    """The one line a class with nothing for the fundamentals analyst gets."""
+    return (f"{ticker} is {_WHAT.get(kind, 'not a company')}: it has no company fundamentals (no earnings, revenue, "
+            "margins, valuation multiples or statements). Nothing to report here; its price action and the macro "
+            "drivers are the Market and News Analysts'.")
+
+
+async def class_fundamentals(vendor: Vendor, ticker: str, as_of: date,
+                             kind: AssetClass) -> tuple[str, Figures, list[str], dict[str, Any]]:
+    """get_fundamentals for what is not a company (the module docstring)."""
+    if kind not in _CLASS_FIGURES:  # a currency pair, a future: nothing to read, said in one line
+        return not_applicable(ticker, kind), {}, [], {NOT_APPLICABLE: kind.value, "asset_class": kind.value}
+    profile = await call_vendor(vendor.profile, ticker, as_of)
+    if not profile or all(v is None for v in profile.values()):
+        raise NoData(f"no profile for {ticker}")
+    if kind is AssetClass.FUND:
+        figures, items = fund_figures(profile)
+    elif kind is AssetClass.CRYPTO:
+        figures, items = crypto_figures(profile)
+    else:
+        figures, items = index_figures(profile, ticker)
+    figures = {k: v for k, v in figures.items() if v is not None}
+    if not figures:
+        raise NoData(f"no {kind.value} figures for {ticker} as of {as_of}")
+    shown = {k: (human(v) if k in _HUMAN else show(v)) for k, v in figures.items()}
+    text = "\n".join([
+        f"{ticker} ({kind.value}) as of {as_of}: no earnings, revenue, margins or P/E apply to "
+        f"{_CLASS_FIGURES[kind]}.",
+        *items,
+        table(["metric", "value"], [[k, v] for k, v in shown.items()]),
+    ])
+    return text, figures, items, {"asset_class": kind.value}
+
+
+def _class_tools(vendor: Vendor, ticker: str, as_of: date, listed: AssetClass,
+                 fundamentals: Any) -> list[BaseTool]:
+    """The one tool of what is not a company: get_fundamentals, described for its class."""
+    what = {AssetClass.FUND: "expense ratio, total assets, NAV and premium/discount, yield, top holdings and "
+                             "their weights",
+            AssetClass.CRYPTO: "market cap, circulating and maximum supply, 24-hour traded value",
+            AssetClass.INDEX: "level, the funds that track it, breadth where available"}.get(
+                listed, "whether anything applies (a currency pair or a future has no company fundamentals)")
+    return [guarded_tool(
+        "get_fundamentals",
+        f"What {ticker} ({listed.value}) has instead of company fundamentals, as of {as_of}: {what}.",
+        NoArgs, vendor, as_of, fundamentals,
+    )]
+
+
 def fundamental_tools(vendor: Vendor, ticker: str, as_of: date) -> list[BaseTool]:
-    async def fundamentals() -> tuple[str, Figures, list[str]]:
+    listed = classify(ticker)
+
+    async def fundamentals() -> tuple[str, Figures, list[str]] | tuple[str, Figures, list[str], dict[str, Any]]:
+        kind = await call_vendor(asset_class_of, vendor, ticker)
+        if kind is not AssetClass.EQUITY:
+            return await class_fundamentals(vendor, ticker, as_of, kind)
         profile = await call_vendor(vendor.profile, ticker, as_of)
         if not profile or all(v is None for v in profile.values()):
             raise NoData(f"no company profile for {ticker}")
@@ -134,6 +261,8 @@ def fundamental_tools(vendor: Vendor, ticker: str, as_of: date) -> list[BaseTool
         )
         return text, figures, items
 
+    if listed is not AssetClass.EQUITY:
+        return _class_tools(vendor, ticker, as_of, listed, fundamentals)
     return [
         guarded_tool(
             "get_fundamentals",

@@ -1,4 +1,8 @@
-"""The market analyst's tools: daily price history and technical indicators."""
+"""The market analyst's tools: daily price history and technical indicators.
+
+A currency pair trades over the counter: no volume (Yahoo sends 0), so its figures leave out what is read from
+volume (the 20-day average volume, the volume-weighted average VWMA 20, the volume column) rather than show
+zeros, and its prices keep four decimals (EUR/USD 1.0842)."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from typing import cast
 import pandas as pd
 from langchain_core.tools import BaseTool
 
+from ..core.assets import AssetClass, classify
 from ..data.indicators import compute_indicators
 from ..data.vendor import Vendor
 from .args import NoArgs, PriceHistoryArgs, clamp
@@ -27,6 +32,18 @@ INDICATOR_FIGURES = (
     "SMA 50", "SMA 200", "EMA 10", "MACD", "MACD Signal", "MACD Hist",
     "RSI 14", "Boll Upper", "Boll Lower", "ATR 14", "VWMA 20",
 )
+VOLUME_FIGURES = frozenset({"Avg Volume 20D", "VWMA 20"})  # read from volume: none for a currency pair
+NO_VOLUME = "no traded volume (a currency pair trades over the counter): volume-based figures left out"
+
+
+def has_volume(ticker: str, frame: pd.DataFrame) -> bool:
+    """False for a currency pair, or any series whose volume is all zero."""
+    return classify(ticker) is not AssetClass.CURRENCY and bool((frame["volume"].fillna(0) > 0).any())
+
+
+def _r4(value: object) -> float | None:
+    number = r2(value)
+    return None if number is None else round(float(value), 4)  # type: ignore[arg-type]
 
 
 def _close_on_or_before(frame: pd.DataFrame, day: date) -> float | None:
@@ -39,20 +56,24 @@ def _change_pct(now: float, then: float | None) -> float | None:
     return None if then in (None, 0) else r2((now / then - 1) * 100)
 
 
-def price_figures(frame: pd.DataFrame, as_of: date) -> Figures:
-    """Headline price figures from a frame already cut at ``as_of``."""
+def price_figures(frame: pd.DataFrame, as_of: date, *, volume: bool = True, places: int = 2) -> Figures:
+    """Headline price figures from a frame already cut at ``as_of`` (without the volume's when it has none;
+    prices to four decimals for a currency pair)."""
+    rnd = _r4 if places == 4 else r2
     close = float(frame["close"].iloc[-1])
     year = frame[frame.index > pd.Timestamp(as_of - timedelta(days=365))]
     month_ago = _close_on_or_before(frame, as_of - timedelta(days=30))
     quarter_ago = _close_on_or_before(frame, as_of - timedelta(days=91))
-    return {
-        "Close": r2(close),
+    figures: Figures = {
+        "Close": rnd(close),
         "Change 1M %": _change_pct(close, month_ago),
         "Change 3M %": _change_pct(close, quarter_ago),
-        "52W High": r2(year["high"].max()),
-        "52W Low": r2(year["low"].min()),
-        "Avg Volume 20D": whole(frame["volume"].iloc[-20:].mean()),
+        "52W High": rnd(year["high"].max()),
+        "52W Low": rnd(year["low"].min()),
     }
+    if volume:
+        figures["Avg Volume 20D"] = whole(frame["volume"].iloc[-20:].mean())
+    return figures
 
 
 def sample_rows(frame: pd.DataFrame, limit: int = MAX_PRICE_ROWS) -> pd.DataFrame:
@@ -69,6 +90,7 @@ def sample_rows(frame: pd.DataFrame, limit: int = MAX_PRICE_ROWS) -> pd.DataFram
 
 
 def market_tools(vendor: Vendor, ticker: str, as_of: date) -> list[BaseTool]:
+    places = 4 if classify(ticker) is AssetClass.CURRENCY else 2
     async def prices_since(start: date) -> pd.DataFrame:
         frame = cut_prices(await call_vendor(vendor.ohlcv, ticker, start, as_of), as_of)
         if frame.empty:
@@ -81,18 +103,21 @@ def market_tools(vendor: Vendor, ticker: str, as_of: date) -> list[BaseTool]:
         frame = await prices_since(as_of - timedelta(days=max(lookback, 400)))
         window = frame[frame.index > pd.Timestamp(as_of - timedelta(days=lookback))]
         shown = sample_rows(window)
+        volume = has_volume(ticker, frame)
+        rnd = _r4 if places == 4 else r2
         rows = [
-            [f"{ts:%Y-%m-%d}", r2(r.open), r2(r.high), r2(r.low), r2(r.close), whole(r.volume)]
+            [f"{ts:%Y-%m-%d}", rnd(r.open), rnd(r.high), rnd(r.low), rnd(r.close),
+             *([whole(r.volume)] if volume else [])]
             for ts, r in shown.iterrows()
         ]
-        figures = price_figures(frame, as_of)
-        items = [f"{row[0]} close {row[4]} volume {row[5]}" for row in rows]
+        figures = price_figures(frame, as_of, volume=volume, places=places)
+        items = [f"{row[0]} close {row[4]}" + (f" volume {row[5]}" if volume else "") for row in rows]
         text = "\n".join(
             [
                 f"{ticker} daily prices, last {lookback} days: {len(shown)} of {len(window)}"
                 " sessions shown (last session of each week when sampled)."
-                f" Last bar {frame.index[-1]:%Y-%m-%d}.",
-                table(["date", "open", "high", "low", "close", "volume"], rows),
+                f" Last bar {frame.index[-1]:%Y-%m-%d}." + ("" if volume else f" {NO_VOLUME}."),
+                table(["date", "open", "high", "low", "close", *(["volume"] if volume else [])], rows),
                 "Summary: " + "; ".join(f"{k} {show(v)}" for k, v in figures.items()),
             ]
         )
@@ -102,11 +127,17 @@ def market_tools(vendor: Vendor, ticker: str, as_of: date) -> list[BaseTool]:
     async def indicators() -> tuple[str, Figures, list[str]]:
         frame = await prices_since(as_of - timedelta(days=INDICATOR_HISTORY_DAYS))
         values = compute_indicators(frame)
+        if not has_volume(ticker, frame):
+            values = {label: ind for label, ind in values.items() if label not in VOLUME_FIGURES}
+        def rnd(value: object, label: str = "") -> float | None:  # a pair's price levels to 4 decimals, RSI to 2
+            return _r4(value) if places == 4 and label != "RSI 14" else r2(value)
+
         rows = [
-            [ind.label, r2(ind.value), ", ".join(show(r2(v)) for _, v in ind.recent), ind.note or ""]
+            [ind.label, rnd(ind.value, ind.label), ", ".join(show(rnd(v, ind.label)) for _, v in ind.recent),
+             ind.note or ""]
             for ind in values.values()
         ]
-        figures: Figures = {label: r2(values[label].value) for label in INDICATOR_FIGURES}
+        figures: Figures = {label: rnd(values[label].value, label) for label in INDICATOR_FIGURES if label in values}
         items = [f"{ind.label}: {ind.note}" for ind in values.values() if ind.note]
         recent = len(next(iter(values.values())).recent)
         text = "\n".join(
@@ -114,7 +145,7 @@ def market_tools(vendor: Vendor, ticker: str, as_of: date) -> list[BaseTool]:
                 f"{ticker} technical indicators from {len(frame)} daily bars up to"
                 f" {frame.index[-1]:%Y-%m-%d} (recent = last {recent} sessions, oldest first).",
                 table(["indicator", "value", "recent", "note"], rows),
-                f"Close {r2(frame['close'].iloc[-1])}.",
+                f"Close {rnd(frame['close'].iloc[-1])}." + ("" if has_volume(ticker, frame) else f" {NO_VOLUME}."),
             ]
         )
         return text, figures, items

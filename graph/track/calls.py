@@ -26,7 +26,7 @@ class Outcome(BaseModel):
     entry_close: float
     exit_close: float
     raw_return: float
-    benchmark: str                   # e.g. "SPY"
+    benchmark: str                   # e.g. "SPY"; "" for none (a currency pair, BTC-USD): alpha = its own return
     benchmark_return: float
     alpha: float
     stop_price: float | None = None  # read from the call's stop ("865.00"); None when it gave none
@@ -35,6 +35,11 @@ class Outcome(BaseModel):
     reflection: str = ""             # the deep model's few sentences (graph/track/reflect.py)
     reflected_by: str = ""           # the model that wrote it ("demo" in demo mode)
     settled_at: str = ""             # ISO UTC time it was scored
+
+    @property
+    def against(self) -> str:
+        """The benchmark as the record's English reads it: "SPY", or that there was none."""
+        return self.benchmark or "no benchmark (its own return)"
 
 
 class Call(BaseModel):
@@ -59,6 +64,10 @@ class Call(BaseModel):
     argued: dict[str, str] = Field(default_factory=dict)
     # The calls the Research Manager's plan and the Trader's proposal stated (None: they stated none).
     plan_calls: dict[str, Signal | None] = Field(default_factory=dict)
+    # What the ticker is and what its calls are measured against, when recorded (graph/track/horizon.py):
+    # "" for no benchmark (a currency pair, BTC-USD itself); None on a record made before classes.
+    asset_class: str = ""
+    benchmark: str | None = None
     data: str = ""                   # the vendor's label ("synthetic demo data", "Yahoo Finance …")
     source: str = "chat"             # chat, cli, server or backtest
     recorded_at: str = ""            # ISO UTC

@@ -14,6 +14,12 @@
 measured against SPY; a symbol with an exchange suffix against that market's main index
 (BENCHMARKS: Hang Seng, CSI 300, Nikkei 225, TAIEX, ...; Yahoo and the synthetic vendor serve them all);
 an unknown suffix against SPY. A vendor without the index leaves the call pending, saying so (settle.py).
+Other classes (graph/core/assets.py) are measured against what fits them (CLASS_BENCHMARKS): crypto against
+BTC-USD; a commodity future against a broad commodity index fund (DBC); an index against the fund that tracks
+it (^GSPC: SPY), or its market's index when no fund is known. A currency pair has none: a pair is itself a
+relative price (EUR against USD), and a dollar index (DXY) would mostly be the pair's own move inverted, so its
+call is scored on its own return. Nothing is measured against itself (BTC-USD, SPY): no benchmark then
+either, and the call's alpha is its own return, said so (NO_BENCHMARK).
 
 **When it settles.** The window is counted in the sessions the vendor's price rows give (an exchange
 abroad has its own holidays); due_date is the end of that window on the listing's own exchange calendar
@@ -25,6 +31,7 @@ import math
 import re
 from datetime import date
 
+from ..core.assets import AssetClass, classify, tracking_funds
 from ..core.trading_days import next_trading_day
 from ..request.listing_codes import market_of
 
@@ -32,6 +39,13 @@ DEFAULT_SESSIONS = 5   # a week: the window when the judge gave no horizon, or o
 MAX_SESSIONS = 252     # a year of sessions
 
 US_BENCHMARK = "SPY"
+NO_BENCHMARK = ""  # a call scored on its own return (Outcome.benchmark empty)
+# Class -> its benchmark, where the class decides it (an equity's and a fund's is its market's).
+CLASS_BENCHMARKS: dict[AssetClass, str] = {
+    AssetClass.CRYPTO: "BTC-USD",
+    AssetClass.FUTURE: "DBC",  # Invesco DB Commodity Index Tracking Fund
+    AssetClass.CURRENCY: NO_BENCHMARK,
+}
 # Exchange suffix (Yahoo's) -> the benchmark its listings are measured against.
 BENCHMARKS: dict[str, str] = {
     ".HK": "^HSI",        # Hong Kong: Hang Seng
@@ -80,11 +94,19 @@ def sessions(horizon: str) -> int:
     return min(max(math.ceil(max(spans)), 1), MAX_SESSIONS)
 
 
-def benchmark_for(ticker: str) -> str:
-    """The index the ticker's return is measured against (see BENCHMARKS)."""
+def benchmark_for(ticker: str, asset_class: AssetClass | str | None = None) -> str:
+    """What the ticker's return is measured against (see the module docstring); NO_BENCHMARK for a currency
+    pair and for a benchmark itself."""
     symbol = (ticker or "").strip().upper()
-    _, dot, suffix = symbol.rpartition(".")
-    return BENCHMARKS.get(f".{suffix}", US_BENCHMARK) if dot else US_BENCHMARK
+    kind = AssetClass(asset_class) if asset_class else classify(symbol)
+    if kind in CLASS_BENCHMARKS:
+        found = CLASS_BENCHMARKS[kind]
+    elif kind is AssetClass.INDEX and (funds := tracking_funds(symbol)):
+        found = funds[0]
+    else:
+        _, dot, suffix = symbol.rpartition(".")
+        found = BENCHMARKS.get(f".{suffix}", US_BENCHMARK) if dot else US_BENCHMARK
+    return NO_BENCHMARK if found == symbol else found
 
 
 def due_date(trade_date: date, n: int, ticker: str = "") -> date:

@@ -23,6 +23,7 @@ from ..core.state import Debate, FinalDecision
 from ..data.vendor import Vendor
 from ..models.registry import ModelRegistry
 from .calls import Call
+from .horizon import benchmark_for
 from .log import DecisionLog
 from .recall import recall
 from .reflect import reflect
@@ -50,6 +51,8 @@ def call_from(state: Mapping[str, Any], decision: FinalDecision, *, user: str, t
                 company=str(state.get("company") or ""),
                 trade_date=decision.trade_date, argued={p: argued[p] for p in _debater_order() if p in argued},
                 plan_calls=dict(state.get("plan_calls") or {}),
+                asset_class=str(state.get("asset_class") or ""),
+                benchmark=benchmark_for(decision.ticker, state.get("asset_class") or None),
                 data=data, source=source, recorded_at=clock.now().isoformat(), **fields)
 
 

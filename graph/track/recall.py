@@ -69,7 +69,7 @@ def _outcome(c: Call) -> str:
     assert o is not None
     stop = f"; stop hit {o.stop_hit}" if o.stop_hit else ""
     return (f"{c.trade_date} {c.ticker} {c.signal} ({c.position_size or 'size n/a'}, {o.sessions} sessions): "
-            f"{o.verdict}, {c.ticker} {pct(o.raw_return)}, alpha {pct(o.alpha)} vs {o.benchmark}{stop}")
+            f"{o.verdict}, {c.ticker} {pct(o.raw_return)}, alpha {pct(o.alpha)} vs {o.against}{stop}")
 
 
 def _lesson(c: Call) -> str:
@@ -108,7 +108,7 @@ def side_block(same: Sequence[Call], ticker: str, side: str) -> str:
         return ""
     won = [(c.outcome.alpha > 0) == (side == "bull") for c in argued if c.outcome]
     lines = [f"- {c.trade_date}: the {side} case {'won' if w else 'lost'} (alpha {pct(c.outcome.alpha)} vs "
-             f"{c.outcome.benchmark}; the desk said {c.signal})" for c, w in zip(argued, won, strict=True) if c.outcome]
+             f"{c.outcome.against}; the desk said {c.signal})" for c, w in zip(argued, won, strict=True) if c.outcome]
     return render("track_side", ticker=ticker, side=side, won=sum(won), of=len(won),
                   entries="\n".join(_bounded(lines)))
 

@@ -25,7 +25,7 @@ def facts(call: Call, o: Outcome) -> str:
     return (f"{call.signal} {call.ticker} on {call.trade_date} (size {call.position_size or 'n/a'}, confidence "
             f"{sure}, horizon {call.horizon or 'n/a'} = {o.sessions} sessions). Close {o.entry_close:g} "
             f"on {call.trade_date}, {o.exit_close:g} on {o.settle_date}: {call.ticker} {pct(o.raw_return)}, "
-            f"{o.benchmark} {pct(o.benchmark_return)}, alpha {pct(o.alpha)}; {stop}. Verdict: {o.verdict}.")
+            f"{o.against} {pct(o.benchmark_return)}, alpha {pct(o.alpha)}; {stop}. Verdict: {o.verdict}.")
 
 
 def sides_held(call: Call, o: Outcome) -> tuple[str, str]:
@@ -51,7 +51,7 @@ def demo_reflection(call: Call, o: Outcome) -> str:
     }[(call.signal, o.verdict)]
     stop = f" The stop was hit on {o.stop_hit}." if o.stop_hit else ""
     return (f"Demo reflection (synthetic data): the {call.signal} on {call.ticker} was {verdict}, alpha {pct(o.alpha)} "
-            f"against {o.benchmark} over {o.sessions} sessions.{stop} The {research}'s case held, and the {risk}'s "
+            f"against {o.against} over {o.sessions} sessions.{stop} The {research}'s case held, and the {risk}'s "
             f"view of the risk. Lesson: {lesson}.")
 
 

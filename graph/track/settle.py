@@ -116,6 +116,11 @@ def _bars(frame: pd.DataFrame, today: date) -> dict[date, _Bar]:
     return out
 
 
+def _flat(stock: dict[date, _Bar]) -> dict[date, _Bar]:
+    """A benchmark that does not move, on the stock's own days: what "no benchmark" scores against."""
+    return {day: _Bar(1.0, 1.0, 1.0) for day in stock}
+
+
 def _sensible_stop(signal: Signal, price: float | None, entry: float) -> float | None:
     """A stop read from the judge's words only when it is on the losing side of the entry (below it
     for a BUY, above for a SELL): one on the wrong side was not a price ("7-8% below entry" read as
@@ -159,10 +164,11 @@ def settle(call: Call, vendor: Prices, today: date, *, now: datetime | None = No
     today = last_close_day(today)
     if today < due:  # no vendor call: this runs at the start of every analysis
         return _pending(call, f"settles on or after {due.isoformat()} ({n} trading days after the trade date)")
-    benchmark = benchmark_for(call.ticker)
+    benchmark = benchmark_for(call.ticker) if call.benchmark is None else call.benchmark  # as recorded
     try:
         stock = _bars(vendor.ohlcv(call.ticker, trade, today), today)
-        index = _bars(vendor.ohlcv(benchmark, trade, today), today)
+        # No benchmark (a currency pair, BTC-USD itself): the call is scored on its own return.
+        index = _bars(vendor.ohlcv(benchmark, trade, today), today) if benchmark else _flat(stock)
     except Exception as err:  # VendorError or anything else the vendor raised: tried again at the next pass
         return _pending(call, f"the data vendor failed: {str(err) or type(err).__name__}; will retry")
     for symbol, bars in ((call.ticker, stock), (benchmark, index)):

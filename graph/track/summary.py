@@ -18,6 +18,11 @@ from .calls import Call, Outcome
 from .horizon import due_date, sessions
 from .settle import verdict
 
+
+def benchmark_name(benchmark: str, language: str) -> str:
+    """A call's benchmark as the thread's language names it: the symbol, or that it had none."""
+    return benchmark or phrase(language, "track.no_benchmark")
+
 BULL = DEBATERS["bull"].persona
 BEAR = DEBATERS["bear"].persona
 # The reasons graph/track/settle.py stores for a pending call (in English) and the table gives one never
@@ -170,7 +175,7 @@ def _row(call: Call, today: date, language: str) -> str:
     else:
         settled = o.settle_date
         ret = pct(o.raw_return) + (phrase(language, "track.stop_hit_cell", date=o.stop_hit) if o.stop_hit else "")
-        alpha = phrase(language, "track.alpha_vs", alpha=pct(o.alpha), benchmark=o.benchmark)
+        alpha = phrase(language, "track.alpha_vs", alpha=pct(o.alpha), benchmark=benchmark_name(o.benchmark, language))
         verdict = verdict_word(o.verdict, language)
     cells = (call.trade_date, call.ticker, call.signal + size, settled, ret, alpha, verdict)
     return "| " + " | ".join(_cell(c) for c in cells) + " |"

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..core.words import DEFAULT_LANGUAGE, phrase, ruling_value
 from .calls import Call
-from .summary import Summary, card_line, pct, pending_words, record_table, verdict_word
+from .summary import Summary, benchmark_name, card_line, pct, pending_words, record_table, verdict_word
 
 # The card's line as an analysis recalled it before the figures were kept beside it (a checkpoint of
 # then holds the English line only): read back into figures, so it too is worded in the reader's language.
@@ -31,7 +31,8 @@ def last_call(calls: Sequence[Call], ticker: str, language: str = DEFAULT_LANGUA
         return phrase(language, "track.last_pending", said=said, reason=_reason(c, language))
     o = c.outcome
     return phrase(language, "track.last_scored", said=said, verdict=verdict_word(o.verdict, language), ticker=ticker,
-                  raw=pct(o.raw_return), benchmark=o.benchmark, bench=pct(o.benchmark_return), sessions=o.sessions,
+                  raw=pct(o.raw_return), benchmark=benchmark_name(o.benchmark, language), bench=pct(o.benchmark_return),
+                  sessions=o.sessions,
                   alpha=pct(o.alpha))
 
 
@@ -98,4 +99,5 @@ def _entry(c: Call, language: str) -> str:
     stop = phrase(language, "track.entry_stop", date=o.stop_hit) if o.stop_hit else ""
     return phrase(language, "track.entry", trade_date=c.trade_date, ticker=c.ticker, signal=c.signal,
                   verdict=verdict_word(o.verdict, language), raw=pct(o.raw_return), alpha=pct(o.alpha),
-                  benchmark=o.benchmark, sessions=o.sessions, stop=stop, reflection=o.reflection)
+                  benchmark=benchmark_name(o.benchmark, language), sessions=o.sessions, stop=stop,
+                  reflection=o.reflection)

@@ -146,6 +146,72 @@ INFO = {
     "revenueGrowth": 2.65,
 }
 
+# ---- one recorded shape per asset class (issue 37): what ``Ticker.info`` sends for each quoteType ----------
+
+SPY_INFO = {  # an ETF: Yahoo sends a P/E for it too (the desk does not read one for a fund)
+    "quoteType": "ETF", "longName": "SPDR S&P 500 ETF Trust", "shortName": "SPDR S&P 500", "currency": "USD",
+    "category": "Large Blend", "fundFamily": "State Street Investment Management", "legalType": "Exchange Traded Fund",
+    "totalAssets": 633_474_000_000, "navPrice": 590.12, "regularMarketPrice": 590.5, "previousClose": 588.2,
+    "yield": 0.0121, "netExpenseRatio": 0.0945, "ytdReturn": 25.26, "trailingPE": 27.31, "beta3Year": 1.0,
+}
+
+
+class FundsData:
+    """``Ticker.funds_data``: ``top_holdings`` (index Symbol; Name, Holding Percent as a fraction) and
+    ``fund_operations`` (the fund's column and the category's average)."""
+
+    def __init__(self, symbol: str) -> None:
+        self.top_holdings = pd.DataFrame(
+            {"Name": ["Apple Inc", "NVIDIA Corp", "Microsoft Corp", "Amazon.com Inc", "Meta Platforms Inc Class A"],
+             "Holding Percent": [0.0712, 0.0665, 0.0621, 0.0398, 0.0251]},
+            index=pd.Index(["AAPL", "NVDA", "MSFT", "AMZN", "META"], name="Symbol"))
+        self.fund_operations = pd.DataFrame(
+            {symbol: [0.000945, 0.03, 633_474_000_000], "Category Average": [0.0082, 0.51, 9.2e9]},
+            index=pd.Index(["Annual Report Expense Ratio", "Annual Holdings Turnover", "Total Net Assets"],
+                           name="Attributes"))
+
+
+BTC_INFO = {
+    "quoteType": "CRYPTOCURRENCY", "name": "Bitcoin", "shortName": "Bitcoin USD", "currency": "USD",
+    "fromCurrency": "BTC", "toCurrency": "USD=X", "regularMarketPrice": 95_432.1, "marketCap": 1_889_000_000_000,
+    "circulatingSupply": 19_790_000, "maxSupply": 21_000_000, "volume24Hr": 41_250_000_000,
+    "volumeAllCurrencies": 41_250_000_000, "startDate": 1278979200,
+}
+GSPC_INFO = {
+    "quoteType": "INDEX", "shortName": "S&P 500", "longName": "S&P 500", "currency": "USD", "exchange": "SNP",
+    "regularMarketPrice": 6032.38, "previousClose": 5998.74, "fiftyTwoWeekHigh": 6044.17, "fiftyTwoWeekLow": 4682.11,
+}
+EURUSD_INFO = {
+    "quoteType": "CURRENCY", "shortName": "EUR/USD", "longName": "EUR/USD", "currency": "USD",
+    "regularMarketPrice": 1.0564, "bid": 1.0563, "ask": 1.0566, "regularMarketVolume": 0,
+    "averageDailyVolume10Day": 0,
+}
+GOLD_INFO = {
+    "quoteType": "FUTURE", "shortName": "Gold Dec 24", "underlyingSymbol": "GC=F", "currency": "USD",
+    "exchange": "CMX", "regularMarketPrice": 2650.1, "openInterest": 11_082, "expireDate": 1735171200,
+}
+
+
+def fx_price_frame(start: str = "2024-04-01", end: str = "2024-05-10") -> pd.DataFrame:
+    """``history()`` of a currency pair: a London-midnight index, four-decimal prices, Volume all 0."""
+    frame = price_frame(start, end, tz="Europe/London")
+    for column in ("Open", "High", "Low", "Close", "Adj Close"):
+        frame[column] = (frame[column] / 100).round(4)
+    frame["Volume"] = 0
+    return frame
+
+
+def crypto_price_frame(start: str = "2024-04-01", end: str = "2024-05-10") -> pd.DataFrame:
+    """``history()`` of a coin: every calendar day, a UTC-midnight index."""
+    days = pd.date_range(start, end)
+    i = np.arange(len(days))
+    close = np.round(60_000 + 150 * i, 2)
+    return pd.DataFrame({"Open": close - 50, "High": close + 300, "Low": close - 400, "Close": close,
+                         "Adj Close": close, "Volume": (30_000_000_000 + 1_000_000 * i).astype("int64"),
+                         "Dividends": 0.0, "Stock Splits": 0.0},
+                        index=pd.DatetimeIndex(days, name="Date").tz_localize("UTC"))
+
+
 STOCKTWITS = {
     "response": {"status": 200},
     "symbol": {"id": 7264, "symbol": "NVDA", "title": "NVIDIA Corp", "exchange": "NASDAQ"},
@@ -211,6 +277,7 @@ _EMPTY = {
     "quarterly_cashflow": pd.DataFrame,
     "cashflow": pd.DataFrame,
     "upgrades_downgrades": pd.DataFrame,
+    "funds_data": lambda: None,
 }
 
 
@@ -234,4 +301,9 @@ def recorded_yahoo() -> FakeYahoo:
     fake = FakeYahoo()
     fake.set("NVDA", history=price_frame(), info=dict(INFO), news=NEW_SHAPE_NEWS + OLD_SHAPE_NEWS,
              quarterly_income_stmt=income_frame(), upgrades_downgrades=UPGRADES)
+    fake.set("SPY", history=price_frame(), info=dict(SPY_INFO), funds_data=FundsData("SPY"))
+    fake.set("BTC-USD", history=crypto_price_frame(), info=dict(BTC_INFO))
+    fake.set("^GSPC", history=price_frame(), info=dict(GSPC_INFO))
+    fake.set("EURUSD=X", history=fx_price_frame(), info=dict(EURUSD_INFO))
+    fake.set("GC=F", history=price_frame(), info=dict(GOLD_INFO))
     return fake
