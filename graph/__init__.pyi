@@ -11,6 +11,7 @@ from .backtest.flow import (
     prepare_resume,
     scored,
 )
+from .backtest.metrics import CurveMetrics, curve_metrics
 from .backtest.progress import landed, stopwatch
 from .backtest.record import Backtest, Day, Records
 from .backtest.result import Result
@@ -76,6 +77,10 @@ from .models.registry import ModelRegistry
 from .nodes.thread_language import thread_language
 from .notes.address import note_item
 from .notes.inbox import NOTES_PER_TURN, Note, quoted_note, unread_in
+from .paper.book import DEFAULT_COST_BPS, PaperBook
+from .paper.keeper import Paper, PaperError, amount_of
+from .paper.words import heading as paper_heading
+from .paper.words import paper_answer
 from .persistence.accounts import (
     ACCOUNTS_FILE,
     DEFAULT_PASSWORD,
@@ -103,11 +108,12 @@ from .record.case import report_markdown
 from .record.edits import edit_change, edit_stands_because
 from .record.figures import cited, unverified_note
 from .request import clean_message
-from .routing import BookAsk, Purpose, ResumeBacktest, Route, Situation, TokenAsk, route
+from .routing import BookAsk, PaperAsk, Purpose, ResumeBacktest, Route, Situation, TokenAsk, route
 from .runtime.branches import EditRefused, Step
 from .runtime.desk import DeskRuntime, DeskTurn, Interrupted
 from .runtime.notes import Posted, acknowledgement, post_note
 from .tools import make_toolkit
+from .track.calibration import Calibration, calibration, calibration_from
 from .track.calls import Call, Outcome
 from .track.horizon import benchmark_for
 from .track.settle import price_in
@@ -125,6 +131,7 @@ __all__ = [
     "ANALYST_PERSONAS",
     "BURST",
     "COMPARISON",
+    "DEFAULT_COST_BPS",
     "DEFAULT_PASSWORD",
     "DESK",
     "DESK_STRATEGY",
@@ -151,12 +158,14 @@ __all__ = [
     "Book",
     "BookAsk",
     "BookStore",
+    "Calibration",
     "Call",
     "CompareAsk",
     "Comparison",
     "ComparisonResult",
     "Cost",
     "CsvImport",
+    "CurveMetrics",
     "Day",
     "Days",
     "DemoChatModel",
@@ -183,6 +192,10 @@ __all__ = [
     "Offered",
     "Outcome",
     "OwnedThread",
+    "Paper",
+    "PaperAsk",
+    "PaperBook",
+    "PaperError",
     "PersonalToken",
     "PersonalTokens",
     "PlanRefused",
@@ -221,10 +234,13 @@ __all__ = [
     "WatchDesk",
     "WatchStore",
     "acknowledgement",
+    "amount_of",
     "apply_changes",
     "backtest_desk",
     "benchmark_for",
     "build_mcp_server",
+    "calibration",
+    "calibration_from",
     "check_password",
     "chinese_tag",
     "cited",
@@ -232,6 +248,7 @@ __all__ = [
     "clock",
     "comparison_cost",
     "confirmed",
+    "curve_metrics",
     "desk_thread",
     "edit_change",
     "edit_stands_because",
@@ -254,6 +271,8 @@ __all__ = [
     "needs_confirmation",
     "normalize_name",
     "note_item",
+    "paper_answer",
+    "paper_heading",
     "persona_label",
     "phrase",
     "plain_line",

@@ -163,6 +163,8 @@ def elsewhere(routed: Route, language: str) -> str:
         return phrase(language, "cli.routed_backtest", command=command)
     if routed.purpose is Purpose.TOKENS:
         return phrase(language, "cli.routed_tokens")
+    if routed.purpose is Purpose.PAPER:
+        return phrase(language, "cli.routed_paper")
     return phrase(language, "cli.routed_book" if routed.purpose is Purpose.BOOK else "cli.routed_watch")
 
 

@@ -24,6 +24,7 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("book", "briefcase"),     # the user's holdings (chat/features/book.py)
     ("watch", "eye"),          # scheduled analyses (chat/features/watches.py)
     ("record", "chart-line"),  # the desk's track record (chat/views/track_view.py)
+    ("paper", "wallet"),       # the user's paper book (chat/features/paper.py)
     ("token", "key-round"),    # the user's personal tokens for MCP clients (chat/features/tokens.py)
 )
 

@@ -74,6 +74,8 @@ class AlphaCurve:
     record's table (graph/track/summary.py); `ticker` is '' for all of the user's calls."""
     points: list[tuple[str, float]]
     ticker: str = ""
+    # The calibration of the same calls (graph/track/calibration.py calibration_payload), for its chart; None: not sent
+    calibration: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -491,5 +491,5 @@ def elsewhere(routed: Route, language: str) -> str:
         return routed.read.problem
     key = {Purpose.BOOK: "mcp.routed_book", Purpose.WATCH: "mcp.routed_watch",
            Purpose.BACKTEST: "mcp.routed_backtest", Purpose.COMPARE: "mcp.routed_compare",
-           Purpose.TOKENS: "mcp.routed_tokens"}[routed.purpose]
+           Purpose.TOKENS: "mcp.routed_tokens", Purpose.PAPER: "mcp.routed_paper"}[routed.purpose]
     return phrase(language, key)

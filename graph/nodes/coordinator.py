@@ -37,6 +37,7 @@ from ..request.resolve import Shape, TickerGuess, resolve
 from ..tools.cutoff import cut_prices
 from ..tools.guarded import call_vendor
 from ..tools.market import INDICATOR_HISTORY_DAYS
+from ..track.calibration import calibration, calibration_payload
 from ..track.horizon import benchmark_for
 from ..track.keeper import TrackRecord
 from ..track.summary import cumulative_alpha
@@ -289,13 +290,15 @@ async def _record_answer(runtime: Runtime[DeskContext], vendor: Vendor, models: 
     if runtime.store is None:
         say = phrase(language, "track.no_store")
         points: list[tuple[str, float]] = []
+        calibrated = None
     else:
         user, _ = user_of(get_config(), runtime.context)
         calls = await TrackRecord(runtime.store, vendor, models).calls(user, today, ticker=ticker)
         say, points = record_answer(calls, ticker, today, language), cumulative_alpha(calls)
+        calibrated = calibration_payload(calibration(calls))
     emit(runtime.stream_writer, Said(DESK, say, language))
     if points:
-        emit(runtime.stream_writer, AlphaCurve([(day, alpha) for day, alpha in points], ticker or ""))
+        emit(runtime.stream_writer, AlphaCurve([(day, alpha) for day, alpha in points], ticker or "", calibrated))
     return {"intent": "record", "pending_ticker": None, "record_shown": say, "messages": [spoken(DESK, say)]}
 
 

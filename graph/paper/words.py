@@ -4,7 +4,7 @@ reasons and threads, the Table 1 figures since the book began beside its benchma
 the track record. Figures, tickers, signals, dates and thread ids are shown as they are."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Protocol
@@ -18,6 +18,7 @@ from .book import NEW_YORK, PaperBook
 from .keeper import Paper
 from .ledger import Position, Trade, Unfilled
 
+Link = Callable[[str], str]  # a thread id as the reader reaches it (the chat: a Markdown link to /thread/<id>)
 RATIONALE_CHARS = 160  # of a call's rationale beside its trade; the thread has it whole
 
 
@@ -86,13 +87,17 @@ def unfilled_reason(u: Unfilled, language: str, prefix: str) -> str:
         return u.reason
 
 
-def order_line(u: Unfilled, reason: str, language: str) -> str:
+def _as_is(thread_id: str) -> str:
+    return thread_id
+
+
+def order_line(u: Unfilled, reason: str, language: str, link: Link = _as_is) -> str:
     o = u.order
     return _say(language, "order", ticker=o.ticker, signal=o.signal, size=o.position_size or "n/a",
-                decided=o.decided, thread=o.thread_id, reason=reason)
+                decided=o.decided, thread=link(o.thread_id), reason=reason)
 
 
-def trade_line(t: Trade, signal: str, language: str) -> str:
+def trade_line(t: Trade, signal: str, language: str, link: Link = _as_is) -> str:
     if t.why == "call":
         why = (_say(language, "why_call_reason", signal=signal, rationale=_short(t.rationale)) if t.rationale.strip()
                else _say(language, "why_call", signal=signal))
@@ -100,7 +105,7 @@ def trade_line(t: Trade, signal: str, language: str) -> str:
         why = _say(language, f"why_{t.why}")
     return _say(language, "trade", date=t.day.isoformat(), action=_say(language, f"action_{t.action}"),
                 shares=shares(t.shares), ticker=t.ticker, price=_price(t.price), amount=money(t.amount),
-                fee=money(t.fee), cash=money(t.cash_after), why=why, thread=t.thread_id)
+                fee=money(t.fee), cash=money(t.cash_after), why=why, thread=link(t.thread_id))
 
 
 def _section(title: str, lines: Sequence[str], language: str) -> list[str]:
@@ -144,8 +149,9 @@ def calibration_lines(c: Calibration, language: str) -> list[str]:
 
 
 def paper_answer(paper: Paper, mine: Scored | None, benchmark: Scored | None, calibration: Calibration,
-                 language: str = DEFAULT_LANGUAGE) -> str:
-    """Everything the user sees of the paper book, as Markdown-ish text (one block per part)."""
+                 language: str = DEFAULT_LANGUAGE, link: Link = _as_is) -> str:
+    """Everything the user sees of the paper book, as Markdown-ish text (one block per part); each thread id as
+    `link` makes it (the chat's: a link to the thread)."""
     ledger = paper.ledger
     book = paper.book
     signals = {o.call_id: o.signal for o in book.orders}
@@ -158,11 +164,11 @@ def paper_answer(paper: Paper, mine: Scored | None, benchmark: Scored | None, ca
     blocks.append(_section(_say(language, "positions"), [position_line(p, language) for p in ledger.positions],
                            language))
     blocks.append(_section(_say(language, "orders"), [
-        order_line(u, unfilled_reason(u, language, "order_"), language) for u in ledger.waiting], language))
+        order_line(u, unfilled_reason(u, language, "order_"), language, link) for u in ledger.waiting], language))
     if ledger.skipped:
         blocks.append([_say(language, "skipped_title"), *(
-            order_line(u, unfilled_reason(u, language, "skipped_"), language) for u in ledger.skipped)])
-    blocks.append(_section(_say(language, "trades"), [trade_line(t, signals.get(t.call_id, ""), language)
+            order_line(u, unfilled_reason(u, language, "skipped_"), language, link) for u in ledger.skipped)])
+    blocks.append(_section(_say(language, "trades"), [trade_line(t, signals.get(t.call_id, ""), language, link)
                                                       for t in ledger.trades], language))
     notes = [_say(language, "problem", ticker=ticker) for ticker, _ in paper.problems]
     if ledger.gaps:

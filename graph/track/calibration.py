@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
 from .calls import Call
 from .summary import summarize
@@ -78,3 +79,21 @@ def calibration(calls: Sequence[Call]) -> Calibration:
                            sum(p for p, _ in g) / len(g) if g else None) for i, g in enumerate(grouped))
     sides = {p: s for p, s in summarize(settled).sides.items() if s[1]}
     return Calibration(buckets, brier(pairs), len(pairs), len(settled) - len(pairs), sides)
+
+
+def calibration_payload(c: Calibration) -> dict[str, Any]:
+    """The calibration as JSON (an event's field: the chat draws it): each bucket [low, high, calls, right, mean]."""
+    return {"buckets": [[str(b.low), str(b.high), b.calls, b.right, b.mean_confidence] for b in c.buckets],
+            "brier": c.brier, "scored": c.scored, "without_confidence": c.without_confidence,
+            "sides": {p: [right, of] for p, (right, of) in c.sides.items()}}
+
+
+def calibration_from(payload: dict[str, Any]) -> Calibration:
+    """`calibration_payload`'s JSON read back."""
+    buckets = tuple(Bucket(Decimal(str(low)), Decimal(str(high)), int(calls), int(right),
+                           None if mean is None else float(mean))
+                    for low, high, calls, right, mean in payload.get("buckets") or [])
+    brier_score = payload.get("brier")
+    return Calibration(buckets, None if brier_score is None else float(brier_score), int(payload.get("scored") or 0),
+                       int(payload.get("without_confidence") or 0),
+                       {str(p): (int(s[0]), int(s[1])) for p, s in (payload.get("sides") or {}).items()})
