@@ -31,6 +31,7 @@ from chat.features.backtests import Backtests
 from chat.features.book import Books
 from chat.features.compare import Compares, render_desk
 from chat.features.mcp import McpEndpoint, render_mcp
+from chat.features.paper import PaperBooks
 from chat.features.tokens import Tokens
 from chat.features.watches import Watches, render_scheduled
 from chat.history import LocalFileStorage, is_server_thread, make_data_layer
@@ -73,7 +74,8 @@ MCP = McpEndpoint(server, ProgramAuth(AUTH, PersonalTokens(SETTINGS.data_dir)), 
 # The chat's features (chat/kit/feature.py), in the order a message is offered to them: the tokens' words, a file
 # or the book's words, then a backtest, a watch, a comparison (or a note to one running); what none takes goes to
 # the desk's run (MCP takes none).
-FEATURES: tuple[Feature, ...] = (TOKENS, BOOKS, BACKTESTS, WATCHES, COMPARES, MCP)
+PAPER = PaperBooks(SERVICE)  # the user's paper book (paper.py): /paper, Start, Cancel
+FEATURES: tuple[Feature, ...] = (TOKENS, PAPER, BOOKS, BACKTESTS, WATCHES, COMPARES, MCP)
 for feature in FEATURES:
     feature.install()  # its buttons
 DayLinks(AUTH, lambda: SERVICE.runtime()).install(server)  # a backtest's day opened as its owner's thread

@@ -29,6 +29,7 @@ from .book import (
     read_holdings,
     tells_holdings,
 )
+from .book.holdings import money
 from .compare.ask import MAX_TICKERS, CompareAsk, mentions, read_comparison
 from .compare.comparison import ComparisonResult, DeskOutcome, side_by_side
 from .compare.flow import Comparison, Cost, comparison_cost, followup_of, needs_confirmation
@@ -79,8 +80,7 @@ from .notes.address import note_item
 from .notes.inbox import NOTES_PER_TURN, Note, quoted_note, unread_in
 from .paper.book import DEFAULT_COST_BPS, PaperBook
 from .paper.keeper import Paper, PaperError, amount_of
-from .paper.words import heading as paper_heading
-from .paper.words import paper_answer
+from .paper.words import paper_answer, paper_heading
 from .persistence.accounts import (
     ACCOUNTS_FILE,
     DEFAULT_PASSWORD,
@@ -268,6 +268,7 @@ __all__ = [
     "make_toolkit",
     "make_vendor",
     "mentions",
+    "money",
     "needs_confirmation",
     "normalize_name",
     "note_item",

@@ -152,7 +152,8 @@ def _tokens(text: str, situation: Situation) -> Read:
 _PAPER_COMMAND = re.compile(r"^/paper\b\s*(.*)$", re.I | re.S)
 _AMOUNT = r"(?P<amount>\d[\d,_]*(?:\.\d+)?)\s*(?P<unit>k|thousand|m|million)?"
 _PAPER_STOP = re.compile(r"^\W*(?:please\s+)?(?:stop|end|quit)\s+(?:my\s+|the\s+)?"
-                         r"(?:following\s+(?:my\s+calls\s+)?on\s+paper|paper[\s-]*(?:trading|book|record|following))[\s.!?]*$", re.I)
+                         r"(?:following\s+(?:my\s+calls\s+)?on\s+paper|paper[\s-]*(?:trading|book|record|following))"
+                         r"[\s.!?]*$", re.I)
 _PAPER_START = re.compile(r"^\W*(?:please\s+)?(?:(?:can|could)\s+you\s+)?"
                           r"(?:(?:start|begin|open)\s+(?:a\s+|my\s+|the\s+)?paper[\s-]*(?:trading|book|record|account)|(?:follow|trade|track)\s+my\s+calls\s+on\s+paper"
                           r"|paper[\s-]*trade\s+my\s+calls)"

@@ -1,4 +1,5 @@
-"""The track record in the chat: the chart of the desk's cumulative alpha beside the record's table
+"""The track record in the chat: the chart of the desk's cumulative alpha and its calibration's
+(chat/views/paper_view.py) beside the record's table
 (the answer to "/record" or "how have your calls done?").
 
 The graph words the record (the table, the "Track record" step an analysis shows, the card's line);
@@ -15,7 +16,7 @@ from typing import Any
 import chainlit as cl
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 
-from graph import AlphaCurve, phrase
+from graph import AlphaCurve, calibration_from, phrase
 
 from ..languages import DEFAULT
 from .card import GRID, TEXT, chart_element, date_axis
@@ -81,3 +82,9 @@ async def show_alpha_curve(parent: cl.Message, curve: AlphaCurve, language: str 
     if not curve.points:
         return
     await alpha_chart(curve, language).send(for_id=parent.id)
+    if curve.calibration:  # the same calls' calibration: the reliability chart, the Brier score, the personas
+        from .paper_view import calibration_chart  # plotly's subplots only for a record that has one
+
+        calibrated = calibration_from(curve.calibration)
+        if calibrated.scored or calibrated.sides:
+            await calibration_chart(calibrated, language, f"calibration-{curve.ticker or 'all'}").send(for_id=parent.id)

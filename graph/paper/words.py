@@ -60,6 +60,9 @@ def heading(book: PaperBook, language: str = DEFAULT_LANGUAGE) -> str:
     return _say(language, "stopped_on", stopped=_day(book.stopped), **fields)
 
 
+paper_heading = heading  # the public face's name for it (graph/__init__.pyi)
+
+
 def expected_end(p: Position) -> date:
     """The horizon's last session on the listing's own exchange calendar, before the data has reached it."""
     return due_date(date.fromisoformat(p.order.decided), sessions(p.order.horizon), p.ticker)
