@@ -11,6 +11,7 @@ from graph import (
     Ask,
     BookAsk,
     CompareAsk,
+    PaperAsk,
     Purpose,
     ResumeBacktest,
     Situation,
@@ -66,7 +67,7 @@ def test_what_was_read_travels_with_the_route() -> None:
 def test_a_message_that_reads_two_ways_is_the_first_readings() -> None:
     # Two tickers in a backtest are the backtest's, not a comparison: the backtest is tried first.
     assert route("backtest NVDA and AMD from January to March 2024", TODAY).purpose is Purpose.BACKTEST
-    assert [purpose for purpose, _ in ROUTES] == [Purpose.TOKENS, Purpose.BOOK, Purpose.BACKTEST, Purpose.WATCH,
+    assert [purpose for purpose, _ in ROUTES] == [Purpose.TOKENS, Purpose.PAPER, Purpose.BOOK, Purpose.BACKTEST, Purpose.WATCH,
                                                   Purpose.COMPARE]
 
 
@@ -110,3 +111,34 @@ def test_the_words_for_personal_tokens(text: str, asked: TokenAsk) -> None:
 ])
 def test_other_words_about_tokens_are_not_the_tokens(text: str) -> None:
     assert route(text, TODAY).purpose is not Purpose.TOKENS
+
+
+@pytest.mark.parametrize(("text", "action", "amount", "language"), [
+    ("follow my calls on paper with 100,000", "start", "100000", "en"),
+    ("Follow my calls on paper with 25k.", "start", "25000", "en"),
+    ("start a paper book", "start", "", "en"),
+    ("start paper trading with $50,000.50", "start", "50000.50", "en"),
+    ("my paper book", "show", "", "en"),
+    ("show me my paper book", "show", "", "en"),
+    ("stop paper trading", "stop", "", "en"),
+    ("用10万模拟跟单", "start", "100000", "zh"),
+    ("用5万元模拟交易", "start", "50000", "zh"),
+    ("开始模拟交易", "start", "", "zh"),
+    ("我的模拟账户", "show", "", "zh"),
+    ("停止模拟", "stop", "", "zh"),
+    ("/paper", "show", "", ""),
+    ("/paper start 100000", "start", "100000", ""),
+    ("/paper 25000", "start", "25000", ""),
+    ("/paper stop", "stop", "", ""),
+])
+def test_the_paper_books_words(text: str, action: str, amount: str, language: str) -> None:
+    routed = route(text, TODAY)
+    assert routed.purpose is Purpose.PAPER, routed
+    assert routed.read == PaperAsk(action, amount)
+    assert isinstance(routed.read, PaperAsk) and routed.read.language == language
+
+
+@pytest.mark.parametrize("text", ["should I follow NVDA?", "what is a paper trade?", "buy NVDA on paper?",
+                                  "模拟一下英伟达的走势", "I hold 200 NVDA at 95"])
+def test_words_near_the_paper_books_are_not_its(text: str) -> None:
+    assert route(text, TODAY).purpose is not Purpose.PAPER
