@@ -67,8 +67,8 @@ def test_what_was_read_travels_with_the_route() -> None:
 def test_a_message_that_reads_two_ways_is_the_first_readings() -> None:
     # Two tickers in a backtest are the backtest's, not a comparison: the backtest is tried first.
     assert route("backtest NVDA and AMD from January to March 2024", TODAY).purpose is Purpose.BACKTEST
-    assert [purpose for purpose, _ in ROUTES] == [Purpose.TOKENS, Purpose.PAPER, Purpose.BOOK, Purpose.BACKTEST, Purpose.WATCH,
-                                                  Purpose.COMPARE]
+    assert [purpose for purpose, _ in ROUTES] == [Purpose.TOKENS, Purpose.PAPER, Purpose.BOOK, Purpose.BACKTEST,
+                                                  Purpose.WATCH, Purpose.COMPARE]
 
 
 def test_in_a_thread_that_holds_an_analysis_two_names_compare_only_when_asked_as_one() -> None:
