@@ -1,7 +1,7 @@
-"""Point 5 of issue 40: what a watch's slot and an MCP client ask for feeds the paper book. Each runs the demo desk as
-it runs for real (the slot through graph/watchlist/slots.py, MCP through graph/mcp/service.py's DeskService), logs its call
-with its source ("scheduled" for a watch's slot, "mcp"), and the paper keeper takes it as an order, to fill at the next
-session's open."""
+"""Point 5 of issue 40: what a watch's slot and an MCP client ask for feeds the paper book. Each runs the demo
+desk as it runs for real (the slot through graph/watchlist/slots.py, MCP through graph/mcp/service.py's
+DeskService), logs its call with its source ("scheduled" for a watch's slot, "mcp"), and the paper keeper takes
+it as an order, to fill at the next session's open."""
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
