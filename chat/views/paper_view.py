@@ -115,17 +115,20 @@ def calibration_figure(c: Calibration, language: str = DEFAULT) -> go.Figure:
         customdata=[[p[0], p[3]] for p in points],
         hovertemplate="%{customdata[0]}: %{y:.0f} % (%{customdata[1]})<extra></extra>"), row=1, col=1)
     if (off := most_off(c)) is not None and abs(off[2] - off[1]) >= 0.1:
+        # Away from the diagonal, on the side the bucket fell: below it when the desk said more than it was right.
+        over = off[2] < off[1]
         fig.add_annotation(x=off[1], y=off[2] * 100, xref="x", yref="y", showarrow=True, arrowhead=2,
-                           arrowcolor=OFF_COLOUR,
-                           ax=-60 if off[1] > 0.5 else 60, ay=40 if off[2] > off[1] else -40,
+                           arrowcolor=OFF_COLOUR, ax=-40 if off[1] > 0.5 else 40, ay=56 if over else -56,
                            text=_say(language, "off_diagonal", said=f"{off[1]:.2f}", hit=f"{off[2] * 100:.0f} %",
                                      calls=off[3]),
-                           font={"color": OFF_COLOUR, "size": 13}, bgcolor="rgba(0,0,0,0)")
+                           font={"color": OFF_COLOUR, "size": 13}, bgcolor="rgba(239, 68, 68, 0.12)",
+                           bordercolor=OFF_COLOUR, borderpad=4)
     sides = list(c.sides.items())
     fig.add_trace(go.Bar(
         y=[persona_label(p, language) for p, _ in sides], x=[round(r / n * 100, 2) for _, (r, n) in sides],
         orientation="h", text=[f"{r}/{n}" for _, (r, n) in sides], textposition="auto", showlegend=False,
-        marker={"color": [RIGHT_COLOUR if r * 2 >= n else OFF_COLOUR for _, (r, n) in sides]},
+        marker={"color": [RIGHT_COLOUR if r * 2 > n else OFF_COLOUR if r * 2 < n else BENCHMARK_COLOUR
+                          for _, (r, n) in sides]},
         hovertext=[_say(language, "persona_hover", right=r, of=n) for _, (r, n) in sides],
         hovertemplate="%{y}: %{x:.0f} % · %{hovertext}<extra></extra>"), row=1, col=2)
     title = (_say(language, "calibration_title", brier=f"{c.brier:.4f}", n=c.scored) if c.brier is not None
