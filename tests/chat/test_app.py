@@ -65,7 +65,7 @@ async def test_chat_start_says_the_mode_and_offers_settings_and_starters(app, em
     # The composer offers the chat's commands on "/" (chat/kit/commands.py); typed out, one Enter still sends one
     # (public/desk.js; tests/browser/test_commands.py).
     [commands] = emitter.named("set_commands")
-    assert [c["id"] for c in commands] == ["stop", "book", "watch", "record", "token"]
+    assert [c["id"] for c in commands] == ["stop", "book", "watch", "record", "paper", "token"]
     [widgets] = emitter.named("chat_settings")
     ids = [w["id"] for w in widgets]
     assert ids == ["analyst_market", "analyst_social", "analyst_news", "analyst_fundamentals",

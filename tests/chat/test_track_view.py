@@ -160,5 +160,6 @@ async def test_a_run_reads_and_writes_the_record_of_its_pages_signed_in_user(emi
     table = emitter.by_author("Desk")[-1]
     assert table["output"].startswith("**Your track record**") and "| 2024-05-01 | NVDA |" in table["output"]
     assert len([m for m in emitter.by_author("Desk") if "**Signal**" in m["output"]]) == 2, "no card for it"
-    chart, = [e for e in emitter.named("element") if e["forId"] == table["id"]]
+    chart, calibrated = [e for e in emitter.named("element") if e["forId"] == table["id"]]
     assert chart["type"] == "plotly" and chart["name"] == "cumulative-alpha-all"
+    assert calibrated["type"] == "plotly" and calibrated["name"] == "calibration-all"  # the same calls' calibration
