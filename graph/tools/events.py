@@ -3,7 +3,7 @@ split dates, as they were on the calendar on the trade date (issue 38, point 1).
 
 The tool looks ``EVENT_WINDOW_SESSIONS`` sessions past the trade date (a quarter: the longest horizon the
 desk usually rules), each event with how many sessions after the trade date it falls; which of them fall
-inside the ruling's own horizon is decided once the horizon is known (:func:`inside_horizon`, the track
+inside the ruling's own horizon is decided once the horizon is known (:func:`events_in_horizon`, the track
 record's reading of it: graph/core/holding.py). An event the vendor could not know was scheduled then
 (a live calendar is today's) is marked approximate, with the reason. No earnings for what is not a
 company; a fund's distributions are its dividends; a coin, a pair, a future or an index has none.
@@ -113,7 +113,7 @@ def events_of(messages: Iterable[BaseMessage]) -> dict[str, Any]:
     return {"events": found} if found else {}
 
 
-def inside_horizon(events: Mapping[str, Any] | None, trade_date: str, horizon: str, ticker: str
+def events_in_horizon(events: Mapping[str, Any] | None, trade_date: str, horizon: str, ticker: str
                    ) -> list[tuple[dict[str, Any], bool]]:
     """The events kept for a run, soonest first, each with whether it falls inside ``horizon`` (the
     ruling's, read as the track record reads it): on or before the window's last session."""
