@@ -266,7 +266,7 @@ def _day(value: object) -> date | None:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
     try:
-        stamp = pd.Timestamp(value)  # type: ignore[arg-type]
+        stamp = pd.Timestamp(value)
     except (TypeError, ValueError):
         return None
     if pd.isna(stamp):
