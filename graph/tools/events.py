@@ -72,7 +72,8 @@ def event_tools(vendor: Vendor, ticker: str, as_of: date) -> list[BaseTool]:
         if kind in _NONE_FOR:
             text = (f"{ticker} is {_NONE_FOR[kind]}: it has no earnings, dividends or splits to schedule "
                     f"from {as_of} to {until}.")
-            return text, {}, [], {"events": [], "window_end": until.isoformat()}
+            # Nothing applies (as graph/tools/fundamentals.py says of a pair's fundamentals): the demo says so.
+            return text, {}, [], {"events": [], "window_end": until.isoformat(), "not_applicable": kind.value}
         found = cut_events(await call_vendor(vendor.events, ticker, as_of, until), as_of, until)
         records = [event_record(e, as_of, ticker) for e in found]
         figures: Figures = {}

@@ -35,8 +35,8 @@ EXPECTED_FIGURES = {
 TOOL_NAMES = {
     "market": ["get_price_history", "get_indicators"],
     "social": ["get_social_sentiment"],
-    "news": ["get_company_news", "get_macro_news"],
-    "fundamentals": ["get_fundamentals", "get_financial_statements"],
+    "news": ["get_company_news", "get_macro_news", "get_scheduled_events"],  # the calendar (issue 38)
+    "fundamentals": ["get_fundamentals", "get_financial_statements", "get_scheduled_events"],
 }
 
 
