@@ -125,7 +125,8 @@ def _trader(system: str, notes) -> str:
                      f"{p.size:.1f}% of the portfolio, stop at {fmt(p.stop())}"
                      + (f" (2 × ATR {fmt(p.atr)})" if p.atr else " (no ATR available: set it from your own levels)")
                      + f", horizon {HORIZON}.")
-    lines += p.event_words()
+    if events := p.event_words():
+        lines.append(" ".join(events))
     lines.append(f"FINAL TRANSACTION PROPOSAL: **{p.signal}**")
     return "\n\n".join(lines)
 
@@ -142,11 +143,11 @@ def _judge(system: str, notes) -> str:
     stopped = f", stop {fmt(stop)}" if stop else ""
     lines.append(f"**{p.signal} {p.ticker}**: {sized}{stopped}, for {HORIZON}; confidence {conf}.")
     why = [x.text for x in p.points if (x.stance > 0) == (p.signal != "SELL") and x.stance][:3]
-    lines.append(f"Why: the evidence nets {score(p.points):+d}; "
-                 f"{'; '.join(why) or 'no signal is strong enough to act on'}.")
+    # What is scheduled inside the horizon belongs to the reasoning (and so to the card's rationale).
+    lines.append(" ".join([f"Why: the evidence nets {score(p.points):+d}; "
+                           f"{'; '.join(why) or 'no signal is strong enough to act on'}.", *p.event_words()]))
     if volatile and size:
         lines.append("The Safe Analyst's point on volatility wins: the size is halved.")
-    lines += p.event_words()
     return "\n\n".join(lines)
 
 

@@ -23,7 +23,7 @@ from ..core.trading_days import sessions_between
 from ..data.vendor import Event, Vendor, asset_class_of
 from .args import NoArgs
 from .cutoff import cut_events
-from .guarded import Figures, call_vendor, guarded_tool
+from .guarded import Figures, NoData, call_vendor, guarded_tool
 
 TOOL = "get_scheduled_events"
 EVENT_WINDOW_SESSIONS = 63  # a quarter of sessions past the trade date
@@ -74,7 +74,10 @@ def event_tools(vendor: Vendor, ticker: str, as_of: date) -> list[BaseTool]:
                     f"from {as_of} to {until}.")
             # Nothing applies (as graph/tools/fundamentals.py says of a pair's fundamentals): the demo says so.
             return text, {}, [], {"events": [], "window_end": until.isoformat(), "not_applicable": kind.value}
-        found = cut_events(await call_vendor(vendor.events, ticker, as_of, until), as_of, until)
+        fetch = getattr(vendor, "events", None)
+        if fetch is None:  # a vendor written before the calendar
+            raise NoData(f"no calendar from {vendor.label}")
+        found = cut_events(await call_vendor(fetch, ticker, as_of, until), as_of, until)
         records = [event_record(e, as_of, ticker) for e in found]
         figures: Figures = {}
         for record in records:
