@@ -211,3 +211,20 @@ async def test_a_demo_run_shows_the_earnings_and_the_trader_and_judge_answer_it(
     decision = state["final_decision"]
     assert "Earnings 2024-05-09 (inside the horizon)" in event_lines(state["events"], decision)
 
+
+
+def test_the_calendar_is_cached_like_the_rest(tmp_path) -> None:
+    from graph.data.cache import CachedVendor
+
+    class Counting(SyntheticVendor):
+        asked = 0
+
+        def events(self, ticker: str, as_of: date, until: date) -> list[Event]:
+            Counting.asked += 1
+            return super().events(ticker, as_of, until)
+
+    cached = CachedVendor(Counting(), tmp_path / "cache.sqlite", today=lambda: date(2024, 5, 6))
+    window = (date(2024, 4, 15), date(2024, 7, 15))
+    assert cached.events("NVDA", *window) == cached.events("NVDA", *window) == VENDOR.events("NVDA", *window)
+    assert Counting.asked == 1  # a closed past day's calendar is kept
+    cached.close()
