@@ -113,6 +113,7 @@ from .runtime.branches import EditRefused, Step
 from .runtime.desk import DeskRuntime, DeskTurn, Interrupted
 from .runtime.notes import Posted, acknowledgement, post_note
 from .tools import make_toolkit
+from .tools.events import events_in_horizon
 from .track.calibration import Calibration, calibration, calibration_from
 from .track.calls import Call, Outcome
 from .track.horizon import benchmark_for
@@ -252,6 +253,7 @@ __all__ = [
     "desk_thread",
     "edit_change",
     "edit_stands_because",
+    "events_in_horizon",
     "explain",
     "field_bounds",
     "figure_label",

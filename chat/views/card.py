@@ -25,6 +25,7 @@ from graph import (
     FinalDecision,
     Vendor,
     benchmark_for,
+    events_in_horizon,
     explain,
     indicator_series,
     inert_links,
@@ -99,13 +100,34 @@ def position_lines(sizing: dict[str, Any] | None, language: str = DEFAULT) -> li
     return lines
 
 
+def event_lines(events: dict[str, Any] | None, decision: FinalDecision, language: str = DEFAULT) -> str:
+    """What was scheduled in the window as of the trade date (graph/tools/events.py), each event inside or
+    after the ruling's horizon: "Earnings 2026-12-03 (inside the horizon)", in the thread's language; ""
+    when nothing was."""
+    def say(key: str, **fields: object) -> str:
+        return phrase(language, "chat." + key, **fields)
+
+    shown = []
+    for record, inside in events_in_horizon(events, decision.trade_date, decision.horizon, decision.ticker):
+        try:
+            what = say(f"event_{record.get('kind')}")
+        except KeyError:
+            continue
+        where = say("card_event_inside" if inside else "card_event_after")
+        if record.get("approximate"):
+            where += "; " + say("card_event_approximate")
+        shown.append(say("card_event", what=what, day=record.get("day"), where=where))
+    return say("card_events", events=" · ".join(shown)) if shown else ""
+
+
 def card_markdown(decision: FinalDecision, data_label: str = "", change: str | None = None,
                   record: str = "", judge_words: str = "", plan_calls: dict[str, Any] | None = None,
                   language: str = DEFAULT, sizing: dict[str, Any] | None = None,
-                  benchmark: str | None = None) -> str:
+                  benchmark: str | None = None, events: str = "") -> str:
     """The final decision as a card a trader can read at a glance; `change`, what an edit of the
     past changed against the branch it forked from (chat/edits.py), right under the title; `record`,
-    the desk's past calls on the ticker (record_line), under the figures. When the judge's words name
+    the desk's past calls on the ticker (record_line), under the figures; `events`, what was scheduled in the
+    window (event_lines). When the judge's words name
     another signal than its structured ruling, the card says so first and ends with `judge_words`.
     The card's own words are in `language` (prompts/words_<code>.md); figures, tickers and signals
     are the ruling's as they are."""
@@ -139,6 +161,8 @@ def card_markdown(decision: FinalDecision, data_label: str = "", change: str | N
         lines += ["", "  \n".join(book)]
     if benchmark is not None:  # what the call will be scored against (graph/track/horizon.py): its class's
         lines += ["", say("card_benchmark", benchmark=benchmark) if benchmark else say("card_no_benchmark")]
+    if events:
+        lines += ["", events]
     reason = inert_links(decision.rationale.strip())
     lines += ["", say("card_rationale", text=reason) if reason else say("card_no_rationale")]
     if decision.words_say and judge_words:
@@ -318,7 +342,8 @@ async def show_decision(thread_id: str, state: dict[str, Any], vendor: Vendor) -
     words = str(getattr(debate, "judge_decision", "") or "")
     card = cl.Message(content=card_markdown(decision, label, card_change(state), record_line(state), words,
                                             state.get("plan_calls"), language, state.get("sizing"),
-                                            benchmark_for(decision.ticker, state.get("asset_class") or None)) + note
+                                            benchmark_for(decision.ticker, state.get("asset_class") or None),
+                                            event_lines(state.get("events"), decision, language)) + note
                       + (f"\n\n_{total}_" if total else ""), author=DESK,
                       elements=elements, actions=card_actions(thread_id, state),
                       metadata=label_metadata(DESK, language=language))

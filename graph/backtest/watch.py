@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import pandas as pd
 
 from ..core.assets import AssetClass
-from ..data.vendor import NewsItem, Post, StatementKind, Vendor
+from ..data.vendor import Event, NewsItem, Post, StatementKind, Vendor
 
 T = TypeVar("T")
 # The custom event a LangGraph Server's vendor sends for each failure (graph/server.py), which a runner whose
@@ -94,6 +94,9 @@ class WatchedVendor:
 
     def social_posts(self, ticker: str, start: date, end: date) -> list[Post]:
         return self._call(f"social posts on {ticker}", self.inner.social_posts, ticker, start, end)
+
+    def events(self, ticker: str, as_of: date, until: date) -> list[Event]:
+        return self._call(f"scheduled events of {ticker}", self.inner.events, ticker, as_of, until)
 
     def asset_class(self, ticker: str) -> AssetClass:
         return self._call(f"asset class of {ticker}", self.inner.asset_class, ticker)

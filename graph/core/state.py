@@ -195,6 +195,9 @@ class DeskState(TypedDict, total=False):
     # tools returned, and per turn ("Bull Researcher#1") the figures it cited that the data lacks.
     tool_figures: Annotated[dict[str, list[float]], merge_keys]
     unverified: Annotated[dict[str, list[str]], merge_keys]
+    # What was scheduled in the holding window as of the trade date (graph/tools/events.py), by "kind day":
+    # earnings, dividends and splits the analysts' events tool returned. Reset by each new analysis.
+    events: Annotated[dict[str, Any], merge_keys]
     # A demo request for a ticker the desk does not know, waiting for the user to confirm it
     # (ticker, asked_date); cleared by the next message either way.
     pending_ticker: dict[str, str] | None

@@ -58,7 +58,7 @@ import pandas as pd
 
 from graph.core import clock
 from graph.core.assets import AssetClass
-from graph.data.vendor import NewsItem, Post, StatementKind, Vendor
+from graph.data.vendor import Event, NewsItem, Post, StatementKind, Vendor
 
 DEFAULT_TTL_S = 900.0
 
@@ -192,3 +192,7 @@ class CachedVendor:
 
     def recommendations(self, ticker: str, as_of: date) -> list[dict]:
         return self._cached("recommendations", as_of, ticker, as_of)
+
+    def events(self, ticker: str, as_of: date, until: date) -> list[Event]:
+        # Keyed by the trade date: what was scheduled by a closed past day cannot change.
+        return self._cached("events", as_of, ticker, as_of, until)

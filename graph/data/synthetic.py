@@ -18,7 +18,8 @@ analysts see a coherent story.
 This module is the vendor; what it serves is made in :mod:`graph.data.synthetic_company`
 (the draws and the company's traits), :mod:`graph.data.synthetic_prices` (the price path),
 :mod:`graph.data.synthetic_fundamentals` (the quarterly statements) and
-:mod:`graph.data.synthetic_news` (headlines and posts).
+:mod:`graph.data.synthetic_news` (headlines and posts) and :mod:`graph.data.synthetic_events` (the
+calendar: earnings, dividends, splits, each announced some days before it).
 
 All of it is fiction and labelled so: ``source == "synthetic"`` everywhere.
 """
@@ -33,11 +34,13 @@ import pandas as pd
 from graph.core.assets import AssetClass, classify
 from graph.data.synthetic_assets import class_facts
 from graph.data.synthetic_company import _pick, _traits, _unit
+from graph.data.synthetic_events import scheduled
 from graph.data.synthetic_fundamentals import _ROWS_BY_KIND, STATEMENT_QUARTERS, _filed_quarters
 from graph.data.synthetic_news import _MACRO_TEMPLATES, _NEWS_TEMPLATES, _POST_TEMPLATES, _after_close, _headlines
 from graph.data.synthetic_prices import SERIES_START, _clip_end, _close_series, _path, _sessions, _trailing_return
 from graph.data.vendor import (
     FILED_ATTR,
+    Event,
     NewsItem,
     Post,
     Sentiment,
@@ -195,6 +198,11 @@ class SyntheticVendor:
                     )
                 )
         return sorted(posts, key=lambda post: post.created, reverse=True)
+
+    def events(self, ticker: str, as_of: date, until: date) -> list[Event]:
+        """What was on the calendar on ``as_of`` (announced by then) dated in [as_of, until]: point in time."""
+        symbol = _normalise(ticker)
+        return scheduled(symbol, classify(symbol), as_of, until)
 
     def recommendations(self, ticker: str, as_of: date) -> list[dict]:
         symbol = _normalise(ticker)

@@ -19,6 +19,10 @@ Conventions every vendor follows (the tools rely on them):
   report period (period-end ``pd.Timestamp``), newest first, and carry the
   filing date of each column in ``frame.attrs[FILED_ATTR]``.
 * Failures raise :class:`VendorError` whose message is a short human reason.
+* Scheduled events (:meth:`Vendor.events`) are point in time: those on the
+  calendar on ``as_of`` (announced by then), dated in [as_of, until]. A vendor
+  that cannot know what was scheduled then marks the event ``approximate``
+  and says why in ``basis``.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from graph.core.assets import AssetClass, classify
 
 StatementKind = Literal["income", "balance", "cashflow"]
 Sentiment = Literal["bullish", "bearish"]
+EventKind = Literal["earnings", "ex_dividend", "dividend", "split"]
 
 OHLCV_COLUMNS: tuple[str, ...] = ("open", "high", "low", "close", "volume")
 
@@ -76,6 +81,25 @@ class Post:
     text: str
     sentiment: Sentiment | None
     source: str
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A scheduled event of the instrument: an earnings report, a dividend's ex-date or payment date, a split.
+
+    ``announced`` is the day it was on the calendar from (None when the source does not say);
+    ``approximate`` is True when the date was not known to be scheduled on the trade date (a live
+    source's calendar is today's: a past earnings date it reports is known after the fact), ``basis``
+    says why. ``amount`` is a dividend per share in the listing's currency, ``ratio`` a split's
+    ("4:1")."""
+    kind: EventKind
+    day: date
+    announced: date | None = None
+    approximate: bool = False
+    basis: str = ""
+    amount: float | None = None
+    ratio: str | None = None
+    source: str = ""
 
 
 @runtime_checkable
@@ -137,6 +161,12 @@ class Vendor(Protocol):
 
         Each dict: date (date), firm, to_grade, from_grade, action.
         """
+        ...
+
+    def events(self, ticker: str, as_of: date, until: date) -> list[Event]:
+        """Earnings, ex-dividend, dividend and split dates in [as_of, until] as scheduled on ``as_of``
+        (point in time; see the module docstring), soonest first. No earnings for what is not a
+        company; a fund's distributions are its dividends."""
         ...
 
     def asset_class(self, ticker: str) -> AssetClass:

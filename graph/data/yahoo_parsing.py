@@ -1,16 +1,19 @@
 """Yahoo Finance's answers read into the vendor contract (:mod:`graph.data.vendor`), one reader
 per kind: news items (old flat and new nested shapes), a price history, a profile from
-``Ticker.info``, a statement with its estimated filing dates, analyst grade changes. Fetching
+``Ticker.info``, a statement with its estimated filing dates, analyst grade changes, the calendar
+(earnings, dividends, splits). Fetching
 them, with retries, is :class:`graph.data.yfinance_vendor.YFinanceVendor`'s part."""
 from __future__ import annotations
 
+import math
+from dataclasses import replace
 from datetime import date, timedelta
 from typing import Any
 
 import pandas as pd
 
 from graph.data.feed_values import _parse_time, _text, _url
-from graph.data.vendor import FILED_ATTR, OHLCV_COLUMNS, NewsItem, UnknownSymbol, VendorError, finite
+from graph.data.vendor import FILED_ATTR, OHLCV_COLUMNS, Event, NewsItem, UnknownSymbol, VendorError, finite
 
 SOURCE = "yfinance"
 
@@ -249,3 +252,103 @@ def crypto_facts(info: dict) -> dict[str, Any]:
 def index_facts(info: dict) -> dict[str, Any]:
     """An index's level from ``Ticker.info`` (INDEX); Yahoo sends no breadth."""
     return {"level": finite(info.get("regularMarketPrice")) or finite(info.get("previousClose"))}
+
+
+# ---- the calendar: earnings, dividends, splits (Vendor.events) ------------------------------
+
+AFTER_THE_FACT = ("known after the fact: approximate as of the trade date (Yahoo's calendar is today's; "
+                  "what was scheduled then is not kept)")
+TODAYS_CALENDAR = "on Yahoo's calendar today, which may not be what was scheduled on the trade date"
+
+
+def _day(value: object) -> date | None:
+    """A calendar value (a date, a datetime, a Timestamp, tz-aware or not) as its exchange-local day."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    try:
+        stamp = pd.Timestamp(value)
+    except (TypeError, ValueError):
+        return None
+    if pd.isna(stamp):
+        return None
+    if stamp.tzinfo is not None:
+        stamp = stamp.tz_localize(None)  # the wall time of Yahoo's zone: the exchange's (as _to_naive_index)
+    return stamp.date()
+
+
+def _ratio(value: object) -> str | None:
+    """Yahoo's split factor (4.0 for 4-for-1, 0.1 for a 1-for-10 reverse split) as "4:1" / "1:10"."""
+    factor = finite(value)
+    if not factor or factor <= 0:
+        return None
+    return f"{factor:g}:1" if factor >= 1 else f"1:{1 / factor:g}"
+
+
+def calendar_events(calendar: object, as_of: date, until: date, current: bool) -> list[Event]:
+    """``Ticker.calendar`` (``{"Earnings Date": [date, ...], "Ex-Dividend Date": date, "Dividend Date": date,
+    ...}``): the dates in [as_of, until]. It is today's calendar: exact only when the trade date is
+    ``current`` (today or nearly), else approximate; two earnings dates are Yahoo's unconfirmed range."""
+    if not isinstance(calendar, dict):
+        return []
+    out: list[Event] = []
+    earnings = calendar.get("Earnings Date")
+    days = [d for d in map(_day, earnings if isinstance(earnings, (list, tuple)) else [earnings]) if d]
+    if days:
+        first, last = min(days), max(days)
+        ranged = last != first
+        basis = (f"Yahoo gives a range ({first} to {last}): the date is not confirmed" if ranged else
+                 "" if current else TODAYS_CALENDAR)
+        out.append(Event("earnings", first, None, ranged or not current, basis, source=SOURCE))
+    for key, kind in (("Ex-Dividend Date", "ex_dividend"), ("Dividend Date", "dividend")):
+        if (day := _day(calendar.get(key))) is not None:
+            out.append(Event(kind, day, None, not current, "" if current else TODAYS_CALENDAR,  # type: ignore[arg-type]
+                             source=SOURCE))
+    return [e for e in out if as_of <= e.day <= until]
+
+
+def earnings_date_events(frame: object, as_of: date, until: date, today: date) -> list[Event]:
+    """``get_earnings_dates()`` (index: tz-aware "Earnings Date" stamps; columns "EPS Estimate",
+    "Reported EPS", "Surprise(%)"), past and future rows: the dates in [as_of, until]. A date already past
+    today for a trade date before it is known after the fact; one still ahead is today's schedule."""
+    if not isinstance(frame, pd.DataFrame) or frame.empty:
+        return []
+    out = []
+    for stamp in frame.index:
+        day = _day(stamp)
+        if day is None or not as_of <= day <= until:
+            continue
+        basis = AFTER_THE_FACT if day <= today else TODAYS_CALENDAR
+        out.append(Event("earnings", day, None, True, basis, source=SOURCE))
+    return out
+
+
+def action_events(series: object, kind: str, as_of: date, until: date) -> list[Event]:
+    """``Ticker.dividends`` (ex-dates -> amount) or ``Ticker.splits`` (dates -> factor): Yahoo's record of
+    what happened, so a date in [as_of, until] is known after the fact."""
+    if not isinstance(series, pd.Series) or series.empty:
+        return []
+    out = []
+    for stamp, value in series.items():
+        day = _day(stamp)
+        if day is None or not as_of <= day <= until:
+            continue
+        if kind == "split":
+            out.append(Event("split", day, None, True, AFTER_THE_FACT, ratio=_ratio(value), source=SOURCE))
+        else:
+            out.append(Event("ex_dividend", day, None, True, AFTER_THE_FACT, amount=finite(value), source=SOURCE))
+    return out
+
+
+def merged_events(*groups: list[Event]) -> list[Event]:
+    """One event per kind and day, soonest first; an exact date wins over an approximate one, the first
+    group's over a later one's (a dividend's amount kept from whichever has it)."""
+    chosen: dict[tuple[str, date], Event] = {}
+    for event in (e for group in groups for e in group):
+        key = (event.kind, event.day)
+        held = chosen.get(key)
+        if held is None or (held.approximate and not event.approximate):
+            amount = event.amount if event.amount is not None else (held.amount if held else None)
+            chosen[key] = replace(event, amount=amount)
+        elif held.amount is None and event.amount is not None:
+            chosen[key] = replace(held, amount=event.amount)
+    return sorted(chosen.values(), key=lambda e: (e.day, e.kind))

@@ -32,6 +32,9 @@ Yahoo are:
   post and at least one failed, ``VendorError("social feeds unreachable:
   stocktwits: ...; reddit: ...")`` names both reasons (so a cache never keeps
   an outage as "no posts"). Both feeds answering with nothing gives ``[]``.
+* **Events** (earnings, dividends, splits): ``Ticker.calendar`` is today's only, so a trade date in the
+  past gets what happened (reported earnings dates, ex-dividend dates, splits) marked approximate, known
+  after the fact (see :meth:`YFinanceVendor.events`).
 * **Rate limits / network errors**: every Yahoo call goes through
   :meth:`YFinanceVendor._retry` (bounded retries, exponential backoff); after
   the last try a :class:`VendorError` with a human reason is raised, never a
@@ -75,6 +78,7 @@ from graph.data.social_feeds import (
 from graph.data.vendor import (
     ANNUAL_FILING_LAG,
     QUARTER_FILING_LAG,
+    Event,
     NewsItem,
     Post,
     StatementKind,
@@ -83,11 +87,15 @@ from graph.data.vendor import (
 )
 from graph.data.yahoo_parsing import (
     SOURCE,
+    action_events,
+    calendar_events,
     crypto_facts,
+    earnings_date_events,
     fund_facts,
     fund_operations_expense,
     index_facts,
     live_ratios,
+    merged_events,
     parse_grades,
     parse_news,
     price_frame,
@@ -355,6 +363,41 @@ class YFinanceVendor:
         if not posts and failed:
             raise VendorError("social feeds unreachable: " + "; ".join(reasons))
         return sorted(posts, key=lambda p: p.created, reverse=True)
+
+    # ---- the calendar -----------------------------------------------------
+
+    def events(self, ticker: str, as_of: date, until: date) -> list[Event]:
+        """Earnings, dividends and splits in [as_of, until] (yahoo_parsing.py reads them).
+
+        Yahoo keeps no history of its calendar: ``Ticker.calendar`` is today's. So a date is exact only when
+        the trade date is within ``LIVE_PROFILE_DAYS`` of today; for a past trade date the dates come from
+        what happened (``get_earnings_dates``' reported rows, ``dividends``' ex-dates, ``splits``), each
+        marked approximate, known after the fact. No earnings for what is not a company; a fund's
+        distributions are its dividends; nothing for an index, a coin, a pair or a future. A rate limit or
+        an outage raises (never cached as "nothing scheduled"); an earnings page Yahoo cannot serve is
+        left out when the calendar answered.
+        """
+        symbol = _symbol(ticker)
+        kind = classify(symbol)
+        if kind not in (AssetClass.EQUITY, AssetClass.FUND) or until < as_of:
+            return []
+        today = self._today()
+        current = as_of >= today - timedelta(days=LIVE_PROFILE_DAYS)
+        calendar = self._get(symbol, "calendar") if current else None
+        earnings: object = None
+        if kind is AssetClass.EQUITY:
+            try:
+                earnings = self._retry(lambda: yf.Ticker(symbol).get_earnings_dates(limit=12),
+                                       f"{symbol} earnings dates")
+            except VendorError:
+                if not current:
+                    raise
+        dividends = self._get(symbol, "dividends")
+        splits = self._get(symbol, "splits") if kind is AssetClass.EQUITY else None
+        return merged_events(calendar_events(calendar, as_of, until, current),
+                             earnings_date_events(earnings, as_of, until, today),
+                             action_events(dividends, "dividend", as_of, until),
+                             action_events(splits, "split", as_of, until))
 
     # ---- analyst grades ---------------------------------------------------
 

@@ -170,9 +170,20 @@ def _coin(n: Numbers, fig: dict[str, Any]) -> Iterator[Point]:
         yield Point(0, "Supply Issued %", f"{fmt(issued)}% of its maximum supply is already issued")
 
 
+def _events(n: Numbers, fig: dict[str, Any]) -> Iterator[Point]:
+    """What is scheduled after the trade date (graph/tools/events.py): context, no lean."""
+    for label, after, what in (("Next Earnings", "Earnings In Sessions", "earnings are due"),
+                               ("Next Ex-Dividend", "Ex-Dividend In Sessions", "the stock goes ex-dividend"),
+                               ("Next Split", "Split In Sessions", "a split takes effect")):
+        if (day := fig.get(label)) is not None:
+            away = f", {int(s)} sessions after the trade date" if (s := n.get(after)) is not None else ""
+            yield Point(0, label, f"{what} on {day}{away}")
+
+
 # The rules of read_points, in the order their points are listed.
 _RULES: tuple[Callable[[Numbers, dict[str, Any]], Iterator[Point]], ...] = (
     _trend, _macd, _rsi, _month_move, _social, _news, _valuation, _growth, _margin, _leverage, _fund, _coin,
+    _events,
 )
 
 

@@ -28,6 +28,7 @@ from ..core.usage import Meter
 from ..models.registry import CallLimits, ModelRegistry
 from ..models.tool_text import calls_in_text
 from ..record.figures import tool_evidence
+from ..tools.events import events_of
 from .speaking import NO_ANSWER_START, NoTools, ask, blank, language_line, spoken, subject, take_notes, text_of
 
 Toolkit = Callable[[str, date], dict[str, list[BaseTool]]]
@@ -62,7 +63,7 @@ def make_analyst(spec: AnalystSpec, models: ModelRegistry, toolkit: Toolkit, max
                      _opening(spec, state, notes, max_tool_rounds, data_label, limits.max_tokens))
         report = await turn.report(with_tools, name, no_tools, max_tool_rounds) or ""
         return {spec.report_key: report, "messages": [spoken(spec.persona, report)], **update, **meter.update(),
-                **tool_evidence(spec.persona, turn.fetched)}
+                **tool_evidence(spec.persona, turn.fetched), **events_of(turn.fetched)}
 
     analyst.__name__ = spec.node
     return analyst

@@ -59,7 +59,8 @@ def fresh_run(state: DeskState) -> dict[str, Any]:
     if (past := past_analysis(state)) is not None:
         update["past_analyses"] = [past]
     # The figure check and the plan's calls are per run.
-    update |= {"tool_figures": Overwrite({}), "unverified": Overwrite({}), "plan_calls": Overwrite({})}
+    update |= {"tool_figures": Overwrite({}), "unverified": Overwrite({}), "plan_calls": Overwrite({}),
+               "events": Overwrite({})}
     return update
 
 

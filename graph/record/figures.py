@@ -22,6 +22,11 @@ What counts as a cited figure (pragmatic rules, so the check flags inventions, n
   decimals at the figure's magnitude, gives the figure: 182.456 may be cited as 182.46, 182.5
   or 182; 1,234,567 as 1.23M or 1.2 million; 0.0123 as 1.23% (and 48.9 as 0.489). Signs are
   ignored ("fell 2.13%" for -2.13). A figure cited more precisely than the data has is flagged.
+- Dates of scheduled events are traced: an ISO date (``2026-12-03``) in a sentence that names an
+  earnings report, a dividend, an ex-dividend date or a split must be a date the run's data holds
+  (the events tool's, a headline's, a filing's, the user's), else it is flagged as written. Other
+  dates stay unchecked. Evidence keeps each ISO date it reads as a tiny number (``date_value``) no
+  figure is ever cited as, so the numbers of the check and of state stay one list of floats.
 - An earlier turn's flagged figures are not evidence for later turns: a number one speaker
   invented does not become data because the next one repeats it.
 - Prompts are not evidence: their example figures ("e.g. 865.00") are exactly what a weak
@@ -112,11 +117,33 @@ def _scan(text: str) -> Iterable[tuple[re.Match[str], re.Match[str] | None]]:
         yield m, unit
 
 
+_ISO_DATE = re.compile(r"(?<![\d-])(\d{4})-(\d{2})-(\d{2})(?![\d])")
+_DATE_SCALE = 1e-20  # a date as evidence: yyyymmdd at a scale no cited figure has
+_EVENT_WORDS = re.compile(r"\b(?:earnings|ex-dividend|ex-date|dividends?|distributions?|splits?)\b"
+                          r"|财报|財報|除息|派息|分红|分紅|拆股", re.I)
+_SENTENCE = re.compile(r"[^.!?。！？\n]+")
+
+
+def date_value(year: int, month: int, day: int) -> float:
+    """An ISO date as the figure check keeps it in its evidence."""
+    return (year * 10000 + month * 100 + day) * _DATE_SCALE
+
+
+def event_dates(text: str) -> list[tuple[str, float]]:
+    """The ISO dates a text gives for scheduled events (in a sentence naming one), each with its value."""
+    out = []
+    for sentence in _SENTENCE.finditer(text):
+        if _EVENT_WORDS.search(sentence[0]):
+            out += [(m[0], date_value(int(m[1]), int(m[2]), int(m[3]))) for m in _ISO_DATE.finditer(sentence[0])]
+    return out
+
+
 @lru_cache(maxsize=1024)
 def numbers_in(text: str) -> tuple[float, ...]:
-    """Every number a text holds, at face value and at its magnitude (evidence: nothing is skipped).
-    Remembered: every turn's check reads the whole run's earlier turns and reports again."""
-    out: list[float] = []
+    """Every number a text holds, at face value and at its magnitude (evidence: nothing is skipped), and
+    each ISO date as its date_value. Remembered: every turn's check reads the whole run's earlier turns
+    and reports again."""
+    out: list[float] = [date_value(int(m[1]), int(m[2]), int(m[3])) for m in _ISO_DATE.finditer(text)]
     for m in _NUMBER.finditer(text):
         value = float(m["num"].replace(",", ""))
         out.append(value)
@@ -215,6 +242,10 @@ def unverified(text: str, evidence: Sequence[float], *, ticker: str = "") -> lis
     for figure in cited(text, ticker=ticker):
         if figure.text not in found and not figure.found_in(values):
             found.append(figure.text)
+    known = set(values)
+    for day, value in event_dates(text):
+        if day not in found and value not in known:
+            found.append(day)
     return found
 
 

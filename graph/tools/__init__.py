@@ -21,7 +21,8 @@ error shape.
 
 Layout: one module per analyst kind (:mod:`.market`, :mod:`.social`,
 :mod:`.news`, :mod:`.fundamentals`) holds its tools and the figures they
-compute. What they share: :mod:`.cutoff` (guard 2, the cuts at the trade
+compute; :mod:`.events` (the calendar in the holding window) is the news and
+fundamentals analysts'. What they share: :mod:`.cutoff` (guard 2, the cuts at the trade
 date), :mod:`.guarded` (vendor calls with a time limit, and the wrapper that
 turns any failure into the error shape), :mod:`.args` (the argument schemas a
 model fills in) and :mod:`.formatting` (numbers and text tables).
@@ -37,12 +38,16 @@ from langchain_core.tools import BaseTool
 from ..core.personas import ANALYST_KINDS
 from ..data.vendor import Vendor
 from .cutoff import day_of
+from .events import event_tools
 from .fundamentals import fundamental_tools
 from .market import market_tools
 from .news import news_tools
 from .social import social_tools
 
 __all__ = ["ANALYST_KINDS", "make_toolkit"]
+
+# The analysts who read the calendar: the news (what is coming) and the fundamentals (the report date).
+EVENT_ANALYSTS = ("news", "fundamentals")
 
 _BUILDERS: dict[str, Callable[[Vendor, str, date], list[BaseTool]]] = {
     "market": market_tools,
@@ -56,4 +61,7 @@ def make_toolkit(vendor: Vendor, ticker: str, trade_date: date) -> dict[str, lis
     """Tools per analyst kind, all bound to ``ticker`` and ``trade_date``."""
     as_of = day_of(trade_date)
     symbol = ticker.strip().upper()
-    return {kind: _BUILDERS[kind](vendor, symbol, as_of) for kind in ANALYST_KINDS}
+    kits = {kind: _BUILDERS[kind](vendor, symbol, as_of) for kind in ANALYST_KINDS}
+    for kind in EVENT_ANALYSTS:  # what is scheduled in the window (graph/tools/events.py)
+        kits[kind] = [*kits[kind], *event_tools(vendor, symbol, as_of)]
+    return kits

@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..data.vendor import FILED_ATTR, QUARTER_FILING_LAG, NewsItem, Post
+from ..data.vendor import FILED_ATTR, QUARTER_FILING_LAG, Event, NewsItem, Post
 
 
 def day_of(moment: date | datetime) -> date:
@@ -65,6 +65,14 @@ def cut_grades(grades: list[dict[str, Any]] | None, as_of: date) -> list[dict[st
     kept = [g for g in grades or [] if "date" in g and day_of(g["date"]) <= as_of]
     kept.sort(key=lambda g: day_of(g["date"]), reverse=True)
     return kept
+
+
+def cut_events(events: list[Event] | None, as_of: date, until: date) -> list[Event]:
+    """Events dated in [as_of, until] that were on the calendar on ``as_of``: one announced later is
+    dropped (one whose announcement the vendor does not know is kept, marked approximate by it), soonest first."""
+    kept = [e for e in events or [] if as_of <= day_of(e.day) <= until
+            and (e.announced is None or day_of(e.announced) <= as_of)]
+    return sorted(kept, key=lambda e: (day_of(e.day), e.kind))
 
 
 def _filing_dates(frame: pd.DataFrame) -> dict[pd.Timestamp, pd.Timestamp]:

@@ -24,19 +24,17 @@ either, and the call's alpha is its own return, said so (NO_BENCHMARK).
 **When it settles.** The window is counted in the sessions the vendor's price rows give (an exchange
 abroad has its own holidays); due_date is the end of that window on the listing's own exchange calendar
 (graph/core/trading_days.py: 0700.HK counts Hong Kong's sessions), what the user is told.
+
+The reading and the due date live in graph/core/holding.py (the desk's other rooms read horizons too); this module
+states the rule and re-exports them.
 """
 from __future__ import annotations
 
-import math
-import re
-from datetime import date
-
 from ..core.assets import AssetClass, classify, tracking_funds
-from ..core.trading_days import next_trading_day
-from ..request.listing_codes import market_of
+from ..core.holding import DEFAULT_SESSIONS, MAX_SESSIONS, due_date, sessions
 
-DEFAULT_SESSIONS = 5   # a week: the window when the judge gave no horizon, or one that cannot be read
-MAX_SESSIONS = 252     # a year of sessions
+__all__ = ["BENCHMARKS", "CLASS_BENCHMARKS", "DEFAULT_SESSIONS", "MAX_SESSIONS", "NO_BENCHMARK", "US_BENCHMARK",
+           "benchmark_for", "due_date", "sessions"]
 
 US_BENCHMARK = "SPY"
 NO_BENCHMARK = ""  # a call scored on its own return (Outcome.benchmark empty)
@@ -63,37 +61,6 @@ BENCHMARKS: dict[str, str] = {
     ".BO": "^NSEI",       # India (BSE): Nifty 50
 }
 
-# Sessions per unit, by the unit's spellings.
-_UNITS: dict[str, int] = {
-    **dict.fromkeys(("d", "day", "days", "session", "sessions"), 1),
-    **dict.fromkeys(("w", "wk", "wks", "week", "weeks"), 5),
-    **dict.fromkeys(("m", "mo", "mos", "month", "months"), 21),
-    **dict.fromkeys(("q", "qtr", "qtrs", "quarter", "quarters"), 63),
-    **dict.fromkeys(("y", "yr", "yrs", "year", "years"), 252),
-}
-_WORDS: dict[str, float] = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-                            "seven": 7, "eight": 8, "nine": 9, "ten": 10, "twelve": 12}
-_NUMBER = r"\d+(?:\.\d+)?|" + "|".join(_WORDS)
-# "<n>[ to|-|– <m>] [trading|market] <unit>": the longest unit spellings first, so "months" is not read as "m".
-_SPAN = re.compile(
-    rf"\b(?P<low>{_NUMBER})(?:\s*(?:-|–|—|to)\s*(?P<high>{_NUMBER}))?\s*(?:trading\s+|market\s+)?"
-    rf"(?P<unit>{'|'.join(sorted(_UNITS, key=len, reverse=True))})\b",
-    re.IGNORECASE,
-)
-
-
-def _number(text: str) -> float:
-    return _WORDS.get(text.lower()) or float(text)
-
-
-def sessions(horizon: str) -> int:
-    """The horizon in trading sessions, by the rule in the module docstring."""
-    spans = [_number(m["high"] or m["low"]) * _UNITS[m["unit"].lower()] for m in _SPAN.finditer(horizon or "")]
-    if not spans:
-        return DEFAULT_SESSIONS
-    return min(max(math.ceil(max(spans)), 1), MAX_SESSIONS)
-
-
 def benchmark_for(ticker: str, asset_class: AssetClass | str | None = None) -> str:
     """What the ticker's return is measured against (see the module docstring); NO_BENCHMARK for a currency
     pair and for a benchmark itself."""
@@ -107,13 +74,3 @@ def benchmark_for(ticker: str, asset_class: AssetClass | str | None = None) -> s
         _, dot, suffix = symbol.rpartition(".")
         found = BENCHMARKS.get(f".{suffix}", US_BENCHMARK) if dot else US_BENCHMARK
     return NO_BENCHMARK if found == symbol else found
-
-
-def due_date(trade_date: date, n: int, ticker: str = "") -> date:
-    """The n-th trading day after the trade date on the ticker's own exchange (the NYSE for a US one, or
-    none given): when a call of n sessions settles, as told to the user ("settles on or after …")."""
-    market = market_of(ticker.strip().upper()) if ticker else "US"
-    day = trade_date
-    for _ in range(max(n, 0)):
-        day = next_trading_day(day, market)
-    return day

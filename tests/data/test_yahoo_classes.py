@@ -83,8 +83,9 @@ def test_the_fundamentals_tool_per_class(vendor, yahoo) -> None:
         text, art = _run(vendor, symbol, "fundamentals", "get_fundamentals")
         assert art["figures"] == {} and art["not_applicable"] in ("currency", "future")
         assert "no company fundamentals" in text and len(text.splitlines()) == 2  # the source line and one line
-    assert [t.name for t in make_toolkit(vendor, "SPY", TODAY)["fundamentals"]] == ["get_fundamentals"]
-    assert len(make_toolkit(vendor, "NVDA", TODAY)["fundamentals"]) == 2
+    assert [t.name for t in make_toolkit(vendor, "SPY", TODAY)["fundamentals"]] == ["get_fundamentals",
+                                                                                   "get_scheduled_events"]
+    assert len(make_toolkit(vendor, "NVDA", TODAY)["fundamentals"]) == 3  # with statements and the calendar
 
 
 def test_a_currency_pair_has_no_volume_figures(vendor, yahoo) -> None:

@@ -133,8 +133,8 @@ async def test_analysts_never_see_each_others_tool_chatter(desk_factory):
     await desk.ask("should I buy NVDA today?")
     own = {"Market Analyst": {"get_price_history", "get_indicators"},
            "Social Analyst": {"get_social_sentiment"},
-           "News Analyst": {"get_company_news", "get_macro_news"},
-           "Fundamentals Analyst": {"get_fundamentals", "get_financial_statements"}}
+           "News Analyst": {"get_company_news", "get_macro_news", "get_scheduled_events"},
+           "Fundamentals Analyst": {"get_fundamentals", "get_financial_statements", "get_scheduled_events"}}
     for c in model.calls:
         if c["persona"] in own:
             seen = {m.name for m in c["messages"] if isinstance(m, ToolMessage)}
@@ -148,12 +148,18 @@ async def test_no_look_ahead_reaches_the_models(desk_factory):
     desk = desk_factory(model)
     await desk.ask("thoughts on TSLA on 2023-03-15?")
     dates = set()
+    scheduled = set()  # the calendar's events are after the trade date by design: what was scheduled then
     for c in model.calls:
         for m in c["messages"]:
             dates.update(re.findall(r"\b(20\d\d-\d\d-\d\d)\b", str(m.content)))
             if isinstance(m, ToolMessage) and isinstance(m.artifact, dict):
                 dates.update(re.findall(r"\b(20\d\d-\d\d-\d\d)\b", str(m.artifact)))
-    assert dates and max(dates) <= "2023-03-15"
+                for record in m.artifact.get("events") or []:
+                    assert record["announced"] <= "2023-03-15"
+                    scheduled.add(record["day"])
+                if "window_end" in m.artifact:  # how far the calendar looks ahead
+                    scheduled.add(m.artifact["window_end"])
+    assert dates and max(dates - scheduled) <= "2023-03-15"
 
 
 async def test_an_intervention_during_the_bull_reaches_the_bear(desk_factory):
@@ -229,7 +235,7 @@ class DownVendor(SyntheticVendor):
     def _fail(self, *a, **k):
         raise VendorError("rate limited")
 
-    ohlcv = profile = statements = news = macro_news = social_posts = recommendations = _fail
+    ohlcv = profile = statements = news = macro_news = social_posts = recommendations = events = _fail
 
 
 async def test_a_failing_vendor_gives_no_data_not_numbers(desk_factory):

@@ -35,8 +35,8 @@ EXPECTED_FIGURES = {
 TOOL_NAMES = {
     "market": ["get_price_history", "get_indicators"],
     "social": ["get_social_sentiment"],
-    "news": ["get_company_news", "get_macro_news"],
-    "fundamentals": ["get_fundamentals", "get_financial_statements"],
+    "news": ["get_company_news", "get_macro_news", "get_scheduled_events"],  # the calendar (issue 38)
+    "fundamentals": ["get_fundamentals", "get_financial_statements", "get_scheduled_events"],
 }
 
 
@@ -169,16 +169,25 @@ class LeakyVendor(SyntheticVendor):
     def recommendations(self, ticker, as_of):
         return super().recommendations(ticker, self.FUTURE)
 
+    def events(self, ticker, as_of, until):
+        # What the calendar held later (announced after the trade date) too.
+        return super().events(ticker, as_of, until) + super().events(ticker, self.FUTURE, self.FUTURE + (until - as_of))
+
 
 def _dates_in(text: str) -> list[date]:
     return [date.fromisoformat(d) for d in re.findall(r"\b\d{4}-\d{2}-\d{2}\b", text)]
 
 
 def test_a_leaky_vendor_cannot_leak_the_future(synthetic_outputs):
-    """Tools filter every row/item to <= trade date themselves."""
+    """Tools filter every row/item to <= trade date themselves; the calendar's events are dated after it by
+    design (what is scheduled), and only those announced by the trade date are kept."""
     leaky = all_outputs(LeakyVendor())
     assert leaky == synthetic_outputs
-    for content, artifact in leaky.values():
+    for name, (content, artifact) in leaky.items():
+        if name == "get_scheduled_events":
+            assert artifact["events"] and all(r["announced"] <= TRADE.isoformat() <= r["day"]
+                                              for r in artifact["events"])
+            continue
         dates = _dates_in(content) + _dates_in(json.dumps(artifact))
         assert dates and max(dates) <= TRADE
 
@@ -248,7 +257,7 @@ class FailingVendor:
     def _fail(self, *args):
         raise self.error
 
-    ohlcv = profile = statements = news = social_posts = recommendations = _fail
+    ohlcv = profile = statements = news = social_posts = recommendations = events = _fail
 
     def macro_news(self, start, end):
         raise self.error
