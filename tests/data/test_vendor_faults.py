@@ -181,7 +181,8 @@ async def test_the_time_limit_is_a_setting(monkeypatch, tmp_path):
     live = Settings(DESK_DATA_DIR=tmp_path, DESK_DATA_VENDOR="yfinance")
     assert timeout_of(make_vendor(live).ohlcv, ()) == 0.2
     assert timeout_of(make_vendor(live.model_copy(update={"data_vendor": "synthetic"})).ohlcv, ()) == 0.2
-    assert timeout_of(SyntheticVendor().ohlcv, ()) == VENDOR_TIMEOUT_S == Settings.model_fields["vendor_timeout_s"].default
+    default = Settings.model_fields["vendor_timeout_s"].default
+    assert timeout_of(SyntheticVendor().ohlcv, ()) == VENDOR_TIMEOUT_S == default
     inner = HangingVendor()
     inner.timeout_s = 0.2
     started = time.monotonic()
