@@ -222,3 +222,38 @@ def test_a_file_write_refused_for_space_is_told_plainly() -> None:
     told = explain(OSError(errno.ENOSPC, "No space left on device", "/data/files/chart.png"))
     assert told.startswith("The server's disk is full: no space left on device.")
     assert "/data/files" not in told
+
+
+def test_a_private_file_cut_short_by_a_full_disk_keeps_what_it_held(tmp_path: Path, monkeypatch) -> None:
+    """An element file (chat/history/files.py) or the login secret written again on a full disk: the old
+    bytes stay whole and no part of the new ones is left. Simulated: the write raises ENOSPC half-way."""
+    from graph.core import private
+
+    path = tmp_path / "files" / "chart.png"
+    private.write_private(path, b"the chart as it was")
+    real_fdopen = os.fdopen
+
+    class HalfWritten:
+        def __init__(self, fd: int, mode: str) -> None:
+            self.file = real_fdopen(fd, mode)
+
+        def __enter__(self) -> HalfWritten:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.file.close()
+
+        def write(self, data: bytes) -> int:
+            self.file.write(data[: len(data) // 2])
+            self.file.flush()
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(private.os, "fdopen", HalfWritten)
+    with pytest.raises(OSError) as refused:
+        private.write_private(path, b"a new chart, twice as long as the old one")
+    assert explain(refused.value).startswith("The server's disk is full: no space left on device.")
+    assert path.read_bytes() == b"the chart as it was"
+    assert sorted(p.name for p in path.parent.iterdir()) == ["chart.png"], "no part of the new file is left"
+    monkeypatch.setattr(private.os, "fdopen", real_fdopen)
+    private.write_private(path, b"the new chart")  # space is back
+    assert path.read_bytes() == b"the new chart" and path.stat().st_mode & 0o777 == 0o600
