@@ -4,6 +4,7 @@ The sentences are the `[errors]` texts of prompts/words_<code>.md (graph/core/wo
 tells one in the language asked for, English by default."""
 from __future__ import annotations
 
+import errno
 import sys
 from collections.abc import Iterator, Mapping
 
@@ -85,6 +86,8 @@ def explain(exc: BaseException, language: str = DEFAULT_LANGUAGE) -> str:
     for e in chain:
         if isinstance(e, DeskError):
             return e.told(language)
+        if disk_full(e):
+            return phrase(language, "errors.disk_full", text=_disk_words(e))
         if (known := _by_type(e, language)) is not None:
             return known
     for e in chain:
@@ -92,6 +95,29 @@ def explain(exc: BaseException, language: str = DEFAULT_LANGUAGE) -> str:
             return known
     name = type(exc).__name__
     return phrase(language, "errors.unknown", name=name, text=str(exc) or name)
+
+
+_DISK_FULL_ERRNOS = {errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
+_SQLITE_FULL = 13  # SQLITE_FULL: "database or disk is full"
+_DISK_FULL_WORDS = ("database or disk is full", "no space left on device", "disk quota exceeded")
+
+
+def disk_full(e: BaseException) -> bool:
+    """Whether a failure is a full disk (issue 36): ENOSPC from a file write, SQLite's SQLITE_FULL, Postgres's
+    DiskFull (SQLSTATE 53100), or a driver's error that says so in words (SQLAlchemy wraps sqlite3's)."""
+    if isinstance(e, OSError) and e.errno in _DISK_FULL_ERRNOS:
+        return True
+    if getattr(e, "sqlite_errorcode", None) == _SQLITE_FULL or getattr(e, "sqlstate", None) == "53100":
+        return True
+    return any(words in str(e).lower() for words in _DISK_FULL_WORDS)
+
+
+def _disk_words(e: BaseException) -> str:
+    """What the failure says, without its file's long path or a driver's SQL (the sentence names the place)."""
+    if isinstance(e, OSError) and e.errno in _DISK_FULL_ERRNOS:
+        return "no space left on device"
+    lower = str(e).lower()
+    return next((words for words in _DISK_FULL_WORDS if words in lower), "no space left")
 
 
 def kind_of(exc: BaseException) -> str | None:

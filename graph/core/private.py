@@ -40,12 +40,25 @@ def private_file(path: Path) -> Path:
 
 def write_private(path: Path, data: bytes, *, exclusive: bool = False) -> None:
     """Write `data` to a file that is owner-only from its first byte. `exclusive`: fail with
-    FileExistsError rather than replace an existing file (two processes racing for a secret)."""
+    FileExistsError rather than replace an existing file (two processes racing for a secret).
+
+    All or nothing (issue 36, a full disk): the bytes go to a private temporary file beside `path`, which
+    then takes its place in one rename, so a write cut short (ENOSPC) leaves the file as it was, and no
+    part of the new one."""
     private_dir(path.parent)
-    flags = os.O_WRONLY | os.O_CREAT | (os.O_EXCL if exclusive else os.O_TRUNC)
-    fd = os.open(path, flags, FILE_MODE)
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
+    fd = os.open(temp := path.with_name(f".{path.name}.{os.urandom(6).hex()}.part"),
+                 os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        if exclusive:
+            os.link(temp, path)  # FileExistsError when another process made it first
+            temp.unlink()
+        else:
+            os.replace(temp, path)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
 
 
 def _tighten(path: Path) -> None:

@@ -29,6 +29,8 @@ class Settings(BaseSettings):
     # Market data: "auto" is Yahoo Finance when live and synthetic in demo mode; never mixed.
     data_vendor: Literal["auto", "synthetic", "yfinance"] = Field("auto", validation_alias="DESK_DATA_VENDOR")
     cache_ttl_s: float = Field(900.0, validation_alias="DESK_CACHE_TTL_S")
+    # How long one market-data call may take before its tool says "no data" and the run goes on (issue 36).
+    vendor_timeout_s: float = Field(30.0, gt=0, le=600, validation_alias="DESK_VENDOR_TIMEOUT_S")
     data_dir: Path = Field(Path(".data"), validation_alias="DESK_DATA_DIR")
     # The demo model streams at a hosted model's pace (about 30 words a second, three seconds to
     # each call's first word), so a person has time to interject before the persona they

@@ -11,8 +11,11 @@ def make_vendor(settings: Settings) -> Vendor:
     a live failure says "no data", it never falls back to synthetic numbers."""
     if settings.vendor_name == "synthetic":
         from .synthetic import SyntheticVendor
-        return SyntheticVendor()
+        synthetic = SyntheticVendor()
+        synthetic.timeout_s = settings.vendor_timeout_s
+        return synthetic
     from .cache import CachedVendor
     from .yfinance_vendor import YFinanceVendor
     cache = private_file(settings.data_dir / "market_cache.sqlite")  # owner-only from creation
-    return CachedVendor(YFinanceVendor(), cache, ttl_seconds=settings.cache_ttl_s)
+    return CachedVendor(YFinanceVendor(), cache, ttl_seconds=settings.cache_ttl_s,
+                        timeout_s=settings.vendor_timeout_s)

@@ -18,7 +18,10 @@ Freshness rule, by the call's ``end`` / ``as_of`` date:
   it was stored.
 
 Errors are **not cached**: a :class:`VendorError` (rate limit, outage, unknown
-ticker) propagates and the next call asks the inner vendor again. A vendor
+ticker) propagates and the next call asks the inner vendor again. Nor is an answer
+its caller gave up on (it came after the tools' time limit, or the run was
+stopped) or one the vendor marked partial (``answered_in_part``: one feed of two
+failed): see :class:`~graph.data.vendor.VendorCall` (issue 36). A vendor
 that swallows a transient failure into an empty answer defeats this, which is
 why the yfinance vendor always raises on transient failures.
 
@@ -58,7 +61,7 @@ import pandas as pd
 
 from graph.core import clock
 from graph.core.assets import AssetClass
-from graph.data.vendor import Event, NewsItem, Post, StatementKind, Vendor
+from graph.data.vendor import Event, NewsItem, Post, StatementKind, Vendor, vendor_call
 
 DEFAULT_TTL_S = 900.0
 
@@ -90,8 +93,11 @@ class CachedVendor:
         *,
         clock: Callable[[], float] = clock.epoch,
         settle_days: int = 1,
+        timeout_s: float | None = None,
     ) -> None:
         self.inner = inner
+        # How long a tool waits for one call (graph/tools/guarded.py), DESK_VENDOR_TIMEOUT_S; None: the inner's.
+        self.timeout_s = timeout_s if timeout_s is not None else getattr(inner, "timeout_s", None)
         self.path = Path(path)
         self.ttl_seconds = float(ttl_seconds)
         self.settle_days = int(settle_days)
@@ -154,7 +160,10 @@ class CachedVendor:
         hit, value = self._lookup(key)
         if hit:
             return value
-        value = getattr(self.inner, method)(*args)  # VendorError propagates, uncached
+        with vendor_call() as call:
+            value = getattr(self.inner, method)(*args)  # VendorError propagates, uncached
+        if call.abandoned or call.partial:
+            return value  # a late answer nobody waits for, or a part of one: not kept (module docstring)
         self._store(key, value, self._closed(period_end))
         return value
 

@@ -90,6 +90,7 @@ class SyntheticVendor:
 
     name = SOURCE
     label = "synthetic demo data"
+    timeout_s: float | None = None  # a tool's time limit per call (graph/tools/guarded.py); None: its default
 
     def ohlcv(self, ticker: str, start: date, end: date) -> pd.DataFrame:
         symbol = _normalise(ticker)

@@ -28,7 +28,11 @@ Conventions every vendor follows (the tools rely on them):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
 from typing import Literal, Protocol, runtime_checkable
 
@@ -64,6 +68,51 @@ class UnknownSymbol(VendorError):
     """The vendor has no prices for this symbol in the range asked (a typo, a delisted or a
     not yet listed ticker), as opposed to a failure worth retrying: the desk stops before its
     analysts instead of deliberating on no data."""
+
+
+@dataclass(slots=True)
+class VendorCall:
+    """One vendor call as its callers see it (issue 36): ``stop`` is set when the caller gave up on it
+    (its time limit passed, or the run was stopped), ``partial`` when the vendor answered with only part
+    of what it was asked (one of two feeds failed). Neither answer may be cached: a late answer nobody
+    waits for, and a part taken for the whole until its TTL ends, or forever for a closed period."""
+    stop: threading.Event = field(default_factory=threading.Event)
+    partial: bool = False
+
+    @property
+    def abandoned(self) -> bool:
+        return self.stop.is_set()
+
+
+_CALL: ContextVar[VendorCall | None] = ContextVar("vendor_call", default=None)
+
+
+@contextmanager
+def vendor_call(stop: threading.Event | None = None) -> Iterator[VendorCall]:
+    """The call made inside this block: a fresh record that shares the enclosing call's ``stop`` (a cache
+    in front of a vendor opens one per inner call), or the ``stop`` given (the tools' time limit)."""
+    outer = _CALL.get()
+    call = VendorCall(stop if stop is not None else outer.stop if outer is not None else threading.Event())
+    token = _CALL.set(call)
+    try:
+        yield call
+    finally:
+        _CALL.reset(token)
+        if outer is not None and call.partial:
+            outer.partial = True
+
+
+def abandoned() -> bool:
+    """True when whoever waits for the current vendor call gave up on it: a vendor stops retrying."""
+    call = _CALL.get()
+    return call is not None and call.abandoned
+
+
+def answered_in_part() -> None:
+    """A vendor says its answer to the current call is partial (so it is not cached)."""
+    call = _CALL.get()
+    if call is not None:
+        call.partial = True
 
 
 @dataclass(frozen=True, slots=True)

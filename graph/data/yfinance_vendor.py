@@ -84,6 +84,8 @@ from graph.data.vendor import (
     StatementKind,
     UnknownSymbol,
     VendorError,
+    abandoned,
+    answered_in_part,
 )
 from graph.data.yahoo_parsing import (
     SOURCE,
@@ -197,6 +199,8 @@ class YFinanceVendor:
         for attempt in range(self.retries):
             if attempt:
                 self._sleep(self.backoff_s * 2 ** (attempt - 1))
+            if abandoned():  # the tool's time limit passed (or the run stopped): no more tries
+                raise VendorError(f"Yahoo Finance gave no answer for {what} in time")
             try:
                 return fn()
             except VendorError:
@@ -320,6 +324,8 @@ class YFinanceVendor:
             raw.extend(items if isinstance(items, list) else [])
         if errors and len(errors) == len(MACRO_TICKERS):
             raise errors[0]
+        if errors:
+            answered_in_part()  # one index's news only: shown, not cached
         return parse_news(raw, start, end)
 
     # ---- social -----------------------------------------------------------
@@ -362,6 +368,8 @@ class YFinanceVendor:
                 reasons.append(f"{name}: no posts from {start} to {end}")
         if not posts and failed:
             raise VendorError("social feeds unreachable: " + "; ".join(reasons))
+        if failed:
+            answered_in_part()  # one feed's posts only: shown, not cached
         return sorted(posts, key=lambda p: p.created, reverse=True)
 
     # ---- the calendar -----------------------------------------------------

@@ -32,6 +32,8 @@ def _gathered(results: list[ToolMessage]) -> tuple[dict[str, Any], list[str], li
     sources: set[str] = set()
     for r in results:
         art = r.artifact if isinstance(r.artifact, dict) else {}
+        if art.get("failed"):  # a vendor failure: the analyst node adds its own line (graph/nodes/analysts.py)
+            continue
         if art.get("error") or not art:
             missing.append(f"{art.get('tool', r.name)}: no data ({art.get('error', r.content)})")
             continue

@@ -23,8 +23,9 @@ from ..core.context import DeskContext
 from ..core.events import ToolFinished, ToolStarted, emit
 from ..core.personas import AnalystSpec, prompt_name
 from ..core.prompts import render
-from ..core.state import DeskState
+from ..core.state import DeskState, language_of
 from ..core.usage import Meter
+from ..core.words import label, phrase
 from ..models.registry import CallLimits, ModelRegistry
 from ..models.tool_text import calls_in_text
 from ..record.figures import tool_evidence
@@ -62,6 +63,8 @@ def make_analyst(spec: AnalystSpec, models: ModelRegistry, toolkit: Toolkit, max
         turn = _Turn(spec.persona, by_name, model, limits, meter, runtime.stream_writer, update,
                      _opening(spec, state, notes, max_tool_rounds, data_label, limits.max_tokens))
         report = await turn.report(with_tools, name, no_tools, max_tool_rounds) or ""
+        if lacking := missing_data(turn.fetched, language_of(state)):
+            report = f"{report.rstrip()}\n\n{lacking}" if report.strip() else lacking
         return {spec.report_key: report, "messages": [spoken(spec.persona, report)], **update, **meter.update(),
                 **tool_evidence(spec.persona, turn.fetched), **events_of(turn.fetched)}
 
@@ -154,6 +157,27 @@ class _Turn:
         report = _report(await self.ask(self.model, [*self.messages, prompt]), self.by_name, self.persona)
         # The report says where its data came from: a reader of a weak model's report should know.
         return report if report.startswith(NO_ANSWER_START) else f"{report}\n\n{FETCHED_BY_DESK}"
+
+
+def missing_data(results: list[ToolMessage], language: str) -> str:
+    """One plain line in the thread's language naming the data a vendor failed to give (an error or no answer
+    within DESK_VENDOR_TIMEOUT_S) and that no later call of the same tool brought: whatever the model wrote,
+    the report says what it lacks (issue 36). "" when nothing is missing."""
+    failed: list[str] = []
+    answered: set[str] = set()
+    for result in results:
+        art = result.artifact if isinstance(result.artifact, dict) else {}
+        name = str(art.get("tool") or result.name or "")
+        if art.get("failed"):
+            failed.append(name)
+        elif art and not art.get("error"):
+            answered.add(name)
+    lacking = [name for name in dict.fromkeys(failed) if name not in answered]
+    if not lacking:
+        return ""
+    what = phrase(language, "missing_data.separator").join(
+        label(language, "missing_data", name.removeprefix("get_").replace("_", " "), name) for name in lacking)
+    return phrase(language, "missing_data.line", what=what)
 
 
 FETCHED_BY_DESK = "_(The model called no tool itself: this report is written from the data the desk fetched for it.)_"

@@ -9,16 +9,22 @@ the ``(content, artifact)`` pair of the artifact contract (see
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import threading
 from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import date
 from typing import Any, ParamSpec, TypeVar
 
 from langchain_core.tools import StructuredTool
 from pydantic import BaseModel
 
-from ..data.vendor import Vendor, VendorError
+from ..data.vendor import Vendor, VendorError, vendor_call
 
-VENDOR_TIMEOUT_S = 30.0
+VENDOR_TIMEOUT_S = 30.0  # DESK_VENDOR_TIMEOUT_S's default; a vendor's own `timeout_s` (make_vendor) wins
+# Vendor calls run on threads of their own: a vendor that hangs holds these, never the event loop's
+# default executor that the rest of the process (files, the database) needs.
+_VENDOR_THREADS = ThreadPoolExecutor(max_workers=16, thread_name_prefix="desk-vendor")
 
 Figures = dict[str, float | int | str | None]
 Artifact = dict[str, Any]
@@ -34,12 +40,38 @@ class NoData(Exception):
     """Raised inside a tool body when the vendor answered but had nothing."""
 
 
+def timeout_of(fn: Callable[..., object], args: tuple[object, ...]) -> float:
+    """The time limit of a call: its vendor's `timeout_s` (the method's owner, or the vendor a helper such
+    as `asset_class_of` is given first), else VENDOR_TIMEOUT_S."""
+    owner = getattr(fn, "__self__", None) or (args[0] if args else None)
+    value = getattr(owner, "timeout_s", None)
+    return float(value) if isinstance(value, (int, float)) and value > 0 else VENDOR_TIMEOUT_S
+
+
 async def call_vendor(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-    """Run a sync vendor method off the event loop, with a time limit."""
+    """Run a sync vendor method off the event loop, with a time limit (issue 36).
+
+    A call past its limit, or whose run is stopped, is given up: the caller gets ``VendorError`` (the
+    tool says "no data: ..."), and the call is told (``VendorCall.stop``) so that a cache does not keep
+    its late answer and a retrying vendor stops. A thread that hangs inside the vendor's own I/O cannot
+    be killed in Python; it ends when that I/O does, holding only one of the vendor threads."""
+    limit = timeout_of(fn, args)
+    stop = threading.Event()
+
+    def run() -> T:
+        with vendor_call(stop):
+            return fn(*args, **kwargs)
+
+    context = contextvars.copy_context()
+    work = asyncio.get_running_loop().run_in_executor(_VENDOR_THREADS, context.run, run)
     try:
-        return await asyncio.wait_for(asyncio.to_thread(fn, *args, **kwargs), VENDOR_TIMEOUT_S)
+        return await asyncio.wait_for(work, limit)
     except TimeoutError:
-        raise VendorError("timeout") from None
+        stop.set()
+        raise VendorError(f"timeout: the data source did not answer within {limit:g} s") from None
+    except BaseException:  # the run was cancelled (Stop, shutdown) or the vendor failed
+        stop.set()
+        raise
 
 
 async def optional(fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T | None:
@@ -74,7 +106,10 @@ def guarded_tool(
             text, figures, items, *more = await body(**kwargs)
         except Exception as exc:  # any failure must reach the model as "no data"
             why = reason(exc)
-            return f"no data: {why}", {**base, "error": why, "figures": {}, "items": []}
+            # "failed": the vendor failed or hung (not an answer with nothing in it): the analyst's report
+            # then says what it lacks (graph/nodes/analysts.py).
+            failed = {} if isinstance(exc, NoData) else {"failed": True}
+            return f"no data: {why}", {**base, "error": why, "figures": {}, "items": [], **failed}
         header = f"Source: {vendor.label} · as of {as_of_text}"
         extra = more[0] if more else {}
         return f"{header}\n{text}", {**base, "figures": figures, "items": items, **extra}

@@ -245,7 +245,8 @@ async def test_a_failing_vendor_gives_no_data_not_numbers(desk_factory):
     state = await desk.state()
     results = [m for c in model.calls for m in c["messages"] if isinstance(m, ToolMessage)]
     assert results and all(str(m.content).startswith("no data: ") for m in results)
-    assert "rate limited" in state["market_report"]
+    assert "Data I could not get, so not used and not estimated: price history, technical indicators." in (
+        state["market_report"])
     assert "| Key figure |" not in state["market_report"]
     assert state["final_decision"].signal == "HOLD"
 
