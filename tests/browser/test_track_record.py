@@ -111,8 +111,10 @@ def test_a_later_analysis_recalls_the_first_call_and_record_shows_table_and_char
                               " return new Set([...r.getClientRects()].map(b => Math.round(b.top))).size; }")
         assert lines == 1, (day, lines)
     expect(answer).to_contain_text(re.compile(r"2 past calls"))
-    chart = answer.locator(".js-plotly-plot")
-    expect(chart).to_have_count(1, timeout=30_000)
+    charts = answer.locator(".js-plotly-plot")
+    expect(charts).to_have_count(2, timeout=30_000)  # the cumulative alpha, then the calibration (issue 40)
+    expect(charts.nth(1).locator(".gtitle")).to_contain_text("Calibration")
+    chart = charts.first
     expect(chart.locator(".gtitle")).to_have_text("Cumulative alpha vs benchmark")
     expect(chart.locator(".scatterlayer .trace")).to_have_count(1)
     expect(chart.locator(".scatterlayer .trace .point")).to_have_count(2)  # one per settled call
@@ -134,7 +136,8 @@ def test_a_later_analysis_recalls_the_first_call_and_record_shows_table_and_char
     page.reload()  # the step and the chart are stored with the thread
     expect(page.locator(STEP)).to_have_count(2, timeout=30_000)
     answer = persona_messages(page, "Desk").filter(has_text="Your track record").last
-    expect(answer.locator(".js-plotly-plot .scatterlayer .trace .point")).to_have_count(2, timeout=30_000)
+    expect(answer.locator(".js-plotly-plot").first.locator(".scatterlayer .trace .point")).to_have_count(
+        2, timeout=30_000)  # the alpha chart's points (the calibration chart is the second)
     step = track_steps(page).last
     step.locator(STEP).click()
     expect(step).to_contain_text(recalled)
