@@ -33,6 +33,8 @@ from ..core.state import FinalDecision
 from ..core.words import phrase
 from ..runtime.desk import DeskRuntime
 
+RESUME_LEASE_WAIT_S = 5.0  # how long a resumed desk waits for its stopped run to let the thread go
+
 # Thread ids of a comparison's desks: a UUID (the chat's door takes only those) derived from parent and ticker.
 _NAMESPACE = uuid.UUID("6f1d2c1e-4a8b-5d7e-9c3a-2b1e0f4d6a5c")
 
@@ -117,7 +119,10 @@ class CompareRunner:
     async def _one(self, run: DeskRun, consume: Consume) -> None:
         text = None if run.how == "resumed" else request_text(run.ticker, self.trade_date, self.language)
         try:
-            async with self.desk.turn(run.thread, text, None if text is None else self.plan) as turn:
+            # A desk resumed right after a stop may find the stopped run still letting its lease go: waited for a
+            # moment, as the MCP server waits (a loaded machine once gave "runs elsewhere" here).
+            async with self.desk.turn(run.thread, text, None if text is None else self.plan,
+                                      wait_s=RESUME_LEASE_WAIT_S if text is None else 0.0) as turn:
                 if turn.graph_input is not None:  # the comparison's language, whatever the request's words read as
                     turn.graph_input["language"] = self.language
                 run.plan, run.resumed = turn.plan, turn.resumed
