@@ -29,15 +29,23 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from graph import DESK, DeskRuntime, McpService, OwnedThread, ThreadOwners, build_mcp_server, live_holder, phrase
+from graph import (
+    DESK,
+    DeskRuntime,
+    LoginThrottled,
+    McpService,
+    OwnedThread,
+    ThreadOwners,
+    build_mcp_server,
+    live_holder,
+    phrase,
+)
 
 from ..speakers import label_metadata
 from ..web.door import history
-from ..web.programs import CHALLENGE, LoginThrottled, ProgramAuth
+from ..web.programs import CHALLENGE, ProgramAuth
 from ..web.tokens import CLIENT_ADDRESS
 from .headless import own_thread, tell_follow_ups, tell_on_first_open
-
-logger = logging.getLogger(__name__)
 
 
 class _ClientGone(logging.Filter):

@@ -18,7 +18,7 @@ import secrets
 import time
 from dataclasses import dataclass
 
-from graph import LoginThrottled, PersonalTokens
+from graph import PersonalTokens
 
 from .logins import DeskAuth
 
@@ -78,4 +78,4 @@ class ProgramAuth:
         return str(user.identifier)
 
 
-__all__ = ["CHALLENGE", "LoginThrottled", "ProgramAuth"]
+__all__ = ["CHALLENGE", "ProgramAuth"]
