@@ -138,9 +138,14 @@ async def test_a_cancellation_stops_the_run_and_it_resumes(alice: HttpMcpDesk) -
     assert resumed and resumed[0][0] > 1 and resumed[-1][0] == ANALYSIS_TURNS
 
 
-async def test_the_thread_is_in_the_users_sidebar_and_opens_told(
-        server: Server, alice: HttpMcpDesk, analysed: tuple[types.CallToolResult, Progress]) -> None:
-    thread = (analysed[0].structuredContent or {})["thread_id"]
+async def test_the_thread_is_in_the_users_sidebar_and_opens_told(server: Server, alice: HttpMcpDesk) -> None:
+    # A thread of its own, and its own follow-up before the first opening: the module's tests may run on two
+    # workers (pytest-xdist), each with its own server, so none may count on another's follow-up.
+    result = await alice.call("analyse", {"request": "should I buy NVDA today?"})
+    assert not result.isError, text_of(result)
+    thread = (result.structuredContent or {})["thread_id"]
+    before = await alice.call("follow_up", {"thread_id": thread, "question": "why was the bear worried?"})
+    assert not before.isError, text_of(before)
     page = DeskClient(server.base, "alice", PASSWORDS["alice"])
     cookie = await page.login()
     async with httpx.AsyncClient(base_url=server.base, headers={"Cookie": cookie}) as http:
