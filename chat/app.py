@@ -50,7 +50,7 @@ from chat.web.programs import ProgramAuth
 from chat.web.serving import Serving, keep_session_files
 from chat.web.startup import prepare
 from chat.web.tokens import CLIENT_ADDRESS
-from graph import DESK, PersonalTokens, Settings, Situation, clock, route, word_list
+from graph import DESK, DatabaseUnavailable, PersonalTokens, Settings, Situation, clock, route, word_list
 
 SETTINGS = Settings()
 prepare(SETTINGS, chainlit_config.run.host)  # exits (2) on a public address in local mode
@@ -231,6 +231,17 @@ async def on_message(message: cl.Message):
         return
     if not text and not message.elements:
         return
+    if chat.db_out is not None and text:  # its run waits for the database: the message is kept for it (runs.py)
+        await chat.interject(text)
+        return
+    try:
+        await _answer(message, text, chat)
+    except DatabaseUnavailable:  # no run of this thread waits to take it: said plainly, nothing acted on
+        await said("db_not_acted", language=chat.language).send()
+
+
+async def _answer(message: cl.Message, text: str, chat: ChatRun) -> None:
+    """A message, read once and offered to the features, then to the desk's run."""
     nxt = next_analysis(cl.user_session.get("chat_settings"), SETTINGS)
     # What the words are for, read once (graph/routing.py: the order is declared there, the CLI's too).
     analysed = bool((await SERVICE.state(chat.thread_id)).get("ticker"))  # then two names compare only when asked

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
+from collections.abc import Callable
 from typing import Any
 
 import chainlit as cl
@@ -26,6 +28,7 @@ from graph import (
     DESK,
     NOTES_PER_TURN,
     PERSONAS,
+    DatabaseUnavailable,
     DeskRuntime,
     DeskTurn,
     Interrupted,
@@ -87,6 +90,18 @@ def resume_action(thread_id: str, language: str = DEFAULT) -> cl.Action:
     # Labelled in the chat's language, as the sentences that offer it name it ("点击“继续”").
     return cl.Action(name=RESUME_ACTION, payload={"thread_id": thread_id}, label=phrase(language, "chat.resume"),
                      icon="play", tooltip=phrase(language, "chat.resume_tooltip"))
+
+
+def _database_out(exc: BaseException) -> DatabaseUnavailable | None:
+    """The database outage a run's failure comes from, if it does (raised from or while handling another)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, DatabaseUnavailable):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
 
 
 def _spent_line(spent: str) -> str:
@@ -187,6 +202,10 @@ class ChatRun(ThreadTask):
         self.analysing: dict[str, Any] | None = None  # the ticker and date of the run's analysis
         self.began = clock.now()  # when it began (thread_names.py: the thread's name says it)
         self.closing = False   # the run is past its last event: a note now would find no reader
+        # The database went away for longer than a blip (graph/persistence/outages.py): the run stopped and waits
+        # for it, then resumes by itself; what the user types meanwhile is kept here until it can be posted.
+        self.db_out: DatabaseUnavailable | None = None
+        self.kept: list[str] = []
         # The signed-in user of the page that started the run: whose track record it reads and writes.
         self.user: str | None = None
 
@@ -304,12 +323,16 @@ class ChatRun(ThreadTask):
         renderer.language = self.language = thread_language(
             self.service.settings.language, (await desk.state(self.thread_id)).get("language"), text or "")
         # One run per thread across processes: another window's process may run this thread.
-        async with desk.turn(self.thread_id, text, nxt.plan, wait_s=LEASE_WAIT_S) as turn:
-            self.lost = turn.held.lost
-            renderer.continued = text is None
-            if self.stop_under:  # an edit's re-run: its Stop under the edited turn from the start
-                await renderer.stop_under(self.stop_under)
-            await self._deliberate(turn, renderer, nxt)
+        deaf = self._hear_outages(desk)
+        try:
+            async with desk.turn(self.thread_id, text, nxt.plan, wait_s=LEASE_WAIT_S) as turn:
+                self.lost = turn.held.lost
+                renderer.continued = text is None
+                if self.stop_under:  # an edit's re-run: its Stop under the edited turn from the start
+                    await renderer.stop_under(self.stop_under)
+                await self._deliberate(turn, renderer, nxt)
+        finally:
+            deaf()
         # Past its last event: the decision stands; Stop now waits for the closing up (stop()).
         self.closing = True
         self.language = renderer.language
@@ -340,6 +363,12 @@ class ChatRun(ThreadTask):
     async def failed(self, exc: Exception) -> None:
         renderer = self._running()
         lang = self.language = renderer.language
+        if (out := _database_out(exc)) is not None:  # it resumes by itself once the database is back (ended)
+            self.db_out = out  # said first: closing up reads the thread, which waits for the database
+            await quietly(cl.Message(content=f"⚠️ {explain(out, lang)}", author=DESK,
+                                     metadata=label_metadata(DESK, language=lang)).send())
+            await self._cut_short(renderer, "failed_suffix", "failed_status")
+            return
         spent = await self._cut_short(renderer, "failed_suffix", "failed_status")
         await quietly(cl.Message(content=f"⚠️ {explain(exc, lang)}\n\n{phrase(lang, 'chat.failed')}"
                                  + _spent_line(spent), author=DESK, metadata=label_metadata(DESK, language=lang),
@@ -348,12 +377,18 @@ class ChatRun(ThreadTask):
     async def closed(self, outcome: Outcome) -> bool:
         """The run is over: the notes nobody read (none when the run was another process's: notes
         posted for it are that run's to read); the chat stays the thread's while they are answered."""
-        self.closing = True
         self.renderer = None
+        if outcome == "failed" and self.db_out is not None:  # it waits for the database, and goes on (ended)
+            self.leftover = []
+            return True
+        self.closing = True
         self.leftover = await self._leftover() if outcome != "elsewhere" else []
         return bool(self.leftover)
 
     async def ended(self, outcome: Outcome) -> None:
+        if outcome == "failed" and self.db_out is not None:
+            await self._resume_when_back()
+            return
         leftover = self.leftover
         if leftover and outcome == "done":
             # Interjections nobody could answer (they came as the run ended): answer them now, a
@@ -372,6 +407,62 @@ class ChatRun(ThreadTask):
             tail = phrase(lang, "chat.not_answered_more", more=more) if more > 0 else ""
             await quietly(said("not_answered", language=lang, listed=listed, more=tail).send())
             self.tasks.forget(self)
+
+    async def _resume_when_back(self) -> None:
+        """After a database outage: wait for it (Stop gives up), post what the user typed meanwhile, and go on
+        from the last saved step (or run the message again if the run stopped before its first one)."""
+        desk = await self.service.runtime()
+        lang = self.language
+        try:
+            while True:
+                if desk.outages is not None:
+                    await desk.outages.wait_until_back()
+                with contextlib.suppress(DatabaseUnavailable):  # gone again: waited for again
+                    stopped = await desk.interrupted(self.thread_id)
+                    break
+        except asyncio.CancelledError:  # Stop
+            self.db_out = None
+            await quietly(said("db_wait_stopped", language=lang).send())
+            self.tasks.forget(self)
+            raise
+        kept, self.kept = self.kept, []
+        self.db_out = None
+        if stopped is not None:
+            for text in kept:  # the resumed run's next speakers read them
+                await post_note(desk, self.thread_id, text)
+            self.text = None
+        elif self.text is not None:  # it stopped before its input was saved: asked again, with the notes
+            self.text = "\n\n".join([self.text, *kept])
+        else:
+            self.tasks.forget(self)
+            return
+        await quietly(said("db_resuming", language=lang).send())
+        self.launch()  # from this task's context: the run goes on to the same pages
+
+    def _hear_outages(self, desk: DeskRuntime) -> Callable[[], None]:
+        """While the run runs: a short note when the database connection is lost and it reconnects, updated once
+        it is back. Returns the call that stops listening."""
+        if desk.outages is None:
+            return lambda: None
+        context, loop = contextvars.copy_context(), asyncio.get_running_loop()
+        note: list[cl.Message] = []
+        lock = asyncio.Lock()
+
+        async def tell(state: str) -> None:
+            async with lock:  # in the order heard: "reconnecting" is sent before "back" updates it
+                lang = self.renderer.language if self.renderer else self.language
+                if state == "reconnecting" and not note:
+                    note.append(said("db_reconnecting", language=lang))
+                    await note[0].send()
+                elif state == "back" and note:
+                    note[0].content = phrase(lang, "chat.db_back")
+                    await note[0].update()
+                    note.clear()
+
+        def heard(state: str) -> None:
+            if state != "out":  # an outage past the budget is the run's failure, said there
+                loop.create_task(quietly(tell(state)), context=context)
+        return desk.outages.listen(heard)
 
     def _running(self) -> Renderer:
         """The run's renderer, at its ending (set as it begins: run, cleared once it has closed up: closed)."""
@@ -471,9 +562,18 @@ class ChatRun(ThreadTask):
         """Post to the thread's inbox (stored before it is acknowledged) and acknowledge at once,
         naming who will answer."""
         await self.join_page()
-        posted = await post_note(await self.service.runtime(), self.thread_id, text,
-                                 self.renderer.started if self.renderer else None)
         lang = self.renderer.language if self.renderer else self.language
+        try:
+            if self.db_out is not None:  # the run waits for the database: kept until it is back
+                raise self.db_out
+            posted = await post_note(await self.service.runtime(), self.thread_id, text,
+                                     self.renderer.started if self.renderer else None)
+        except DatabaseUnavailable:
+            self.kept.append(text)
+            kept = said("db_note_kept", language=lang)
+            kept.content += f"\n\n> {text}"
+            await kept.send()
+            return kept
         msg = cl.Message(content=f"{acknowledgement(posted, lang)}\n\n> {text}", author=DESK,
                          metadata=label_metadata(DESK, language=lang))
         self.acks[posted.note.seq] = (msg, [])

@@ -100,6 +100,7 @@ from .persistence.accounts import (
 from .persistence.checkpoint import SERDE
 from .persistence.lease import LeaseHeld, live_holder
 from .persistence.offers import Offered, OfferStore
+from .persistence.outages import DatabaseUnavailable, Outages
 from .persistence.personal_tokens import PersonalToken, PersonalTokens, TokenError
 from .persistence.postgres import SCHEMA_LOCK, libpq_url, sqlalchemy_url
 from .persistence.rates import BURST, PER_S, MemoryRates, RateBuckets
@@ -167,6 +168,7 @@ __all__ = [
     "Cost",
     "CsvImport",
     "CurveMetrics",
+    "DatabaseUnavailable",
     "Day",
     "Days",
     "DemoChatModel",
@@ -191,6 +193,7 @@ __all__ = [
     "Notice",
     "OfferStore",
     "Offered",
+    "Outages",
     "Outcome",
     "OwnedThread",
     "Paper",

@@ -49,6 +49,9 @@ class PostgresServer:
     root: Path
     port: int
     user: str | None
+    # Commits waited for on disk, as a production server has them: a test that crashes the server (`crash`) must not
+    # lose what it acknowledged. Off by default: a cluster that never crashes needs no disk waits.
+    durable: bool = False
 
     @property
     def data(self) -> Path:
@@ -69,10 +72,19 @@ class PostgresServer:
     def start(self) -> None:
         self._run(str(self.bin / "initdb"), "-D", str(self.data), "-U", SUPERUSER, "--auth=trust",
                   "--encoding=UTF8", "--locale=C.UTF-8")
-        options = (f"-h 127.0.0.1 -p {self.port} -k {self.root} -c fsync=off -c synchronous_commit=off "
-                   "-c full_page_writes=off -c max_connections=200")
+        self.restart()
+
+    def restart(self) -> None:
+        """Start the cluster made by `start` again (after `crash`)."""
+        options = f"-h 127.0.0.1 -p {self.port} -k {self.root} -c max_connections=200"
+        if not self.durable:
+            options += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-l", str(self.root / "server.log"),
                   "-o", options, "-w", "-t", "60", "start")
+
+    def crash(self) -> None:
+        """Stop it as a crash does (`pg_ctl -m immediate`): every connection cut, no goodbye to the clients."""
+        self._run(str(self.bin / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "-w", "stop")
 
     def stop(self) -> None:
         try:
@@ -95,7 +107,7 @@ class PostgresServer:
 
 
 @contextlib.contextmanager
-def throwaway_postgres() -> Iterator[PostgresServer]:
+def throwaway_postgres(*, durable: bool = False) -> Iterator[PostgresServer]:
     """A PostgreSQL cluster in a temporary folder on a free loopback port, run by an unprivileged
     user when this runs as root (initdb refuses root), removed afterwards."""
     pg_bin = postgres_bin()
@@ -107,7 +119,7 @@ def throwaway_postgres() -> Iterator[PostgresServer]:
     if user is not None:
         entry = pwd.getpwnam(user)
         os.chown(root, entry.pw_uid, entry.pw_gid)
-    server = PostgresServer(pg_bin, root, free_port(), user)
+    server = PostgresServer(pg_bin, root, free_port(), user, durable)
     try:
         try:
             server.start()

@@ -8,6 +8,7 @@ from .layer import (
     SCHEDULED_THREAD,
     STORED_AS,
     DeskDataLayer,
+    HistoryUnavailable,
     InvalidThreadId,
     NotOwner,
     is_server_thread,
@@ -19,5 +20,5 @@ from .layer import (
 from .writer import HistoryWriter
 
 __all__ = ["BACKTEST_DAY_THREAD", "COMPARED_DESK", "FILES_ROUTE", "SCHEDULED_THREAD", "STORED_AS", "DeskDataLayer",
-           "HistoryWriter", "InvalidThreadId", "LocalFileStorage", "NotOwner", "is_server_thread", "is_uuid",
-           "make_data_layer", "require_thread_id", "served_type", "valid_thread_id"]
+           "HistoryUnavailable", "HistoryWriter", "InvalidThreadId", "LocalFileStorage", "NotOwner", "is_server_thread",
+           "is_uuid", "make_data_layer", "require_thread_id", "served_type", "valid_thread_id"]

@@ -72,6 +72,10 @@ class NotOwner(PermissionError):
     """A read or write of something that belongs to another user (or to nobody known)."""
 
 
+class HistoryUnavailable(NotOwner):
+    """The history database did not answer the check: refused like another's, unless the caller can do without."""
+
+
 # A backtest day's own thread (graph/backtest/record.py: bt-<id>-<TICKER>-<YYYYMMDD>, the symbol's marks made "_"),
 # opened in the chat like any analysis (chat/features/backtest_days.py). Letters, digits, "-" and "_" only.
 BACKTEST_DAY_THREAD = re.compile(r"bt-([0-9a-f]{8})-([A-Za-z0-9_-]{1,32})-([0-9]{8})")
@@ -207,7 +211,7 @@ class DeskDataLayer(SQLAlchemyDataLayer):
         """The thread a step (a message) id is stored in, if any."""
         rows = await self._rows('SELECT "threadId" FROM steps WHERE "id" = :id', id=step_id)
         if rows is None:
-            raise NotOwner("the history database did not answer")
+            raise HistoryUnavailable("the history database did not answer")
         return rows[0]["threadId"] if rows else None
 
     async def file_owner(self, object_key: str) -> str | None:

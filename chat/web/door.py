@@ -36,7 +36,15 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from graph import DeskRuntime, Settings, clean_message
 
-from ..history import DeskDataLayer, InvalidThreadId, NotOwner, is_server_thread, is_uuid, valid_thread_id
+from ..history import (
+    DeskDataLayer,
+    HistoryUnavailable,
+    InvalidThreadId,
+    NotOwner,
+    is_server_thread,
+    is_uuid,
+    valid_thread_id,
+)
 from ..panel import CheckedSettings, check_settings
 from .logins import DeskAuth
 from .origins import SameOrigin, allowed_origins
@@ -50,6 +58,7 @@ MAX_SOCKET_BYTES = 16 * 1024 * 1024
 # How long a message waits for the shared rate buckets (the database) before it is counted in this
 # process's own.
 RATES_TIMEOUT_S = 2.0
+STEP_CHECK_S = 3.0  # the longest a message waits for the check of its id (the history may be waiting out an outage)
 
 # Checked here, each by a method of its own; `disconnect` stays Chainlit's.
 OWN_EVENTS = ("connect", "client_message", "chat_settings_change")
@@ -206,7 +215,11 @@ class Door:
             return None
         if (layer := history()) is not None:
             try:
-                stored_in = await layer.step_thread(message["id"])
+                # Bounded: the read waits for the history's queued writes, which wait out a database outage.
+                stored_in = await asyncio.wait_for(layer.step_thread(message["id"]), STEP_CHECK_S)
+            except (HistoryUnavailable, TimeoutError) as exc:  # the database does not answer: an id of its own
+                logger.warning("Could not check a message's id (%r): it gets a new one", exc)  # is nobody's
+                stored_in, message["id"] = None, str(uuid.uuid4())
             except NotOwner:
                 return None
             if stored_in is not None and stored_in != session.thread_id:
@@ -247,10 +260,10 @@ class Door:
         try:
             desk = await self.runtime()
             wait = await asyncio.wait_for(desk.rates.take(*keys), RATES_TIMEOUT_S)
-        except Exception:
-            if self.rates_shared:
-                logger.warning("The shared message rates did not answer: counting in this process alone",
-                               exc_info=True)
+        except Exception as exc:
+            if self.rates_shared:  # an expected fallback (a database blip): its reason, not a traceback
+                logger.warning("The shared message rates did not answer (%s): counting in this process alone",
+                               repr(exc))
                 self.rates_shared = False
             return self.rates.take(*keys)
         if not self.rates_shared:

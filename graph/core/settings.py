@@ -68,6 +68,9 @@ class Settings(BaseSettings):
 
     # Storage: SQLite files under data_dir unless a Postgres URL is given (postgresql://…).
     database_url: str | None = Field(None, validation_alias="DESK_DATABASE_URL")
+    # How long a Postgres operation is tried again while the connection is lost (graph/persistence/outages.py):
+    # a blip shorter than this is ridden out; a longer outage stops the run, which resumes once the database is back.
+    db_retry_s: float = Field(30.0, gt=0, le=600, validation_alias="DESK_DB_RETRY_S")
 
     # A real model's output caps per role (max_tokens) and its stall watchdog: a call that
     # sends no token for this long is cancelled and tried once more.

@@ -7,7 +7,8 @@
   chat history there too), so any number of app processes on any number of machines share threads.
 
 Each part is opened here (`open_checkpointer`, `open_store`, `open_leases`, `open_rates`) and creates or migrates
-its tables on start; on Postgres each uses its own small pool (graph/persistence/postgres.py).
+its tables on start; on Postgres each uses its own small pool (graph/persistence/postgres.py), and each operation
+rides out a blip of the database (graph/persistence/outages.py, retrying.py).
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from langgraph.store.base import BaseStore
 from ..core.settings import Settings
 from .checkpoint import SERDE, open_sqlite_checkpointer
 from .lease import Leases, PostgresLeases, SqliteLeases
-from .postgres import open_pool, postgres_url, schema_lock
+from .postgres import open_pool, outages_of, postgres_url, schema_lock
 from .rates import PostgresRates, RateBuckets, SqliteRates
 from .store import open_sqlite_store
 
@@ -35,10 +36,11 @@ async def open_checkpointer(settings: Settings) -> AsyncIterator[BaseCheckpointS
         async with open_sqlite_checkpointer(settings.checkpoint_path) as sqlite_saver:
             yield sqlite_saver
         return
-    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    from .retrying import RetryingPostgresSaver
 
     async with open_pool(url, max_size=8, name="desk-checkpoints") as pool:
-        saver = AsyncPostgresSaver(pool, serde=SERDE)
+        saver = RetryingPostgresSaver(pool, serde=SERDE)
+        saver.outages = outages_of(url, settings.db_retry_s)
         async with schema_lock(pool):
             await saver.setup()
         yield saver
@@ -53,10 +55,11 @@ async def open_store(settings: Settings) -> AsyncIterator[BaseStore]:
         async with open_sqlite_store(settings.data_dir / "store.sqlite") as sqlite_store:
             yield sqlite_store
         return
-    from langgraph.store.postgres.aio import AsyncPostgresStore
+    from .retrying import RetryingPostgresStore
 
     async with open_pool(url, max_size=4, name="desk-store") as pool:
-        store = AsyncPostgresStore(pool)
+        store = RetryingPostgresStore(pool)
+        store.outages = outages_of(url, settings.db_retry_s)
         async with schema_lock(pool):
             await store.setup()
         yield store
@@ -72,7 +75,7 @@ async def open_leases(settings: Settings) -> AsyncIterator[Leases]:
             yield sqlite_leases
         return
     async with open_pool(url, max_size=2, name="desk-leases") as pool:
-        leases = PostgresLeases(pool)
+        leases = PostgresLeases(pool, outages_of(url, settings.db_retry_s))
         async with schema_lock(pool):
             await leases.setup()
         yield leases

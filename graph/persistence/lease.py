@@ -37,6 +37,7 @@ import aiosqlite
 from graph.core import clock
 
 from ..core.private import private_file
+from .outages import DatabaseUnavailable, Outages
 
 if TYPE_CHECKING:
     from .postgres import Pool
@@ -119,6 +120,7 @@ class Leases(ABC):
         body is cancelled: another process may already run the thread. `wait_s`: how long to keep
         trying first (a run that just ended elsewhere releases its lease a moment after its last word)."""
         owner = owner or run_owner()
+        await self._release_left_over(thread_id)
         deadline = asyncio.get_running_loop().time() + wait_s
         while (lease := await self.acquire(thread_id, owner, ttl_s)) is None:
             if asyncio.get_running_loop().time() >= deadline:
@@ -137,8 +139,24 @@ class Leases(ABC):
                 await keeper
             try:
                 await self.release(thread_id, owner)
-            except Exception:  # it expires by itself
+            except DatabaseUnavailable as exc:  # it expires by itself, or the next run here lets it go
+                log.warning("Could not release the lease of thread %s: %s", thread_id, exc)
+                self._left_over()[thread_id] = owner
+            except Exception:
                 log.warning("Could not release the lease of thread %s", thread_id, exc_info=True)
+
+    def _left_over(self) -> dict[str, str]:
+        """Leases of this process's runs that could not be released (the database was out): thread → owner."""
+        return self.__dict__.setdefault("_unreleased", {})
+
+    async def _release_left_over(self, thread_id: str) -> None:
+        """A run here that ended while the database was out still holds the thread until its lease expires: let it
+        go before this process runs the thread again (only that owner's lease: never another process's)."""
+        if (owner := self._left_over().pop(thread_id, None)) is not None:
+            try:
+                await self.release(thread_id, owner)
+            except Exception as exc:
+                log.warning("Could not release the lease left over on thread %s: %s", thread_id, exc)
 
     async def _keep(self, held: Held, ttl_s: float, body: asyncio.Task[Any] | None) -> None:
         try:
@@ -154,8 +172,10 @@ class Leases(ABC):
             await asyncio.sleep(ttl_s / RENEWALS_PER_TTL)
             try:
                 renewed = await self.renew(lease.thread_id, lease.owner, ttl_s)
-            except Exception:
-                log.warning("Could not renew the lease of thread %s", lease.thread_id, exc_info=True)
+            except Exception as exc:
+                # The database's outage is said once by graph/persistence/outages.py: its reason, not a traceback.
+                log.warning("Could not renew the lease of thread %s", lease.thread_id,
+                            exc_info=not isinstance(exc, DatabaseUnavailable))
                 if time.monotonic() - last_ok >= ttl_s:  # it has expired meanwhile: another may hold it
                     held.lost.set()
                     return
@@ -172,8 +192,9 @@ class PostgresLeases(Leases):
 
     TABLE = "desk_run_leases"
 
-    def __init__(self, pool: Pool) -> None:
+    def __init__(self, pool: Pool, outages: Outages | None = None) -> None:
         self.pool = pool
+        self.outages = outages or Outages()
 
     async def setup(self) -> None:
         async with self.pool.connection() as conn:
@@ -185,9 +206,12 @@ class PostgresLeases(Leases):
                 )""")
 
     async def _one(self, query: str, params: dict[str, Any]) -> Lease | None:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(query, params)
-            row = await cur.fetchone()
+        async def run() -> dict[str, Any] | None:
+            async with self.pool.connection() as conn:
+                cur = await conn.execute(query, params)
+                return await cur.fetchone()
+        # Each statement is safe to run twice: the owner's own lease is re-taken or renewed, never another's.
+        row = await self.outages.retried(run)
         if row is None:
             return None
         return Lease(row["thread_id"], row["owner"], row["expires_at"].astimezone(UTC))
@@ -211,10 +235,12 @@ class PostgresLeases(Leases):
         """, {"thread": thread_id, "owner": owner, "ttl": _check_ttl(ttl_s)})
 
     async def release(self, thread_id: str, owner: str) -> bool:
-        async with self.pool.connection() as conn:
-            cur = await conn.execute(f"DELETE FROM {self.TABLE} WHERE thread_id = %(thread)s AND owner = %(owner)s",
-                                     {"thread": thread_id, "owner": owner})
-            return cur.rowcount > 0
+        async def run() -> bool:
+            async with self.pool.connection() as conn:
+                cur = await conn.execute(f"DELETE FROM {self.TABLE} WHERE thread_id = %(thread)s AND owner = %(owner)s",
+                                         {"thread": thread_id, "owner": owner})
+                return cur.rowcount > 0
+        return await self.outages.retried(run)
 
     async def holder(self, thread_id: str) -> Lease | None:
         return await self._one(f"""

@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..core.settings import Settings
+from .outages import Outages
 
 if TYPE_CHECKING:  # psycopg loads only when a Postgres URL is configured
     from psycopg import AsyncConnection
@@ -24,6 +25,10 @@ if TYPE_CHECKING:  # psycopg loads only when a Postgres URL is configured
 POSTGRES_SCHEMES = ("postgresql", "postgres")
 # pg_advisory_lock's key for schema changes: any fixed bigint, the same in every process of the desk.
 SCHEMA_LOCK = 0x7D65_736B_0001
+CONNECT_TIMEOUT_S = 5  # a host that does not answer at all fails a try in seconds, not the OS's minutes
+# The longest one try waits for a pooled connection. Short: while the database is down each try fails in this time,
+# and graph/persistence/outages.py's retries (DESK_DB_RETRY_S in all) decide how long an operation keeps trying.
+POOL_WAIT_S = 2.0
 
 
 class DatabaseUrlError(ValueError):
@@ -53,6 +58,27 @@ def sqlalchemy_url(url: str, *, driver: str = "psycopg") -> str:
     return f"postgresql+{driver}://{url.partition('://')[2]}"
 
 
+# One per database and process: every part's operations on a database share what is known of its outages.
+_OUTAGES: dict[str, Outages] = {}
+
+
+def outages_of(url: str, budget_s: float) -> Outages:
+    """The outages of the database at `url` as this process sees them (graph/persistence/outages.py)."""
+    outages = _OUTAGES.get(url)
+    if outages is None:
+        outages = _OUTAGES[url] = Outages(budget_s, probe=lambda: _probe(url))
+    outages.budget_s = budget_s
+    return outages
+
+
+async def _probe(url: str) -> None:
+    """SELECT 1 on a connection of its own: a pool's connections may all be stale after a restart."""
+    import psycopg
+
+    async with await psycopg.AsyncConnection.connect(url, connect_timeout=CONNECT_TIMEOUT_S, autocommit=True) as conn:
+        await conn.execute("SELECT 1")
+
+
 @asynccontextmanager
 async def open_pool(url: str, *, max_size: int = 8, name: str = "desk") -> AsyncIterator[Pool]:
     """A pool of autocommit connections with dict rows; opened before it is handed out, so a wrong
@@ -60,9 +86,16 @@ async def open_pool(url: str, *, max_size: int = 8, name: str = "desk") -> Async
     from psycopg.rows import dict_row
     from psycopg_pool import AsyncConnectionPool
 
-    kwargs: dict[str, Any] = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
+    kwargs: dict[str, Any] = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row,
+                              "connect_timeout": CONNECT_TIMEOUT_S}
+    # A connection is checked as it is handed out (a server restart leaves every idle one broken), and waiting for
+    # one is bounded (a database that is down fails the operation soon; graph/persistence/outages.py retries it).
+    # The pool's own reconnecting gives up as soon (its backoff would otherwise grow to half a minute and more,
+    # and leave the pool empty long after the database is back): the next operation that needs a connection
+    # starts a new attempt at once.
     pool: Pool = AsyncConnectionPool(url, min_size=1, max_size=max(max_size, 2), kwargs=kwargs, name=name,
-                                     open=False)
+                                     open=False, check=AsyncConnectionPool.check_connection,
+                                     timeout=POOL_WAIT_S, reconnect_timeout=POOL_WAIT_S)
     await pool.open(wait=True, timeout=30)
     try:
         yield pool

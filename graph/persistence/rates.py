@@ -88,12 +88,17 @@ class RateBuckets(ABC):
         # that holds the file's write lock.
         task = asyncio.create_task(self._take(keys, self.clock()))
         self._running.add(task)
-        task.add_done_callback(self._running.discard)
+        task.add_done_callback(self._ended)
         wait = await asyncio.shield(task)
         self._takes += 1
         if self._takes % PRUNE_EVERY == 0:
             await self.forget_idle()
         return wait
+
+    def _ended(self, task: asyncio.Task[float]) -> None:
+        self._running.discard(task)
+        if not task.cancelled():
+            task.exception()  # retrieved: a caller that stopped waiting was told already, by its timeout
 
     @abstractmethod
     async def _take(self, keys: tuple[str, ...], now: float) -> float:

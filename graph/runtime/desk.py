@@ -40,6 +40,7 @@ from ..notes.inbox import Inbox
 from ..paper.keeper import PaperKeeper
 from ..persistence.database import open_checkpointer, open_leases, open_rates, open_store
 from ..persistence.lease import Held, Leases, MemoryLeases, hold_run
+from ..persistence.outages import Outages
 from ..persistence.rates import MemoryRates, RateBuckets
 from ..persistence.threads import ThreadOwners
 from ..record.edits import edit_change
@@ -86,6 +87,9 @@ class DeskRuntime:
     rates: RateBuckets = field(default_factory=MemoryRates)
     # Work the runtime started on its own (the settlement pass at server start), ended when it closes.
     background: set[asyncio.Task[Any]] = field(default_factory=set)
+    # The database's outages as this process sees them (Postgres only; graph/persistence/outages.py): a run rides
+    # out a blip by itself, and whoever shows the run hears of it.
+    outages: Outages | None = None
 
     @property
     def track(self) -> TrackRecord:
@@ -125,6 +129,7 @@ class DeskRuntime:
             if store is None:
                 store = await stack.enter_async_context(open_store(settings))
             runtime = cls.build(settings, saver, store, models=models, vendor=vendor, toolkit=toolkit)
+            runtime.outages = getattr(saver, "outages", None)
             if checkpointer is None:  # leases live beside the configured checkpoints (a given one is private)
                 runtime.leases = await stack.enter_async_context(open_leases(settings))
                 runtime.rates = await stack.enter_async_context(open_rates(settings))
