@@ -1,9 +1,9 @@
 """The paper book's charts and the calibration's (the answer to "/paper", and beside "/record"'s table).
 
-* **Equity**: the paper book's value at each session's close against its class benchmark (the stated amount held in
-  it from the book's first open, graph/paper/keeper.py), with each one's drawdown from its running peak (the stated
-  amount counts as the first peak, as Table 1's MDD counts it) in a panel below. Only the closes the ledger has: a
-  session left off (a gap) is not drawn, no value is made up.
+* **Equity**: the paper book's value at each session's close against the benchmark of each asset class it traded (the
+  stated amount held in each from the book's first open, graph/paper/keeper.py), with each one's drawdown from its
+  running peak (the stated amount counts as the first peak, as Table 1's MDD counts it) in a panel below. Only the
+  closes the ledger has: a session left off (a gap) is not drawn, no value is made up.
 * **Calibration**: the reliability chart, each confidence bucket's hit rate at its mean stated confidence against the
   diagonal (a calibrated desk's hit rate is what it says), with its count of calls; the bucket farthest from the
   diagonal is annotated in words ("Says 0.80, right 50 %"), so overconfidence shows at a glance; the Brier score in
@@ -28,6 +28,8 @@ from .card import GRID, TEXT, chart_element, date_axis
 
 PAPER_COLOUR = "#3b82f6"
 BENCHMARK_COLOUR = "#8a8f98"
+# The second and later class benchmarks (a book of US stocks and coins: SPY grey, BTC-USD amber).
+MORE_BENCHMARKS = ("#f59e0b", "#a855f7", "#14b8a6", "#ec4899")
 RIGHT_COLOUR = "#22c55e"
 OFF_COLOUR = "#ef4444"
 
@@ -53,11 +55,12 @@ def curve_series(start: Decimal, curve: Sequence[tuple[date, Decimal]]) -> tuple
 
 
 def equity_figure(paper: Paper, language: str = DEFAULT) -> go.Figure:
-    """The paper book's value against its benchmark's, and both drawdowns below; titled in `language`."""
+    """The paper book's value against each class benchmark's, and their drawdowns below; titled in `language`."""
     start = paper.book.start_amount
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.68, 0.32], vertical_spacing=0.07)
-    lines = ((paper.benchmark, paper.benchmark_curve, BENCHMARK_COLOUR, 1.5),
-             (_say(language, "equity_name"), paper.ledger.curve, PAPER_COLOUR, 2.6))
+    colours = (BENCHMARK_COLOUR, *MORE_BENCHMARKS)
+    lines = [*((b.name, b.curve, colours[i % len(colours)], 1.5) for i, b in enumerate(paper.benchmarks)),
+             (_say(language, "equity_name"), paper.ledger.curve, PAPER_COLOUR, 2.6)]
     for name, curve, colour, width in lines:  # the book last, drawn on top
         days, values, falls = curve_series(start, curve)
         mine = colour == PAPER_COLOUR
@@ -69,7 +72,8 @@ def equity_figure(paper: Paper, language: str = DEFAULT) -> go.Figure:
                                  hovertemplate="%{y:.2f} %"), row=2, col=1)
     fig.add_hline(y=float(start), line={"color": TEXT, "dash": "dot", "width": 1}, row=1, col=1)
     fig.update_layout(
-        title={"text": _say(language, "equity_title", benchmark=paper.benchmark), "x": 0, "xanchor": "left",
+        title={"text": _say(language, "equity_title", benchmark=", ".join(b.name for b in paper.benchmarks))
+               if paper.benchmarks else _say(language, "equity_title_alone"), "x": 0, "xanchor": "left",
                "font": {"size": 16}},
         height=480, margin={"l": 72, "r": 16, "t": 84, "b": 40},
         paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)",

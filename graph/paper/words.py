@@ -1,10 +1,11 @@
 """The paper book in words for the user (`python -m graph paper`; the chat's /paper later), in the reader's
 language (the [paper] section of prompts/words_<code>.md): positions, cash, open orders, trades with their
-reasons and threads, the Table 1 figures since the book began beside its benchmark's, and the calibration of
-the track record. Figures, tickers, signals, dates and thread ids are shown as they are."""
+reasons and threads, the Table 1 figures since the book began beside those of the benchmark of each asset class it
+traded (with the book's alpha over each), and the calibration of the track record. Figures, tickers, signals,
+dates and thread ids are shown as they are."""
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Protocol
@@ -115,17 +116,35 @@ def _section(title: str, lines: Sequence[str], language: str) -> list[str]:
     return [title, *(lines or [f"- {_say(language, 'nothing')}"])]
 
 
-def metrics_lines(paper: Paper, mine: Scored | None, benchmark: Scored | None, language: str) -> list[str]:
+def _row(language: str, key: str, m: Scored, **fields: object) -> str:
+    return _say(language, key, cr=_pct(m.cumulative_return, language), arr=_pct(m.annualized_return, language),
+                sharpe=f"{m.sharpe:.2f}" if m.sharpe is not None else _say(language, "na"),
+                mdd=f"{m.max_drawdown * 100:.2f} %" if m.max_drawdown is not None else _say(language, "na"), **fields)
+
+
+def alpha_of(mine: Scored, benchmark: Scored) -> float | None:
+    """The book's cumulative return less the benchmark's, over the same sessions."""
+    if mine.cumulative_return is None or benchmark.cumulative_return is None:
+        return None
+    return mine.cumulative_return - benchmark.cumulative_return
+
+
+def metrics_lines(paper: Paper, mine: Scored | None, benchmarks: Mapping[str, Scored | None],
+                  language: str) -> list[str]:
+    """Table 1's figures of the book, then of each class benchmark (`benchmarks`, by name) with the book's alpha
+    over it; the currency pairs, which have none, said so."""
     if mine is None or not mine.days:
         return [_say(language, "metrics_none")]
-    lines = [_say(language, "metrics", since=_day(paper.book.since), days=mine.days)]
-    for name, m in ((_say(language, "paper_name"), mine), (paper.benchmark, benchmark)):
-        if m is None:
+    lines = [_say(language, "metrics", since=_day(paper.book.since), days=mine.days),
+             _row(language, "metrics_row", mine, name=_say(language, "paper_name"))]
+    for b in paper.benchmarks:
+        if (m := benchmarks.get(b.name)) is None:
             continue
-        lines.append(_say(language, "metrics_row", name=name, cr=_pct(m.cumulative_return, language),
-                          arr=_pct(m.annualized_return, language),
-                          sharpe=f"{m.sharpe:.2f}" if m.sharpe is not None else _say(language, "na"),
-                          mdd=f"{m.max_drawdown * 100:.2f} %" if m.max_drawdown is not None else _say(language, "na")))
+        alpha = alpha_of(mine, m)
+        lines.append(_row(language, "metrics_benchmark_row" if b.measures else "metrics_default_row", m, name=b.name,
+                          of=", ".join(b.measures), alpha=_pct(alpha, language)))
+    if paper.unbenchmarked:
+        lines.append(_say(language, "no_benchmark", tickers=", ".join(paper.unbenchmarked)))
     return lines
 
 
@@ -151,10 +170,11 @@ def calibration_lines(c: Calibration, language: str) -> list[str]:
     return lines
 
 
-def paper_answer(paper: Paper, mine: Scored | None, benchmark: Scored | None, calibration: Calibration,
+def paper_answer(paper: Paper, mine: Scored | None, benchmarks: Mapping[str, Scored | None], calibration: Calibration,
                  language: str = DEFAULT_LANGUAGE, link: Link = _as_is) -> str:
     """Everything the user sees of the paper book, as Markdown-ish text (one block per part); each thread id as
-    `link` makes it (the chat's: a link to the thread)."""
+    `link` makes it (the chat's: a link to the thread); `benchmarks` Table 1's figures of each class benchmark (by
+    name, as `paper.benchmarks` lists them)."""
     ledger = paper.ledger
     book = paper.book
     signals = {o.call_id: o.signal for o in book.orders}
@@ -178,6 +198,6 @@ def paper_answer(paper: Paper, mine: Scored | None, benchmark: Scored | None, ca
         notes.append(_say(language, "gaps", days=", ".join(f"{d.isoformat()} ({t})" for d, t in ledger.gaps)))
     if notes:
         blocks.append(notes)
-    blocks.append(metrics_lines(paper, mine, benchmark, language))
+    blocks.append(metrics_lines(paper, mine, benchmarks, language))
     blocks.append(calibration_lines(calibration, language))
     return "\n\n".join("\n".join(b) for b in blocks)
