@@ -25,6 +25,7 @@ from graph import (
     curve_metrics,
     money,
     paper_answer,
+    paper_figures,
     paper_heading,
     phrase,
 )
@@ -121,10 +122,7 @@ class PaperBooks:
         if paper is None:
             await self._send(_say(language, "chat_none"), language)
             return
-        start = float(paper.book.start_amount)
-        mine = curve_metrics(start, [(d, float(v)) for d, v in paper.ledger.curve]) if paper.ledger.curve else None
-        benches = {b.name: curve_metrics(start, [(d, float(v)) for d, v in b.curve])
-                   for b in paper.benchmarks if b.curve}
+        mine, benches = paper_figures(paper, curve_metrics)
         calibrated = calibration(await desk.track.calls(user, today))
         text = paper_answer(paper, mine, benches, calibrated, language, link=thread_link)
         if not paper.ledger.curve:

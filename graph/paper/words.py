@@ -38,6 +38,21 @@ class Scored(Protocol):
     def days(self) -> int: ...
 
 
+# Table 1's figures of a curve from the stated amount (graph/backtest/metrics.py's curve_metrics, passed in by those
+# above the paper room: the CLI, the chat, the graph LangGraph Server serves).
+Score = Callable[[float, list[tuple[date, float]]], Scored]
+
+
+def figures(paper: Paper, score: Score) -> tuple[Scored | None, dict[str, Scored]]:
+    """Table 1's figures of the book's curve, and of each class benchmark's (by name), each from the stated amount."""
+    start = float(paper.book.start_amount)
+    mine = score(start, [(d, float(v)) for d, v in paper.ledger.curve]) if paper.ledger.curve else None
+    return mine, {b.name: score(start, [(d, float(v)) for d, v in b.curve]) for b in paper.benchmarks if b.curve}
+
+
+paper_figures = figures  # the public face's name for it (graph/__init__.pyi)
+
+
 def _say(language: str, key: str, **fields: object) -> str:
     return phrase(language, f"paper.{key}", **fields)
 
