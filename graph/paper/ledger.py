@@ -27,7 +27,9 @@
   that session has passed expires.
 * **Marks.** The equity curve is the book's value at each session's close (positions at their close; a short
   counts negative). A session on which an open position has no close is a gap in the curve, listed, not a
-  point made up.
+  point made up; unless its own market had no session that day (a Saturday, when the book also holds a coin;
+  graph/core/trading_days.py on its listing's calendar): its last close is its value then, as it is a
+  broker's. An order waiting through such a day is not waiting through a gap either.
 """
 from __future__ import annotations
 
@@ -39,6 +41,8 @@ from typing import Literal
 
 from ..book.holdings import CENT
 from ..book.sizing import fractional, in_units, percent_of
+from ..core.assets import market_of
+from ..core.trading_days import is_trading_day
 from ..track.horizon import sessions as horizon_sessions
 from ..track.settle import price_in
 from .book import Order, PaperBook
@@ -132,6 +136,11 @@ def price_of(value: Decimal | float | None) -> Decimal | None:
     if value is None:
         return None
     return Decimal(repr(value) if isinstance(value, float) else value).quantize(PRICE, rounding=ROUND_HALF_UP)
+
+
+def trades_on(ticker: str, day: date) -> bool:
+    """Whether the ticker's own market has a session on `day` (a coin every day, a US stock not on a Saturday)."""
+    return is_trading_day(day, market_of(ticker))
 
 
 def horizon_end(order: Order, rows: Mapping[date, Bar]) -> date | None:
@@ -257,7 +266,7 @@ class _Run:
             bar = self.bars.get(p.ticker, {}).get(day)
             if bar is not None and bar.close is not None:
                 p.mark = bar.close
-            else:
+            elif trades_on(p.ticker, day):
                 missing.append(p.ticker)
         if missing:
             self.ledger.gaps.append((day, ", ".join(sorted(missing))))
@@ -271,8 +280,8 @@ class _Run:
         for order in self.pending:
             decided = date.fromisoformat(order.decided)
             rows = self.bars.get(order.ticker, {})
-            missed = next((d for d in calendar if d > decided and (rows.get(d) is None or rows[d].open is None)),
-                          None)
+            missed = next((d for d in calendar if d > decided and trades_on(order.ticker, d)
+                           and (rows.get(d) is None or rows[d].open is None)), None)
             if missed is not None:
                 reason = f"no open for {order.ticker} on {missed.isoformat()}: waits for the next one"
                 fields = (("key", "gap"), ("date", missed.isoformat()))

@@ -109,7 +109,7 @@ def test_paper_and_record_show_the_book_its_charts_and_the_calibration(own_page:
     expect(answer).to_contain_text("waits for the open of the first session after 2024-06-27")
     expect(answer).to_contain_text("2024-05-22 buy")
     expect(answer.locator('a[href^="/thread/"]').first).to_be_visible()
-    expect(answer).to_contain_text("SPY: CR")
+    expect(answer).to_contain_text("SPY, the benchmark of NVDA, AAPL")
     charts = answer.locator(".js-plotly-plot")
     expect(charts).to_have_count(2, timeout=30_000)
     expect(charts.nth(0).locator(".gtitle")).to_have_text("Paper book vs SPY")

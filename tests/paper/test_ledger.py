@@ -204,3 +204,23 @@ def test_a_stock_stays_in_whole_shares_and_a_size_below_one_unit_says_so():
     coin = replay(book(order("BTC-USD", size="0.001%")), FRACTIONAL, date(2024, 5, 24))
     # 1.00 / 67,123.45 = 0.0000148… BTC: 0.00001489 BTC, a fill (a whole-share rule would have skipped it).
     assert [t.shares for t in coin.trades] == [Decimal("0.00001489")]
+
+
+def test_a_stock_held_beside_a_coin_keeps_its_last_close_when_its_market_is_shut():
+    """The coin trades on Saturday, Sunday and Memorial Day; the stock's market does not: not a gap for it."""
+    coin = {d: bar("100", "101", "99", "100") for d in (date(2024, 5, 22), date(2024, 5, 23), date(2024, 5, 24))}
+    coin |= {date(2024, 5, 25): bar("100", "111", "99", "110"), date(2024, 5, 26): bar("110", "111", "104", "105"),
+             date(2024, 5, 27): bar("105", "106", "99", "100"), date(2024, 5, 28): bar("100", "101", "99", "100")}
+    ledger = replay(book(order("ACME", horizon="1 month"), order("BTC-USD", horizon="1 month", n=1)),
+                    {"ACME": TABLE["ACME"], "BTC-USD": coin}, date(2024, 5, 28))
+    assert ledger.gaps == []
+    # The 23rd's open: ACME 16 shares (1,975.20 + fee 0.99, as above); then 2 % of the 99,999.01 left = 1,999.9802 at
+    # 100: 19.99980200 BTC, 1,999.98 + fee 1.00; cash 100,000 − 1,975.20 − 0.99 − 1,999.98 − 1.00 = 96,022.83.
+    assert [t.shares for t in ledger.trades] == [Decimal(16), Decimal("19.99980200")]
+    # Friday the 24th: 96,022.83 + 16 × 126 + 19.999802 × 100 = 100,038.81 (to the cent). Saturday: ACME at its
+    # last close (126), the coin at 110: + 19.999802 × 10 = 200.00 more.
+    curve = dict(ledger.curve)
+    assert curve[date(2024, 5, 24)] == Decimal("100038.81")
+    assert curve[date(2024, 5, 25)] == Decimal("100238.81")
+    assert [d.isoformat() for d in curve] == ["2024-05-23", "2024-05-24", "2024-05-25", "2024-05-26", "2024-05-27",
+                                              "2024-05-28"]
