@@ -21,7 +21,7 @@ import chainlit as cl
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 
-from graph import Calibration, Paper, persona_label, phrase
+from graph import Calibration, Paper, paper_tickers, persona_label, phrase
 
 from ..languages import DEFAULT
 from .card import GRID, TEXT, chart_element, date_axis
@@ -72,7 +72,8 @@ def equity_figure(paper: Paper, language: str = DEFAULT) -> go.Figure:
                                  hovertemplate="%{y:.2f} %"), row=2, col=1)
     fig.add_hline(y=float(start), line={"color": TEXT, "dash": "dot", "width": 1}, row=1, col=1)
     fig.update_layout(
-        title={"text": _say(language, "equity_title", benchmark=", ".join(b.name for b in paper.benchmarks))
+        title={"text": _say(language, "equity_title", benchmark=paper_tickers([b.name for b in paper.benchmarks],
+                                                                                language))
                if paper.benchmarks else _say(language, "equity_title_alone"), "x": 0, "xanchor": "left",
                "font": {"size": 16}},
         height=480, margin={"l": 72, "r": 16, "t": 84, "b": 40},

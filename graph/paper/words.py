@@ -11,6 +11,7 @@ from decimal import Decimal
 from typing import Protocol
 
 from ..book.holdings import money, shares
+from ..book.sizing import fractional
 from ..core.personas import persona_label
 from ..core.words import DEFAULT_LANGUAGE, phrase
 from ..track.calibration import Calibration
@@ -90,7 +91,8 @@ def _short(text: str) -> str:
 
 
 def position_line(p: Position, language: str) -> str:
-    return _say(language, "position", ticker=p.ticker, side=_say(language, "long" if p.side > 0 else "short"),
+    key = "position_units" if fractional(p.ticker) else "position"  # a coin is not counted in shares
+    return _say(language, key, ticker=p.ticker, side=_say(language, "long" if p.side > 0 else "short"),
                 shares=shares(p.shares), price=_price(p.price), filled=p.filled.isoformat(),
                 stop=_price(p.stop) if p.stop is not None else _say(language, "no_stop"),
                 ends=(p.ends or expected_end(p)).isoformat(),
@@ -122,7 +124,8 @@ def trade_line(t: Trade, signal: str, language: str, link: Link = _as_is) -> str
                else _say(language, "why_call", signal=signal))
     else:
         why = _say(language, f"why_{t.why}")
-    return _say(language, "trade", date=t.day.isoformat(), action=_say(language, f"action_{t.action}"),
+    key = "trade_units" if fractional(t.ticker) else "trade"
+    return _say(language, key, date=t.day.isoformat(), action=_say(language, f"action_{t.action}"),
                 shares=shares(t.shares), ticker=t.ticker, price=_price(t.price), amount=money(t.amount),
                 fee=money(t.fee), cash=money(t.cash_after), why=why, thread=link(t.thread_id))
 
@@ -135,6 +138,11 @@ def _row(language: str, key: str, m: Scored, **fields: object) -> str:
     return _say(language, key, cr=_pct(m.cumulative_return, language), arr=_pct(m.annualized_return, language),
                 sharpe=f"{m.sharpe:.2f}" if m.sharpe is not None else _say(language, "na"),
                 mdd=f"{m.max_drawdown * 100:.2f} %" if m.max_drawdown is not None else _say(language, "na"), **fields)
+
+
+def joined(names: Sequence[str], language: str) -> str:
+    """Tickers in a list as the language writes one ("SPY, BTC-USD"; "SPY、BTC-USD")."""
+    return _say(language, "tickers_joiner").join(names)
 
 
 def alpha_of(mine: Scored, benchmark: Scored) -> float | None:
@@ -157,9 +165,9 @@ def metrics_lines(paper: Paper, mine: Scored | None, benchmarks: Mapping[str, Sc
             continue
         alpha = alpha_of(mine, m)
         lines.append(_row(language, "metrics_benchmark_row" if b.measures else "metrics_default_row", m, name=b.name,
-                          of=", ".join(b.measures), alpha=_pct(alpha, language)))
+                          of=joined(b.measures, language), alpha=_pct(alpha, language)))
     if paper.unbenchmarked:
-        lines.append(_say(language, "no_benchmark", tickers=", ".join(paper.unbenchmarked)))
+        lines.append(_say(language, "no_benchmark", tickers=joined(paper.unbenchmarked, language)))
     return lines
 
 
@@ -216,3 +224,6 @@ def paper_answer(paper: Paper, mine: Scored | None, benchmarks: Mapping[str, Sco
     blocks.append(metrics_lines(paper, mine, benchmarks, language))
     blocks.append(calibration_lines(calibration, language))
     return "\n\n".join("\n".join(b) for b in blocks)
+
+
+paper_tickers = joined  # the public face's name for it (graph/__init__.pyi)
