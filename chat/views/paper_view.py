@@ -32,6 +32,7 @@ BENCHMARK_COLOUR = "#8a8f98"
 MORE_BENCHMARKS = ("#f59e0b", "#a855f7", "#14b8a6", "#ec4899")
 RIGHT_COLOUR = "#22c55e"
 OFF_COLOUR = "#ef4444"
+LOW_HIT = 0.35  # below this hit rate the note on the farthest bucket goes above its point
 
 
 def _say(language: str, key: str, **fields: object) -> str:
@@ -120,8 +121,9 @@ def calibration_figure(c: Calibration, language: str = DEFAULT) -> go.Figure:
         customdata=[[p[0], p[3]] for p in points],
         hovertemplate="%{customdata[0]}: %{y:.0f} % (%{customdata[1]})<extra></extra>"), row=1, col=1)
     if (off := most_off(c)) is not None and abs(off[2] - off[1]) >= 0.1:
-        # Away from the diagonal, on the side the bucket fell: below it when the desk said more than it was right.
-        over = off[2] < off[1]
+        # Away from the diagonal, on the side the bucket fell: below it when the desk said more than it was right,
+        # unless the point is too low for that (a hit rate near 0: the note would fall on the axis and the legend).
+        over = off[2] < off[1] and off[2] >= LOW_HIT
         fig.add_annotation(x=off[1], y=off[2] * 100, xref="x", yref="y", showarrow=True, arrowhead=2,
                            arrowcolor=OFF_COLOUR, ax=-40 if off[1] > 0.5 else 40, ay=56 if over else -56,
                            text=_say(language, "off_diagonal", said=f"{off[1]:.2f}", hit=f"{off[2] * 100:.0f} %",

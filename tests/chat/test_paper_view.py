@@ -61,10 +61,18 @@ def test_the_reliability_chart_marks_the_bucket_farthest_from_the_diagonal() -> 
     assert list(hits.x) == [0.65, 0.8] and list(hits.y) == [50.0, 50.0] and list(hits.text) == ["n=2", "n=4"]
     assert fig.layout.annotations[-1].text == "Says 0.80, right 50 % (4 calls)"
     assert (fig.layout.annotations[-1].x, fig.layout.annotations[-1].y) == (0.8, 50.0)
+    assert fig.layout.annotations[-1].ay > 0  # below the point: the desk said more than it was right
     assert fig.layout.title.text == "Calibration · Brier 0.3175 over 6 calls"  # (0.1225 + 0.4225 + 2 × 0.68) / 6
     assert list(personas.y) == ["Bull Researcher", "Bear Researcher"]
     assert list(personas.x) == [75.0, 25.0] and list(personas.text) == ["3/4", "1/4"]
     assert "说 0.80，对了 50 %（4 个判断）" in [a.text for a in calibration_figure(c, "zh").layout.annotations]
+
+
+def test_a_note_on_a_bucket_right_almost_never_stays_above_the_axis() -> None:
+    """Says 0.82, right 0 %: the note goes above its point, not onto the axis's labels and the legend below."""
+    never = Calibration((Bucket(Decimal("0.8"), Decimal("0.9"), 2, 0, 0.82),), 0.6724, 2, 0, {})
+    note = calibration_figure(never).layout.annotations[-1]
+    assert note.text == "Says 0.82, right 0 % (2 calls)" and note.ay < 0
 
 
 def test_a_calibrated_desk_gets_no_warning_and_none_settled_says_so() -> None:
