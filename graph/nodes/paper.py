@@ -24,6 +24,7 @@ from ..core.words import phrase
 from ..data.vendor import Vendor
 from ..models.registry import ModelRegistry
 from ..paper.ask import PaperAsk
+from ..paper.broker import paper_broker
 from ..paper.keeper import PaperError, PaperKeeper, amount_of
 from ..paper.words import Score, figures, heading, paper_answer
 from ..track.calibration import calibration
@@ -45,8 +46,8 @@ async def paper_in_run(runtime: Runtime[DeskContext], vendor: Vendor, models: Mo
         say = phrase(language, "track.no_store")
     else:
         user, _ = user_of(get_config(), runtime.context)
-        say = await _answer(PaperKeeper(runtime.store, vendor), TrackRecord(runtime.store, vendor, models), user,
-                            asked, today, language, score)
+        keeper = PaperKeeper(runtime.store, vendor, paper_broker())
+        say = await _answer(keeper, TrackRecord(runtime.store, vendor, models), user, asked, today, language, score)
     emit(runtime.stream_writer, Said(DESK, say, language))
     return {"intent": "paper", "pending_ticker": None, "messages": [spoken(DESK, say)]}
 

@@ -21,6 +21,7 @@ from decimal import Decimal
 from langgraph.store.base import BaseStore
 
 from ..book.holdings import CENT
+from ..core import clock
 from ..core.assets import AssetClass, classify
 from ..data.vendor import Vendor, finite
 from ..persistence.namespaces import user_label, user_of
@@ -28,6 +29,7 @@ from ..track.horizon import NO_BENCHMARK, US_BENCHMARK, benchmark_for
 from ..track.log import DecisionLog
 from ..track.settle import last_close_day
 from .book import DEFAULT_COST_BPS, PaperBook
+from .broker import Broker, Mirror, Sent
 from .ledger import Bar, Ledger, calendar_of, price_of, replay
 
 PAPER = "paper"
@@ -82,6 +84,8 @@ class Paper:
     problems: list[tuple[str, str]] = field(default_factory=list)
     # the currency pairs among its tickers: measured on their own return, no benchmark (said so)
     unbenchmarked: tuple[str, ...] = ()
+    # its orders as mirrored to Alpaca's paper account, when keys are given (graph/paper/broker.py)
+    mirrored: tuple[Sent, ...] = ()
 
     @property
     def book(self) -> PaperBook:
@@ -140,10 +144,11 @@ def amount_of(text: str | Decimal) -> Decimal:
 
 
 class PaperKeeper:
-    def __init__(self, store: BaseStore, vendor: Vendor):
+    def __init__(self, store: BaseStore, vendor: Vendor, broker: Broker | None = None):
         self.books = PaperStore(store)
         self.log = DecisionLog(store)
         self.vendor = vendor
+        self.mirror = Mirror(store, broker) if broker is not None else None  # None: nothing sent anywhere
 
     async def start(self, user: str, amount: str | Decimal, now: datetime,
                     cost_bps: Decimal = DEFAULT_COST_BPS) -> PaperBook:
@@ -189,7 +194,12 @@ class PaperKeeper:
         benchmarks = tuple(Benchmark(name, benchmark_curve(book, bars.get(name, {}), days), tuple(of))
                            for name, of in measured.items())
         pairs = tuple(dict.fromkeys(o.ticker for o in book.orders if benchmark_of(o.ticker) == NO_BENCHMARK))
-        return Paper(ledger, benchmarks, problems, pairs)
+        mirrored: tuple[Sent, ...] = ()
+        if self.mirror is not None:
+            closes = {t: rows[d].close for t, rows in bars.items() for d in sorted(rows)[-1:] if rows[d].close}
+            mirrored = tuple(await self.mirror.sync(user, [u.order for u in ledger.waiting], ledger.equity,
+                                                    {t: c for t, c in closes.items() if c is not None}, clock.now()))
+        return Paper(ledger, benchmarks, problems, pairs, mirrored)
 
     def _bars(self, tickers: list[str], since: date, last: date
               ) -> tuple[dict[str, dict[date, Bar]], list[tuple[str, str]]]:

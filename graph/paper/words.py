@@ -193,6 +193,32 @@ def calibration_lines(c: Calibration, language: str) -> list[str]:
     return lines
 
 
+def _when(iso: str) -> str:
+    try:
+        return datetime.fromisoformat(iso).astimezone(NEW_YORK).date().isoformat()
+    except ValueError:
+        return iso
+
+
+def broker_lines(paper: Paper, language: str) -> list[str]:
+    """The book's orders as mirrored to Alpaca's paper account, each fill beside the book's own."""
+    fills = {t.call_id: t for t in paper.ledger.trades if t.why == "call"}
+    lines = [_say(language, "broker_title")]
+    for s in paper.mirrored:
+        side = _say(language, "action_buy" if s.side == "buy" else "action_short") if s.side else ""
+        fields = dict(ticker=s.ticker, side=side, qty=s.qty)
+        if s.not_sent:
+            lines.append(_say(language, f"broker_{s.not_sent}", why=s.refusal, **fields))
+        elif s.filled_price and s.status in ("filled", "partially_filled"):
+            book = fills.get(s.call_id)
+            lines.append(_say(language, "broker_filled", filled=s.filled_qty, price=s.filled_price,
+                              date=_when(s.filled_at), book=f"{_price(book.price)} ({shares(book.shares)})" if book
+                              else _say(language, "broker_book_none"), **fields))
+        else:
+            lines.append(_say(language, "broker_open", client=s.client_id, status=s.status, **fields))
+    return lines
+
+
 def paper_answer(paper: Paper, mine: Scored | None, benchmarks: Mapping[str, Scored | None], calibration: Calibration,
                  language: str = DEFAULT_LANGUAGE, link: Link = _as_is) -> str:
     """Everything the user sees of the paper book, as Markdown-ish text (one block per part); each thread id as
@@ -221,6 +247,8 @@ def paper_answer(paper: Paper, mine: Scored | None, benchmarks: Mapping[str, Sco
         notes.append(_say(language, "gaps", days=", ".join(f"{d.isoformat()} ({t})" for d, t in ledger.gaps)))
     if notes:
         blocks.append(notes)
+    if paper.mirrored:
+        blocks.append(broker_lines(paper, language))
     blocks.append(metrics_lines(paper, mine, benchmarks, language))
     blocks.append(calibration_lines(calibration, language))
     return "\n\n".join("\n".join(b) for b in blocks)
