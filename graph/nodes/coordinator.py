@@ -153,7 +153,7 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor,
         given = runtime.context.today if runtime.context else None
         today = given or clock.today()
         if (aside := await answered_aside(runtime, vendor, models, text, today, score,
-                                          thread_language(settings.language, state.get("language"), text))):
+                                          lambda: thread_language(settings.language, state.get("language"), text))):
             return aside
         # A stopped run's reports and turns are on screen too: questions about them are follow-ups.
         decided = (state.get("final_decision") is not None or bool(entries(state))
@@ -290,12 +290,15 @@ def _shaper(models: ModelRegistry, model: BaseChatModel) -> Shape:
 
 
 async def answered_aside(runtime: Runtime[DeskContext], vendor: Vendor, models: ModelRegistry, text: str, today: date,
-                         score: Score | None, language: str) -> dict[str, Any] | None:
+                         score: Score | None, language_of: Callable[[], str]) -> dict[str, Any] | None:
     """The track record (a table, and its chart) or the paper book (on LangGraph Server: nobody routed it before the
-    graph) asked for, not an analysis: answered here in `language`; None for any other message."""
+    graph) asked for, not an analysis: answered here in the thread's language (`language_of`); None for any other
+    message."""
     if asks_for_record(text):
+        language = language_of()
         return await _record_answer(runtime, vendor, models, text, today, language) | {"language": language}
     if (paper := read_paper(text)) is not None:
+        language = language_of()
         return await paper_in_run(runtime, vendor, models, paper, today, language, score) | {"language": language}
     return None
 
