@@ -80,7 +80,7 @@ from .notes.address import note_item
 from .notes.inbox import NOTES_PER_TURN, Note, quoted_note, unread_in
 from .paper.book import DEFAULT_COST_BPS, PaperBook
 from .paper.keeper import Paper, PaperError, amount_of
-from .paper.words import paper_answer, paper_heading
+from .paper.words import paper_answer, paper_figures, paper_heading, paper_tickers
 from .persistence.accounts import (
     ACCOUNTS_FILE,
     DEFAULT_PASSWORD,
@@ -278,7 +278,9 @@ __all__ = [
     "normalize_name",
     "note_item",
     "paper_answer",
+    "paper_figures",
     "paper_heading",
+    "paper_tickers",
     "persona_label",
     "phrase",
     "plain_line",

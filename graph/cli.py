@@ -546,12 +546,9 @@ async def show_paper(args: argparse.Namespace, settings: Settings) -> int:
         if paper is None:
             print(say("paper.none"))
             return 0
-        start = float(paper.book.start_amount)
-        mine = curve_metrics(start, [(d, float(v)) for d, v in paper.ledger.curve]) if paper.ledger.curve else None
-        bench = curve_metrics(start, [(d, float(v)) for d, v in paper.benchmark_curve]) \
-            if paper.benchmark_curve else None
+        mine, benches = words.figures(paper, curve_metrics)
         calls = await desk.track.calls(args.user, today)
-        print(words.paper_answer(paper, mine, bench, calibration(calls), language))
+        print(words.paper_answer(paper, mine, benches, calibration(calls), language))
     return 0
 
 

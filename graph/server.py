@@ -8,6 +8,9 @@ with no key it is the demo model on synthetic data.
 Interjections reach a run through the server's store API: graph/notes/address.py's `note_item` is
 the item to `client.store.put_item` into the thread's inbox, which the next speaker reads.
 
+A user's paper book lives here too, in the server's store beside the calls its runs log: `/paper start 100000`,
+`/paper`, `/paper stop` sent as a run's message (graph/nodes/paper.py), the authenticated user's own.
+
 A backtest's days run here too (graph/backtest/server_days.py): the vendor tells each failure on the
 run's custom stream, so the runner in another process learns a day rested on missing data.
 """
@@ -19,6 +22,7 @@ from typing import Any, TypeVar
 from langgraph.config import get_stream_writer
 from langgraph.graph.state import CompiledStateGraph
 
+from graph.backtest.metrics import curve_metrics
 from graph.backtest.watch import VENDOR_FAILED, WatchedVendor
 from graph.core import clock
 from graph.core.settings import Settings
@@ -55,7 +59,8 @@ def make_graph(settings: Settings | None = None) -> CompiledStateGraph[Any, Any,
     # The coordinator's tables (companies, NYSE holidays) load from files: once here, at import,
     # not in the first run, where the server's event loop would block on them.
     parse_request("should I buy NVDA today?", clock.today())
-    return build_graph(settings, models=ModelRegistry(settings), vendor=ReportingVendor(make_vendor(settings)))
+    return build_graph(settings, models=ModelRegistry(settings), vendor=ReportingVendor(make_vendor(settings)),
+                       paper_score=curve_metrics)
 
 
 graph = make_graph()

@@ -4,9 +4,9 @@ paper trading", "用10万模拟跟单", "我的模拟账户", "停止模拟" (gr
 Opting in states the rules (the next session's open, the cost in bp, stops on the daily bars, the horizon's close) and
 waits for Start or Cancel (the kit's offer, stored: answered once, only by its user). Showing it settles the book as
 of the last final close (graph's `PaperKeeper.settle`, what `python -m graph paper` shows) and says it in the thread's
-language, each trade's and order's thread a link to it, with the equity curve against the class benchmark and its
-drawdown, and the calibration of the user's settled calls (chat/views/paper_view.py). The work is graph's: this
-module only words it and draws it.
+language, each trade's and order's thread a link to it, with the equity curve against the benchmark of each asset
+class it traded and the drawdowns, and the calibration of the user's settled calls (chat/views/paper_view.py). The
+work is graph's: this module only words it and draws it.
 """
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ from graph import (
     curve_metrics,
     money,
     paper_answer,
+    paper_figures,
     paper_heading,
     phrase,
 )
@@ -121,12 +122,9 @@ class PaperBooks:
         if paper is None:
             await self._send(_say(language, "chat_none"), language)
             return
-        start = float(paper.book.start_amount)
-        mine = curve_metrics(start, [(d, float(v)) for d, v in paper.ledger.curve]) if paper.ledger.curve else None
-        bench = curve_metrics(start, [(d, float(v)) for d, v in paper.benchmark_curve]) \
-            if paper.benchmark_curve else None
+        mine, benches = paper_figures(paper, curve_metrics)
         calibrated = calibration(await desk.track.calls(user, today))
-        text = paper_answer(paper, mine, bench, calibrated, language, link=thread_link)
+        text = paper_answer(paper, mine, benches, calibrated, language, link=thread_link)
         if not paper.ledger.curve:
             text += "\n\n" + _say(language, "no_curve", since=paper.book.since_date.isoformat())
         message = desk_message(text, language=language)

@@ -1,9 +1,9 @@
 """The paper book's charts and the calibration's (the answer to "/paper", and beside "/record"'s table).
 
-* **Equity**: the paper book's value at each session's close against its class benchmark (the stated amount held in
-  it from the book's first open, graph/paper/keeper.py), with each one's drawdown from its running peak (the stated
-  amount counts as the first peak, as Table 1's MDD counts it) in a panel below. Only the closes the ledger has: a
-  session left off (a gap) is not drawn, no value is made up.
+* **Equity**: the paper book's value at each session's close against the benchmark of each asset class it traded (the
+  stated amount held in each from the book's first open, graph/paper/keeper.py), with each one's drawdown from its
+  running peak (the stated amount counts as the first peak, as Table 1's MDD counts it) in a panel below. Only the
+  closes the ledger has: a session left off (a gap) is not drawn, no value is made up.
 * **Calibration**: the reliability chart, each confidence bucket's hit rate at its mean stated confidence against the
   diagonal (a calibrated desk's hit rate is what it says), with its count of calls; the bucket farthest from the
   diagonal is annotated in words ("Says 0.80, right 50 %"), so overconfidence shows at a glance; the Brier score in
@@ -21,15 +21,18 @@ import chainlit as cl
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 from plotly.subplots import make_subplots  # type: ignore[import-untyped]
 
-from graph import Calibration, Paper, persona_label, phrase
+from graph import Calibration, Paper, paper_tickers, persona_label, phrase
 
 from ..languages import DEFAULT
 from .card import GRID, TEXT, chart_element, date_axis
 
 PAPER_COLOUR = "#3b82f6"
 BENCHMARK_COLOUR = "#8a8f98"
+# The second and later class benchmarks (a book of US stocks and coins: SPY grey, BTC-USD amber).
+MORE_BENCHMARKS = ("#f59e0b", "#a855f7", "#14b8a6", "#ec4899")
 RIGHT_COLOUR = "#22c55e"
 OFF_COLOUR = "#ef4444"
+LOW_HIT = 0.35  # below this hit rate the note on the farthest bucket goes above its point
 
 
 def _say(language: str, key: str, **fields: object) -> str:
@@ -53,11 +56,12 @@ def curve_series(start: Decimal, curve: Sequence[tuple[date, Decimal]]) -> tuple
 
 
 def equity_figure(paper: Paper, language: str = DEFAULT) -> go.Figure:
-    """The paper book's value against its benchmark's, and both drawdowns below; titled in `language`."""
+    """The paper book's value against each class benchmark's, and their drawdowns below; titled in `language`."""
     start = paper.book.start_amount
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, row_heights=[0.68, 0.32], vertical_spacing=0.07)
-    lines = ((paper.benchmark, paper.benchmark_curve, BENCHMARK_COLOUR, 1.5),
-             (_say(language, "equity_name"), paper.ledger.curve, PAPER_COLOUR, 2.6))
+    colours = (BENCHMARK_COLOUR, *MORE_BENCHMARKS)
+    lines = [*((b.name, b.curve, colours[i % len(colours)], 1.5) for i, b in enumerate(paper.benchmarks)),
+             (_say(language, "equity_name"), paper.ledger.curve, PAPER_COLOUR, 2.6)]
     for name, curve, colour, width in lines:  # the book last, drawn on top
         days, values, falls = curve_series(start, curve)
         mine = colour == PAPER_COLOUR
@@ -69,7 +73,9 @@ def equity_figure(paper: Paper, language: str = DEFAULT) -> go.Figure:
                                  hovertemplate="%{y:.2f} %"), row=2, col=1)
     fig.add_hline(y=float(start), line={"color": TEXT, "dash": "dot", "width": 1}, row=1, col=1)
     fig.update_layout(
-        title={"text": _say(language, "equity_title", benchmark=paper.benchmark), "x": 0, "xanchor": "left",
+        title={"text": _say(language, "equity_title", benchmark=paper_tickers([b.name for b in paper.benchmarks],
+                                                                                language))
+               if paper.benchmarks else _say(language, "equity_title_alone"), "x": 0, "xanchor": "left",
                "font": {"size": 16}},
         height=480, margin={"l": 72, "r": 16, "t": 84, "b": 40},
         paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)",
@@ -115,8 +121,9 @@ def calibration_figure(c: Calibration, language: str = DEFAULT) -> go.Figure:
         customdata=[[p[0], p[3]] for p in points],
         hovertemplate="%{customdata[0]}: %{y:.0f} % (%{customdata[1]})<extra></extra>"), row=1, col=1)
     if (off := most_off(c)) is not None and abs(off[2] - off[1]) >= 0.1:
-        # Away from the diagonal, on the side the bucket fell: below it when the desk said more than it was right.
-        over = off[2] < off[1]
+        # Away from the diagonal, on the side the bucket fell: below it when the desk said more than it was right,
+        # unless the point is too low for that (a hit rate near 0: the note would fall on the axis and the legend).
+        over = off[2] < off[1] and off[2] >= LOW_HIT
         fig.add_annotation(x=off[1], y=off[2] * 100, xref="x", yref="y", showarrow=True, arrowhead=2,
                            arrowcolor=OFF_COLOUR, ax=-40 if off[1] > 0.5 else 40, ay=56 if over else -56,
                            text=_say(language, "off_diagonal", said=f"{off[1]:.2f}", hit=f"{off[2] * 100:.0f} %",

@@ -56,6 +56,17 @@ def _floor(quantity: Decimal, places: int) -> Decimal:
     return quantity.quantize(Decimal(1).scaleb(-places), rounding=ROUND_DOWN)
 
 
+def in_units(symbol: str, quantity: Decimal) -> Decimal:
+    """A quantity of the symbol rounded down to its class's units: whole shares, a coin to 8 decimals, a currency
+    pair to 2 (the rule above; the paper book sizes its fills with it too, graph/paper/ledger.py)."""
+    return _floor(quantity, _places(symbol))
+
+
+def fractional(symbol: str) -> bool:
+    """Whether the symbol's class is sized in fractions of a unit (a coin, a currency pair)."""
+    return _places(symbol) > 0
+
+
 @dataclass(frozen=True)
 class Sizing:
     action: Action
@@ -133,7 +144,7 @@ def size_against(book: Book, symbol: str, price: Decimal | int | str, signal: Si
     if value <= 0:
         return Sizing("gap", **_said("gap_value", value=money(value)), gaps=("book value",),
                       cash_after=book.cash, after=before, weight_after=weight_before, **base)
-    wanted = _floor(value * pct / 100 / price_d, _places(symbol))
+    wanted = in_units(symbol, value * pct / 100 / price_d)
     notes = [f"{pct.normalize():f}% of {money(value)} is {money(value * pct / 100)}: {shares(wanted)} "
              f"{_units(symbol)} at {money(price_d)}"]
     if signal == "BUY":
@@ -152,7 +163,7 @@ def size_against(book: Book, symbol: str, price: Decimal | int | str, signal: Si
 def _buy(book: Book, base: dict[str, Any], wanted: Decimal, notes: list[str]) -> Sizing:
     symbol, price, value, before = base["symbol"], base["price"], base["value"], base["before"]
     held = before.quantity if before else Decimal(0)
-    affordable = _floor(max(book.cash, Decimal(0)) / price, _places(symbol))
+    affordable = in_units(symbol, max(book.cash, Decimal(0)) / price)
     count = min(wanted, affordable)
     if affordable < wanted:
         notes.append(f"the cash ({money(book.cash)}) covers only {shares(affordable)}")

@@ -18,7 +18,7 @@ from .words import DEFAULT_LANGUAGE, is_language, label, ruling_value
 
 Signal = Literal["BUY", "SELL", "HOLD"]
 # What the coordinator made of a message (graph/request/intent.py decides it).
-Intent = Literal["analyze", "followup", "chat", "clarify", "record"]
+Intent = Literal["analyze", "followup", "chat", "clarify", "record", "paper"]
 
 
 class Turn(BaseModel):

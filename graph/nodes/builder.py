@@ -26,6 +26,7 @@ from ..core.settings import Settings
 from ..core.state import DeskState
 from ..data.vendor import Vendor
 from ..models.registry import ModelRegistry
+from ..paper.words import Score
 from ..record.figures import checked
 from ..tools import make_toolkit
 from .analysts import Toolkit, make_analyst
@@ -38,7 +39,10 @@ FOLLOWUP = "followup"
 
 def build_graph(settings: Settings, *, models: ModelRegistry, vendor: Vendor, toolkit: Toolkit | None = None,
                 checkpointer: BaseCheckpointSaver[Any] | None = None,
-                store: BaseStore | None = None) -> CompiledStateGraph[Any, Any, Any, Any]:
+                store: BaseStore | None = None, paper_score: Score | None = None
+                ) -> CompiledStateGraph[Any, Any, Any, Any]:
+    """The desk's graph. `paper_score`: Table 1's figures of a paper book asked for in a run (LangGraph Server's graph
+    passes graph/backtest/metrics.py's curve_metrics; the chat and the CLI route /paper before the graph)."""
     parallel = settings.parallel_analysts
 
     def plan(state: DeskState) -> RunPlan:
@@ -60,7 +64,7 @@ def build_graph(settings: Settings, *, models: ModelRegistry, vendor: Vendor, to
         return route
 
     g = StateGraph(DeskState, context_schema=DeskContext)
-    _add_nodes(g, settings, models, vendor, toolkit or partial(make_toolkit, vendor))
+    _add_nodes(g, settings, models, vendor, toolkit or partial(make_toolkit, vendor), paper_score)
     analyst_nodes = [a.node for a in ANALYSTS]
     turn_nodes = [*DEBATERS, RESEARCH_MANAGER_NODE, TRADER_NODE, RISK_JUDGE_NODE]
     g.add_edge(START, "coordinator")
@@ -75,9 +79,9 @@ def build_graph(settings: Settings, *, models: ModelRegistry, vendor: Vendor, to
 
 
 def _add_nodes(g: StateGraph[Any, Any, Any, Any], settings: Settings, models: ModelRegistry, vendor: Vendor,
-               toolkit: Toolkit) -> None:
+               toolkit: Toolkit, paper_score: Score | None = None) -> None:
     """Every node of the desk: the coordinator, the follow-up, the analysts and the speakers after them."""
-    g.add_node("coordinator", make_coordinator(settings, models, vendor))
+    g.add_node("coordinator", make_coordinator(settings, models, vendor, paper_score))
     # Every persona turn is followed by the check of the figures it cites (graph/record/figures.py).
     g.add_node(FOLLOWUP, checked(make_followup(models)))
     for spec in ANALYSTS:

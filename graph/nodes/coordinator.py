@@ -27,6 +27,8 @@ from ..core.state import Debate, DeskState
 from ..core.words import DEFAULT_LANGUAGE, phrase, word_list
 from ..data.vendor import UnknownSymbol, Vendor, VendorError, asset_class_of
 from ..models.registry import ModelRegistry
+from ..paper.ask import read_paper
+from ..paper.words import Score
 from ..record.case import entries, past_analysis
 from ..request.cjk_names import cjk_company_name
 from ..request.companies import all_companies, company_name, is_known_ticker
@@ -43,6 +45,7 @@ from ..track.keeper import TrackRecord
 from ..track.summary import cumulative_alpha
 from ..track.words import record_answer
 from .holdings import book_for
+from .paper import paper_in_run
 from .speaking import spoken
 from .thread_language import thread_language
 
@@ -139,16 +142,19 @@ async def _unknown_ticker(parsed: ParsedRequest, vendor: Vendor) -> str | None:
             f"(A stock listed after {as_of} has no prices on that date yet.)")
 
 
-def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor) -> Callable[..., Any]:
+def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor,
+                     score: Score | None = None) -> Callable[..., Any]:
+    """`score`: Table 1's figures for a paper book asked for in a run (graph/nodes/paper.py), where one is given."""
+
     async def coordinator(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
         # Only a live model may name a company the rules don't know; the demo never guesses.
         model = models.quick(runtime.context) if models.live else None
         text = next((str(m.content) for m in reversed(state.get("messages", [])) if isinstance(m, HumanMessage)), "")
         given = runtime.context.today if runtime.context else None
         today = given or clock.today()
-        if asks_for_record(text):  # the track record, not an analysis: a table, and its chart
-            language = thread_language(settings.language, state.get("language"), text)
-            return await _record_answer(runtime, vendor, models, text, today, language) | {"language": language}
+        if (aside := await answered_aside(runtime, vendor, models, text, today, score,
+                                          lambda: thread_language(settings.language, state.get("language"), text))):
+            return aside
         # A stopped run's reports and turns are on screen too: questions about them are follow-ups.
         decided = (state.get("final_decision") is not None or bool(entries(state))
                    or bool(state.get("record_shown")))  # the record shown: a question may be about it
@@ -281,6 +287,20 @@ def _shaper(models: ModelRegistry, model: BaseChatModel) -> Shape:
                                       config={"tags": ["nostream"], "metadata": {"persona": DESK}})
         return got.value if got is not None else None
     return shape
+
+
+async def answered_aside(runtime: Runtime[DeskContext], vendor: Vendor, models: ModelRegistry, text: str, today: date,
+                         score: Score | None, language_of: Callable[[], str]) -> dict[str, Any] | None:
+    """The track record (a table, and its chart) or the paper book (on LangGraph Server: nobody routed it before the
+    graph) asked for, not an analysis: answered here in the thread's language (`language_of`); None for any other
+    message."""
+    if asks_for_record(text):
+        language = language_of()
+        return await _record_answer(runtime, vendor, models, text, today, language) | {"language": language}
+    if (paper := read_paper(text)) is not None:
+        language = language_of()
+        return await paper_in_run(runtime, vendor, models, paper, today, language, score) | {"language": language}
+    return None
 
 
 async def _record_answer(runtime: Runtime[DeskContext], vendor: Vendor, models: ModelRegistry, text: str,

@@ -21,12 +21,15 @@ from decimal import Decimal
 from langgraph.store.base import BaseStore
 
 from ..book.holdings import CENT
+from ..core import clock
+from ..core.assets import AssetClass, classify
 from ..data.vendor import Vendor, finite
 from ..persistence.namespaces import user_label, user_of
-from ..track.horizon import US_BENCHMARK
+from ..track.horizon import NO_BENCHMARK, US_BENCHMARK, benchmark_for
 from ..track.log import DecisionLog
 from ..track.settle import last_close_day
 from .book import DEFAULT_COST_BPS, PaperBook
+from .broker import Broker, Mirror, Sent
 from .ledger import Bar, Ledger, calendar_of, price_of, replay
 
 PAPER = "paper"
@@ -37,21 +40,52 @@ class PaperError(ValueError):
     """What cannot be done, in plain words (already following, an amount that is no amount)."""
 
 
-def benchmark_of(asset_class: str = "us_equity") -> str:
-    """The benchmark a paper book is measured against, by its asset class: SPY for US equities, as the
-    track record measures a US call. One place, so a class-aware benchmark can come later."""
-    return US_BENCHMARK
+def benchmark_of(ticker: str) -> str:
+    """The benchmark of the ticker's asset class, the one the track record measures its calls against
+    (graph/track/horizon.py's benchmark_for: SPY for a US stock, the Hang Seng for 0700.HK, BTC-USD for a coin, DBC for
+    a commodity future). A benchmark traded itself (SPY, BTC-USD) is its class's own benchmark for the book; a currency
+    pair has none (NO_BENCHMARK), as in the track record."""
+    found = benchmark_for(ticker)
+    if found or classify(ticker) is AssetClass.CURRENCY:
+        return found
+    return ticker.strip().upper()
+
+
+def benchmarks_of(book: PaperBook) -> dict[str, list[str]]:
+    """Each class benchmark of the book's orders and the tickers measured against it, in the order first called;
+    SPY (the desk's US default) for a book with no order yet. Currency pairs add none."""
+    if not book.orders:
+        return {US_BENCHMARK: []}
+    out: dict[str, list[str]] = {}
+    for order in book.orders:
+        name = benchmark_of(order.ticker)
+        if name != NO_BENCHMARK and order.ticker not in (tickers := out.setdefault(name, [])):
+            tickers.append(order.ticker)
+    return out
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """One class benchmark beside the book: the stated amount held in it from the book's first open (its curve),
+    and the book's tickers of that class (`measures`)."""
+
+    name: str
+    curve: list[tuple[date, Decimal]] = field(default_factory=list)
+    measures: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Paper:
-    """The book worked out as of a day, with its benchmark beside it."""
+    """The book worked out as of a day, with the benchmark of each asset class it traded beside it."""
 
     ledger: Ledger
-    benchmark: str
-    benchmark_curve: list[tuple[date, Decimal]] = field(default_factory=list)
+    benchmarks: tuple[Benchmark, ...] = ()
     # (ticker, what the vendor said) for each vendor failure: its orders wait, tried again at the next settlement
     problems: list[tuple[str, str]] = field(default_factory=list)
+    # the currency pairs among its tickers: measured on their own return, no benchmark (said so)
+    unbenchmarked: tuple[str, ...] = ()
+    # its orders as mirrored to Alpaca's paper account, when keys are given (graph/paper/broker.py)
+    mirrored: tuple[Sent, ...] = ()
 
     @property
     def book(self) -> PaperBook:
@@ -110,10 +144,11 @@ def amount_of(text: str | Decimal) -> Decimal:
 
 
 class PaperKeeper:
-    def __init__(self, store: BaseStore, vendor: Vendor):
+    def __init__(self, store: BaseStore, vendor: Vendor, broker: Broker | None = None):
         self.books = PaperStore(store)
         self.log = DecisionLog(store)
         self.vendor = vendor
+        self.mirror = Mirror(store, broker) if broker is not None else None  # None: nothing sent anywhere
 
     async def start(self, user: str, amount: str | Decimal, now: datetime,
                     cost_bps: Decimal = DEFAULT_COST_BPS) -> PaperBook:
@@ -151,12 +186,20 @@ class PaperKeeper:
                                                              *(o for o in fresh if o.call_id not in taken)]})
                 await self.books.put(book)
         last = last_close_day(today)
-        benchmark = benchmark_of()
-        tickers = sorted({o.ticker for o in book.orders} | {benchmark})
+        measured = benchmarks_of(book)
+        tickers = sorted({o.ticker for o in book.orders} | set(measured))
         bars, problems = await asyncio.to_thread(self._bars, tickers, book.since_date, last)
         ledger = replay(book, bars, last)
         days = [d for d, _ in ledger.curve] or calendar_of(book, bars, last)
-        return Paper(ledger, benchmark, benchmark_curve(book, bars.get(benchmark, {}), days), problems)
+        benchmarks = tuple(Benchmark(name, benchmark_curve(book, bars.get(name, {}), days), tuple(of))
+                           for name, of in measured.items())
+        pairs = tuple(dict.fromkeys(o.ticker for o in book.orders if benchmark_of(o.ticker) == NO_BENCHMARK))
+        mirrored: tuple[Sent, ...] = ()
+        if self.mirror is not None:
+            closes = {t: rows[d].close for t, rows in bars.items() for d in sorted(rows)[-1:] if rows[d].close}
+            mirrored = tuple(await self.mirror.sync(user, [u.order for u in ledger.waiting], ledger.equity,
+                                                    {t: c for t, c in closes.items() if c is not None}, clock.now()))
+        return Paper(ledger, benchmarks, problems, pairs, mirrored)
 
     def _bars(self, tickers: list[str], since: date, last: date
               ) -> tuple[dict[str, dict[date, Bar]], list[tuple[str, str]]]:

@@ -7,9 +7,11 @@
   day one of its tickers or its benchmark has a row) on which the ticker has no open is a gap: the order
   waits, and says so; no price is filled in.
 * **Size.** The ruling's size is a percent of the book's value at that open (cash plus each open position
-  at its open that session, or its last close when it has none): shares = floor(value × % / open), whole
-  shares; a BUY is capped at what the cash covers with its cost. A HOLD, a size without a percent, or a
-  size that comes to 0 shares is not traded, and says why.
+  at its open that session, or its last close when it has none): quantity = value × % / open rounded down in
+  the units of the ticker's class, as the user's book is sized (graph/book/sizing.py's in_units): whole shares
+  (units, contracts), a coin to 8 decimals (0.00000001 BTC), a currency pair to 2 decimals of its base
+  currency; a BUY is capped at what the cash covers with its cost, in the same units. A HOLD, a size without a
+  percent, or a size that comes to 0 units is not traded, and says why.
 * **Sides.** BUY opens a long position, SELL a short one (its proceeds credited to the cash; no margin limit
   is modelled). One position per ticker: a new BUY or SELL on a ticker with an open position first closes it
   at the same open ("replaced by a newer call"), then opens its own.
@@ -25,18 +27,22 @@
   that session has passed expires.
 * **Marks.** The equity curve is the book's value at each session's close (positions at their close; a short
   counts negative). A session on which an open position has no close is a gap in the curve, listed, not a
-  point made up.
+  point made up; unless its own market had no session that day (a Saturday, when the book also holds a coin;
+  graph/core/trading_days.py on its listing's calendar): its last close is its value then, as it is a
+  broker's. An order waiting through such a day is not waiting through a gap either.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal
 
 from ..book.holdings import CENT
-from ..book.sizing import percent_of
+from ..book.sizing import fractional, in_units, percent_of
+from ..core.assets import market_of
+from ..core.trading_days import is_trading_day
 from ..track.horizon import sessions as horizon_sessions
 from ..track.settle import price_in
 from .book import Order, PaperBook
@@ -132,6 +138,11 @@ def price_of(value: Decimal | float | None) -> Decimal | None:
     return Decimal(repr(value) if isinstance(value, float) else value).quantize(PRICE, rounding=ROUND_HALF_UP)
 
 
+def trades_on(ticker: str, day: date) -> bool:
+    """Whether the ticker's own market has a session on `day` (a coin every day, a US stock not on a Saturday)."""
+    return is_trading_day(day, market_of(ticker))
+
+
 def horizon_end(order: Order, rows: Mapping[date, Bar]) -> date | None:
     """The n-th session of the ticker after the decision's day (None while the data has fewer)."""
     after = sorted(d for d in rows if d > date.fromisoformat(order.decided))
@@ -198,14 +209,15 @@ class _Run:
         value = self._value_at_open(day)
         pct = percent_of(order.position_size) or Decimal(0)
         side = 1 if order.signal == "BUY" else -1
-        count = (value * pct / 100 / price).to_integral_value(rounding=ROUND_DOWN) if value > 0 else Decimal(0)
+        count = in_units(order.ticker, value * pct / 100 / price) if value > 0 else Decimal(0)
         if side > 0:
-            per_share = price * (1 + self.book.cost / BPS)
-            affordable = (max(self.ledger.cash, Decimal(0)) / per_share).to_integral_value(rounding=ROUND_DOWN)
-            count = min(count, affordable)
+            per_unit = price * (1 + self.book.cost / BPS)
+            count = min(count, in_units(order.ticker, max(self.ledger.cash, Decimal(0)) / per_unit))
         if count <= 0:
-            self._skip(order, f"{pct.normalize():f} % of the book's value buys no whole share at {price}",
-                       "no_shares", pct=f"{pct.normalize():f}", price=f"{price.normalize():f}")
+            units = "no_units" if fractional(order.ticker) else "no_shares"
+            self._skip(order, f"{pct.normalize():f} % of the book's value buys "
+                       f"{'not even the smallest unit' if units == 'no_units' else 'no whole share'} at {price}",
+                       units, pct=f"{pct.normalize():f}", price=f"{price.normalize():f}")
             return
         stop, note = price_in(order.stop), ""
         stop_d = price_of(stop) if stop is not None else None
@@ -254,7 +266,7 @@ class _Run:
             bar = self.bars.get(p.ticker, {}).get(day)
             if bar is not None and bar.close is not None:
                 p.mark = bar.close
-            else:
+            elif trades_on(p.ticker, day):
                 missing.append(p.ticker)
         if missing:
             self.ledger.gaps.append((day, ", ".join(sorted(missing))))
@@ -268,8 +280,8 @@ class _Run:
         for order in self.pending:
             decided = date.fromisoformat(order.decided)
             rows = self.bars.get(order.ticker, {})
-            missed = next((d for d in calendar if d > decided and (rows.get(d) is None or rows[d].open is None)),
-                          None)
+            missed = next((d for d in calendar if d > decided and trades_on(order.ticker, d)
+                           and (rows.get(d) is None or rows[d].open is None)), None)
             if missed is not None:
                 reason = f"no open for {order.ticker} on {missed.isoformat()}: waits for the next one"
                 fields = (("key", "gap"), ("date", missed.isoformat()))

@@ -1,15 +1,17 @@
 """The paper book in words for the user (`python -m graph paper`; the chat's /paper later), in the reader's
 language (the [paper] section of prompts/words_<code>.md): positions, cash, open orders, trades with their
-reasons and threads, the Table 1 figures since the book began beside its benchmark's, and the calibration of
-the track record. Figures, tickers, signals, dates and thread ids are shown as they are."""
+reasons and threads, the Table 1 figures since the book began beside those of the benchmark of each asset class it
+traded (with the book's alpha over each), and the calibration of the track record. Figures, tickers, signals,
+dates and thread ids are shown as they are."""
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime
 from decimal import Decimal
 from typing import Protocol
 
 from ..book.holdings import money, shares
+from ..book.sizing import fractional
 from ..core.personas import persona_label
 from ..core.words import DEFAULT_LANGUAGE, phrase
 from ..track.calibration import Calibration
@@ -35,6 +37,21 @@ class Scored(Protocol):
     def max_drawdown(self) -> float | None: ...
     @property
     def days(self) -> int: ...
+
+
+# Table 1's figures of a curve from the stated amount (graph/backtest/metrics.py's curve_metrics, passed in by those
+# above the paper room: the CLI, the chat, the graph LangGraph Server serves).
+Score = Callable[[float, list[tuple[date, float]]], Scored]
+
+
+def figures(paper: Paper, score: Score) -> tuple[Scored | None, dict[str, Scored]]:
+    """Table 1's figures of the book's curve, and of each class benchmark's (by name), each from the stated amount."""
+    start = float(paper.book.start_amount)
+    mine = score(start, [(d, float(v)) for d, v in paper.ledger.curve]) if paper.ledger.curve else None
+    return mine, {b.name: score(start, [(d, float(v)) for d, v in b.curve]) for b in paper.benchmarks if b.curve}
+
+
+paper_figures = figures  # the public face's name for it (graph/__init__.pyi)
 
 
 def _say(language: str, key: str, **fields: object) -> str:
@@ -74,7 +91,8 @@ def _short(text: str) -> str:
 
 
 def position_line(p: Position, language: str) -> str:
-    return _say(language, "position", ticker=p.ticker, side=_say(language, "long" if p.side > 0 else "short"),
+    key = "position_units" if fractional(p.ticker) else "position"  # a coin is not counted in shares
+    return _say(language, key, ticker=p.ticker, side=_say(language, "long" if p.side > 0 else "short"),
                 shares=shares(p.shares), price=_price(p.price), filled=p.filled.isoformat(),
                 stop=_price(p.stop) if p.stop is not None else _say(language, "no_stop"),
                 ends=(p.ends or expected_end(p)).isoformat(),
@@ -106,7 +124,8 @@ def trade_line(t: Trade, signal: str, language: str, link: Link = _as_is) -> str
                else _say(language, "why_call", signal=signal))
     else:
         why = _say(language, f"why_{t.why}")
-    return _say(language, "trade", date=t.day.isoformat(), action=_say(language, f"action_{t.action}"),
+    key = "trade_units" if fractional(t.ticker) else "trade"
+    return _say(language, key, date=t.day.isoformat(), action=_say(language, f"action_{t.action}"),
                 shares=shares(t.shares), ticker=t.ticker, price=_price(t.price), amount=money(t.amount),
                 fee=money(t.fee), cash=money(t.cash_after), why=why, thread=link(t.thread_id))
 
@@ -115,17 +134,40 @@ def _section(title: str, lines: Sequence[str], language: str) -> list[str]:
     return [title, *(lines or [f"- {_say(language, 'nothing')}"])]
 
 
-def metrics_lines(paper: Paper, mine: Scored | None, benchmark: Scored | None, language: str) -> list[str]:
+def _row(language: str, key: str, m: Scored, **fields: object) -> str:
+    return _say(language, key, cr=_pct(m.cumulative_return, language), arr=_pct(m.annualized_return, language),
+                sharpe=f"{m.sharpe:.2f}" if m.sharpe is not None else _say(language, "na"),
+                mdd=f"{m.max_drawdown * 100:.2f} %" if m.max_drawdown is not None else _say(language, "na"), **fields)
+
+
+def joined(names: Sequence[str], language: str) -> str:
+    """Tickers in a list as the language writes one ("SPY, BTC-USD"; "SPY、BTC-USD")."""
+    return _say(language, "tickers_joiner").join(names)
+
+
+def alpha_of(mine: Scored, benchmark: Scored) -> float | None:
+    """The book's cumulative return less the benchmark's, over the same sessions."""
+    if mine.cumulative_return is None or benchmark.cumulative_return is None:
+        return None
+    return mine.cumulative_return - benchmark.cumulative_return
+
+
+def metrics_lines(paper: Paper, mine: Scored | None, benchmarks: Mapping[str, Scored | None],
+                  language: str) -> list[str]:
+    """Table 1's figures of the book, then of each class benchmark (`benchmarks`, by name) with the book's alpha
+    over it; the currency pairs, which have none, said so."""
     if mine is None or not mine.days:
         return [_say(language, "metrics_none")]
-    lines = [_say(language, "metrics", since=_day(paper.book.since), days=mine.days)]
-    for name, m in ((_say(language, "paper_name"), mine), (paper.benchmark, benchmark)):
-        if m is None:
+    lines = [_say(language, "metrics", since=_day(paper.book.since), days=mine.days),
+             _row(language, "metrics_row", mine, name=_say(language, "paper_name"))]
+    for b in paper.benchmarks:
+        if (m := benchmarks.get(b.name)) is None:
             continue
-        lines.append(_say(language, "metrics_row", name=name, cr=_pct(m.cumulative_return, language),
-                          arr=_pct(m.annualized_return, language),
-                          sharpe=f"{m.sharpe:.2f}" if m.sharpe is not None else _say(language, "na"),
-                          mdd=f"{m.max_drawdown * 100:.2f} %" if m.max_drawdown is not None else _say(language, "na")))
+        alpha = alpha_of(mine, m)
+        lines.append(_row(language, "metrics_benchmark_row" if b.measures else "metrics_default_row", m, name=b.name,
+                          of=joined(b.measures, language), alpha=_pct(alpha, language)))
+    if paper.unbenchmarked:
+        lines.append(_say(language, "no_benchmark", tickers=joined(paper.unbenchmarked, language)))
     return lines
 
 
@@ -151,10 +193,37 @@ def calibration_lines(c: Calibration, language: str) -> list[str]:
     return lines
 
 
-def paper_answer(paper: Paper, mine: Scored | None, benchmark: Scored | None, calibration: Calibration,
+def _when(iso: str) -> str:
+    try:
+        return datetime.fromisoformat(iso).astimezone(NEW_YORK).date().isoformat()
+    except ValueError:
+        return iso
+
+
+def broker_lines(paper: Paper, language: str) -> list[str]:
+    """The book's orders as mirrored to Alpaca's paper account, each fill beside the book's own."""
+    fills = {t.call_id: t for t in paper.ledger.trades if t.why == "call"}
+    lines = [_say(language, "broker_title")]
+    for s in paper.mirrored:
+        side = _say(language, "action_buy" if s.side == "buy" else "action_short") if s.side else ""
+        fields = dict(ticker=s.ticker, side=side, qty=s.qty)
+        if s.not_sent:
+            lines.append(_say(language, f"broker_{s.not_sent}", why=s.refusal, **fields))
+        elif s.filled_price and s.status in ("filled", "partially_filled"):
+            book = fills.get(s.call_id)
+            lines.append(_say(language, "broker_filled", filled=s.filled_qty, price=s.filled_price,
+                              date=_when(s.filled_at), book=f"{_price(book.price)} ({shares(book.shares)})" if book
+                              else _say(language, "broker_book_none"), **fields))
+        else:
+            lines.append(_say(language, "broker_open", client=s.client_id, status=s.status, **fields))
+    return lines
+
+
+def paper_answer(paper: Paper, mine: Scored | None, benchmarks: Mapping[str, Scored | None], calibration: Calibration,
                  language: str = DEFAULT_LANGUAGE, link: Link = _as_is) -> str:
     """Everything the user sees of the paper book, as Markdown-ish text (one block per part); each thread id as
-    `link` makes it (the chat's: a link to the thread)."""
+    `link` makes it (the chat's: a link to the thread); `benchmarks` Table 1's figures of each class benchmark (by
+    name, as `paper.benchmarks` lists them)."""
     ledger = paper.ledger
     book = paper.book
     signals = {o.call_id: o.signal for o in book.orders}
@@ -178,6 +247,11 @@ def paper_answer(paper: Paper, mine: Scored | None, benchmark: Scored | None, ca
         notes.append(_say(language, "gaps", days=", ".join(f"{d.isoformat()} ({t})" for d, t in ledger.gaps)))
     if notes:
         blocks.append(notes)
-    blocks.append(metrics_lines(paper, mine, benchmark, language))
+    if paper.mirrored:
+        blocks.append(broker_lines(paper, language))
+    blocks.append(metrics_lines(paper, mine, benchmarks, language))
     blocks.append(calibration_lines(calibration, language))
     return "\n\n".join("\n".join(b) for b in blocks)
+
+
+paper_tickers = joined  # the public face's name for it (graph/__init__.pyi)

@@ -37,6 +37,7 @@ from ..nodes.analysts import Toolkit
 from ..nodes.builder import build_graph
 from ..nodes.holdings import priced_book
 from ..notes.inbox import Inbox
+from ..paper.broker import paper_broker
 from ..paper.keeper import PaperKeeper
 from ..persistence.database import open_checkpointer, open_leases, open_rates, open_store
 from ..persistence.lease import Held, Leases, MemoryLeases, hold_run
@@ -98,8 +99,9 @@ class DeskRuntime:
 
     @property
     def paper(self) -> PaperKeeper:
-        """The users' paper books, in the same store, priced by the same vendor (graph/paper/)."""
-        return PaperKeeper(self.store, self.vendor)
+        """The users' paper books, in the same store, priced by the same vendor (graph/paper/); their orders mirrored to
+        Alpaca's paper account when its keys are in the environment (graph/paper/broker.py)."""
+        return PaperKeeper(self.store, self.vendor, paper_broker())
 
     @property
     def owners(self) -> ThreadOwners:

@@ -109,7 +109,7 @@ def test_paper_and_record_show_the_book_its_charts_and_the_calibration(own_page:
     expect(answer).to_contain_text("waits for the open of the first session after 2024-06-27")
     expect(answer).to_contain_text("2024-05-22 buy")
     expect(answer.locator('a[href^="/thread/"]').first).to_be_visible()
-    expect(answer).to_contain_text("SPY: CR")
+    expect(answer).to_contain_text("SPY, the benchmark of NVDA, AAPL")
     charts = answer.locator(".js-plotly-plot")
     expect(charts).to_have_count(2, timeout=30_000)
     expect(charts.nth(0).locator(".gtitle")).to_have_text("Paper book vs SPY")
@@ -119,8 +119,8 @@ def test_paper_and_record_show_the_book_its_charts_and_the_calibration(own_page:
     shot(page, "1-paper-top")
     answer.get_by_text("Trades", exact=True).scroll_into_view_if_needed()
     shot(page, "2-paper-trades")
-    charts.nth(0).evaluate("e => e.scrollIntoView({block: 'start'})")
-    shot(page, "3-paper-equity")
+    charts.nth(0).scroll_into_view_if_needed()
+    charts.nth(0).screenshot(path=str(SHOTS / "3-paper-equity.png"))  # the chart whole: the page is at its end
     charts.nth(1).scroll_into_view_if_needed()
     shot(page, "4-paper-calibration")
 

@@ -96,7 +96,8 @@ async def test_paper_book_opt_in_an_order_waiting_then_filled_with_its_chart(tmp
         shown = await answer(ann, "/paper", r"\*\*Your paper book\*\*")
         assert re.search(r"^- 2024-05-22 short \d+ NVDA at [\d.]+: [\d,.]+, cost [\d.]+ · cash [\d,.]+ · the call's "
                          r"SELL.*\(thread \[\w{8}\]\(/thread/[\w-]+\)\)$", shown, re.M), shown
-        assert "As of the close of 2024-05-23" in shown and "- SPY: CR" in shown and "**Since 2024-05-21**" in shown
+        assert "As of the close of 2024-05-23" in shown and "**Since 2024-05-21**" in shown
+        assert "- SPY, the benchmark of NVDA: CR" in shown
         assert "**Calibration**" in shown
         charts = await ann.wait_for(lambda: [d for e, d in ann.events[elements:] if e == "element"
                                              and d.get("type") == "plotly" and d.get("name") == "paper-equity"]

@@ -159,3 +159,68 @@ def test_a_newer_call_on_a_ticker_replaces_its_position_at_the_same_open():
 def test_a_zero_cost_book_pays_nothing():
     buy = replay(book(order("ACME"), cost="0"), TABLE, date(2024, 5, 23)).trades[0]
     assert (buy.fee, buy.cash_after) == (Decimal("0.00"), Decimal("98024.80"))
+
+
+# A coin and a currency pair, sized in their class's units (graph/book/sizing.py's in_units), not in whole shares.
+# fmt: off
+FRACTIONAL = {
+    "BTC-USD": {date(2024, 5, 22): bar("66000", "67500", "65800", "67000"),
+                date(2024, 5, 23): bar("67123.45", "68000", "67000", "67800"),
+                date(2024, 5, 24): bar("67800", "69000", "67500", "68500")},
+    "EURUSD=X": {date(2024, 5, 22): bar("1.0820", "1.0860", "1.0810", "1.0840"),
+                 date(2024, 5, 23): bar("1.0850", "1.0870", "1.0830", "1.0860"),
+                 date(2024, 5, 24): bar("1.0860", "1.0880", "1.0850", "1.0870")},
+}
+# fmt: on
+
+
+def test_a_coin_is_bought_to_the_satoshi_at_the_next_open():
+    ledger = replay(book(order("BTC-USD", horizon="1 month")), FRACTIONAL, date(2024, 5, 24))
+    (buy,) = ledger.trades
+    # 2 % of 100,000.00 is 2,000.00; at the next open, 67,123.45: 2,000 / 67,123.45 = 0.0297958462… BTC, rounded down
+    # to 8 decimals: 0.02979584 BTC. Amount 0.02979584 × 67,123.45 = 1,999.999576448 → 2,000.00; cost 5 bp of it
+    # = 1.00; cash 100,000.00 − 2,000.00 − 1.00 = 97,999.00.
+    assert (buy.day, buy.action, buy.shares, buy.price, buy.amount, buy.fee, buy.cash_after) == (
+        date(2024, 5, 23), "buy", Decimal("0.02979584"), Decimal("67123.45"), Decimal("2000.00"), Decimal("1.00"),
+        Decimal("97999.00"))
+    # Marked at the 24th's close, 68,500: 0.02979584 × 68,500 = 2,041.01504 → 97,999.00 + 2,041.02 (in cents).
+    assert ledger.curve[-1] == (date(2024, 5, 24), Decimal("100040.02"))
+    assert [p.shares for p in ledger.positions] == [Decimal("0.02979584")]
+
+
+def test_a_currency_pair_is_sized_in_its_base_currency_to_the_cent():
+    ledger = replay(book(order("EURUSD=X", horizon="1 month")), FRACTIONAL, date(2024, 5, 24))
+    (buy,) = ledger.trades
+    # 2,000.00 / 1.0850 = 1,843.3179… EUR → 1,843.31 EUR; amount 1,843.31 × 1.085 = 1,999.99135 → 1,999.99; cost
+    # 1,999.99 × 5 / 10,000 = 0.999995 → 1.00; cash 100,000.00 − 1,999.99 − 1.00 = 97,999.01.
+    assert (buy.shares, buy.amount, buy.fee, buy.cash_after) == (
+        Decimal("1843.31"), Decimal("1999.99"), Decimal("1.00"), Decimal("97999.01"))
+
+
+def test_a_stock_stays_in_whole_shares_and_a_size_below_one_unit_says_so():
+    # 0.001 % of 100,000 is 1.00: no whole share of ACME at 123.45, and not a satoshi short of a coin either way.
+    tiny = replay(book(order("ACME", size="0.001%")), TABLE, date(2024, 5, 24))
+    assert not tiny.trades and [dict(u.fields)["key"] for u in tiny.skipped] == ["no_shares"]
+    coin = replay(book(order("BTC-USD", size="0.001%")), FRACTIONAL, date(2024, 5, 24))
+    # 1.00 / 67,123.45 = 0.0000148… BTC: 0.00001489 BTC, a fill (a whole-share rule would have skipped it).
+    assert [t.shares for t in coin.trades] == [Decimal("0.00001489")]
+
+
+def test_a_stock_held_beside_a_coin_keeps_its_last_close_when_its_market_is_shut():
+    """The coin trades on Saturday, Sunday and Memorial Day; the stock's market does not: not a gap for it."""
+    coin = {d: bar("100", "101", "99", "100") for d in (date(2024, 5, 22), date(2024, 5, 23), date(2024, 5, 24))}
+    coin |= {date(2024, 5, 25): bar("100", "111", "99", "110"), date(2024, 5, 26): bar("110", "111", "104", "105"),
+             date(2024, 5, 27): bar("105", "106", "99", "100"), date(2024, 5, 28): bar("100", "101", "99", "100")}
+    ledger = replay(book(order("ACME", horizon="1 month"), order("BTC-USD", horizon="1 month", n=1)),
+                    {"ACME": TABLE["ACME"], "BTC-USD": coin}, date(2024, 5, 28))
+    assert ledger.gaps == []
+    # The 23rd's open: ACME 16 shares (1,975.20 + fee 0.99, as above); then 2 % of the 99,999.01 left = 1,999.9802 at
+    # 100: 19.99980200 BTC, 1,999.98 + fee 1.00; cash 100,000 − 1,975.20 − 0.99 − 1,999.98 − 1.00 = 96,022.83.
+    assert [t.shares for t in ledger.trades] == [Decimal(16), Decimal("19.99980200")]
+    # Friday the 24th: 96,022.83 + 16 × 126 + 19.999802 × 100 = 100,038.81 (to the cent). Saturday: ACME at its
+    # last close (126), the coin at 110: + 19.999802 × 10 = 200.00 more.
+    curve = dict(ledger.curve)
+    assert curve[date(2024, 5, 24)] == Decimal("100038.81")
+    assert curve[date(2024, 5, 25)] == Decimal("100238.81")
+    assert [d.isoformat() for d in curve] == ["2024-05-23", "2024-05-24", "2024-05-25", "2024-05-26", "2024-05-27",
+                                              "2024-05-28"]

@@ -53,7 +53,7 @@ def test_the_paper_book_follows_a_demo_call_at_the_next_open(tmp_path):
         assert Decimal(amount.replace(",", "")) == gross
         assert Decimal(fee) == (gross * 5 / 10000).quantize(Decimal("0.01"))
         assert Decimal(cash.replace(",", "")) == Decimal(100000) + gross - Decimal(fee)
-        assert "As of the close of 2024-05-23" in shown.stdout and "- SPY: CR" in shown.stdout
+        assert "As of the close of 2024-05-23" in shown.stdout and "- SPY, the benchmark of NVDA: CR" in shown.stdout
         assert "**Calibration**" in shown.stdout
         zh = run_cli(tmp_path, "paper", DESK_LANGUAGE="zh")
         assert "**你的模拟账户**" in zh.stdout and "卖空" in zh.stdout

@@ -366,3 +366,25 @@ def test_books_watches_and_notices_are_not_served_through_the_store(client: Sync
         assert status_of(lambda s=space: bob.store.search_items(s)) == 403
         assert status_of(lambda s=space: client.store.get_item(s, "book")) == 403
         assert status_of(lambda s=space: bob.store.put_item(s, "book", {"positions": []})) == 403
+
+
+# -- the paper book (issue 40): kept for the authenticated user, in the server's store ---------------------------
+
+def said_to(client: SyncLangGraphClient, text: str, **context: str) -> str:
+    """What the Desk answers `text` with, on a new thread of the client's user."""
+    thread_id = client.threads.create()["thread_id"]
+    values = client.runs.wait(thread_id, "desk", input={"messages": [{"role": "user", "content": text}]},
+                              context=context or None)
+    return str(values["messages"][-1]["content"])
+
+
+@pytest.mark.e2e
+def test_each_user_keeps_their_own_paper_book(client: SyncLangGraphClient, bob: SyncLangGraphClient) -> None:
+    assert "From now on, each new call of yours" in said_to(client, "/paper start 100000")
+    assert "**Your paper book**" in said_to(client, "/paper")
+    # bob has none, whatever his client claims in the context; nor can he stop alice's.
+    assert "You are not following your calls on paper" in said_to(bob, "/paper", user="alice")
+    assert "There is no paper book to stop." in said_to(bob, "/paper stop", user="alice")
+    assert "**Your paper book**" in said_to(client, "/paper")
+    assert status_of(lambda: bob.store.search_items(["paper", "alice"])) == 403
+    assert status_of(lambda: client.store.get_item(["paper", "alice"], "book")) == 403
