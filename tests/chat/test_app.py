@@ -179,7 +179,8 @@ def _avatar_request(name: str):
 
 @pytest.mark.parametrize("name, picture", [
     ("Bull Researcher", "bull_researcher.svg"), ("Bull Researcher · round 2", "bull_researcher.svg"),
-    ("Risk Judge", "risk_judge.svg"), ("Desk", "desk.svg"), ("default", "desk.svg"),
+    ("Risk Judge", "risk_judge.svg"), ("Macro Analyst", "macro_analyst.svg"), ("Desk", "desk.svg"),
+    ("default", "desk.svg"),
     ("get_price_history", "tool.svg"), ("*", "tool.svg"), ("..", "tool.svg")])
 async def test_avatars_are_the_personas_and_a_cog_for_tools(app, name, picture):
     response = await serving.avatar(_avatar_request(name))
