@@ -36,7 +36,8 @@ ANALYSTS: tuple[AnalystSpec, ...] = (
 ANALYST_BY_KIND = {a.kind: a for a in ANALYSTS}
 # Every analyst one may choose, and the ones an analysis has when nobody chose.
 ANALYST_KINDS: tuple[str, ...] = tuple(a.kind for a in ANALYSTS)
-DEFAULT_ANALYST_KINDS: tuple[str, ...] = tuple(a.kind for a in ANALYSTS if a.default)
+DEFAULT_ANALYSTS: tuple[AnalystSpec, ...] = tuple(a for a in ANALYSTS if a.default)
+DEFAULT_ANALYST_KINDS: tuple[str, ...] = tuple(a.kind for a in DEFAULT_ANALYSTS)
 ANALYST_PERSONAS: frozenset[str] = frozenset(a.persona for a in ANALYSTS)
 REPORT_KEYS: tuple[str, ...] = tuple(a.report_key for a in ANALYSTS)
 
@@ -73,7 +74,7 @@ ALL_PERSONAS: tuple[str, ...] = (
     *(DEBATERS[s].persona for s in RISK_SIDES), RISK_JUDGE,
 )
 PERSONAS: tuple[str, ...] = tuple(p for p in ALL_PERSONAS
-                                  if p not in {a.persona for a in ANALYSTS if not a.default})
+                                  if p not in {a.persona for a in ANALYSTS if a not in DEFAULT_ANALYSTS})
 
 
 def prompt_name(persona: str) -> str:

@@ -68,7 +68,7 @@ async def test_chat_start_says_the_mode_and_offers_settings_and_starters(app, em
     assert [c["id"] for c in commands] == ["stop", "book", "watch", "record", "paper", "token"]
     [widgets] = emitter.named("chat_settings")
     ids = [w["id"] for w in widgets]
-    assert ids == ["analyst_market", "analyst_social", "analyst_news", "analyst_fundamentals",
+    assert ids == ["analyst_market", "analyst_social", "analyst_news", "analyst_fundamentals", "analyst_macro",
                    "debate_rounds", "risk_rounds"]
     starters = await app.starters()
     assert starters[0].message == "Should I buy NVDA today?" and len(starters) == 4
