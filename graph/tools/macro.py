@@ -6,7 +6,8 @@ synthetic series have vintages too): the policy rate (the effective federal fund
 (``UNRATE``), the 2- and 10-year Treasury yields (``DGS2``, ``DGS10``) and the VIX (``VIXCLS``). A CPI month
 revised later is shown at the value published by then; a month released after the trade date is not shown.
 
-Each series is one vendor call: one that fails is named, the others still answer; all failing is "no data".
+Each series is one vendor call: one that fails is named, the others still answer; all failing is a failure
+(the analyst's report says what it lacks), none published by then is "no data".
 A vendor with no macro source (live without ``FRED_API_KEY``) gives the Macro Analyst no tool at all, and
 the analyst says so in one line (graph/nodes/analysts.py), without a model call.
 """
@@ -19,7 +20,7 @@ from typing import Any
 
 from langchain_core.tools import BaseTool
 
-from ..data.vendor import Observation, Vendor
+from ..data.vendor import Observation, Vendor, VendorError
 from .args import NoArgs
 from .cutoff import cut_observations
 from .formatting import r2, table
@@ -129,6 +130,8 @@ def macro_tools(vendor: Vendor, ticker: str, as_of: date) -> list[BaseTool]:
     async def indicators() -> tuple[str, Figures, list[str], dict[str, Any]]:
         answers = await asyncio.gather(*(_series(vendor, s, as_of) for s in MACRO_SERIES))
         rows, figures, missing = _read(list(answers), as_of)
+        if not rows and all(isinstance(a, Exception) for a in answers):
+            raise VendorError("; ".join(missing))  # an outage: the analyst says what it lacks, a backtest day fails
         if not rows:
             raise NoData("; ".join(missing))
         lines = [f"United States macro data, each series as published by {as_of} (that day's vintage: "

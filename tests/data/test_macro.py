@@ -144,3 +144,22 @@ def test_without_a_key_there_is_no_macro_source_and_no_macro_tool(tmp_path: Path
     assert vendor.macro_source is None and make_toolkit(vendor, "NVDA", BETWEEN)["macro"] == []
     keyed = make_vendor(live.model_copy(update={"fred_api_key": SecretStr("k")}))
     assert keyed.macro_source == LABEL
+
+
+def test_an_outage_of_every_series_is_a_failure_and_one_series_leaves_the_rest() -> None:
+    class Down(SyntheticVendor):
+        def macro_series(self, series_id, start, as_of):
+            raise VendorError("FRED unreachable: ConnectError")
+
+    text, art = _call(Down(), BETWEEN)
+    assert text.startswith("no data: DFF: FRED unreachable") and art["failed"] is True
+
+    class OneDown(SyntheticVendor):
+        def macro_series(self, series_id, start, as_of):
+            if series_id == "VIXCLS":
+                raise VendorError("rate limited by FRED")
+            return super().macro_series(series_id, start, as_of)
+
+    text, art = _call(OneDown(), BETWEEN)
+    assert "VIX" not in art["figures"] and "CPI YoY %" in art["figures"]
+    assert art["unavailable"] == ["VIXCLS: rate limited by FRED"] and not art.get("failed")
