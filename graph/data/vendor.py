@@ -27,8 +27,9 @@ Conventions every vendor follows (the tools rely on them):
   ``as_of`` (ALFRED's vintage of that day: ``realtime_start`` = ``realtime_end`` = ``as_of``), so a later
   revision or a release after ``as_of`` is never returned. A vendor with no macro source (live without
   ``FRED_API_KEY``) has ``macro_source`` None.
-* Option chains (:meth:`Vendor.option_chain`) are not historical: a vendor answers only for today's
-  session, the nearest expiry at least a week out, in yfinance's ``Ticker.option_chain`` shape.
+* Option chains (:meth:`Vendor.option_chain`) are not historical: the tool asks only for today's session
+  (a live vendor refuses an older day), the nearest expiry at least a week out, in yfinance's
+  ``Ticker.option_chain`` shape.
 """
 
 from __future__ import annotations
@@ -259,8 +260,9 @@ class Vendor(Protocol):
         ...
 
     def option_chain(self, ticker: str, as_of: date) -> OptionChain | None:
-        """Today's chain of the nearest expiry at least a week out; None when the instrument has no listed
-        options. Chains are not historical: an ``as_of`` before today's session raises VendorError."""
+        """The chain of the nearest expiry at least a week out, as quoted on ``as_of``; None when the instrument has
+        no listed options. Chains are not historical: the tool asks only for today's session, and a live vendor
+        refuses (VendorError) an older ``as_of``; the synthetic one computes any day's."""
         ...
 
     def asset_class(self, ticker: str) -> AssetClass:
