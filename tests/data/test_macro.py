@@ -163,3 +163,20 @@ def test_an_outage_of_every_series_is_a_failure_and_one_series_leaves_the_rest()
     text, art = _call(OneDown(), BETWEEN)
     assert "VIX" not in art["figures"] and "CPI YoY %" in art["figures"]
     assert art["unavailable"] == ["VIXCLS: rate limited by FRED"] and not art.get("failed")
+
+
+def test_a_past_vintage_is_cached_and_the_source_is_the_inner_vendors(tmp_path: Path) -> None:
+    from graph.data.cache import CachedVendor
+
+    asked: list[str] = []
+
+    class Counting(SyntheticVendor):
+        def macro_series(self, series_id, start, as_of):
+            asked.append(series_id)
+            return super().macro_series(series_id, start, as_of)
+
+    cached = CachedVendor(Counting(), tmp_path / "cache.sqlite", today=lambda: date(2024, 6, 3))
+    first = cached.macro_series("CPIAUCSL", date(2023, 1, 1), BETWEEN)
+    assert cached.macro_series("CPIAUCSL", date(2023, 1, 1), BETWEEN) == first and asked == ["CPIAUCSL"]
+    assert cached.macro_source == SyntheticVendor.macro_source
+    cached.close()
