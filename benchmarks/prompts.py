@@ -178,7 +178,7 @@ class RunFigures:
 
 
 async def record_run(debate_rounds: int = 1, risk_rounds: int = 1, *, text: str = REQUEST, today: date = TODAY,
-                     followup: str | None = None) -> RunFigures:
+                     followup: str | None = None, analysts: Sequence[str] | None = None) -> RunFigures:
     """One demo analysis on a fresh desk (in-memory checkpoints), then `followup` if given. The
     analysts speak one after another, as a server that serves one request at a time wants, so
     the order of the prompts (and "the previous prompt") is the same on every run; the prompts
@@ -190,7 +190,8 @@ async def record_run(debate_rounds: int = 1, risk_rounds: int = 1, *, text: str 
                                     vendor=SyntheticVendor(), checkpointer=InMemorySaver(serde=SERDE),
                                     store=InMemoryStore()) as runtime:
             thread, context = uuid.uuid4().hex, runtime.context(today=today)
-            plan = runtime.plan(debate_rounds=debate_rounds, risk_rounds=risk_rounds)
+            plan = runtime.plan(debate_rounds=debate_rounds, risk_rounds=risk_rounds,
+                                analysts=list(analysts) if analysts else None)
             async for _ in runtime.events(await runtime.new_input(thread, text, plan), thread, context,
                                           callbacks=[recorder]):
                 pass
@@ -203,9 +204,10 @@ async def record_run(debate_rounds: int = 1, risk_rounds: int = 1, *, text: str 
         return RunFigures(debate_rounds, recorder.prompts, after.prompts[-1] if after.prompts else None)
 
 
-async def measure(rounds: Sequence[int] = ROUNDS) -> dict[str, Any]:
-    runs = [await record_run(n, followup=FOLLOW_UP if n == rounds[0] else None) for n in rounds]
+async def measure(rounds: Sequence[int] = ROUNDS, analysts: Sequence[str] | None = None) -> dict[str, Any]:
+    runs = [await record_run(n, followup=FOLLOW_UP if n == rounds[0] else None, analysts=analysts) for n in rounds]
     return {"request": REQUEST, "today": TODAY.isoformat(), "risk_rounds": 1, "goal_shared_share": GOAL,
+            "analysts": list(analysts) if analysts else "default",
             "runs": [r.summary() for r in runs], "by_persona_1_round": runs[0].by_persona()}
 
 
@@ -264,8 +266,13 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m benchmarks.prompts", description=__doc__.split("\n\n")[0])
     ap.add_argument("--by-persona", action="store_true", help="also the 1-round run per persona")
     ap.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    ap.add_argument("--analysts", type=lambda s: [a.strip() for a in s.split(",") if a.strip()],
+                    help="the analysts of the runs (default: the desk's default), e.g. "
+                         "market,social,news,fundamentals,macro")
+    ap.add_argument("--rounds", type=lambda s: [int(n) for n in s.split(",")], default=list(ROUNDS),
+                    help="the debate rounds measured, e.g. 1 (default 1,2,3)")
     args = ap.parse_args(argv)
-    result = asyncio.run(measure())
+    result = asyncio.run(measure(args.rounds, args.analysts))
     print("Before (commit 95b81d3) → now; tokens estimated (see the module's docstring).\n" if BEFORE else "", end="")
     print(table(result, BEFORE))
     if args.by_persona:

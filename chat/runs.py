@@ -25,9 +25,9 @@ from chainlit.logger import logger
 from chainlit.step import StepDict
 
 from graph import (
+    ALL_PERSONAS,
     DESK,
     NOTES_PER_TURN,
-    PERSONAS,
     DatabaseUnavailable,
     DeskRuntime,
     DeskTurn,
@@ -302,7 +302,7 @@ class ChatRun(ThreadTask):
         stored) says so, instead of staying a blank in the history; not one still being written."""
         writing = {m.id for m in self.renderer.open.values()} if self.active and self.renderer else set()
         for step in steps:
-            if (step.get("type") == "assistant_message" and step.get("name") in PERSONAS
+            if (step.get("type") == "assistant_message" and step.get("name") in ALL_PERSONAS
                     and step.get("id") not in writing and not str(step.get("output") or "").strip()):
                 # Its metadata kept: the update replaces the stored message whole (its label, its round).
                 cut_off = phrase(self.language, "chat.cut_off")

@@ -51,10 +51,12 @@ from .core.events import (
 )
 from .core.links import inert_links
 from .core.personas import (
+    ALL_PERSONAS,
     ANALYST_KINDS,
     ANALYST_PERSONAS,
     ANALYSTS,
     COMPARISON,
+    DEFAULT_ANALYST_KINDS,
     DESK,
     PERSONAS,
     RISK_JUDGE,
@@ -128,11 +130,13 @@ from .watchlist.words import WatchAsk, WatchCommand, read_command, read_watch
 
 __all__ = [
     "ACCOUNTS_FILE",
+    "ALL_PERSONAS",
     "ANALYSTS",
     "ANALYST_KINDS",
     "ANALYST_PERSONAS",
     "BURST",
     "COMPARISON",
+    "DEFAULT_ANALYST_KINDS",
     "DEFAULT_COST_BPS",
     "DEFAULT_PASSWORD",
     "DESK",

@@ -28,7 +28,7 @@ from .compare.flow import Comparison
 from .core.context import LOCAL_USER
 from .core.errors import explain
 from .core.events import Event, NodeDone, Said, Token, ToolStarted, TurnRestarted
-from .core.personas import ANALYST_KINDS, DESK, RISK_JUDGE, persona_label
+from .core.personas import ANALYST_KINDS, DEFAULT_ANALYST_KINDS, DESK, RISK_JUDGE, persona_label
 from .core.plan import RunPlan
 from .core.settings import Settings
 from .core.state import language_of
@@ -396,7 +396,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="with --thread: continue the thread's interrupted run from its last checkpoint")
     ap.add_argument("--today", type=date.fromisoformat, help="pretend today is YYYY-MM-DD")
     ap.add_argument("--analysts", type=lambda s: [a.strip() for a in s.split(",") if a.strip()],
-                    help=f"comma-separated subset of {','.join(ANALYST_KINDS)}")
+                    help=f"comma-separated subset of {','.join(ANALYST_KINDS)} "
+                         f"(default: DESK_ANALYSTS, else {','.join(DEFAULT_ANALYST_KINDS)})")
     ap.add_argument("--debate-rounds", type=int)
     ap.add_argument("--risk-rounds", type=int)
     ap.add_argument("--quiet-tools", action="store_true", help="do not print tool calls")
@@ -451,7 +452,8 @@ def _backtest_parser(settings: Settings) -> argparse.ArgumentParser:
     ap.add_argument("--end", type=date.fromisoformat, help="the window's last day, YYYY-MM-DD")
     ap.add_argument("--every", type=int, default=1, metavar="N", help="deliberate every N trading days (default 1)")
     ap.add_argument("--analysts", type=lambda s: [a.strip() for a in s.split(",") if a.strip()],
-                    help=f"comma-separated subset of {','.join(ANALYST_KINDS)}")
+                    help=f"comma-separated subset of {','.join(ANALYST_KINDS)} "
+                         f"(default: DESK_ANALYSTS, else {','.join(DEFAULT_ANALYST_KINDS)})")
     ap.add_argument("--debate-rounds", type=int)
     ap.add_argument("--risk-rounds", type=int)
     ap.add_argument("--concurrency", type=int, metavar="N",

@@ -23,7 +23,7 @@ from typing import Any
 from graph.core import clock
 
 from ..core.errors import DeskError
-from ..core.personas import ANALYST_KINDS, ANALYSTS
+from ..core.personas import ANALYST_KINDS, ANALYSTS, DEFAULT_ANALYST_KINDS
 from ..core.plan import RunPlan
 from ..core.settings import Settings, field_bounds
 from ..core.words import DEFAULT_LANGUAGE, label, phrase, vendor_name
@@ -51,7 +51,7 @@ class Plan:
     end: date
     every: int
     days: Mapping[str, tuple[date, ...]]  # ticker → the days deliberated, in order
-    analysts: tuple[str, ...] = ANALYST_KINDS
+    analysts: tuple[str, ...] = DEFAULT_ANALYST_KINDS
     debate_rounds: int = 1
     risk_rounds: int = 1
     today: date = field(default_factory=clock.today)  # the desk's today when the plan was made
@@ -211,8 +211,8 @@ def _padded(text: str, width: int, *, right: bool = False) -> str:
 
 
 def _analysts(plan: Plan, language: str) -> str:
-    if len(plan.analysts) >= len(ANALYST_KINDS):
-        return phrase(language, "backtest.all_analysts", n=len(ANALYST_KINDS))
+    if set(plan.analysts) in (set(DEFAULT_ANALYST_KINDS), set(ANALYST_KINDS)):  # the usual desk, or everyone
+        return phrase(language, "backtest.all_analysts", n=len(plan.analysts))
     personas = {a.kind: a.persona for a in ANALYSTS}
     # English names the kinds, as --analysts takes them; a language with persona labels, its analysts.
     return phrase(language, "backtest.analyst_separator").join(

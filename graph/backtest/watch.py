@@ -22,7 +22,7 @@ from typing import Any, TypeVar
 import pandas as pd
 
 from ..core.assets import AssetClass
-from ..data.vendor import Event, NewsItem, Post, StatementKind, Vendor
+from ..data.vendor import Event, NewsItem, Observation, OptionChain, Post, StatementKind, Vendor
 
 T = TypeVar("T")
 # The custom event a LangGraph Server's vendor sends for each failure (graph/server.py), which a runner whose
@@ -69,6 +69,10 @@ class WatchedVendor:
     def label(self) -> str:
         return self.inner.label
 
+    @property
+    def macro_source(self) -> str | None:
+        return getattr(self.inner, "macro_source", None)
+
     def _call(self, what: str, fn: Callable[..., T], *args: Any) -> T:
         try:
             return fn(*args)
@@ -97,6 +101,12 @@ class WatchedVendor:
 
     def events(self, ticker: str, as_of: date, until: date) -> list[Event]:
         return self._call(f"scheduled events of {ticker}", self.inner.events, ticker, as_of, until)
+
+    def macro_series(self, series_id: str, start: date, as_of: date) -> list[Observation]:
+        return self._call(f"macro series {series_id}", self.inner.macro_series, series_id, start, as_of)
+
+    def option_chain(self, ticker: str, as_of: date) -> OptionChain | None:
+        return self._call(f"option chain of {ticker}", self.inner.option_chain, ticker, as_of)
 
     def asset_class(self, ticker: str) -> AssetClass:
         return self._call(f"asset class of {ticker}", self.inner.asset_class, ticker)

@@ -15,6 +15,7 @@ class AnalystSpec:
     persona: str
     node: str
     report_key: str   # the state field the report goes to
+    default: bool = True  # in the analysis when nobody chose (DESK_ANALYSTS, the panel, the CLI)
 
 
 @dataclass(frozen=True)
@@ -29,9 +30,14 @@ ANALYSTS: tuple[AnalystSpec, ...] = (
     AnalystSpec("social", "Social Analyst", "social_analyst", "sentiment_report"),
     AnalystSpec("news", "News Analyst", "news_analyst", "news_report"),
     AnalystSpec("fundamentals", "Fundamentals Analyst", "fundamentals_analyst", "fundamentals_report"),
+    # Chosen, not default (issue 38): its report and tool round would grow every default decision's tokens.
+    AnalystSpec("macro", "Macro Analyst", "macro_analyst", "macro_report", default=False),
 )
 ANALYST_BY_KIND = {a.kind: a for a in ANALYSTS}
+# Every analyst one may choose, and the ones an analysis has when nobody chose.
 ANALYST_KINDS: tuple[str, ...] = tuple(a.kind for a in ANALYSTS)
+DEFAULT_ANALYSTS: tuple[AnalystSpec, ...] = tuple(a for a in ANALYSTS if a.default)
+DEFAULT_ANALYST_KINDS: tuple[str, ...] = tuple(a.kind for a in DEFAULT_ANALYSTS)
 ANALYST_PERSONAS: frozenset[str] = frozenset(a.persona for a in ANALYSTS)
 REPORT_KEYS: tuple[str, ...] = tuple(a.report_key for a in ANALYSTS)
 
@@ -60,12 +66,15 @@ PERSONA_OF_NODE: dict[str, str] = {
     "coordinator": DESK, "followup": DESK,
 }
 
-# Every persona in speaking order, for stream consumers and tests.
-PERSONAS: tuple[str, ...] = (
+# Every persona that may speak in an analysis, in speaking order (a chosen analyst included), for stream
+# consumers; PERSONAS are those of the default analysis, the ones every run hears (tests count on them).
+ALL_PERSONAS: tuple[str, ...] = (
     *(a.persona for a in ANALYSTS),
     *(DEBATERS[s].persona for s in INVESTMENT_SIDES), RESEARCH_MANAGER, TRADER,
     *(DEBATERS[s].persona for s in RISK_SIDES), RISK_JUDGE,
 )
+PERSONAS: tuple[str, ...] = tuple(p for p in ALL_PERSONAS
+                                  if p not in {a.persona for a in ANALYSTS if a not in DEFAULT_ANALYSTS})
 
 
 def prompt_name(persona: str) -> str:

@@ -18,6 +18,7 @@ from .personas import (
     ANALYST_BY_KIND,
     ANALYST_KINDS,
     DEBATERS,
+    DEFAULT_ANALYST_KINDS,
     INVESTMENT_SIDES,
     RESEARCH_MANAGER,
     RISK_JUDGE,
@@ -51,7 +52,7 @@ def _rounds(n: int) -> str:
 
 @dataclass(frozen=True)
 class RunPlan:
-    analysts: tuple[str, ...] = ANALYST_KINDS
+    analysts: tuple[str, ...] = DEFAULT_ANALYST_KINDS
     debate_rounds: int = 1
     risk_rounds: int = 1
     parallel_analysts: bool = True
@@ -61,13 +62,13 @@ class RunPlan:
            risk_rounds: int | None = None) -> RunPlan:
         """The next analysis' shape: the settings' defaults, overridden by what a user chose."""
         kinds = tuple(k for k in ANALYST_KINDS if k in set(analysts or settings.analysts))
-        return cls(analysts=kinds or ANALYST_KINDS, debate_rounds=debate_rounds or settings.debate_rounds,
+        return cls(analysts=kinds or DEFAULT_ANALYST_KINDS, debate_rounds=debate_rounds or settings.debate_rounds,
                    risk_rounds=risk_rounds or settings.risk_rounds, parallel_analysts=settings.parallel_analysts)
 
     @classmethod
     def from_state(cls, state: Mapping[str, Any], parallel_analysts: bool = True) -> RunPlan:
-        kinds = tuple(k for k in state.get("analysts") or ANALYST_KINDS if k in ANALYST_BY_KIND)
-        return cls(analysts=kinds or ANALYST_KINDS, debate_rounds=state.get("debate_rounds") or 1,
+        kinds = tuple(k for k in ANALYST_KINDS if k in set(state.get("analysts") or DEFAULT_ANALYST_KINDS))
+        return cls(analysts=kinds or DEFAULT_ANALYST_KINDS, debate_rounds=state.get("debate_rounds") or 1,
                    risk_rounds=state.get("risk_rounds") or 1, parallel_analysts=parallel_analysts)
 
     def state_fields(self) -> dict[str, Any]:

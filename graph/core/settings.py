@@ -9,7 +9,7 @@ from pydantic import AliasChoices, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from .chinese_script import chinese_tag
-from .personas import ANALYST_KINDS
+from .personas import DEFAULT_ANALYST_KINDS
 
 
 class Settings(BaseSettings):
@@ -32,13 +32,17 @@ class Settings(BaseSettings):
     # How long one market-data call may take before its tool says "no data" and the run goes on (issue 36).
     vendor_timeout_s: float = Field(30.0, gt=0, le=600, validation_alias="DESK_VENDOR_TIMEOUT_S")
     data_dir: Path = Field(Path(".data"), validation_alias="DESK_DATA_DIR")
+    # FRED's API key (free, fred.stlouisfed.org): the Macro Analyst's series, live. Optional: without it the
+    # Macro Analyst says in one line that there is no macro data (the demo has its own synthetic series).
+    fred_api_key: SecretStr | None = Field(None, validation_alias="FRED_API_KEY")
     # The demo model streams at a hosted model's pace (about 30 words a second, three seconds to
     # each call's first word), so a person has time to interject before the persona they
     # name has spoken; tests and benchmarks set their own pace (benchmarks/support/env.py).
     demo_delay_ms: float = Field(33.0, ge=0, validation_alias="DESK_DEMO_DELAY_MS")
     demo_first_token_ms: float = Field(3000.0, ge=0, validation_alias="DESK_DEMO_FIRST_TOKEN_MS")
 
-    analysts: tuple[str, ...] = Field(ANALYST_KINDS, validation_alias="DESK_ANALYSTS")
+    # The analysts of an analysis nobody chose for (the Macro Analyst only when named: "market,...,macro").
+    analysts: tuple[str, ...] = Field(DEFAULT_ANALYST_KINDS, validation_alias="DESK_ANALYSTS")
     debate_rounds: int = Field(1, ge=1, le=5, validation_alias="DESK_DEBATE_ROUNDS")
     risk_rounds: int = Field(1, ge=1, le=5, validation_alias="DESK_RISK_ROUNDS")
     # Off for a model server that serves one request at a time (e.g. a small local Ollama).

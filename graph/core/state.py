@@ -167,6 +167,7 @@ class DeskState(TypedDict, total=False):
     sentiment_report: str
     news_report: str
     fundamentals_report: str
+    macro_report: str  # the Macro Analyst's, when chosen (issue 38)
 
     investment_debate: Debate
     investment_plan: str

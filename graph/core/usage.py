@@ -13,7 +13,7 @@ from langchain_core.messages import BaseMessage, HumanMessage
 from typing_extensions import TypedDict
 
 from .errors import DeskError
-from .personas import PERSONAS, persona_label
+from .personas import ALL_PERSONAS, persona_label
 from .words import DEFAULT_LANGUAGE, phrase
 
 # Characters per token for estimates (a model's own count is used whenever it sends one).
@@ -170,7 +170,7 @@ def usage_summary(usage: RunUsage | None, language: str = DEFAULT_LANGUAGE) -> s
     personas = usage["personas"] if usage else {}
     if not personas:
         return ""
-    order = [p for p in PERSONAS if p in personas] + sorted(p for p in personas if p not in PERSONAS)
+    order = [p for p in ALL_PERSONAS if p in personas] + sorted(p for p in personas if p not in ALL_PERSONAS)
     lines = [_line(phrase(language, "usage.run"), run_total(usage), language)]
     lines += ["- " + _line(persona_label(p, language), personas[p], language) for p in order]
     return "\n".join(lines)

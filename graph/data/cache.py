@@ -61,7 +61,7 @@ import pandas as pd
 
 from graph.core import clock
 from graph.core.assets import AssetClass
-from graph.data.vendor import Event, NewsItem, Post, StatementKind, Vendor, vendor_call
+from graph.data.vendor import Event, NewsItem, Observation, OptionChain, Post, StatementKind, Vendor, vendor_call
 
 DEFAULT_TTL_S = 900.0
 
@@ -118,6 +118,10 @@ class CachedVendor:
     @property
     def label(self) -> str:
         return self.inner.label
+
+    @property
+    def macro_source(self) -> str | None:
+        return getattr(self.inner, "macro_source", None)
 
     # ---- storage -------------------------------------------------------------
 
@@ -205,3 +209,11 @@ class CachedVendor:
     def events(self, ticker: str, as_of: date, until: date) -> list[Event]:
         # Keyed by the trade date: what was scheduled by a closed past day cannot change.
         return self._cached("events", as_of, ticker, as_of, until)
+
+    def macro_series(self, series_id: str, start: date, as_of: date) -> list[Observation]:
+        # A vintage of a closed past day never changes (ALFRED keeps every vintage): kept forever then.
+        return self._cached("macro_series", as_of, series_id, start, as_of)
+
+    def option_chain(self, ticker: str, as_of: date) -> OptionChain | None:
+        # Today's quotes only: kept for the TTL, as any answer about an open day.
+        return self._cached("option_chain", as_of, ticker, as_of)

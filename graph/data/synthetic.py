@@ -18,8 +18,10 @@ analysts see a coherent story.
 This module is the vendor; what it serves is made in :mod:`graph.data.synthetic_company`
 (the draws and the company's traits), :mod:`graph.data.synthetic_prices` (the price path),
 :mod:`graph.data.synthetic_fundamentals` (the quarterly statements) and
-:mod:`graph.data.synthetic_news` (headlines and posts) and :mod:`graph.data.synthetic_events` (the
-calendar: earnings, dividends, splits, each announced some days before it).
+:mod:`graph.data.synthetic_news` (headlines and posts), :mod:`graph.data.synthetic_events` (the
+calendar: earnings, dividends, splits, each announced some days before it), :mod:`graph.data.synthetic_macro`
+(macro series with vintages: a CPI revised after it is first published) and
+:mod:`graph.data.synthetic_options` (an option chain).
 
 All of it is fiction and labelled so: ``source == "synthetic"`` everywhere.
 """
@@ -36,12 +38,17 @@ from graph.data.synthetic_assets import class_facts
 from graph.data.synthetic_company import _pick, _traits, _unit
 from graph.data.synthetic_events import scheduled
 from graph.data.synthetic_fundamentals import _ROWS_BY_KIND, STATEMENT_QUARTERS, _filed_quarters
+from graph.data.synthetic_macro import LABEL as MACRO_LABEL
+from graph.data.synthetic_macro import observations
 from graph.data.synthetic_news import _MACRO_TEMPLATES, _NEWS_TEMPLATES, _POST_TEMPLATES, _after_close, _headlines
+from graph.data.synthetic_options import chain
 from graph.data.synthetic_prices import SERIES_START, _clip_end, _close_series, _path, _sessions, _trailing_return
 from graph.data.vendor import (
     FILED_ATTR,
     Event,
     NewsItem,
+    Observation,
+    OptionChain,
     Post,
     Sentiment,
     StatementKind,
@@ -90,6 +97,7 @@ class SyntheticVendor:
 
     name = SOURCE
     label = "synthetic demo data"
+    macro_source: str | None = MACRO_LABEL
     timeout_s: float | None = None  # a tool's time limit per call (graph/tools/guarded.py); None: its default
 
     def ohlcv(self, ticker: str, start: date, end: date) -> pd.DataFrame:
@@ -204,6 +212,15 @@ class SyntheticVendor:
         """What was on the calendar on ``as_of`` (announced by then) dated in [as_of, until]: point in time."""
         symbol = _normalise(ticker)
         return scheduled(symbol, classify(symbol), as_of, until)
+
+    def macro_series(self, series_id: str, start: date, as_of: date) -> list[Observation]:
+        """The demo's macro series as published on ``as_of`` (graph/data/synthetic_macro.py: vintages)."""
+        return observations(series_id, start, _clip_end(as_of))
+
+    def option_chain(self, ticker: str, as_of: date) -> OptionChain | None:
+        """A chain as quoted at ``as_of``'s close (the tool asks only for today's session)."""
+        symbol = _normalise(ticker)
+        return chain(symbol, classify(symbol), _clip_end(as_of))
 
     def recommendations(self, ticker: str, as_of: date) -> list[dict]:
         symbol = _normalise(ticker)

@@ -23,6 +23,13 @@ Conventions every vendor follows (the tools rely on them):
   calendar on ``as_of`` (announced by then), dated in [as_of, until]. A vendor
   that cannot know what was scheduled then marks the event ``approximate``
   and says why in ``basis``.
+* Macro series (:meth:`Vendor.macro_series`) are point in time too: each observation as published on
+  ``as_of`` (ALFRED's vintage of that day: ``realtime_start`` = ``realtime_end`` = ``as_of``), so a later
+  revision or a release after ``as_of`` is never returned. A vendor with no macro source (live without
+  ``FRED_API_KEY``) has ``macro_source`` None.
+* Option chains (:meth:`Vendor.option_chain`) are not historical: the tool asks only for today's session
+  (a live vendor refuses an older day), the nearest expiry at least a week out, in yfinance's
+  ``Ticker.option_chain`` shape.
 """
 
 from __future__ import annotations
@@ -151,6 +158,30 @@ class Event:
     source: str = ""
 
 
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """One observation of a macro series as a vintage holds it (FRED/ALFRED): the period it is for, its value
+    (None for FRED's "." , not yet known), and the days that value was the published one
+    (``realtime_start`` is the day it was published or last revised)."""
+    day: date
+    value: float | None
+    realtime_start: date
+    realtime_end: date
+
+
+@dataclass(frozen=True)
+class OptionChain:
+    """One expiry of an instrument's listed options as quoted on ``quoted`` (yfinance's
+    ``Ticker.option_chain`` shape: ``calls`` and ``puts`` frames with at least ``strike``, ``openInterest``,
+    ``volume`` and ``impliedVolatility``, the last a fraction), and the underlying's price then."""
+    expiry: date
+    calls: pd.DataFrame
+    puts: pd.DataFrame
+    underlying: float | None
+    quoted: date
+    source: str = ""
+
+
 @runtime_checkable
 class Vendor(Protocol):
     """What the analyst tools need from a market-data source."""
@@ -216,6 +247,22 @@ class Vendor(Protocol):
         """Earnings, ex-dividend, dividend and split dates in [as_of, until] as scheduled on ``as_of``
         (point in time; see the module docstring), soonest first. No earnings for what is not a
         company; a fund's distributions are its dividends."""
+        ...
+
+    @property
+    def macro_source(self) -> str | None:
+        """Where the macro series come from, as shown ("FRED/ALFRED vintages"); None: no macro source."""
+        ...
+
+    def macro_series(self, series_id: str, start: date, as_of: date) -> list[Observation]:
+        """A FRED series' observations dated in [start, as_of], each as published on ``as_of`` (point in
+        time; see the module docstring), oldest first."""
+        ...
+
+    def option_chain(self, ticker: str, as_of: date) -> OptionChain | None:
+        """The chain of the nearest expiry at least a week out, as quoted on ``as_of``; None when the instrument has
+        no listed options. Chains are not historical: the tool asks only for today's session, and a live vendor
+        refuses (VendorError) an older ``as_of``; the synthetic one computes any day's."""
         ...
 
     def asset_class(self, ticker: str) -> AssetClass:

@@ -1,7 +1,7 @@
 """Yahoo Finance's answers read into the vendor contract (:mod:`graph.data.vendor`), one reader
 per kind: news items (old flat and new nested shapes), a price history, a profile from
 ``Ticker.info``, a statement with its estimated filing dates, analyst grade changes, the calendar
-(earnings, dividends, splits). Fetching
+(earnings, dividends, splits), an option chain. Fetching
 them, with retries, is :class:`graph.data.yfinance_vendor.YFinanceVendor`'s part."""
 from __future__ import annotations
 
@@ -13,7 +13,16 @@ from typing import Any
 import pandas as pd
 
 from graph.data.feed_values import _parse_time, _text, _url
-from graph.data.vendor import FILED_ATTR, OHLCV_COLUMNS, Event, NewsItem, UnknownSymbol, VendorError, finite
+from graph.data.vendor import (
+    FILED_ATTR,
+    OHLCV_COLUMNS,
+    Event,
+    NewsItem,
+    OptionChain,
+    UnknownSymbol,
+    VendorError,
+    finite,
+)
 
 SOURCE = "yfinance"
 
@@ -352,3 +361,35 @@ def merged_events(*groups: list[Event]) -> list[Event]:
         elif held.amount is None and event.amount is not None:
             chosen[key] = replace(held, amount=event.amount)
     return sorted(chosen.values(), key=lambda e: (e.day, e.kind))
+
+
+# ---- option chains -----------------------------------------------------------
+
+OPTION_COLUMNS = ("strike", "openInterest", "volume", "impliedVolatility")
+
+
+def nearest_expiry(expiries: object, as_of: date, min_days: int = 7) -> date | None:
+    """Of ``Ticker.options`` (expiry dates as "YYYY-MM-DD"), the first at least ``min_days`` after ``as_of``
+    (a weekly about to expire says little about positioning), else the last one listed; None when none."""
+    days = sorted(d for d in (_day(e) for e in expiries or ()) if d is not None and d >= as_of) \
+        if isinstance(expiries, (list, tuple)) else []
+    if not days:
+        return None
+    return next((d for d in days if (d - as_of).days >= min_days), days[-1])
+
+
+def _option_frame(frame: object) -> pd.DataFrame:
+    """A side of the chain with the columns the desk reads, numbers or NaN (Yahoo leaves some empty)."""
+    if not isinstance(frame, pd.DataFrame) or frame.empty or "strike" not in frame.columns:
+        return pd.DataFrame(columns=list(OPTION_COLUMNS))
+    out = pd.DataFrame({c: pd.to_numeric(frame[c], errors="coerce") if c in frame.columns else float("nan")
+                        for c in OPTION_COLUMNS})
+    return out.dropna(subset=["strike"]).reset_index(drop=True)
+
+
+def option_chain_of(raw: object, expiry: date, quoted: date) -> OptionChain:
+    """``Ticker.option_chain(expiry)`` (a named tuple: calls, puts, underlying) as an :class:`OptionChain`."""
+    underlying = getattr(raw, "underlying", None)
+    price = underlying.get("regularMarketPrice") if isinstance(underlying, dict) else None
+    return OptionChain(expiry, _option_frame(getattr(raw, "calls", None)), _option_frame(getattr(raw, "puts", None)),
+                       finite(price), quoted, SOURCE)

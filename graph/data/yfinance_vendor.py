@@ -35,6 +35,11 @@ Yahoo are:
 * **Events** (earnings, dividends, splits): ``Ticker.calendar`` is today's only, so a trade date in the
   past gets what happened (reported earnings dates, ex-dividend dates, splits) marked approximate, known
   after the fact (see :meth:`YFinanceVendor.events`).
+* **Option chains**: ``Ticker.options`` and ``Ticker.option_chain`` are today's quotes only, so a chain is
+  answered for a trade date within ``LIVE_PROFILE_DAYS`` of today and refused (VendorError) before; the
+  expiry read is the first at least a week out.
+* **Macro series** are not Yahoo's: FRED's, through ALFRED vintages (:mod:`graph.data.fred`), when the vendor
+  is given a FRED client (``FRED_API_KEY``); without one ``macro_source`` is None.
 * **Rate limits / network errors**: every Yahoo call goes through
   :meth:`YFinanceVendor._retry` (bounded retries, exponential backoff); after
   the last try a :class:`VendorError` with a human reason is raised, never a
@@ -67,6 +72,7 @@ from yfinance.exceptions import YFRateLimitError
 from graph.core import clock
 from graph.core.assets import AssetClass, classify
 from graph.data.feed_values import _short, _text
+from graph.data.fred import FredClient
 from graph.data.social_feeds import (
     REDDIT_SEARCH_URL,
     STOCKTWITS_TIMEOUT_S,
@@ -80,6 +86,8 @@ from graph.data.vendor import (
     QUARTER_FILING_LAG,
     Event,
     NewsItem,
+    Observation,
+    OptionChain,
     Post,
     StatementKind,
     UnknownSymbol,
@@ -98,6 +106,8 @@ from graph.data.yahoo_parsing import (
     index_facts,
     live_ratios,
     merged_events,
+    nearest_expiry,
+    option_chain_of,
     parse_grades,
     parse_news,
     price_frame,
@@ -178,6 +188,7 @@ class YFinanceVendor:
         today: Callable[[], date] = clock.today,
         fetch: Callable[[str, float], object] = fetch_json,
         social_timeout_s: float = STOCKTWITS_TIMEOUT_S,
+        fred: FredClient | None = None,
     ) -> None:
         self.retries = max(1, int(retries))
         self.backoff_s = backoff_s
@@ -185,6 +196,12 @@ class YFinanceVendor:
         self._today = today
         self._fetch = fetch
         self.social_timeout_s = social_timeout_s
+        self.fred = fred
+
+    @property
+    def macro_source(self) -> str | None:
+        """FRED's label when a FRED client was given (FRED_API_KEY), else None: no macro data."""
+        return self.fred.label if self.fred is not None else None
 
     # ---- plumbing ---------------------------------------------------------
 
@@ -406,6 +423,26 @@ class YFinanceVendor:
                              earnings_date_events(earnings, as_of, until, today),
                              action_events(dividends, "dividend", as_of, until),
                              action_events(splits, "split", as_of, until))
+
+    # ---- options and macro --------------------------------------------------
+
+    def option_chain(self, ticker: str, as_of: date) -> OptionChain | None:
+        """Today's chain of the first expiry at least a week out (yahoo_parsing.py reads it); None when the
+        symbol lists no options. Yahoo keeps no past chains: an older trade date is refused."""
+        symbol = _symbol(ticker)
+        if as_of < self._today() - timedelta(days=LIVE_PROFILE_DAYS):
+            raise VendorError(f"option chains are not historical: Yahoo quotes {symbol}'s for today only")
+        expiry = nearest_expiry(self._get(symbol, "options"), as_of)
+        if expiry is None:
+            return None
+        raw = self._retry(lambda: yf.Ticker(symbol).option_chain(expiry.isoformat()), f"{symbol} option chain")
+        return option_chain_of(raw, expiry, self._today())
+
+    def macro_series(self, series_id: str, start: date, as_of: date) -> list[Observation]:
+        """FRED's ``series_id`` as published on ``as_of`` (graph/data/fred.py); no client: no macro data."""
+        if self.fred is None:
+            raise VendorError("no macro data: FRED_API_KEY is not set")
+        return self.fred.observations(series_id, start, as_of)
 
     # ---- analyst grades ---------------------------------------------------
 

@@ -180,10 +180,36 @@ def _events(n: Numbers, fig: dict[str, Any]) -> Iterator[Point]:
             yield Point(0, label, f"{what} on {day}{away}")
 
 
+def _macro(n: Numbers, fig: dict[str, Any]) -> Iterator[Point]:
+    """The economy as published by the trade date (graph/tools/macro.py): an inverted curve, fear and hot
+    inflation lean against a long; the rest is context."""
+    if (rate := n.get("Fed Funds Rate %")) is not None:
+        yield Point(0, "Fed Funds Rate %", f"the effective fed funds rate is {fmt(rate)}%")
+    if (cpi := n.get("CPI YoY %")) is not None:
+        month = f" in {fig['CPI Month']}" if fig.get("CPI Month") else ""
+        yield Point(-1 if cpi >= 4 else 0, "CPI YoY %", f"CPI rose {cpi:.2f}% year on year{month}")
+    if (spread := n.get("10Y-2Y Spread")) is not None:
+        shape = "inverted" if spread < 0 else "upward sloping"
+        yield Point(-1 if spread < 0 else 0, "10Y-2Y Spread",
+                    f"the yield curve is {shape} ({spread:+.2f} points, 10-year minus 2-year)")
+    if (vix := n.get("VIX")) is not None:
+        mood = "fearful" if vix >= 25 else "calm" if vix <= 15 else "watchful"
+        yield Point(-1 if vix >= 25 else 0, "VIX", f"the VIX at {fmt(vix)} says the market is {mood}")
+
+
+def _options(n: Numbers, fig: dict[str, Any]) -> Iterator[Point]:
+    """Today's option chain (graph/tools/options.py): context, no lean."""
+    if (ratio := n.get("Put/Call OI Ratio")) is not None:
+        side = "puts outnumber calls" if ratio > 1 else "calls outnumber puts"
+        yield Point(0, "Put/Call OI Ratio", f"near the money {side} (put/call open interest {fmt(ratio)})")
+    if (iv := n.get("ATM Implied Vol %")) is not None:
+        yield Point(0, "ATM Implied Vol %", f"options price {fmt(iv)}% implied volatility at the money")
+
+
 # The rules of read_points, in the order their points are listed.
 _RULES: tuple[Callable[[Numbers, dict[str, Any]], Iterator[Point]], ...] = (
     _trend, _macd, _rsi, _month_move, _social, _news, _valuation, _growth, _margin, _leverage, _fund, _coin,
-    _events,
+    _events, _macro, _options,
 )
 
 

@@ -21,7 +21,7 @@ from langgraph.runtime import Runtime
 
 from ..core.context import DeskContext
 from ..core.events import ToolFinished, ToolStarted, emit
-from ..core.personas import AnalystSpec, prompt_name
+from ..core.personas import AnalystSpec, persona_label, prompt_name
 from ..core.prompts import render
 from ..core.state import DeskState, language_of
 from ..core.usage import Meter
@@ -54,6 +54,10 @@ def make_analyst(spec: AnalystSpec, models: ModelRegistry, toolkit: Toolkit, max
     async def analyst(state: DeskState, runtime: Runtime[DeskContext]) -> dict[str, Any]:
         ticker, trade_date = state["ticker"] or "", state["trade_date"] or ""
         by_name = tools_for(ticker, trade_date)
+        if not by_name:  # no source for this analyst's data (the Macro Analyst without FRED_API_KEY)
+            _, update = await take_notes(state, runtime, spec.persona)
+            report = no_source(spec, language_of(state))  # one plain line, no model asked
+            return {spec.report_key: report, "messages": [spoken(spec.persona, report)], **update}
         name = models.quick_name(runtime.context)
         with_tools = equipped(name, ticker, trade_date)
         model = models.quick(runtime.context)
@@ -157,6 +161,14 @@ class _Turn:
         report = _report(await self.ask(self.model, [*self.messages, prompt]), self.by_name, self.persona)
         # The report says where its data came from: a reader of a weak model's report should know.
         return report if report.startswith(NO_ANSWER_START) else f"{report}\n\n{FETCHED_BY_DESK}"
+
+
+def no_source(spec: AnalystSpec, language: str) -> str:
+    """What an analyst with no data source says (its kind's line in the catalogue, else the general one)."""
+    try:
+        return phrase(language, f"no_source.{spec.kind}")
+    except KeyError:
+        return phrase(language, "no_source.default", persona=persona_label(spec.persona, language))
 
 
 def missing_data(results: list[ToolMessage], language: str) -> str:

@@ -20,9 +20,10 @@ Figures are never invented: missing inputs give ``None``, failures give the
 error shape.
 
 Layout: one module per analyst kind (:mod:`.market`, :mod:`.social`,
-:mod:`.news`, :mod:`.fundamentals`) holds its tools and the figures they
-compute; :mod:`.events` (the calendar in the holding window) is the news and
-fundamentals analysts'. What they share: :mod:`.cutoff` (guard 2, the cuts at the trade
+:mod:`.news`, :mod:`.fundamentals`, :mod:`.macro`) holds its tools and the figures
+they compute; :mod:`.events` (the calendar in the holding window) is the news and
+fundamentals analysts', :mod:`.options` (today's option chain) the social
+analyst's. What they share: :mod:`.cutoff` (guard 2, the cuts at the trade
 date), :mod:`.guarded` (vendor calls with a time limit, and the wrapper that
 turns any failure into the error shape), :mod:`.args` (the argument schemas a
 model fills in) and :mod:`.formatting` (numbers and text tables).
@@ -40,20 +41,25 @@ from ..data.vendor import Vendor
 from .cutoff import day_of
 from .events import event_tools
 from .fundamentals import fundamental_tools
+from .macro import macro_tools
 from .market import market_tools
 from .news import news_tools
+from .options import option_tools
 from .social import social_tools
 
 __all__ = ["ANALYST_KINDS", "make_toolkit"]
 
 # The analysts who read the calendar: the news (what is coming) and the fundamentals (the report date).
 EVENT_ANALYSTS = ("news", "fundamentals")
+# Who reads today's option chain: positioning is the crowd's, in money rather than posts.
+OPTION_ANALYSTS = ("social",)
 
 _BUILDERS: dict[str, Callable[[Vendor, str, date], list[BaseTool]]] = {
     "market": market_tools,
     "social": social_tools,
     "news": news_tools,
     "fundamentals": fundamental_tools,
+    "macro": macro_tools,  # none without a macro source: the Macro Analyst then says so in one line
 }
 
 
@@ -64,4 +70,6 @@ def make_toolkit(vendor: Vendor, ticker: str, trade_date: date) -> dict[str, lis
     kits = {kind: _BUILDERS[kind](vendor, symbol, as_of) for kind in ANALYST_KINDS}
     for kind in EVENT_ANALYSTS:  # what is scheduled in the window (graph/tools/events.py)
         kits[kind] = [*kits[kind], *event_tools(vendor, symbol, as_of)]
+    for kind in OPTION_ANALYSTS:  # today's option chain (graph/tools/options.py)
+        kits[kind] = [*kits[kind], *option_tools(vendor, symbol, as_of)]
     return kits

@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..data.vendor import FILED_ATTR, QUARTER_FILING_LAG, Event, NewsItem, Post
+from ..data.vendor import FILED_ATTR, QUARTER_FILING_LAG, Event, NewsItem, Observation, Post
 
 
 def day_of(moment: date | datetime) -> date:
@@ -73,6 +73,13 @@ def cut_events(events: list[Event] | None, as_of: date, until: date) -> list[Eve
     kept = [e for e in events or [] if as_of <= day_of(e.day) <= until
             and (e.announced is None or day_of(e.announced) <= as_of)]
     return sorted(kept, key=lambda e: (day_of(e.day), e.kind))
+
+
+def cut_observations(observations: list[Observation] | None, as_of: date) -> list[Observation]:
+    """Macro observations dated on or before ``as_of`` and published by then (their vintage began on or
+    before it), oldest first: a vendor that ignored the vintage still cannot show a later release."""
+    kept = [o for o in observations or [] if day_of(o.day) <= as_of and day_of(o.realtime_start) <= as_of]
+    return sorted(kept, key=lambda o: o.day)
 
 
 def _filing_dates(frame: pd.DataFrame) -> dict[pd.Timestamp, pd.Timestamp]:

@@ -96,8 +96,10 @@ def guarded_tool(
     vendor: Vendor,
     as_of: date,
     body: Body,
+    source_label: str | None = None,
 ) -> StructuredTool:
-    """Wrap a body into a tool that always answers, with data or "no data"."""
+    """Wrap a body into a tool that always answers, with data or "no data". ``source_label`` names the data's
+    source when it is not the vendor's own (FRED's macro series, through the market-data vendor)."""
     as_of_text = as_of.isoformat()
 
     async def run(**kwargs: object) -> tuple[str, Artifact]:
@@ -110,7 +112,7 @@ def guarded_tool(
             # then says what it lacks (graph/nodes/analysts.py).
             failed = {} if isinstance(exc, NoData) else {"failed": True}
             return f"no data: {why}", {**base, "error": why, "figures": {}, "items": [], **failed}
-        header = f"Source: {vendor.label} · as of {as_of_text}"
+        header = f"Source: {source_label or vendor.label} · as of {as_of_text}"
         extra = more[0] if more else {}
         return f"{header}\n{text}", {**base, "figures": figures, "items": items, **extra}
 

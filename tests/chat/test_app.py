@@ -68,7 +68,7 @@ async def test_chat_start_says_the_mode_and_offers_settings_and_starters(app, em
     assert [c["id"] for c in commands] == ["stop", "book", "watch", "record", "paper", "token"]
     [widgets] = emitter.named("chat_settings")
     ids = [w["id"] for w in widgets]
-    assert ids == ["analyst_market", "analyst_social", "analyst_news", "analyst_fundamentals",
+    assert ids == ["analyst_market", "analyst_social", "analyst_news", "analyst_fundamentals", "analyst_macro",
                    "debate_rounds", "risk_rounds"]
     starters = await app.starters()
     assert starters[0].message == "Should I buy NVDA today?" and len(starters) == 4
@@ -179,7 +179,8 @@ def _avatar_request(name: str):
 
 @pytest.mark.parametrize("name, picture", [
     ("Bull Researcher", "bull_researcher.svg"), ("Bull Researcher · round 2", "bull_researcher.svg"),
-    ("Risk Judge", "risk_judge.svg"), ("Desk", "desk.svg"), ("default", "desk.svg"),
+    ("Risk Judge", "risk_judge.svg"), ("Macro Analyst", "macro_analyst.svg"), ("Desk", "desk.svg"),
+    ("default", "desk.svg"),
     ("get_price_history", "tool.svg"), ("*", "tool.svg"), ("..", "tool.svg")])
 async def test_avatars_are_the_personas_and_a_cog_for_tools(app, name, picture):
     response = await serving.avatar(_avatar_request(name))

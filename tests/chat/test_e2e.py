@@ -6,7 +6,8 @@ import itertools
 import httpx
 import pytest
 
-from graph.core.personas import ANALYSTS, PERSONAS
+from graph.core.personas import DEFAULT_ANALYSTS as ANALYSTS  # the default analysis' (no Macro Analyst)
+from graph.core.personas import PERSONAS
 from tests.support.chat_server import Server
 from tests.support.socket_client import DeskClient, runs_finished
 

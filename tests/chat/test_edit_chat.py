@@ -28,7 +28,7 @@ from chat.edits import (
 from chat.kit.say import ASIDE
 from chat.views.card import card_markdown
 from graph.core.links import inert_links
-from graph.core.personas import ANALYSTS
+from graph.core.personas import DEFAULT_ANALYSTS as ANALYSTS  # the default analysis' (no Macro Analyst)
 from graph.core.state import FinalDecision
 from graph.runtime.branches import ORIGINAL, Step
 from tests.support.chat_server import Server

@@ -8,7 +8,8 @@ import contextlib
 
 import pytest
 
-from graph.core.personas import ANALYSTS, PERSONAS
+from graph.core.personas import DEFAULT_ANALYSTS as ANALYSTS  # the default analysis' (no Macro Analyst)
+from graph.core.personas import PERSONAS
 from tests.support.attacks import list_threads
 from tests.support.chat_server import Server
 from tests.support.socket_client import DeskClient, runs_finished

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from chat.panel import NextAnalysis
 from chat.runs import ChatRun
-from graph.core.personas import ANALYSTS, PERSONAS
+from graph.core.personas import DEFAULT_ANALYSTS as ANALYSTS  # the default analysis' (no Macro Analyst)
+from graph.core.personas import PERSONAS
 from graph.core.plan import RunPlan
 from tests.support.waiting import wait_until
 

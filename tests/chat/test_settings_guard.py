@@ -95,7 +95,7 @@ async def test_bad_settings_are_refused_named_and_never_stored(server):
     assert thread_id
     kept = await poll(lambda: _async(stored_settings(server, thread_id)),
                       lambda s: s is not None and s.get("debate_rounds") == 2, what="the settings stored")
-    assert set(kept) <= {f"analyst_{k}" for k in ("market", "social", "news", "fundamentals")} | {
+    assert set(kept) <= {f"analyst_{k}" for k in ("market", "social", "news", "fundamentals", "macro")} | {
         "debate_rounds", "risk_rounds"}, kept
     assert kept["risk_rounds"] == 1 and kept["analyst_news"] is False and kept["analyst_market"] is True
 

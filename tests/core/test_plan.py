@@ -1,7 +1,7 @@
 """The run plan: one speaking order for routing, the progress list and interjection prediction."""
 import pytest
 
-from graph.core.personas import DEBATERS, PERSONAS
+from graph.core.personas import ALL_PERSONAS, ANALYST_KINDS, DEBATERS, DEFAULT_ANALYST_KINDS, PERSONAS
 from graph.core.plan import RunPlan
 from graph.core.state import Debate, FinalDecision, Turn
 
@@ -34,7 +34,11 @@ def test_routing_follows_the_plans_turns(debate_rounds, risk_rounds):
 
 def test_slots_carry_personas_stages_and_rounds():
     plan = RunPlan(debate_rounds=2)
+    assert [s.persona for s in RunPlan(analysts=ANALYST_KINDS).slots()] == list(ALL_PERSONAS)
     assert [s.persona for s in RunPlan().slots()] == list(PERSONAS)
+    # The Macro Analyst is chosen, never in the default analysis (issue 38): the default's tokens stay.
+    assert RunPlan().analysts == DEFAULT_ANALYST_KINDS == ("market", "social", "news", "fundamentals")
+    assert "Macro Analyst" not in [s.persona for s in RunPlan().slots()]
     bulls = [s for s in plan.turns() if s.node == "bull"]
     assert [s.round for s in bulls] == [1, 2] and bulls[0].stage == "Bull ⇄ Bear debate (2 rounds)"
     titles = [st.title for st in plan.stages()]

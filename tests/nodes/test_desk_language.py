@@ -12,7 +12,7 @@ from langchain_core.messages import AIMessage
 from pydantic import ValidationError
 
 from graph.core.events import Said
-from graph.core.personas import COMPARISON, DESK, PERSONAS, persona_label
+from graph.core.personas import ALL_PERSONAS, COMPARISON, DESK, PERSONAS, persona_label
 from graph.core.prompts import render
 from graph.core.settings import Settings
 from graph.core.state import FinalDecision, language_of
@@ -199,14 +199,15 @@ def test_the_mode_notice_in_chinese(no_model_env, tmp_path):
 
 
 def test_every_persona_has_a_chinese_label_and_keeps_its_name_elsewhere():
-    labels = {p: persona_label(p, "zh") for p in (*PERSONAS, DESK)}
+    labels = {p: persona_label(p, "zh") for p in (*ALL_PERSONAS, DESK)}
     assert labels == {
         "Market Analyst": "市场分析师", "Social Analyst": "社交媒体分析师", "News Analyst": "新闻分析师",
         "Fundamentals Analyst": "基本面分析师", "Bull Researcher": "多头研究员", "Bear Researcher": "空头研究员",
         "Research Manager": "研究经理", "Trader": "交易员", "Risky Analyst": "激进风险分析师",
         "Safe Analyst": "保守风险分析师", "Neutral Analyst": "中性风险分析师", "Risk Judge": "风险裁判",
+        "Macro Analyst": "宏观分析师",
         "Desk": "交易台"}
-    assert all(persona_label(p, lang) == p for p in PERSONAS for lang in ("en", "fr", "../x", ""))
+    assert all(persona_label(p, lang) == p for p in ALL_PERSONAS for lang in ("en", "fr", "../x", ""))
 
 
 # A Risk Judge who writes in Chinese, as the language line asks: English field labels or Chinese ones.
@@ -302,7 +303,7 @@ def test_the_chinese_catalogue_names_only_keys_the_desk_knows():
     from graph.core.words import _catalogue
 
     english, chinese = _catalogue("en"), _catalogue("zh")
-    assert set(chinese["personas"]) == {*PERSONAS, DESK, COMPARISON, "Track record"}
+    assert set(chinese["personas"]) == {*ALL_PERSONAS, DESK, COMPARISON, "Track record"}
     assert set(chinese["fields"]) == {key for key, _ in DECISION_FIELDS}
     for section in ("card", "read", "desk", "compare"):
         assert set(chinese[section]) <= set(english[section]), section

@@ -8,7 +8,8 @@ import pytest
 from langchain_core.messages import AIMessage, ToolMessage
 
 from graph.core.events import NotePickedUp, Token, ToolStarted
-from graph.core.personas import ANALYSTS, PERSONAS
+from graph.core.personas import DEFAULT_ANALYSTS as ANALYSTS  # the default analysis (no Macro Analyst)
+from graph.core.personas import PERSONAS
 from graph.core.state import FinalDecision
 from graph.data.synthetic import SyntheticVendor
 from graph.data.vendor import VendorError
@@ -132,7 +133,7 @@ async def test_analysts_never_see_each_others_tool_chatter(desk_factory):
     desk = desk_factory(model)
     await desk.ask("should I buy NVDA today?")
     own = {"Market Analyst": {"get_price_history", "get_indicators"},
-           "Social Analyst": {"get_social_sentiment"},
+           "Social Analyst": {"get_social_sentiment", "get_options_positioning"},
            "News Analyst": {"get_company_news", "get_macro_news", "get_scheduled_events"},
            "Fundamentals Analyst": {"get_fundamentals", "get_financial_statements", "get_scheduled_events"}}
     for c in model.calls:
@@ -244,7 +245,10 @@ async def test_a_failing_vendor_gives_no_data_not_numbers(desk_factory):
     await desk.ask("should I buy NVDA today?")
     state = await desk.state()
     results = [m for c in model.calls for m in c["messages"] if isinstance(m, ToolMessage)]
-    assert results and all(str(m.content).startswith("no data: ") for m in results)
+    # Every tool says "no data", but the options tool, which on a past trade date asks no vendor: it says why.
+    options = "get_options_positioning"
+    assert results and all(str(m.content).startswith("no data: ") for m in results if m.name != options)
+    assert all("not historical" in str(m.content) for m in results if m.name == options)
     assert "Data I could not get, so not used and not estimated: price history, technical indicators." in (
         state["market_report"])
     assert "| Key figure |" not in state["market_report"]

@@ -9,7 +9,7 @@ import pytest
 from langchain_core.messages import HumanMessage, SystemMessage
 
 from benchmarks.prompts import GOAL, Prompt, common_prefix, record_run, shared_prefixes
-from graph.core.personas import ANALYSTS
+from graph.core.personas import DEFAULT_ANALYSTS as ANALYSTS  # the default analysis (no Macro Analyst)
 from tests.support.models import ScriptedChatModel
 
 ROLE = "\n\n## Your role\n"

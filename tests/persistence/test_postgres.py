@@ -20,7 +20,8 @@ import psycopg
 import pytest
 
 from graph.core.events import Event, NotePickedUp
-from graph.core.personas import ANALYSTS, PERSONAS
+from graph.core.personas import DEFAULT_ANALYSTS as ANALYSTS  # the default analysis' (no Macro Analyst)
+from graph.core.personas import PERSONAS
 from graph.core.settings import Settings
 from graph.runtime.desk import DeskRuntime
 from tests.support.clock import python_path

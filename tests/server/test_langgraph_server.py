@@ -22,7 +22,7 @@ from langgraph_sdk import get_sync_client
 from langgraph_sdk.client import SyncLangGraphClient
 
 from graph import note_item
-from graph.core.personas import ANALYSTS
+from graph.core.personas import DEFAULT_ANALYSTS as ANALYSTS  # the default analysis' (no Macro Analyst)
 from graph.notes.inbox import Inbox, Note
 from tests.support.langgraph_dev import LangGraphDev
 
