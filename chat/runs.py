@@ -566,8 +566,11 @@ class ChatRun(ThreadTask):
         try:
             if self.db_out is not None:  # the run waits for the database: kept until it is back
                 raise self.db_out
-            posted = await post_note(await self.service.runtime(), self.thread_id, text,
-                                     self.renderer.started if self.renderer else None)
+            # Who has started, read between two events: a turn whose message is on the page is counted started
+            # (the renderer shows a turn's first words, then marks it started, under its lock).
+            async with self.held():
+                started = list(self.renderer.started) if self.renderer else None
+            posted = await post_note(await self.service.runtime(), self.thread_id, text, started)
         except DatabaseUnavailable:
             self.kept.append(text)
             kept = said("db_note_kept", language=lang)

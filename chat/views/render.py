@@ -231,6 +231,10 @@ class Renderer:
             await self._node_event(ev)
         # The stage list is redrawn after the event itself, so a speaker's first word reaches
         # the user before the progress update (it was the larger part of the first-token time).
+        await self._mark_opened()
+
+    async def _mark_opened(self) -> None:
+        """The turns opened since: started (a note counts them as speaking from now on) and on the stage list."""
         while self.opened:
             await self._started(self.opened.pop(0))
 
@@ -490,6 +494,7 @@ class Renderer:
         async with self.lock:
             self._timer = None
             await self._tick()
+            await self._mark_opened()  # a turn whose first words this showed has started, as after an event
 
     # -- endings -----------------------------------------------------------
 
