@@ -63,7 +63,8 @@ SCHEDULED = "scheduled"  # a scheduled thread's metadata: {"watch", "ticker", "s
 def rule_words(rule: Rule, language: str) -> str:
     at, place = f"{rule.at:%H:%M}", _place(rule, language)
     if rule.weekday == EVERY_TRADING_DAY:
-        return phrase(language, "chat.watch_rule_daily", at=at, place=place)
+        daily = "chat.watch_rule_every_day" if rule.every_day else "chat.watch_rule_daily"
+        return phrase(language, daily, at=at, place=place)
     return phrase(language, "chat.watch_rule_weekly", at=at, place=place,
                   weekday=word_list(language, "desk.weekdays")[rule.weekday])
 
