@@ -10,11 +10,13 @@ reads the same book the ruling was sized against.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import date
 from decimal import Decimal
 from typing import Any
 
 from ..core.prompts import render
+from ..core.settlement import settlement_of
 from ..core.state import FinalDecision
 from .holdings import Book, money, shares
 from .sizing import Sizing, book_value, size_decision
@@ -77,7 +79,21 @@ class PricedBook:
         if price is None:
             return None
         others = {s: p for s, p in self.prices.items() if s != self.ticker}
-        return size_decision(self.book, decision, price, others, allow_short=self.allow_short)
+        sizing = size_decision(self.book, decision, price, others, allow_short=self.allow_short)
+        return self._settles(sizing)
+
+    def _settles(self, sizing: Sizing) -> Sizing:
+        """A trade's settlement by its class (T+1 for a US stock, same day for crypto, T+2 spot FX, daily for a
+        future), counted from the trade date in the class's sessions; none when nothing is traded."""
+        settlement = settlement_of(self.ticker)
+        if sizing.action not in ("buy", "sell", "short") or not sizing.shares or settlement is None:
+            return sizing
+        try:
+            traded = date.fromisoformat(self.trade_date)
+        except ValueError:
+            return sizing
+        return replace(sizing, settles=(settlement.rule, traded.isoformat(), settlement.on(traded).isoformat(),
+                                        "daily" if settlement.daily else ""))
 
 
 def sizing_state(sizing: Sizing) -> dict[str, Any]:
@@ -93,7 +109,9 @@ def sizing_state(sizing: Sizing) -> dict[str, Any]:
             "weight_before": weight(sizing.weight_before), "weight_after": weight(sizing.weight_after),
             "cash_before": money(sizing.cash_before) if sizing.cash_before is not None else "",
             "cash_after": money(sizing.cash_after) if sizing.cash_after is not None else "",
-            "notes": list(sizing.notes), "gaps": list(sizing.gaps)}
+            "notes": list(sizing.notes), "gaps": list(sizing.gaps),
+            **({"settles": dict(zip(("rule", "trade_date", "date", "daily"), sizing.settles, strict=True))}
+               if sizing.settles else {})}
 
 
 def _pct(part: Decimal, whole: Decimal | None) -> str:

@@ -76,6 +76,9 @@ class Sizing:
     # The summary as the catalogue words it (prompts/words_<code>.md, [book]): its key and fields, so the
     # card says it in the thread's language; `summary` is the English (the prompts and the record read it).
     said: tuple[str, tuple[tuple[str, str], ...]] = ("", ())
+    # When the trade settles (graph/core/settlement.py): (rule "T+1", the trade date, the settlement date,
+    # "daily" for a future marked every session, else ""), set by the run that knows the trade date (brief.py).
+    settles: tuple[str, str, str, str] | None = None
 
     def told(self, language: str) -> str:
         key, fields = self.said
