@@ -19,7 +19,7 @@ from ..core.prompts import render
 from ..core.settlement import settlement_of
 from ..core.state import FinalDecision
 from .holdings import Book, money, shares
-from .sizing import Sizing, book_value, size_decision
+from .sizing import Sizing, book_value, multiplier, size_decision
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ class PricedBook:
         elif price is None:
             holding = f"They hold {held.describe()}; there is no close for {self.ticker} by {self.trade_date}."
         else:
-            worth = held.quantity * price
+            worth = held.quantity * price * (multiplier(self.ticker) or 1)  # a future: contracts × multiplier
             weight = f", {_pct(worth, value)} of the book" if value else ""
             holding = f"They hold {held.describe()}, worth {money(worth)} at the close of {money(price)}{weight}."
         count = len(self.book.positions)
@@ -64,7 +64,8 @@ class PricedBook:
             shown_value, cash_weight, largest = "unknown", "?", f"unknown (no close for {', '.join(self.gaps)})"
         else:
             shown_value, cash_weight = f"{money(value)} {self.book.currency}", _pct(self.book.cash, value)
-            weights = [(p.quantity * self.prices[p.symbol], p.symbol) for p in self.book.positions]
+            weights = [(p.quantity * self.prices[p.symbol] * (multiplier(p.symbol) or 1), p.symbol)
+                       for p in self.book.positions]
             top = max(weights, default=None)
             largest = f"{top[1]} at {_pct(top[0], value)}" if top else "none"
         shorting = ("Shorting is allowed: a SELL with nothing held may open a short." if self.allow_short else
