@@ -49,6 +49,12 @@ def _places(symbol: str) -> int:
     return unit_places(classify(symbol)) if symbol else 0
 
 
+def units_of(symbol: str, quantity: Decimal) -> Decimal:
+    """`quantity` rounded down to what the symbol's class trades in: whole shares or contracts, 8 decimals of a
+    coin, 2 of a currency (the paper book sizes its orders so too)."""
+    return _floor(quantity, _places(symbol))
+
+
 def multiplier(symbol: str) -> Decimal | None:
     """What one unit of the symbol is worth per unit of its price: 1 for a share, a coin or a currency unit;
     a future's contract multiplier (GC=F: 100); None for a future whose multiplier the desk does not know."""

@@ -7,8 +7,11 @@
   day one of its tickers or its benchmark has a row) on which the ticker has no open is a gap: the order
   waits, and says so; no price is filled in.
 * **Size.** The ruling's size is a percent of the book's value at that open (cash plus each open position
-  at its open that session, or its last close when it has none): shares = floor(value × % / open), whole
-  shares; a BUY is capped at what the cash covers with its cost. A HOLD, a size without a percent, or a
+  at its open that session, or its last close when it has none): shares = floor(value × % / open) in the
+  units of the ticker's class (graph/book/sizing.py: whole shares, 8 decimals of a coin, a currency's cents;
+  a future in whole contracts of its multiplier, its notional counted: floor(value × % / (open × multiplier)),
+  and a future whose multiplier is unknown is not traded); a BUY is capped at what the cash covers with its
+  cost. A HOLD, a size without a percent, or a
   size that comes to 0 shares is not traded, and says why.
 * **Sides.** BUY opens a long position, SELL a short one (its proceeds credited to the cash; no margin limit
   is modelled). One position per ticker: a new BUY or SELL on a ticker with an open position first closes it
@@ -32,11 +35,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from decimal import ROUND_DOWN, ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal
 
 from ..book.holdings import CENT
-from ..book.sizing import percent_of
+from ..book.sizing import multiplier, percent_of, units_of
 from ..track.horizon import sessions as horizon_sessions
 from ..track.settle import price_in
 from .book import Order, PaperBook
@@ -87,6 +90,7 @@ class Position:
     ends: date | None     # the horizon's last session, once the data has it
     mark: Decimal         # the last price seen (the fill, then each close)
     note: str = ""        # why the ruling's stop is not used, when it is not
+    unit: Decimal = Decimal(1)  # a future's contract multiplier (its notional per point of price), else 1
 
     @property
     def ticker(self) -> str:
@@ -94,7 +98,7 @@ class Position:
 
     @property
     def value(self) -> Decimal:
-        return _cents(self.side * self.shares * self.mark)
+        return _cents(self.side * self.shares * self.mark * self.unit)
 
 
 @dataclass(frozen=True)
@@ -191,19 +195,27 @@ class _Run:
         for p in self.open.values():
             bar = self.bars.get(p.ticker, {}).get(day)
             price = bar.open if bar is not None and bar.open is not None else p.mark
-            total += p.side * p.shares * price
+            total += p.side * p.shares * price * p.unit
         return total
 
     def _open(self, order: Order, day: date, price: Decimal, end: date | None) -> None:
         value = self._value_at_open(day)
         pct = percent_of(order.position_size) or Decimal(0)
         side = 1 if order.signal == "BUY" else -1
-        count = (value * pct / 100 / price).to_integral_value(rounding=ROUND_DOWN) if value > 0 else Decimal(0)
+        if (unit := multiplier(order.ticker)) is None:
+            self._skip(order, f"the contract multiplier of {order.ticker} is unknown, so its notional is too",
+                       "no_multiplier", ticker=order.ticker)
+            return
+        count = units_of(order.ticker, value * pct / 100 / (price * unit)) if value > 0 else Decimal(0)
         if side > 0:
-            per_share = price * (1 + self.book.cost / BPS)
-            affordable = (max(self.ledger.cash, Decimal(0)) / per_share).to_integral_value(rounding=ROUND_DOWN)
-            count = min(count, affordable)
+            per_share = price * unit * (1 + self.book.cost / BPS)
+            count = min(count, units_of(order.ticker, max(self.ledger.cash, Decimal(0)) / per_share))
         if count <= 0:
+            if unit != 1:
+                self._skip(order, f"{pct.normalize():f} % of the book's value buys no whole contract at {price} "
+                           f"(notional {price * unit:f} a contract)", "no_contract", pct=f"{pct.normalize():f}",
+                           price=f"{price.normalize():f}", notional=f"{(price * unit).normalize():f}")
+                return
             self._skip(order, f"{pct.normalize():f} % of the book's value buys no whole share at {price}",
                        "no_shares", pct=f"{pct.normalize():f}", price=f"{price.normalize():f}")
             return
@@ -211,13 +223,13 @@ class _Run:
         stop_d = price_of(stop) if stop is not None else None
         if stop_d is not None and ((side > 0 and stop_d >= price) or (side < 0 and stop_d <= price)):
             note, stop_d = f"stop {stop_d.normalize():f} is on the wrong side of the fill: not used", None
-        position = Position(order, side, count, price, day, stop_d, end, price, note)
+        position = Position(order, side, count, price, day, stop_d, end, price, note, unit)
         self._trade(position, day, price, "buy" if side > 0 else "short", "call")
         self.open[order.ticker] = position
 
     def _trade(self, p: Position, day: date, price: Decimal, action: Action, why: Why,
                by: Order | None = None) -> None:
-        amount = _cents(p.shares * price)
+        amount = _cents(p.shares * price * p.unit)
         fee = _cents(amount * self.book.cost / BPS)
         paying = action in ("buy", "cover")
         self.ledger.cash = _cents(self.ledger.cash - amount - fee if paying else self.ledger.cash + amount - fee)
@@ -260,7 +272,7 @@ class _Run:
             self.ledger.gaps.append((day, ", ".join(sorted(missing))))
             return
         self.ledger.curve.append((day, _cents(self.ledger.cash + sum(
-            (p.side * p.shares * p.mark for p in self.open.values()), Decimal(0)))))
+            (p.side * p.shares * p.mark * p.unit for p in self.open.values()), Decimal(0)))))
 
     # -- the end -------------------------------------------------------------
 
