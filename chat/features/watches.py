@@ -63,9 +63,10 @@ SCHEDULED = "scheduled"  # a scheduled thread's metadata: {"watch", "ticker", "s
 def rule_words(rule: Rule, language: str) -> str:
     at, place = f"{rule.at:%H:%M}", _place(rule, language)
     if rule.weekday == EVERY_TRADING_DAY:
-        return phrase(language, "chat.watch_rule_daily", at=at, place=place)
+        daily = "chat.watch_rule_every_day" if rule.every_day else "chat.watch_rule_daily"
+        return phrase(language, daily, at=at, place=place)
     return phrase(language, "chat.watch_rule_weekly", at=at, place=place,
-                  weekday=word_list(language, "desk.weekdays")[rule.weekday])
+                  weekday=word_list(language, "desk.weekdays", beside="chat.watch_rule_weekly")[rule.weekday])
 
 
 def _place(rule: Rule, language: str) -> str:
@@ -77,7 +78,8 @@ def when_words(moment: datetime, rule: Rule, language: str) -> str:
     """A slot in the exchange's time: "Monday 2026-11-30, 16:30 New York time"."""
     local = moment.astimezone(rule.tz)
     return phrase(language, "chat.watch_when", day=local.date().isoformat(), at=f"{local:%H:%M}",
-                  place=_place(rule, language), weekday=word_list(language, "desk.weekdays")[local.weekday()])
+                  place=_place(rule, language),
+                  weekday=word_list(language, "desk.weekdays", beside="chat.watch_when")[local.weekday()])
 
 
 def what_words(tickers: tuple[str, ...], book: bool, language: str) -> str:

@@ -97,6 +97,11 @@ def position_lines(sizing: dict[str, Any] | None, language: str = DEFAULT) -> li
                       after=sizing.get("after") or "—", cash_before=sizing["cash_before"],
                       cash_after=sizing.get("cash_after") or sizing["cash_before"])
         lines.append(held)
+    settles = sizing.get("settles")
+    if isinstance(settles, dict) and settles.get("date"):  # graph/core/settlement.py, by the ticker's class
+        key = "chat.card_book_settles_daily" if settles.get("daily") else "chat.card_book_settles"
+        lines.append(phrase(language, key, rule=settles.get("rule", ""), trade_date=settles.get("trade_date", ""),
+                            date=settles["date"]))
     return lines
 
 

@@ -10,14 +10,16 @@ reads the same book the ruling was sized against.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import date
 from decimal import Decimal
 from typing import Any
 
 from ..core.prompts import render
+from ..core.settlement import settlement_of
 from ..core.state import FinalDecision
 from .holdings import Book, money, shares
-from .sizing import Sizing, book_value, size_decision
+from .sizing import Sizing, book_value, multiplier, size_decision
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ class PricedBook:
         elif price is None:
             holding = f"They hold {held.describe()}; there is no close for {self.ticker} by {self.trade_date}."
         else:
-            worth = held.quantity * price
+            worth = held.quantity * price * (multiplier(self.ticker) or 1)  # a future: contracts × multiplier
             weight = f", {_pct(worth, value)} of the book" if value else ""
             holding = f"They hold {held.describe()}, worth {money(worth)} at the close of {money(price)}{weight}."
         count = len(self.book.positions)
@@ -62,7 +64,8 @@ class PricedBook:
             shown_value, cash_weight, largest = "unknown", "?", f"unknown (no close for {', '.join(self.gaps)})"
         else:
             shown_value, cash_weight = f"{money(value)} {self.book.currency}", _pct(self.book.cash, value)
-            weights = [(p.quantity * self.prices[p.symbol], p.symbol) for p in self.book.positions]
+            weights = [(p.quantity * self.prices[p.symbol] * (multiplier(p.symbol) or 1), p.symbol)
+                       for p in self.book.positions]
             top = max(weights, default=None)
             largest = f"{top[1]} at {_pct(top[0], value)}" if top else "none"
         shorting = ("Shorting is allowed: a SELL with nothing held may open a short." if self.allow_short else
@@ -77,7 +80,21 @@ class PricedBook:
         if price is None:
             return None
         others = {s: p for s, p in self.prices.items() if s != self.ticker}
-        return size_decision(self.book, decision, price, others, allow_short=self.allow_short)
+        sizing = size_decision(self.book, decision, price, others, allow_short=self.allow_short)
+        return self._settles(sizing)
+
+    def _settles(self, sizing: Sizing) -> Sizing:
+        """A trade's settlement by its class (T+1 for a US stock, same day for crypto, T+2 spot FX, daily for a
+        future), counted from the trade date in the class's sessions; none when nothing is traded."""
+        settlement = settlement_of(self.ticker)
+        if sizing.action not in ("buy", "sell", "short") or not sizing.shares or settlement is None:
+            return sizing
+        try:
+            traded = date.fromisoformat(self.trade_date)
+        except ValueError:
+            return sizing
+        return replace(sizing, settles=(settlement.rule, traded.isoformat(), settlement.on(traded).isoformat(),
+                                        "daily" if settlement.daily else ""))
 
 
 def sizing_state(sizing: Sizing) -> dict[str, Any]:
@@ -93,7 +110,9 @@ def sizing_state(sizing: Sizing) -> dict[str, Any]:
             "weight_before": weight(sizing.weight_before), "weight_after": weight(sizing.weight_after),
             "cash_before": money(sizing.cash_before) if sizing.cash_before is not None else "",
             "cash_after": money(sizing.cash_after) if sizing.cash_after is not None else "",
-            "notes": list(sizing.notes), "gaps": list(sizing.gaps)}
+            "notes": list(sizing.notes), "gaps": list(sizing.gaps),
+            **({"settles": dict(zip(("rule", "trade_date", "date", "daily"), sizing.settles, strict=True))}
+               if sizing.settles else {})}
 
 
 def _pct(part: Decimal, whole: Decimal | None) -> str:

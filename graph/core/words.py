@@ -79,8 +79,14 @@ def phrase(language: str, key: str, **fields: object) -> str:
     return str(template).format(**fields)
 
 
-def word_list(language: str, key: str) -> list[str]:
-    """A list the catalogue holds (e.g. "desk.weekdays")."""
+def word_list(language: str, key: str, beside: str = "") -> list[str]:
+    """A list the catalogue holds (e.g. "desk.weekdays"). With `beside`, the text it fills: the list in the
+    language that text is in (English when the language's catalogue lacks it and the text falls back), so a
+    German weekday never lands in an English sentence."""
+    if beside:
+        section, _, name = beside.partition(".")
+        if _catalogue(language).get(section, {}).get(name) is None:
+            language = DEFAULT_LANGUAGE
     section, _, name = key.partition(".")
     return [str(v) for v in _lookup(language, section, name) or []]
 

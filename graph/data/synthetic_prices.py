@@ -16,7 +16,8 @@ import pandas as pd
 from graph.core import clock
 from graph.core.assets import AssetClass, classify, market_of
 from graph.core.trading_days import CALENDARS, EVERY_DAY, EXCHANGES, closures
-from graph.data.synthetic_company import _between, _seed, _traits
+from graph.data.synthetic_assets import level_of
+from graph.data.synthetic_company import _seed, _traits
 
 SERIES_START = date(1990, 1, 1)
 TRADING_DAYS = 252
@@ -36,18 +37,20 @@ _MARKETS = frozenset({"US", *EXCHANGES, *CALENDARS})
 # --------------------------------------------------------------------------
 
 
-def _regime_schedule(rng: np.random.Generator, n: int, base_vol: float) -> tuple[np.ndarray, np.ndarray]:
+def _regime_schedule(rng: np.random.Generator, n: int, base_vol: float,
+                     drift_scale: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """Daily drift and volatility arrays made of random-length regimes.
 
     Regimes are drawn one after another from their own stream, so the first
-    k days' regimes are the same however long the series is.
+    k days' regimes are the same however long the series is. `drift_scale` shrinks a quiet market's trends
+    with its volatility (a currency pair's year does not move like a stock's).
     """
     mu = np.empty(n)
     sigma = np.empty(n)
     i = 0
     while i < n:
         length = int(rng.integers(40, 260))
-        annual_mu = rng.normal(0.03, 0.55)
+        annual_mu = rng.normal(0.03, 0.55) * drift_scale
         annual_sigma = base_vol * rng.uniform(0.6, 1.6)
         mu[i : i + length] = annual_mu / TRADING_DAYS
         sigma[i : i + length] = annual_sigma / math.sqrt(TRADING_DAYS)
@@ -55,13 +58,12 @@ def _regime_schedule(rng: np.random.Generator, n: int, base_vol: float) -> tuple
     return mu, sigma
 
 
-def _log_deviation(mu: np.ndarray, sigma: np.ndarray, shocks: np.ndarray) -> np.ndarray:
+def _log_deviation(mu: np.ndarray, sigma: np.ndarray, shocks: np.ndarray, pull: float = 1.0 / 1000.0) -> np.ndarray:
     """Regime-driven random walk with weak pull back to the long-run anchor.
 
-    The pull (about a three-year half-life) keeps 35 years of compounding in
+    The pull (about a three-year half-life for a stock) keeps 35 years of compounding in
     a plausible price range while leaving months-long trends clearly visible.
     """
-    pull = 1.0 / 1000.0
     keep = 1.0 - pull
     step = mu + sigma * shocks
     x = np.empty(len(step))
@@ -107,11 +109,16 @@ def _daily_path(symbol: str, through_year: int) -> pd.DataFrame:
     calendar day, its daily volatility spread over 365 days a year instead of 252.
     """
     traits = _traits(symbol)
-    if pair := classify(symbol) is AssetClass.CURRENCY:
-        # A currency pair quotes near one (EUR/USD 1.08) to four decimals and moves a few percent a year.
-        traits = replace(traits, start_price=_between(0.6, 1.6, symbol, "pair-p0"),
-                         base_vol=_between(0.05, 0.11, symbol, "pair-vol"), long_run_growth=0.0)
-    places = 4 if pair else 2
+    kind = classify(symbol)
+    pair = kind is AssetClass.CURRENCY
+    pull, drift_scale, places = 1.0 / 1000.0, 1.0, 2
+    if (level := level_of(symbol, kind)) is not None:
+        # Not a company's share: a level that fits the class (bitcoin in tens of thousands, EUR/USD near 1.1,
+        # gold in the 2,000s), no long-run growth, held near it by a stronger pull; a quiet market's trends
+        # shrink with its volatility (graph/data/synthetic_assets.py).
+        traits = replace(traits, start_price=level.anchor, base_vol=level.base_vol, long_run_growth=0.0,
+                         base_volume=level.base_volume)
+        pull, drift_scale, places = level.pull, min(1.0, level.base_vol / 0.34), level.places
     every_day = market(symbol) == EVERY_DAY
     grid = pd.date_range if every_day else pd.bdate_range
     weekdays = grid(SERIES_START, date(through_year, 12, 31), name="date")
@@ -120,8 +127,8 @@ def _daily_path(symbol: str, through_year: int) -> pd.DataFrame:
     streams = [np.random.default_rng(s) for s in np.random.SeedSequence(_seed(symbol, "path")).spawn(5)]
     regimes, returns, gaps, ranges, volumes = streams
 
-    mu, sigma = _regime_schedule(regimes, n, traits.base_vol * (TRADING_DAYS / days_a_year) ** 0.5)
-    deviation = _log_deviation(mu, sigma, returns.standard_normal(n))
+    mu, sigma = _regime_schedule(regimes, n, traits.base_vol * (TRADING_DAYS / days_a_year) ** 0.5, drift_scale)
+    deviation = _log_deviation(mu, sigma, returns.standard_normal(n), pull)
     years = np.arange(n) / days_a_year
     close = traits.start_price * np.exp(traits.long_run_growth * years + deviation)
     gap_draws = gaps.standard_normal(n)
@@ -154,7 +161,7 @@ def _daily_path(symbol: str, through_year: int) -> pd.DataFrame:
             "volume": volume.astype(np.int64),
         },
         index=days,
-    ).clip(lower=0.0001 if pair else 0.01)
+    ).clip(lower=10.0 ** -places)
     # Rounding can nudge open/close past the wick; keep bars self-consistent.
     frame["high"] = frame[["open", "high", "close"]].max(axis=1)
     frame["low"] = frame[["open", "low", "close"]].min(axis=1)

@@ -7,8 +7,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from ..core.assets import SERVED, AssetClass, classify
 from ..core.state import FinalDecision
 from ..core.usage import RunUsage, run_total, tokens
+from ..track.horizon import benchmark_for
 
 
 class Ruling(BaseModel):
@@ -23,12 +25,24 @@ class Ruling(BaseModel):
     horizon: str
     confidence: float | None = Field(description="0..1; null when the judge stated none")
     rationale: str
+    asset_class: Literal["equity", "fund", "index", "crypto", "currency", "future"] | None = Field(
+        None, description="what the ticker is (graph/core/assets.py): its calendar, units and benchmark follow it")
+    benchmark: str = Field("", description="what the call is scored against, as on the card (SPY for a US stock, "
+                                           "BTC-USD for another coin); empty: none, the call is scored on its "
+                                           "own return (a currency pair, a benchmark itself)")
 
     @classmethod
-    def of(cls, decision: FinalDecision) -> Ruling:
+    def of(cls, decision: FinalDecision, asset_class: str | None = None) -> Ruling:
+        """The ruling with its class (the one the run read from the vendor, `asset_class`, else read from the
+        ticker) and the benchmark the card names."""
+        try:
+            kind = AssetClass(asset_class) if asset_class else classify(decision.ticker)
+        except ValueError:
+            kind = classify(decision.ticker)
         return cls(ticker=decision.ticker, trade_date=decision.trade_date, signal=decision.signal,
                    size=decision.position_size, entry=decision.entry, stop=decision.stop, horizon=decision.horizon,
-                   confidence=decision.confidence, rationale=decision.rationale)
+                   confidence=decision.confidence, rationale=decision.rationale,
+                   asset_class=kind.value if kind in SERVED else None, benchmark=benchmark_for(decision.ticker, kind))
 
 
 class Tokens(BaseModel):

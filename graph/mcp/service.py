@@ -136,12 +136,20 @@ def desk_reply(thread_id: str, state: dict[str, Any], data: str = "") -> Replied
                                     phrase(language, "mcp.tokens", tokens=f"{spent.total:,}"), shown]))
     reply = DeskReply(thread_id=thread_id, outcome="answer", language=language, tokens=spent, data=data)
     if intent == "analyze" and decision is not None:
-        ruling = Ruling.of(decision)
+        ruling = Ruling.of(decision, state.get("asset_class"))
         title = phrase(language, "card.title", ticker=decision.ticker, trade_date=decision.trade_date,
                        signal=decision.signal)
         separator = "；" if is_chinese(language) else "; "
         rows = separator.join(f"{label} {value}" for label, value in decision.rows(language)[1:-1])  # the card's
         text = phrase(language, "mcp.decided", title=title, rows=rows)
+        # The class and the benchmark, as the card says them (chat/views/card.py)
+        benchmark = (phrase(language, "chat.card_benchmark", benchmark=ruling.benchmark) if ruling.benchmark
+                     else phrase(language, "chat.card_no_benchmark"))
+        gap = "" if is_chinese(language) else " "
+        if ruling.asset_class:
+            text += gap + phrase(language, "mcp.asset_class", ticker=decision.ticker,
+                                 kind=phrase(language, f"mcp.class_{ruling.asset_class}"))
+        text += gap + _plain(benchmark)
         return Replied(reply.model_copy(update={"outcome": "decision", "ruling": ruling}),
                        f"{text}\n\n{ruling.rationale}{tail}")
     if intent == "analyze":
@@ -209,7 +217,8 @@ class DeskService:
         state = await self._analysed(thread_id)
         decision = state.get("final_decision")
         body = {"thread_id": thread_id, "ticker": state.get("ticker"), "trade_date": state.get("trade_date"),
-                "ruling": Ruling.of(decision).model_dump(mode="json") if decision is not None else None,
+                "ruling": Ruling.of(decision, state.get("asset_class")).model_dump(mode="json")
+                if decision is not None else None,
                 "resumable": await self.desk.interrupted(thread_id) is not None}
         return json.dumps(body, ensure_ascii=False, indent=2)
 
@@ -351,7 +360,8 @@ class DeskService:
             spent = spent.add(Tokens.of(this_run(state)))
             why_none = "" if decision is not None else run.error or phrase(record.language, "mcp.stopped")
             desks.append(CompareDesk(ticker=run.ticker, thread_id=run.thread,
-                                     ruling=Ruling.of(decision) if decision is not None else None, why_none=why_none))
+                                     ruling=Ruling.of(decision, state.get("asset_class")) if decision is not None
+                                     else None, why_none=why_none))
         reply = CompareReply(thread_id=record.parent, trade_date=record.trade_date.isoformat(), desks=desks,
                              ranking=list(record.ranking or []), comparison=said, tokens=spent)
         lines = [f"{d.ticker}: {d.ruling.signal if d.ruling else '—'} (thread {d.thread_id})" for d in desks]

@@ -7,11 +7,12 @@
   day one of its tickers or its benchmark has a row) on which the ticker has no open is a gap: the order
   waits, and says so; no price is filled in.
 * **Size.** The ruling's size is a percent of the book's value at that open (cash plus each open position
-  at its open that session, or its last close when it has none): quantity = value × % / open rounded down in
-  the units of the ticker's class, as the user's book is sized (graph/book/sizing.py's in_units): whole shares
-  (units, contracts), a coin to 8 decimals (0.00000001 BTC), a currency pair to 2 decimals of its base
-  currency; a BUY is capped at what the cash covers with its cost, in the same units. A HOLD, a size without a
-  percent, or a size that comes to 0 units is not traded, and says why.
+  at its open that session, or its last close when it has none): quantity = value × % / (open × multiplier)
+  rounded down in the units of the ticker's class, as the user's book is sized (graph/book/sizing.py's
+  in_units): whole shares, a coin to 8 decimals (0.00000001 BTC), a currency pair to 2 decimals of its base
+  currency, a future in whole contracts of its multiplier (its notional counted; a future whose multiplier is
+  unknown is not traded); a BUY is capped at what the cash covers with its cost, in the same units. A HOLD, a
+  size without a percent, or a size that comes to 0 units is not traded, and says why.
 * **Sides.** BUY opens a long position, SELL a short one (its proceeds credited to the cash; no margin limit
   is modelled). One position per ticker: a new BUY or SELL on a ticker with an open position first closes it
   at the same open ("replaced by a newer call"), then opens its own.
@@ -40,7 +41,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Literal
 
 from ..book.holdings import CENT
-from ..book.sizing import fractional, in_units, percent_of
+from ..book.sizing import fractional, in_units, multiplier, percent_of
 from ..core.assets import market_of
 from ..core.trading_days import is_trading_day
 from ..track.horizon import sessions as horizon_sessions
@@ -93,6 +94,7 @@ class Position:
     ends: date | None     # the horizon's last session, once the data has it
     mark: Decimal         # the last price seen (the fill, then each close)
     note: str = ""        # why the ruling's stop is not used, when it is not
+    unit: Decimal = Decimal(1)  # a future's contract multiplier (its notional per point of price), else 1
 
     @property
     def ticker(self) -> str:
@@ -100,7 +102,7 @@ class Position:
 
     @property
     def value(self) -> Decimal:
-        return _cents(self.side * self.shares * self.mark)
+        return _cents(self.side * self.shares * self.mark * self.unit)
 
 
 @dataclass(frozen=True)
@@ -202,18 +204,27 @@ class _Run:
         for p in self.open.values():
             bar = self.bars.get(p.ticker, {}).get(day)
             price = bar.open if bar is not None and bar.open is not None else p.mark
-            total += p.side * p.shares * price
+            total += p.side * p.shares * price * p.unit
         return total
 
     def _open(self, order: Order, day: date, price: Decimal, end: date | None) -> None:
         value = self._value_at_open(day)
         pct = percent_of(order.position_size) or Decimal(0)
         side = 1 if order.signal == "BUY" else -1
-        count = in_units(order.ticker, value * pct / 100 / price) if value > 0 else Decimal(0)
+        if (unit := multiplier(order.ticker)) is None:
+            self._skip(order, f"the contract multiplier of {order.ticker} is unknown, so its notional is too",
+                       "no_multiplier", ticker=order.ticker)
+            return
+        count = in_units(order.ticker, value * pct / 100 / (price * unit)) if value > 0 else Decimal(0)
         if side > 0:
-            per_unit = price * (1 + self.book.cost / BPS)
+            per_unit = price * unit * (1 + self.book.cost / BPS)
             count = min(count, in_units(order.ticker, max(self.ledger.cash, Decimal(0)) / per_unit))
         if count <= 0:
+            if unit != 1:
+                self._skip(order, f"{pct.normalize():f} % of the book's value buys no whole contract at {price} "
+                           f"(notional {price * unit:f} a contract)", "no_contract", pct=f"{pct.normalize():f}",
+                           price=f"{price.normalize():f}", notional=f"{(price * unit).normalize():f}")
+                return
             units = "no_units" if fractional(order.ticker) else "no_shares"
             self._skip(order, f"{pct.normalize():f} % of the book's value buys "
                        f"{'not even the smallest unit' if units == 'no_units' else 'no whole share'} at {price}",
@@ -223,13 +234,13 @@ class _Run:
         stop_d = price_of(stop) if stop is not None else None
         if stop_d is not None and ((side > 0 and stop_d >= price) or (side < 0 and stop_d <= price)):
             note, stop_d = f"stop {stop_d.normalize():f} is on the wrong side of the fill: not used", None
-        position = Position(order, side, count, price, day, stop_d, end, price, note)
+        position = Position(order, side, count, price, day, stop_d, end, price, note, unit)
         self._trade(position, day, price, "buy" if side > 0 else "short", "call")
         self.open[order.ticker] = position
 
     def _trade(self, p: Position, day: date, price: Decimal, action: Action, why: Why,
                by: Order | None = None) -> None:
-        amount = _cents(p.shares * price)
+        amount = _cents(p.shares * price * p.unit)
         fee = _cents(amount * self.book.cost / BPS)
         paying = action in ("buy", "cover")
         self.ledger.cash = _cents(self.ledger.cash - amount - fee if paying else self.ledger.cash + amount - fee)
@@ -272,7 +283,7 @@ class _Run:
             self.ledger.gaps.append((day, ", ".join(sorted(missing))))
             return
         self.ledger.curve.append((day, _cents(self.ledger.cash + sum(
-            (p.side * p.shares * p.mark for p in self.open.values()), Decimal(0)))))
+            (p.side * p.shares * p.mark * p.unit for p in self.open.values()), Decimal(0)))))
 
     # -- the end -------------------------------------------------------------
 

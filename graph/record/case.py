@@ -155,6 +155,11 @@ def _book_notes(state: Mapping[str, Any]) -> str:
     if sizing.get("cash_before"):
         lines.append(f"Position {sizing.get('before') or 'none'} -> {sizing.get('after') or 'none'}; "
                      f"cash {sizing['cash_before']} -> {sizing.get('cash_after')}.")
+    if isinstance(settles := sizing.get("settles"), dict) and settles.get("date"):
+        lines.append("Settles daily (a future: marked to each session's settlement price, margined every exchange "
+                     f"day from {settles['date']})." if settles.get("daily") else
+                     f"Settles {settles.get('rule')}: a trade on {settles.get('trade_date')} settles on "
+                     f"{settles['date']}.")
     return "\n".join(lines)
 
 

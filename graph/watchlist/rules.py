@@ -2,6 +2,12 @@
 close" is 16:30 in New York, 16:30 in Hong Kong, 15:30 in Shanghai: EXCHANGE_HOURS), and which slot is due
 at a given moment.
 
+A watch follows its asset class's calendar too (graph/core/assets.py market_of): crypto every day, Saturday and
+Sunday included, on UTC days (its "after the close" is 23:30 UTC, the last half hour of the UTC day whose bar
+the slot analyses: a slot's day is the day the desk is asked about, so a slot past midnight would analyse a day
+half an hour old); currencies Monday to Friday, each session ending 17:00 New York (the one opened Sunday
+evening is Monday's), holidays included; commodity futures CME Globex's sessions, in Chicago time.
+
 A watch follows one exchange, its listings' own (`market`, as graph.request.listing_codes.market_of gives
 it): its trading days (graph/core/trading_days.py) and its time zone. A slot is one moment a watch should
 run (a time-zone-aware datetime). Slots fall on the exchange's trading days only: a weekly watch whose
@@ -20,7 +26,7 @@ from datetime import date, datetime, time, timedelta
 from typing import NamedTuple
 from zoneinfo import ZoneInfo
 
-from ..core.trading_days import is_trading_day
+from ..core.trading_days import EVERY_DAY, is_trading_day
 
 
 class Hours(NamedTuple):
@@ -49,6 +55,7 @@ NEW_YORK = ZoneInfo("America/New_York")
 AFTER_CLOSE = EXCHANGE_HOURS["US"].after_close
 MORNING = EXCHANGE_HOURS["US"].morning
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday")
+WEEKEND = ("saturday", "sunday")  # a weekly watch's day only on a market that trades every day (crypto)
 EVERY_TRADING_DAY = -1
 _LOOK_BACK_DAYS = 14  # a due slot is looked for this far back; older missed slots are not worth a run
 
@@ -59,18 +66,25 @@ class RuleRefused(ValueError):
 
 @dataclass(frozen=True)
 class Rule:
-    """A watch's timing: `weekday` 0 (Monday) … 4 (Friday), or EVERY_TRADING_DAY; `at` in the time zone of
-    the exchange of `market` (US, HK, CN, JP, TW), whose trading days it runs on."""
+    """A watch's timing: `weekday` 0 (Monday) … 4 (Friday), 5 and 6 too on a market that trades every day
+    (crypto), or EVERY_TRADING_DAY; `at` in the time zone of `market` (an exchange: US, HK, CN, JP, TW; or a
+    class's calendar: CRYPTO, FX, CME), whose trading days it runs on."""
 
     weekday: int = EVERY_TRADING_DAY
     at: time = AFTER_CLOSE
     market: str = "US"
 
     def __post_init__(self) -> None:
-        if self.weekday != EVERY_TRADING_DAY and not 0 <= self.weekday <= 4:
+        if self.weekday != EVERY_TRADING_DAY and not 0 <= self.weekday <= (6 if self.every_day else 4):
             raise RuleRefused("A watch runs on trading days, Monday to Friday: the market is closed on weekends.")
         if self.market not in EXCHANGE_HOURS:
             raise RuleRefused(f"A watch cannot follow the {self.market} market yet: its hours are not known here.")
+
+    @property
+    def every_day(self) -> bool:
+        """Whether the market trades every day of the week (crypto): a daily watch then has a slot on Saturday
+        and Sunday too."""
+        return self.market == EVERY_DAY
 
     @property
     def zone(self) -> str:
@@ -119,11 +133,17 @@ class Rule:
     def cron(self) -> dict[str, object]:
         """The rule as APScheduler's CronTrigger fields: it wakes on the weekday(s) at the time; a holiday
         is skipped by `runs_on` when the job runs (cron knows no exchange calendar)."""
-        days = "mon-fri" if self.weekday == EVERY_TRADING_DAY else WEEKDAYS[self.weekday][:3]
+        if self.weekday != EVERY_TRADING_DAY:
+            days = (WEEKDAYS + WEEKEND)[self.weekday][:3]
+        else:
+            days = "mon-sun" if self.every_day else "mon-fri"
         return {"day_of_week": days, "hour": self.at.hour, "minute": self.at.minute, "timezone": self.zone}
 
     def words(self) -> str:
-        when = "every trading day" if self.weekday == EVERY_TRADING_DAY else f"every {WEEKDAYS[self.weekday].title()}"
+        if self.weekday != EVERY_TRADING_DAY:
+            when = f"every {(WEEKDAYS + WEEKEND)[self.weekday].title()}"
+        else:
+            when = "every day" if self.every_day else "every trading day"
         return f"{when} at {self.at:%H:%M} {self.zone.rpartition('/')[2].replace('_', ' ')} time"
 
     def as_dict(self) -> dict[str, object]:
@@ -132,5 +152,13 @@ class Rule:
     @classmethod
     def from_dict(cls, value: dict[str, object]) -> Rule:
         # A watch saved before watches went abroad has no market: it was a New York one.
-        return cls(int(str(value.get("weekday", EVERY_TRADING_DAY))), time.fromisoformat(str(value.get("at", "16:30"))),
-                   str(value.get("market", "US")))
+        market = str(value.get("market", "US"))
+        at = value.get("at")
+        return cls(int(str(value.get("weekday", EVERY_TRADING_DAY))),
+                   time.fromisoformat(str(at)) if at else cls.closing(market).at, market)
+
+    @classmethod
+    def closing(cls, market: str, weekday: int = EVERY_TRADING_DAY) -> Rule:
+        """A watch after the close of `market`'s day (`at` defaults to New York's close, whatever the market)."""
+        hours = EXCHANGE_HOURS.get(market)
+        return cls(weekday, hours.after_close if hours else AFTER_CLOSE, market)

@@ -164,9 +164,15 @@ class WatchDesk:
         for job in self.scheduler.get_jobs():
             if job.id.startswith("watch:") and job.id != "watch:sync" and job.id not in wanted:
                 job.remove()
+        from apscheduler.triggers.cron import CronTrigger  # type: ignore[import-untyped]
+
         for jid, watch in wanted.items():
-            if self.scheduler.get_job(jid) is None:
+            if (job := self.scheduler.get_job(jid)) is None:
                 self.scheduler.add_job(fire, "cron", args=[watch.user, watch.id], id=jid, **watch.rule.cron())
+            elif str(job.trigger) != str(trigger := CronTrigger(**watch.rule.cron())):
+                # A job stored before its rule's days changed (a crypto watch woke Monday to Friday only
+                # until watches followed the class calendar): its weekends would be missed, so it is re-timed.
+                job.reschedule(trigger)
 
     def stop(self) -> None:
         """Stop waking; a catch-up still running is cancelled (its slot stays due for the next start)."""

@@ -6,9 +6,11 @@ question for the desk. What cannot be read, or should not run (more often than o
 weekend, a date already past, more tickers than a watch may hold), is said back with an example.
 
 A watch follows its listings' exchange (0700.HK: Hong Kong's trading days, "after the close" 16:30 Hong Kong
-time; rules.EXCHANGE_HOURS). Listings on different exchanges are refused with one watch per exchange to copy:
-their days and hours differ, and one slot would be late for one market or before the other's close. A watch
-of the whole book follows New York's.
+time; rules.EXCHANGE_HOURS), or its asset class's calendar (BTC-USD every day, Saturday and Sunday included,
+"after the close" 23:30 UTC; EURUSD=X Monday to Friday, 17:30 New York; GC=F CME Globex's days, Chicago time):
+a weekend is refused only for a market closed on weekends. Listings on different exchanges are refused with
+one watch per exchange to copy: their days and hours differ, and one slot would be late for one market or
+before the other's close. A watch of the whole book follows New York's.
 
 What is said back is a `[watch]` text of prompts/words_<code>.md, in the language the watch is asked in (Traditional
 Chinese included: "zh-Hant"); a watch keeps that language for its runs and notices (graph/watchlist/slots.py).
@@ -23,7 +25,7 @@ from ..core.words import phrase
 from ..request.language import detect_language
 from ..request.listing_codes import market_of
 from ..request.tickers import scan_tickers
-from .rules import EVERY_TRADING_DAY, EXCHANGE_HOURS, WEEKDAYS, Rule, RuleRefused
+from .rules import EVERY_TRADING_DAY, EXCHANGE_HOURS, WEEKDAYS, WEEKEND, Rule, RuleRefused
 
 MAX_TICKERS = 20  # a watch's tickers; each is a whole deliberation at every slot
 
@@ -38,16 +40,18 @@ _TOO_OFTEN = re.compile(r"\bevery\s+(?:\d+\s+)?(?:hour|minute|min|second)s?\b|\b
 _WEEKEND = re.compile(r"\b(?:every\s+)?(saturday|sunday|weekend)s?\b|周六|周日|星期六|星期日|星期天|週六|週日", re.I)
 _DAILY = re.compile(r"\bevery\s+(?:trading\s+|business\s+|week\s*)?day\b|\bdaily\b|\beach\s+(?:trading\s+)?day\b"
                     r"|每(?:个|個)?交易日|每天|每日", re.I)
-_WEEKLY = re.compile(r"\b(?:every|each|on)\s+(monday|tuesday|wednesday|thursday|friday)s?\b"
-                     r"|\b(monday|tuesday|wednesday|thursday|friday)s\b"
-                     r"|(?:每周|每週|每星期|每个星期|每個星期|周|週|星期)([一二三四五1-5])", re.I)
+# Saturday and Sunday are read too: a crypto watch may run on them (Rule refuses them for any other market).
+_WEEKLY = re.compile(r"\b(?:every|each|on)\s+(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s?\b"
+                     r"|\b(monday|tuesday|wednesday|thursday|friday|saturday|sunday)s\b"
+                     r"|(?:每周|每週|每星期|每个星期|每個星期|周|週|星期)([一二三四五六日天1-7])", re.I)
 _WEEKLY_PLAIN = re.compile(r"\bweekly\b|\bevery\s+week\b|每周|每週", re.I)
 _AT = re.compile(r"\bat\s+(\d{1,2})(?::(\d{2}))?\s*(am|pm)?\b|(\d{1,2})[:点點](\d{2})?", re.I)
 _MORNING = re.compile(r"\bmorning\b|\bbefore\s+the\s+open\b|\bpre-?market\b|早上|上午|开盘前|開盤前|早晨", re.I)
 _CLOSE = re.compile(r"\bafter\s+(?:the\s+)?close\b|\bat\s+(?:the\s+)?close\b|\bevening\b"
                     r"|收盘后|收盤後|收盘|收盤|晚上", re.I)
 _DATE = re.compile(r"\b(?:on\s+)?(\d{4}-\d{2}-\d{2})\b")
-_CN_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "1": 0, "2": 1, "3": 2, "4": 3, "5": 4}
+_CN_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6,
+                "1": 0, "2": 1, "3": 2, "4": 3, "5": 4, "6": 5, "7": 6}
 
 
 @dataclass(frozen=True)
@@ -103,10 +107,11 @@ def read_watch(text: str, today: date, *, max_tickers: int = MAX_TICKERS) -> Wat
         return _refused(language, "too_often", shown)
     if (m := _DATE.search(text)) and date.fromisoformat(m[1]) <= today:
         return _refused(language, "past", shown, detail=m[1])
-    if _WEEKEND.search(text):
+    every_day = Rule(market=market).every_day
+    if _WEEKEND.search(text) and not every_day:
         return _refused(language, "weekend", shown)
     try:
-        rule = Rule(_weekday(text), _time(text, market), market)
+        rule = Rule(_weekday(text, every_day), _time(text, market), market)
     except RuleRefused:
         return _refused(language, "weekend", shown)
     return WatchAsk(tickers, book and not tickers, rule, language)
@@ -131,11 +136,13 @@ def _tickers(text: str, today: date) -> tuple[tuple[str, ...], list[str]]:
     return tuple(tickers), listings
 
 
-def _weekday(text: str) -> int:
+def _weekday(text: str, every_day: bool = False) -> int:
     if (m := _WEEKLY.search(text)) is not None:
         if m[3]:
             return _CN_WEEKDAYS[m[3]]
-        return WEEKDAYS.index((m[1] or m[2]).lower())
+        return (WEEKDAYS + WEEKEND).index((m[1] or m[2]).lower())
+    if every_day and _WEEKEND.search(text) and not _DAILY.search(text):
+        return WEEKEND.index("saturday") + len(WEEKDAYS)  # "every weekend" on a market open then: Saturday's
     if _DAILY.search(text) or not _WEEKLY_PLAIN.search(text):
         return EVERY_TRADING_DAY
     return 0  # "weekly": Monday's

@@ -31,8 +31,8 @@ def test_a_bitcoin_card_in_fractions_with_its_benchmark(page: Page):
     expect(card).to_contain_text(re.compile(r"Position: 12\.5 BTC-USD @ 110\.00 →"), timeout=30_000)
     expect(card).to_contain_text("Benchmark: none: the call is scored on its own return.")
     text = card.inner_text()
-    # A BUY or a SELL of 1-2 % of a book of about 6,500 at a price near 124 moves a fraction of a coin (never
-    # "buy 0 BTC-USD … for 0.00"); a HOLD keeps the 12.5.
+    # A BUY or a SELL of 1-2 % of the book (12.5 coins at the demo's bitcoin, tens of thousands, and 5,000 cash)
+    # moves a fraction of a coin (never "buy 0 BTC-USD … for 0.00"); a HOLD keeps the 12.5.
     trade = re.search(r"Your book: (?:buy|sell) (\d+\.\d+)(?: of 12\.5)? BTC-USD", text)
     assert trade or "Your book: hold: no change to 12.5 BTC-USD" in text, text
     if trade:

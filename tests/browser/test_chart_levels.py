@@ -36,10 +36,11 @@ DAY = date(2026, 11, 27)
 
 def _at_thousands() -> str:
     """An instrument the demo's synthetic data prices in the thousands on DAY, a coin first (the paths are
-    deterministic and the server's vendor is the same): since coins trade every day (issue 37) BTC-USD's path is
-    another and lower, and the test keeps its point whichever path changes."""
+    deterministic and the server's vendor is the same), and the test keeps its point whichever path changes. Since
+    the demo prices coins at their class's level (issue 37) BTC-USD is in tens of thousands, and the demo holds it
+    on DAY (a HOLD has no stop to draw): ETH-USD, in thousands, is ruled a BUY."""
     vendor = SyntheticVendor()
-    for symbol in ("BTC-USD", "ETH-USD", "V", "MMM", "BKNG"):  # the demo rules BUY or SELL (a HOLD has no stop)
+    for symbol in ("ETH-USD", "V", "MMM", "BKNG"):  # the demo rules BUY or SELL on DAY (a HOLD has no stop)
         if float(vendor.ohlcv(symbol, DAY, DAY)["close"].iloc[-1]) > 1000:
             return symbol
     raise AssertionError("nothing the demo knows is at thousands on that day")

@@ -47,3 +47,15 @@ def test_the_rule_and_the_slot_in_words():
     slot = datetime(2026, 11, 27, 16, 30, tzinfo=NEW_YORK)
     assert when_words(slot, Rule(), "en") == "Friday 2026-11-27, 16:30 New York time"
     assert when_words(slot, Rule(), "zh") == "2026-11-27（星期五）纽约时间 16:30"
+
+
+def test_a_crypto_watch_in_words_runs_every_day_on_utc_days():
+    btc = Rule.closing("CRYPTO")
+    assert rule_words(btc, "en") == "every day at 23:30 UTC time"
+    assert rule_words(btc, "zh") == "每天UTC 时间 23:30"
+    saturday = datetime(2026, 11, 28, 23, 30, tzinfo=btc.tz)
+    assert when_words(saturday, btc, "en") == "Saturday 2026-11-28, 23:30 UTC time"
+    saturdays = Rule(weekday=5, at=time(23, 30), market="CRYPTO")
+    assert when_words(saturday, saturdays, "zh") == "2026-11-28（星期六）UTC 时间 23:30"
+    assert rule_words(Rule.closing("FX"), "en") == "every trading day at 17:30 New York time"
+    assert rule_words(Rule.closing("CME"), "zh") == "每个交易日芝加哥时间 16:30"

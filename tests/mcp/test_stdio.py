@@ -93,6 +93,9 @@ async def test_an_analysis_reports_each_personas_turn_and_returns_the_ruling(
     assert reply["data"] == "synthetic demo data"
     text = text_of(result)
     assert ruling["signal"] in text and reply["thread_id"] in text
+    # the class and the benchmark the card names (issue 37)
+    assert (ruling["asset_class"], ruling["benchmark"]) == ("equity", "SPY")
+    assert "NVDA is a stock. Benchmark: SPY" in text
     # A notification at each persona's turn, numbered, out of the plan's turns, ending with the judge.
     assert [p for p, _, _ in progress] == [float(n) for n in range(1, ANALYSIS_TURNS + 1)]
     assert {t for _, t, _ in progress} == {float(ANALYSIS_TURNS)}

@@ -308,3 +308,32 @@ def test_the_chinese_catalogue_names_only_keys_the_desk_knows():
     for section in ("card", "read", "desk", "compare"):
         assert set(chinese[section]) <= set(english[section]), section
     assert len(chinese["desk"]["weekdays"]) == 7
+
+
+@pytest.mark.parametrize("language", ["de", "es", "fr", "ja"])
+def test_the_opening_of_a_class_is_in_the_askers_language_not_english(language):
+    """The asset-class keys of the opening and the refusals (issue 37) are in every catalogue: none falls back."""
+    from graph.core.words import _catalogue
+    from graph.nodes.coordinator import asset_lines
+
+    own = _catalogue(language)
+    keys = {"desk": ["analyzing", "company", "closed", "weekdays", "tracked_by", "scored_against", "scored_alone",
+                     "alone_currency", "alone_itself", *(f"class_{k}" for k in ("fund", "crypto", "index", "currency",
+                                                                                "future"))],
+            "assets": ["refused_option", "refused_bond"]}
+    assert [f"{s}.{k}" for s, ks in keys.items() for k in ks if k not in own.get(s, {})] == []
+    for ticker in ("BTC-USD", "EURUSD=X", "SPY", "GC=F", "^GSPC"):
+        said = asset_lines(ticker, None, language)
+        assert said and said != asset_lines(ticker, None, "en")
+    assert "BTC-USD" in asset_lines("BTC-USD", None, language)
+
+
+def test_a_watch_in_german_keeps_english_weekdays_in_its_english_sentence():
+    from datetime import datetime, time
+
+    from chat.features.watches import rule_words, when_words
+    from graph.watchlist.rules import Rule
+
+    saturdays = Rule(weekday=5, at=time(23, 30), market="CRYPTO")
+    assert rule_words(saturdays, "de") == "every Saturday at 23:30 UTC time"  # no German watch texts yet
+    assert when_words(datetime(2026, 11, 28, 23, 30, tzinfo=saturdays.tz), saturdays, "de").startswith("Saturday")

@@ -174,6 +174,22 @@ FRACTIONAL = {
 # fmt: on
 
 
+# -- the class's units (issue 37): a coin in fractions, a future in whole contracts at its notional -----------------
+# fmt: off
+CLASSES = {
+    **TABLE,
+    "BTC-USD": {date(2024, 5, 22): bar("39000", "39500", "38500", "39200"),
+                date(2024, 5, 23): bar("40000", "40800", "39800", "40500"),
+                date(2024, 5, 24): bar("40500", "41000", "40200", "40800"),
+                date(2024, 5, 28): bar("40800", "41500", "40600", "41000")},
+    "CL=F": {date(2024, 5, 22): bar("69", "70", "68", "69.5"), date(2024, 5, 23): bar("70", "71.5", "69.5", "71"),
+             date(2024, 5, 24): bar("71", "72", "70.5", "71.5"), date(2024, 5, 28): bar("71.5", "72.5", "71", "72")},
+    "GC=F": {date(2024, 5, 23): bar("2000", "2010", "1990", "2005")},
+    "ZC=F": {date(2024, 5, 23): bar("450", "455", "445", "452")},
+}
+# fmt: on
+
+
 def test_a_coin_is_bought_to_the_satoshi_at_the_next_open():
     ledger = replay(book(order("BTC-USD", horizon="1 month")), FRACTIONAL, date(2024, 5, 24))
     (buy,) = ledger.trades
@@ -224,3 +240,46 @@ def test_a_stock_held_beside_a_coin_keeps_its_last_close_when_its_market_is_shut
     assert curve[date(2024, 5, 25)] == Decimal("100238.81")
     assert [d.isoformat() for d in curve] == ["2024-05-23", "2024-05-24", "2024-05-25", "2024-05-26", "2024-05-27",
                                               "2024-05-28"]
+
+
+def test_a_coin_is_bought_in_fractions():
+    ledger = replay(book(order("BTC-USD")), CLASSES, date(2024, 5, 29))
+    buy, sell = ledger.trades
+    # 2 % of 100,000.00 = 2,000.00 at the next open, 40,000: 0.05 BTC (not 0 whole coins), 2,000.00, cost 1.00;
+    # cash 97,999.00. Sold at the 28th's close, 41,000: 2,050.00, cost 1.025 -> 1.03; cash 100,047.97
+    assert (buy.shares, buy.amount, buy.fee, buy.cash_after) == (Decimal("0.05"), Decimal("2000.00"),
+                                                                 Decimal("1.00"), Decimal("97999.00"))
+    assert (sell.amount, sell.fee, sell.cash_after) == (Decimal("2050.00"), Decimal("1.03"), Decimal("100047.97"))
+    # the curve: 97,999.00 + 0.05 × 40,500 on the 23rd, + 0.05 × 40,800 on the 24th
+    assert ledger.curve[:2] == [(date(2024, 5, 23), Decimal("100024.00")), (date(2024, 5, 24), Decimal("100039.00"))]
+
+
+def test_a_future_is_bought_in_whole_contracts_at_its_notional():
+    ledger = replay(book(order("CL=F", size="80%")), CLASSES, date(2024, 5, 29))
+    buy, sell = ledger.trades
+    # 80 % of 100,000.00 = 80,000.00; one CL=F contract at the open, 70: 1,000 barrels × 70 = 70,000.00 -> 1
+    # contract; amount 70,000.00, cost 35.00, cash 29,965.00. At the 28th's close, 72: 72,000.00, cost 36.00,
+    # cash 29,965.00 + 72,000.00 - 36.00 = 101,929.00
+    assert (buy.shares, buy.amount, buy.fee, buy.cash_after) == (Decimal(1), Decimal("70000.00"), Decimal("35.00"),
+                                                                 Decimal("29965.00"))
+    assert (sell.amount, sell.fee, sell.cash_after) == (Decimal("72000.00"), Decimal("36.00"), Decimal("101929.00"))
+    # the curve counts the contract's notional: 29,965.00 + 1,000 × 71 on the 23rd
+    assert ledger.curve[0] == (date(2024, 5, 23), Decimal("100965.00"))
+
+
+def test_a_future_below_one_contract_or_of_unknown_size_is_not_traded_and_says_why():
+    ledger = replay(book(order("GC=F"), order("ZC=F", n=1)), CLASSES, date(2024, 5, 29))
+    assert not ledger.trades
+    # 2 % = 2,000.00; one GC=F contract at 2,000 is 100 troy oz × 2,000 = 200,000 of notional
+    assert [u.reason for u in ledger.skipped] == [
+        "2 % of the book's value buys no whole contract at 2000 (notional 200000 a contract)",
+        "the contract multiplier of ZC=F is unknown, so its notional is too"]
+
+
+def test_the_reasons_a_future_is_not_traded_in_words():
+    from graph.paper.words import unfilled_reason
+
+    gold, corn = replay(book(order("GC=F"), order("ZC=F", n=1)), CLASSES, date(2024, 5, 29)).skipped
+    assert unfilled_reason(gold, "zh", "skipped_") == "账户价值的 2 % 按 2000 买不到一手合约（每手名义价值 200000）"
+    assert unfilled_reason(corn, "en", "skipped_") == (
+        "the contract multiplier of ZC=F is not known to the desk, so its notional is unknown (not guessed)")

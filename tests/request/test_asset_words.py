@@ -86,7 +86,8 @@ def test_a_comparison_of_bitcoin_and_a_stock_shares_the_last_day_both_traded() -
     ("AAPL240119C00150000 值得买吗？", "zh", ["期权合约", "“今天该买 AAPL 吗？”"]),
     ("is 912828XX1 a buy?", "en", ["CUSIP", "bond", "TLT"]),
     ("912828XX1 能买吗", "zh", ["CUSIP", "债券", "TLT"]),
-    ("dois-je acheter AAPL240119C00150000 ?", "fr", ["option contract"]),  # no French catalogue: English
+    ("dois-je acheter AAPL240119C00150000 ?", "fr", ["contrat d'option", "« dois-je acheter AAPL aujourd'hui ? »"]),
+    ("Soll ich 912828XX1 kaufen?", "de", ["CUSIP", "Anleihe", "„Soll ich TLT heute kaufen?“"]),
 ])
 def test_what_the_desk_cannot_serve_is_refused_with_the_reason(text: str, language: str, words: list[str]) -> None:
     parsed = parse_request(text, SATURDAY)

@@ -2,7 +2,7 @@
 and after downtime the latest missed slot once. Every moment is given, so nothing sleeps."""
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time
+from datetime import UTC, date, datetime, time, timedelta
 
 import pytest
 
@@ -65,3 +65,64 @@ def test_the_rule_as_a_cron_and_back() -> None:
     assert Rule.from_dict({}) == Rule(EVERY_TRADING_DAY, AFTER_CLOSE)
     with pytest.raises(RuleRefused, match="weekends"):
         Rule(weekday=5)
+
+
+# -- the class calendars (issue 37): worked out by hand from the calendar of November 2026 --------------------
+# Thursday 26 is Thanksgiving (NYSE closed); Saturday 28 and Sunday 29 are a weekend; Christmas is Friday 2026-12-25.
+
+def utc(day: str, at: str) -> datetime:
+    return datetime.combine(date.fromisoformat(day), time.fromisoformat(at), tzinfo=UTC)
+
+
+def days(slots: list[datetime]) -> list[str]:
+    return [s.date().isoformat() for s in slots]
+
+
+def test_a_crypto_watch_has_a_slot_every_utc_day_and_a_stock_watch_none_on_the_weekend() -> None:
+    btc, nvda = Rule.closing("CRYPTO"), Rule.closing("US")
+    window = (utc("2026-11-26", "00:00"), utc("2026-12-01", "00:00"))
+    # crypto: Thanksgiving, Saturday and Sunday too, each at 23:30 UTC (the UTC day's last half hour)
+    assert days(btc.slots(*window)) == ["2026-11-26", "2026-11-27", "2026-11-28", "2026-11-29", "2026-11-30"]
+    assert all(s.time() == time(23, 30) and s.utcoffset() == timedelta(0) for s in btc.slots(*window))
+    # NVDA: Friday and Monday only (Thanksgiving closed, no weekend)
+    assert days(nvda.slots(*window)) == ["2026-11-27", "2026-11-30"]
+    saturday = utc("2026-11-28", "23:30")
+    assert btc.runs_on(saturday.date()) and not nvda.runs_on(saturday.date())
+    # on Friday night after its slot, the next crypto slot is Saturday's, NVDA's Monday's
+    assert btc.next_slot(utc("2026-11-27", "23:45")) == saturday
+    assert nvda.next_slot(utc("2026-11-27", "23:45")) == ny("2026-11-30", "16:30")
+    # the server down from Friday night to Sunday 01:00 UTC: Saturday's slot, once
+    assert btc.due(utc("2026-11-29", "01:00"), last_run=utc("2026-11-27", "23:30"),
+                   since=utc("2026-11-01", "00:00")) == saturday
+
+
+def test_a_crypto_watch_wakes_every_day_and_may_be_weekly_on_a_weekend_day() -> None:
+    assert Rule.closing("CRYPTO").cron() == {"day_of_week": "mon-sun", "hour": 23, "minute": 30, "timezone": "UTC"}
+    assert Rule.closing("CRYPTO").words() == "every day at 23:30 UTC time"
+    sunday = Rule(weekday=6, at=time(23, 30), market="CRYPTO")
+    assert sunday.cron()["day_of_week"] == "sun" and sunday.words() == "every Sunday at 23:30 UTC time"
+    assert days(sunday.slots(utc("2026-11-01", "00:00"), utc("2026-11-30", "00:00"))) == [
+        "2026-11-01", "2026-11-08", "2026-11-15", "2026-11-22", "2026-11-29"]
+    assert Rule.from_dict(sunday.as_dict()) == sunday
+    for market in ("US", "FX", "CME"):  # closed on Saturday: refused with the reason
+        with pytest.raises(RuleRefused, match="weekends"):
+            Rule(weekday=5, market=market)
+
+
+def test_a_currency_watch_runs_monday_to_friday_in_new_york_holidays_included() -> None:
+    eur = Rule.closing("FX")
+    assert eur.at == time(17, 30) and eur.zone == "America/New_York"  # the FX day ends 17:00 New York
+    slots = eur.slots(ny("2026-11-25", "00:00"), ny("2026-12-01", "00:00"))
+    # Thanksgiving is a session (the interbank market keeps no exchange holiday); Saturday and Sunday are not
+    # (the session opened Sunday 17:00 is Monday's, dated by the day it ends)
+    assert days(slots) == ["2026-11-25", "2026-11-26", "2026-11-27", "2026-11-30"]
+    assert eur.runs_on(date(2026, 12, 25)) and eur.cron()["day_of_week"] == "mon-fri"
+
+
+def test_a_futures_watch_keeps_cme_globex_days_in_chicago_time() -> None:
+    gold = Rule.closing("CME")
+    assert gold.zone == "America/Chicago" and gold.at == time(16, 30)
+    slots = gold.slots(datetime(2026, 11, 25, tzinfo=gold.tz), datetime(2026, 12, 1, tzinfo=gold.tz))
+    # Globex trades a short session on Thanksgiving (counted), none at the weekend; none on Christmas
+    assert days(slots) == ["2026-11-25", "2026-11-26", "2026-11-27", "2026-11-30"]
+    assert not gold.runs_on(date(2026, 12, 25))

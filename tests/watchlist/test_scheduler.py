@@ -45,3 +45,24 @@ async def test_jobs_live_in_the_database_and_follow_the_watches(tmp_path: Path) 
             assert [j.id for j in second.scheduler.get_jobs()] == ["watch:sync"]
         finally:
             second.stop()
+
+
+async def test_a_crypto_watch_wakes_on_the_weekend_and_an_old_weekday_job_is_re_timed(tmp_path: Path) -> None:
+    from apscheduler.triggers.cron import CronTrigger  # type: ignore[import-untyped]
+
+    settings = Settings(data_dir=tmp_path, demo_delay_ms=0, demo_first_token_ms=0)
+    async with DeskRuntime.open(settings) as desk:
+        btc = await WatchStore(desk.store).add(USER, ("BTC-USD",), Rule.closing("CRYPTO"))
+        scheduler = WatchDesk(desk)
+        await scheduler.start(jobs_url(tmp_path, None))
+        try:
+            job = scheduler.scheduler.get_job(job_id(btc))
+            saturday_morning = datetime(2026, 11, 28, 8, 0, tzinfo=UTC)
+            assert job.trigger.get_next_fire_time(None, saturday_morning) == datetime(2026, 11, 28, 23, 30, tzinfo=UTC)
+            # a job stored when crypto watches woke Monday to Friday only is re-timed at the next sync
+            job.reschedule(CronTrigger(day_of_week="mon-fri", hour=23, minute=30, timezone="UTC"))
+            await scheduler.sync()
+            job = scheduler.scheduler.get_job(job_id(btc))
+            assert job.trigger.get_next_fire_time(None, saturday_morning).weekday() == 5
+        finally:
+            scheduler.stop()

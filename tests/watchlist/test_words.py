@@ -28,19 +28,29 @@ TODAY = date(2026, 11, 26)
     ("关注 腾讯 每周五 收盘后", ("0700.HK",), False, 4, time(16, 30)),
     ("watch 600519.SS and 000001.SZ every Monday morning", ("600519.SS", "000001.SZ"), False, 0, time(9, 0)),
     ("watch 7203.T daily", ("7203.T",), False, EVERY_TRADING_DAY, time(16, 0)),
+    # a class's calendar (issue 37): crypto every day, weekends included, after the UTC day's close
+    ("watch BTC-USD daily", ("BTC-USD",), False, EVERY_TRADING_DAY, time(23, 30)),
+    ("watch bitcoin every Saturday", ("BTC-USD",), False, 5, time(23, 30)),
+    ("关注 比特币 每周日", ("BTC-USD",), False, 6, time(23, 30)),
+    ("watch ETH-USD every weekend", ("ETH-USD",), False, 5, time(23, 30)),
+    ("watch EURUSD=X every trading day after the close", ("EURUSD=X",), False, EVERY_TRADING_DAY, time(17, 30)),
+    ("watch gold every Friday", ("GC=F",), False, 4, time(16, 30)),
 ])
 def test_a_watch_is_read(text: str, tickers: tuple[str, ...], book: bool, weekday: int, at: time) -> None:
     ask = read_watch(text, TODAY)
     assert ask is not None and not ask.problem, ask
     assert (ask.tickers, ask.book, ask.rule.weekday, ask.rule.at) == (tickers, book, weekday, at)
-    assert ask.rule.zone == {"0700.HK": "Asia/Hong_Kong", "600519.SS": "Asia/Shanghai",
-                             "7203.T": "Asia/Tokyo"}.get(tickers[0] if tickers else "", "America/New_York")
+    zones = {"0700.HK": "Asia/Hong_Kong", "600519.SS": "Asia/Shanghai", "7203.T": "Asia/Tokyo",
+             "BTC-USD": "UTC", "ETH-USD": "UTC", "GC=F": "America/Chicago"}
+    assert ask.rule.zone == zones.get(tickers[0] if tickers else "", "America/New_York")
 
 
 @pytest.mark.parametrize(("text", "says"), [
     ("watch NVDA every hour", "at most once a trading day"),
     ("watch NVDA every 15 minutes", "at most once a trading day"),
     ("watch NVDA every Saturday", "closed on weekends"),
+    ("watch EURUSD=X every Sunday", "closed on weekends"),  # Sunday evening's session is Monday's
+    ("watch gold every Saturday", "closed on weekends"),
     ("watch NVDA on 2024-01-01", "2024-01-01 has passed"),
     ("watch every day after the close", "What should I watch?"),
     ("每小时关注英伟达", "最多运行一次"),
