@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.errors import explain
+from ..core import stopping
 from ..core.settings import Settings
 from ..data import make_vendor
 from ..persistence.lease import LeaseHeld
@@ -141,11 +142,11 @@ async def run(args: argparse.Namespace, settings: Settings, session: _Session) -
 def main(args: argparse.Namespace) -> int:
     session = _Session()
     try:
-        return asyncio.run(run(args, Settings(), session))
-    except KeyboardInterrupt:
+        return stopping.run(run(args, Settings(), session))  # SIGTERM stops it as Ctrl-C does
+    except KeyboardInterrupt as stopped:
         hint = f" Finished days are kept; go on with: {session.resume_hint()}" if session.backtest else ""
         print(f"\nstopped.{hint}", file=sys.stderr)
-        return 130
+        return stopping.exit_code(stopped)
     except asyncio.CancelledError:  # only a lease's keeper cancels: this process lost the backtest's lease
         print(f"\nstopped: this process lost the backtest's lease, so another may be running it. When it is "
               f"over: {session.resume_hint()}", file=sys.stderr)
