@@ -18,8 +18,8 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.errors import explain
 from ..core import stopping
+from ..core.errors import explain
 from ..core.settings import Settings
 from ..data import make_vendor
 from ..persistence.lease import LeaseHeld

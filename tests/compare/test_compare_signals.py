@@ -87,7 +87,8 @@ def test_a_comparison_stopped_half_way_resumes_and_ranks_as_an_uninterrupted_one
     assert ranking(out.stdout) == uninterrupted
     assert out.stdout.count("▶ Comparison") == 1
     record = _record(data, parent)
-    assert record is not None and record.status == "done" and [r["ticker"] for r in record.ranking] == [r.split()[1] for r in uninterrupted]
+    assert record is not None and record.status == "done"
+    assert [r["ticker"] for r in record.ranking] == [r.split()[1] for r in uninterrupted]
 
 
 
