@@ -6,7 +6,8 @@ DESK_SERVER_USER (or --server-user; DESK_SERVER_PASSWORD, else asked at the term
 The plan, the records and the scoring stay here.
 
 Exit codes: 0 every day decided; 1 the table was made but some days failed or were left to run (the budget),
-or the run stopped (resume it); 2 nothing ran: a plan refused, no confirmation, an unknown backtest id.
+or the run stopped (resume it); 2 nothing ran: a plan refused, no confirmation, an unknown backtest id; 130
+(Ctrl-C) or 143 (SIGTERM, graph/core/stopping.py): stopped, its leases released, finished days kept.
 """
 from __future__ import annotations
 
