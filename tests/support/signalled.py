@@ -22,7 +22,7 @@ from langchain_core.messages import HumanMessage
 from graph.core.settings import Settings
 from graph.persistence.database import open_checkpointer, open_leases
 from graph.runtime.desk import DeskRuntime
-from tests.support.clock import python_path
+from tests.support.clock import NOW, SET_AT, python_path
 from tests.support.env import demo_env
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,8 +30,10 @@ SIGNALS = (signal.SIGTERM, signal.SIGKILL)
 
 
 def child_env(data_dir: Path, **extra: str) -> dict[str, str]:
-    """Demo mode at full speed, the data under `data_dir`, this checkout first on the path."""
-    return demo_env(drop=[k for k in os.environ if k.startswith("DESK_")], DESK_DATA_DIR=str(data_dir),
+    """Demo mode at full speed, the data under `data_dir`, this checkout first on the path; the suite's simulated
+    date kept (tests/support/clock.py), so the child's "now" is this process's."""
+    mine = [k for k in os.environ if k.startswith("DESK_") and k not in (NOW, SET_AT)]
+    return demo_env(drop=mine, DESK_DATA_DIR=str(data_dir),
                     DESK_DEMO_DELAY_MS="0", DESK_DEMO_FIRST_TOKEN_MS="0", PYTHONUNBUFFERED="1",
                     PYTHONPATH=python_path(ROOT), **extra)
 
