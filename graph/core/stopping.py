@@ -6,6 +6,7 @@ safe either way (each step is written when it ends), but a killed process leaves
 next one, and a write under way (a backtest day's record, a notice) to be redone. `run` gives SIGTERM the way out
 Ctrl-C has: the main task is cancelled, so every run stops at its last checkpoint and its leases are released, the
 stores closed; then `Terminated` (a KeyboardInterrupt, so the CLIs' "stopped, resume with …" answers it) is raised.
+A second SIGTERM raises it at once, wherever the process waits (a prompt blocks the loop the cancel needs).
 SIGKILL cannot be caught: what it leaves is what a resume is built for (graph/backtest/runner.py, graph/compare/
 runner.py, graph/watchlist/slots.py).
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import signal
 from collections.abc import Coroutine
+from types import FrameType
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -42,15 +44,19 @@ async def _stoppable(main: Coroutine[Any, Any, T]) -> T:
     loop = asyncio.get_running_loop()
     terminated = False
 
-    def stop() -> None:
+    def stop(signum: int, frame: FrameType | None) -> None:
+        # Python's own handler, as asyncio's for Ctrl-C: it runs in the main thread even while the loop is blocked
+        # (a terminal prompt waiting for a person), where the cancel waits; a second SIGTERM then ends it there.
         nonlocal terminated
-        if not terminated and task is not None:  # a second SIGTERM while stopping changes nothing
-            terminated = True
-            task.cancel()
+        if terminated:
+            raise Terminated
+        terminated = True
+        if task is not None:
+            loop.call_soon_threadsafe(task.cancel)
 
     try:
-        loop.add_signal_handler(signal.SIGTERM, stop)
-    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or no such signal here
+        before = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread: signals are the main thread's
         return await main
     try:
         return await main
@@ -59,4 +65,4 @@ async def _stoppable(main: Coroutine[Any, Any, T]) -> T:
             raise Terminated from None
         raise
     finally:
-        loop.remove_signal_handler(signal.SIGTERM)
+        signal.signal(signal.SIGTERM, before)

@@ -6,6 +6,7 @@ import asyncio
 import os
 import signal
 import threading
+import time
 
 import pytest
 
@@ -42,3 +43,14 @@ def test_a_run_that_ends_gives_its_value_and_leaves_sigterm_as_it_was() -> None:
 
     assert stopping.run(answer()) == 42
     assert signal.getsignal(signal.SIGTERM) == before
+
+
+def test_a_second_sigterm_ends_a_run_the_first_could_not_reach() -> None:
+    """A prompt waiting for a person blocks the loop, so the cancel of the first SIGTERM waits; the second ends it."""
+    async def prompt() -> None:
+        os.kill(os.getpid(), signal.SIGTERM)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(30)  # as input() blocks: the loop gets no turn
+
+    with pytest.raises(stopping.Terminated):
+        stopping.run(prompt())
