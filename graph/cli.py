@@ -25,6 +25,7 @@ from .book.holdings import money
 from .compare import headless as compare_headless
 from .compare.ask import CompareAsk
 from .compare.flow import Comparison
+from .core import stopping
 from .core.context import LOCAL_USER
 from .core.errors import explain
 from .core.events import Event, NodeDone, Said, Token, ToolStarted, TurnRestarted
@@ -601,10 +602,10 @@ def _run_reporting(args: argparse.Namespace, thread: str) -> int:
     """Run, and say how to go on when the run does not end well."""
     resume = f"python -m graph --thread {thread} --resume"
     try:
-        return asyncio.run(run(args, Settings(), thread))
-    except KeyboardInterrupt:
+        return stopping.run(run(args, Settings(), thread))  # SIGTERM stops it as Ctrl-C does
+    except KeyboardInterrupt as stopped:
         print("\n" + phrase(_language(args), "cli.stopped", resume=resume), file=sys.stderr)
-        return 130
+        return stopping.exit_code(stopped)
     except asyncio.CancelledError:  # only the lease's keeper cancels the run: it could not renew in time
         print("\n" + phrase(_language(args), "cli.lease_lost", thread=thread, resume=resume), file=sys.stderr)
         return 1

@@ -131,7 +131,9 @@ class Watches:
 
     async def close(self) -> None:
         if self.scheduler is not None:
-            self.scheduler.stop()  # a catch-up still running is cancelled: its slot stays due for the next start
+            # A catch-up or a slot still running is cancelled, its leases let go before the runtime closes: its
+            # slot stays due, and goes on from its last checkpoint at the next start.
+            await self.scheduler.close()
             self.scheduler = None
 
     async def on_ran(self, watch: Watch, ran: Ran) -> None:

@@ -6,7 +6,8 @@ DESK_SERVER_USER (or --server-user; DESK_SERVER_PASSWORD, else asked at the term
 The plan, the records and the scoring stay here.
 
 Exit codes: 0 every day decided; 1 the table was made but some days failed or were left to run (the budget),
-or the run stopped (resume it); 2 nothing ran: a plan refused, no confirmation, an unknown backtest id.
+or the run stopped (resume it); 2 nothing ran: a plan refused, no confirmation, an unknown backtest id; 130
+(Ctrl-C) or 143 (SIGTERM, graph/core/stopping.py): stopped, its leases released, finished days kept.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from contextlib import AsyncExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core import stopping
 from ..core.errors import explain
 from ..core.settings import Settings
 from ..data import make_vendor
@@ -141,11 +143,11 @@ async def run(args: argparse.Namespace, settings: Settings, session: _Session) -
 def main(args: argparse.Namespace) -> int:
     session = _Session()
     try:
-        return asyncio.run(run(args, Settings(), session))
-    except KeyboardInterrupt:
+        return stopping.run(run(args, Settings(), session))  # SIGTERM stops it as Ctrl-C does
+    except KeyboardInterrupt as stopped:
         hint = f" Finished days are kept; go on with: {session.resume_hint()}" if session.backtest else ""
         print(f"\nstopped.{hint}", file=sys.stderr)
-        return 130
+        return stopping.exit_code(stopped)
     except asyncio.CancelledError:  # only a lease's keeper cancels: this process lost the backtest's lease
         print(f"\nstopped: this process lost the backtest's lease, so another may be running it. When it is "
               f"over: {session.resume_hint()}", file=sys.stderr)

@@ -26,6 +26,7 @@ from typing import Any
 from ..book.store import BookStore
 from ..core.clock import now as real_now
 from ..core.private import private_file
+from ..persistence.lease import LeaseHeld, hold_run
 from ..persistence.namespaces import user_label
 from ..persistence.postgres import sqlalchemy_url
 from ..runtime.desk import DeskRuntime
@@ -80,6 +81,7 @@ class WatchDesk:
         self.scheduler: Any = None
         self.background: asyncio.Task[list[Ran]] | None = None  # the catch-up at start
         self._running: set[str] = set()  # watches being checked in this process (a slow slot, a new wake)
+        self._checks: set[asyncio.Task[Any]] = set()  # the tasks checking them, stopped by `close`
 
     # --- what is due, run once ------------------------------------------------------------------------
 
@@ -93,6 +95,8 @@ class WatchDesk:
         if slot is None:
             return []
         self._running.add(job_id(watch))
+        if (task := asyncio.current_task()) is not None:
+            self._checks.add(task)
         try:
             ran = [await self._ticker(watch, ticker, slot) for ticker in await self._tickers(watch)]
             if all(r.decision is not None for r in ran):  # a ticker another process still runs: not yet
@@ -100,6 +104,8 @@ class WatchDesk:
             return ran
         finally:
             self._running.discard(job_id(watch))
+            if task is not None:
+                self._checks.discard(task)
 
     async def check_all(self, now: datetime | None = None) -> list[Ran]:
         """Every watch's due slot, once: at start (slots missed while the server was down) and in tests."""
@@ -117,15 +123,35 @@ class WatchDesk:
 
     async def _ticker(self, watch: Watch, ticker: str, slot: datetime) -> Ran:
         ran = await run_ticker(self.desk, watch, ticker, slot)
-        if ran.decision is None or ran.kept:
+        if ran.decision is None:
             return ran
-        notice = await notice_of(self.desk, watch, ran, slot)
-        if notice is not None and self.webhook_url:
-            notice = await self.post(notice)
+        try:
+            # Under a lease of the notice's own, so two processes finishing one slot's ticker (one of them finding
+            # it kept) make and post its notice once between them.
+            async with hold_run(self.desk.leases, f"notice-{ran.thread}"):
+                notice = await self._notice(watch, ran, slot)
+        except LeaseHeld:
+            return Ran(ticker, ran.thread, None)  # another process posts it now: the slot is that process's to mark
+        if ran.kept and notice is None:
+            return ran  # run, noticed and posted before: nothing done here
         ran = Ran(ran.ticker, ran.thread, ran.decision, ran.kept, notice)
-        if self.on_ran is not None:
+        if self.on_ran is not None:  # a run kept from before whose notice is made now: its process stopped first
             await self.on_ran(watch, ran)
         return ran
+
+    async def _notice(self, watch: Watch, ran: Ran, slot: datetime) -> Notice | None:
+        """The run's notice, made and posted now; None when there is none, or nothing was left to do. A run kept
+        from before (its process stopped after the decision) may still lack its notice, or its post: done now,
+        once; the post's receiver can tell a repeat by the notice's id, should a process stop between its post
+        and the mark that it was taken."""
+        if ran.kept and (kept := await self.watches.kept(watch.user, ran.thread)) is not None:
+            if kept.posted or not self.webhook_url:
+                return None  # made (and posted) by the run before
+            return await self.post(kept)
+        notice = await notice_of(self.desk, watch, ran, slot)
+        if notice is not None and self.webhook_url and not notice.posted:
+            notice = await self.post(notice)
+        return notice
 
     async def post(self, notice: Notice) -> Notice:
         posted = await post(self.webhook_url, {"kind": "desk.notice", **notice.to_json()}, secret=self.webhook_secret,
@@ -174,13 +200,31 @@ class WatchDesk:
                 # until watches followed the class calendar): its weekends would be missed, so it is re-timed.
                 job.reschedule(trigger)
 
-    def stop(self) -> None:
-        """Stop waking; a catch-up still running is cancelled (its slot stays due for the next start)."""
+    def stop(self) -> list[asyncio.Task[Any]]:
+        """Stop waking; a catch-up or a slot still running is cancelled: its runs stop at their last checkpoint
+        and the slot stays due, to go on at the next start (graph/watchlist/slots.py). The tasks cancelled."""
         global _ACTIVE
-        if self.background is not None and not self.background.done():
-            self.background.cancel()
+        here = asyncio.current_task() if _in_loop() else None
+        stopping = [t for t in {*self._checks, *([self.background] if self.background else [])}
+                    if not t.done() and t is not here]
+        for task in stopping:
+            task.cancel()
         if self.scheduler is not None:
             self.scheduler.shutdown(wait=False)
             self.scheduler = None
         if _ACTIVE is self:
             _ACTIVE = None
+        return stopping
+
+    async def close(self) -> None:
+        """`stop`, and wait for what it cancelled to let go: its threads' leases released, before the desk's
+        database closes (a server's shutdown, a SIGTERM)."""
+        await asyncio.gather(*self.stop(), return_exceptions=True)
+
+
+def _in_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True

@@ -5,7 +5,9 @@ notice when its call differs from the one before on that ticker.
 so every process that wakes for it names the same thread. The run takes the thread's lease
 (graph/persistence/lease.py) as every run does: a second process is refused while the first runs (LeaseHeld:
 it lets it be); after it, the thread holds its decision and is kept, not run again; a process that crashed
-mid-run left a checkpoint, and the next one continues it. The notice is keyed by the thread, so it is kept once.
+mid-run left a checkpoint, and the next one continues it. The notice is keyed by the thread, so it is kept once;
+a run found kept whose process stopped before its notice was made or posted gets it made and posted then
+(graph/watchlist/scheduler.py, under a lease of the notice's own).
 
 **In the watch's language.** The request a slot runs is the `[watch]` text `request` of prompts/words_<code>.md in
 the watch's language (the language it was asked in), so the desk deliberates in it; the notice's reason is worded
@@ -117,7 +119,8 @@ def stop_crossed(desk: DeskRuntime, call: Call, day: date, language: str = DEFAU
 
 async def notice_of(desk: DeskRuntime, watch: Watch, ran: Ran, slot: datetime) -> Notice | None:
     """The notice a run gives, kept once: its signal differs from the call before it, or that call's stop was
-    crossed; None otherwise (and for a first call on the ticker: nothing changed)."""
+    crossed; None otherwise (and for a first call on the ticker: nothing changed). Made again for the same run
+    (a process stopped before its notice), the one kept first is given."""
     if ran.decision is None:
         return None
     before = await previous_call(desk, watch.user, ran.ticker, ran.thread)
@@ -133,4 +136,4 @@ async def notice_of(desk: DeskRuntime, watch: Watch, ran: Ran, slot: datetime) -
         return None
     notice = Notice(ran.thread, watch.user, watch.id, ran.ticker, slot.isoformat(), ran.decision.signal,
                     before.signal, before.thread_id, phrase(language, "watch.reasons_joiner").join(reasons))
-    return notice if await WatchStore(desk.store).notice(notice) else None
+    return await WatchStore(desk.store).notice(notice)

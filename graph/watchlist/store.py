@@ -143,13 +143,17 @@ class WatchStore:
 
     # --- notices -------------------------------------------------------------------------------------
 
-    async def notice(self, notice: Notice) -> bool:
-        """Keep a notice; False when it was already kept (the same slot's thread, run again)."""
-        space = self.namespace(notice.user, NOTICES)
-        if await self.store.aget(space, notice.id) is not None:
-            return False
-        await self.store.aput(space, notice.id, notice.to_json(), index=False)
-        return True
+    async def kept(self, user: str, thread: str) -> Notice | None:
+        """The notice kept for a slot's thread, if one was."""
+        item = await self.store.aget(self.namespace(user, NOTICES), thread)
+        return Notice(**item.value) if item is not None else None
+
+    async def notice(self, notice: Notice) -> Notice:
+        """Keep a notice once: the one kept before for the same slot's thread (run again) when there is one."""
+        if (kept := await self.kept(notice.user, notice.id)) is not None:
+            return kept
+        await self.store.aput(self.namespace(notice.user, NOTICES), notice.id, notice.to_json(), index=False)
+        return notice
 
     async def notices(self, user: str, *, unseen: bool = False) -> list[Notice]:
         items = await self.store.asearch(self.namespace(user, NOTICES), limit=1000)
