@@ -143,8 +143,9 @@ async def _threads(service: DeskService, args: NoArgs, report: Report) -> Replie
 
 TOOLS: tuple[Tool, ...] = (
     Tool("analyse", "Analyse a stock",
-         "Ask the trading desk for a decision on one stock. Four analysts gather market, social, news and "
-         "fundamentals data, a Bull and a Bear researcher debate, a Research Manager and a Trader plan, a risk "
+         "Ask the trading desk for a decision on one instrument (a stock, fund, index, coin, currency pair or "
+         "future). Four analysts gather market, social, news and fundamentals data (a Macro Analyst too when "
+         "chosen), a Bull and a Bear researcher debate, a Research Manager and a Trader plan, a risk "
          "debate follows, and the Risk Judge rules BUY, SELL or HOLD with position size, entry, stop, horizon, "
          "confidence and rationale. Give `request` in words, in any language the desk reads, or a `ticker` and "
          "optionally a `trade_date`. A progress notification comes at each persona's turn (about a minute with a "
