@@ -72,7 +72,7 @@ def test_the_view_follows_the_run_lets_a_reader_be_and_ends_on_the_card(paced_pa
     expect(page.locator(".js-plotly-plot .main-svg").first).to_be_attached(timeout=30_000)
     page.wait_for_timeout(1_000)  # the chart drawn, the tokens folded under the card
     end = page.evaluate(VIEW)
-    assert 0 <= end["cardTop"] < 100, end  # the card's top, where its signal is, is in view
+    assert -1 <= end["cardTop"] < 100, end  # the card's top, where its signal is, is in view (to the pixel)
     expect(decision_card(page).first).to_be_in_viewport()
 
 
@@ -90,4 +90,4 @@ def test_a_page_reloaded_mid_run_follows_the_run(paced_page: Page):
     wait_for_decision(page, 180_000)
     page.wait_for_timeout(1_000)
     end = page.evaluate(VIEW)
-    assert 0 <= end["cardTop"] < 100, end
+    assert -1 <= end["cardTop"] < 100, end  # to the pixel: a scroll may land a fraction past it

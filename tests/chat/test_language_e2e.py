@@ -8,7 +8,7 @@ import httpx
 import pytest
 import socketio
 
-from graph.core.personas import ANALYST_PERSONAS, DESK, PERSONAS, persona_label
+from graph.core.personas import DEFAULT_ANALYSTS, DESK, PERSONAS, persona_label
 from graph.core.words import phrase, word_list
 from tests.support.chat_server import Server
 from tests.support.socket_client import DeskClient, runs_finished
@@ -86,7 +86,7 @@ async def test_a_chinese_request_is_answered_with_chinese_labels_card_and_acknow
         assert "**决策链：** 研究经理 " in card and "_裁决读取：" in card and "Position size" not in card
         assert "本次运行的 token：共 " in card and "Tokens this run" not in card
         assert stages[0] == "决定已出"
-        assert {persona_label(p, "zh") for p in ANALYST_PERSONAS} <= set(stages)
+        assert {persona_label(a.persona, "zh") for a in DEFAULT_ANALYSTS} <= set(stages)
         assert "多空辩论（1 轮）" in stages
         # The finished turns' Edit buttons (offered after the card).
         edits = await client.wait_for(lambda: edit_buttons(client), 30, "the Edit buttons")
