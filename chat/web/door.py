@@ -217,9 +217,12 @@ class Door:
             try:
                 # Bounded: the read waits for the history's queued writes, which wait out a database outage.
                 stored_in = await asyncio.wait_for(layer.step_thread(message["id"]), STEP_CHECK_S)
-            except (HistoryUnavailable, TimeoutError) as exc:  # the database does not answer: an id of its own
-                logger.warning("Could not check a message's id (%r): it gets a new one", exc)  # is nobody's
-                stored_in, message["id"] = None, str(uuid.uuid4())
+            except (HistoryUnavailable, TimeoutError) as exc:
+                # The database does not answer: the message goes on with its id (the page knows it by that id, and
+                # the on_message step Chainlit nests the replies under names it). Safe: the history's upsert never
+                # writes over a step of another thread (chat/history/sql.py), checked atomically when it is stored.
+                logger.warning("Could not check a message's id (%r): kept, the store checks it when it writes", exc)
+                stored_in = None
             except NotOwner:
                 return None
             if stored_in is not None and stored_in != session.thread_id:

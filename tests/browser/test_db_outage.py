@@ -1,0 +1,75 @@
+"""The chat on PostgreSQL, in a real browser, while the database is down for longer than DESK_DB_RETRY_S (issue 36,
+point 1): the page says plainly that the run paused and will go on by itself, a note typed meanwhile is kept, and once
+the server is back the run resumes to its card with the note answered; a reload then shows the whole thread.
+Screenshots in .data/browser-shots/db-outage/: the pause with the kept note, the resumed run's card."""
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from benchmarks.support.postgres import PostgresServer, throwaway_postgres
+from tests.browser.person import (
+    FAILURES,
+    VIEWPORT,
+    Browser,
+    ask,
+    login,
+    persona_messages,
+    wait_for_decision,
+    wait_until_connected,
+)
+from tests.support.chat_server import Server
+
+pytestmark = [pytest.mark.postgres, pytest.mark.faults]
+
+SHOTS = FAILURES.parent / "browser-shots" / "db-outage"
+NOTE = "what about the China export ban?"
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[PostgresServer]:
+    try:
+        with throwaway_postgres(durable=True) as server:
+            yield server
+    except SystemExit as missing:  # no PostgreSQL binaries
+        pytest.skip(str(missing))
+
+
+def test_a_long_outage_pauses_the_run_keeps_the_note_and_resumes_by_itself(browser: Browser, cluster, tmp_path):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    server = Server(tmp_path / "chat", DESK_DATABASE_URL=cluster.create_database(), DESK_DEMO_DELAY_MS="20",
+                    DESK_ANALYSTS='["market"]', DESK_DB_RETRY_S="1")
+    server.data_dir.mkdir()
+    server.start()
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        page = context.new_page()
+        login(page, server.base)
+        wait_until_connected(page)
+        ask(page, "Should I buy NVDA today?")
+        persona_messages(page, "Bull Researcher").first.wait_for(timeout=90_000)
+        cluster.crash()
+        paused = page.get_by_text(re.compile("has not answered for")).first
+        paused.wait_for(timeout=60_000)
+        assert "resumes it by itself" in paused.inner_text()
+        assert not page.get_by_text(re.compile("Something went wrong|OperationalError")).count()
+        ask(page, NOTE)
+        page.get_by_text(re.compile("^Kept: the database is not answering")).first.wait_for(timeout=30_000)
+        page.screenshot(path=str(SHOTS / "paused.png"))
+        cluster.restart()
+        page.get_by_text("The database is back: resuming from the last saved step.").wait_for(timeout=60_000)
+        wait_for_decision(page, 120_000)
+        answered = page.locator(".ai-message").filter(has_text=f"“{NOTE}”")
+        assert answered.count() >= 1, "a persona answers the kept note"
+        page.screenshot(path=str(SHOTS / "resumed.png"), full_page=True)
+        page.reload()  # the stored thread: what was said during the outage is there once
+        wait_for_decision(page, 30_000)
+        assert page.get_by_text(re.compile("^Kept: the database is not answering")).count() == 1
+    except BaseException:
+        page.screenshot(path=str(FAILURES / "db-outage.png"), full_page=True)
+        raise
+    finally:
+        context.close()
+        server.stop()
