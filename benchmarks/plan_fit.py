@@ -24,11 +24,18 @@ import numpy as np
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from graph import SERDE, DemoChatModel, DeskRuntime, ModelRegistry, Settings, SyntheticVendor
+from graph import (
+    DEFAULT_ANALYST_KINDS,
+    SERDE,
+    DemoChatModel,
+    DeskRuntime,
+    ModelRegistry,
+    Settings,
+    SyntheticVendor,
+    run_total,
+)
 from graph.backtest.runner import request_text
 from graph.backtest.tokens import Shape
-from graph.core.personas import DEFAULT_ANALYST_KINDS
-from graph.core.usage import run_total, tokens
 
 TICKERS = ("AAPL", "NVDA", "MSFT")
 DAY = date(2024, 2, 1)
@@ -46,7 +53,7 @@ async def spent(runtime: DeskRuntime, ticker: str, shape: Shape) -> tuple[int, i
     async for _ in runtime.events(await runtime.new_input(thread, request_text(ticker, DAY), plan), thread, context):
         pass
     total = run_total((await runtime.state(thread)).get("usage"))
-    return tokens(total), total["calls"]
+    return total["prompt"] + total["completion"], total["calls"]
 
 
 def features(shape: Shape) -> list[float]:
@@ -63,29 +70,23 @@ async def measure() -> dict[str, Any]:
         async with DeskRuntime.open(settings, models=ModelRegistry.fixed(DemoChatModel(delay_ms=0), notice="bench"),
                                     vendor=SyntheticVendor(), checkpointer=InMemorySaver(serde=SERDE),
                                     store=InMemoryStore()) as runtime:
-            runs = []
-            for ticker in TICKERS:
-                for shape in SHAPES:
-                    used, calls = await spent(runtime, ticker, shape)
-                    runs.append({"ticker": ticker, "analysts": ",".join(shape.kinds),
-                                 "debate_rounds": shape.debate_rounds,
-                                 "risk_rounds": shape.risk_rounds, "tokens": used, "calls": calls,
-                                 "plan_calls": shape.calls, "plan_tokens": shape.fitted_tokens()})
-    shapes = [Shape(len(kinds), r["debate_rounds"], r["risk_rounds"], kinds)
-              for r in runs for kinds in [tuple(r["analysts"].split(","))]]
+            measured = [(ticker, shape, *(await spent(runtime, ticker, shape)))
+                        for ticker in TICKERS for shape in SHAPES]
+    runs = [{"ticker": ticker, "analysts": ",".join(shape.kinds), "debate_rounds": shape.debate_rounds,
+             "risk_rounds": shape.risk_rounds, "tokens": used, "calls": calls, "plan_calls": shape.calls,
+             "plan_tokens": shape.fitted_tokens()} for ticker, shape, used, calls in measured]
     # Least squares of the relative miss (each row divided by its run's tokens): the goal is a share (±6 %).
-    spent_ = np.array([r["tokens"] for r in runs], dtype=float)
-    coef, *_ = np.linalg.lstsq(np.array([features(s) for s in shapes]) / spent_[:, None], np.ones(len(runs)),
-                               rcond=None)
-    coef = np.round(coef)
-    fitted = [round(float(np.dot(coef, features(s)))) for s in shapes]
+    used = np.array([m[2] for m in measured], dtype=float)
+    terms = np.array([features(shape) for _, shape, _, _ in measured], dtype=float)
+    coef = [round(float(c)) for c in np.linalg.lstsq(terms / used[:, None], np.ones(len(measured)), rcond=None)[0]]
+    fitted = [sum(c * t for c, t in zip(coef, row, strict=True)) for row in terms.tolist()]
+    n = len(KINDS)
     return {"day": DAY.isoformat(), "runs": runs,
-            "plan_worst": max(abs(r["plan_tokens"] / r["tokens"] - 1) for r in runs),
-            "refit": {"loop": dict(zip(KINDS, (round(float(c)) for c in coef[:len(KINDS)]), strict=True)),
-                      "report_read": dict(zip(KINDS, (round(float(c)) for c in coef[len(KINDS):2 * len(KINDS)]),
-                                              strict=True)),
-                      "per_speaker": round(float(coef[-2])), "per_turn_read": round(float(coef[-1])),
-                      "worst": max(abs(f / r["tokens"] - 1) for f, r in zip(fitted, runs, strict=True))}}
+            "plan_worst": max(abs(shape.fitted_tokens() / u - 1) for _, shape, u, _ in measured),
+            "refit": {"loop": dict(zip(KINDS, coef[:n], strict=True)),
+                      "report_read": dict(zip(KINDS, coef[n:2 * n], strict=True)),
+                      "per_speaker": coef[-2], "per_turn_read": coef[-1],
+                      "worst": max(abs(f / m[2] - 1) for f, m in zip(fitted, measured, strict=True))}}
 
 
 def main(argv: list[str] | None = None) -> int:

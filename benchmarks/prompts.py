@@ -51,9 +51,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from graph import SERDE, DemoChatModel, DeskRuntime, ModelRegistry, Settings, SyntheticVendor
-from graph.core.usage import run_total
-from graph.core.usage import tokens as tokens_of
+from graph import SERDE, DemoChatModel, DeskRuntime, ModelRegistry, Settings, SyntheticVendor, run_total
 
 REQUEST = "should I buy NVDA today?"
 TODAY = date(2024, 5, 6)
@@ -206,8 +204,8 @@ async def record_run(debate_rounds: int = 1, risk_rounds: int = 1, *, text: str 
             if (decision := state.get("final_decision")) is None:
                 raise RuntimeError("the demo run ended without a decision")
             spent = run_total(state.get("usage"))
-            usage = {"tokens": tokens_of(spent), "prompt": spent["prompt"], "cached": spent["cached"],
-                     "completion": spent["completion"], "calls": spent["calls"]}
+            usage = {"tokens": spent["prompt"] + spent["completion"], "prompt": spent["prompt"],
+                     "cached": spent["cached"], "completion": spent["completion"], "calls": spent["calls"]}
             ruling = {k: str(getattr(decision, k)) for k in ("signal", "position_size", "entry", "stop")}
             if followup:
                 async for _ in runtime.events(await runtime.new_input(thread, followup), thread, context,
