@@ -1,5 +1,5 @@
-"""`python -m benchmarks.prompts [--by-persona] [--json]`: how much of each prompt a server's
-prefix cache can skip.
+"""`python -m benchmarks.prompts [--by-persona] [--json] [--rounds 1,3] [--risk-rounds same]`: how much of
+each prompt a server's prefix cache can skip.
 
 Prefix caching (llama.cpp's prompt cache, vLLM's automatic prefix caching, OpenAI's prompt
 caching) skips the part of a prompt that starts exactly like a prompt it has already seen. A
@@ -15,7 +15,11 @@ prompt of a demo run (demo model, synthetic data) in the order of the calls, and
 - **prompt tokens per decision**: all prompt tokens of one analysis, at 1, 2 and 3 investment
   debate rounds (risk rounds 1): how the prompts grow with the debate;
 - **the follow-up**: one question after the 1-round decision, and how much of its prompt
-  repeats a prefix of the run's prompts.
+  repeats a prefix of the run's prompts;
+- **the token line**: each run's own usage as the card and the CLI print it (the demo model's count: 4
+  characters a token, "cached" the prefix of a recent prompt), each run's total against the first run's,
+  and the ruling (signal, size, entry, stop), which no change of layout may move. `--risk-rounds same`
+  gives each run as many risk rounds as debate rounds (issue 41: three rounds ≤ 2× one).
 
 Tokens are estimated, not counted by a model's tokenizer (tiktoken needs to download its tables,
 and every server has its own): a token is a run of letters and digits or one punctuation mark
