@@ -1,5 +1,5 @@
-"""`python -m benchmarks.prompts [--by-persona] [--json]`: how much of each prompt a server's
-prefix cache can skip.
+"""`python -m benchmarks.prompts [--by-persona] [--json] [--rounds 1,3] [--risk-rounds same]`: how much of
+each prompt a server's prefix cache can skip.
 
 Prefix caching (llama.cpp's prompt cache, vLLM's automatic prefix caching, OpenAI's prompt
 caching) skips the part of a prompt that starts exactly like a prompt it has already seen. A
@@ -15,7 +15,11 @@ prompt of a demo run (demo model, synthetic data) in the order of the calls, and
 - **prompt tokens per decision**: all prompt tokens of one analysis, at 1, 2 and 3 investment
   debate rounds (risk rounds 1): how the prompts grow with the debate;
 - **the follow-up**: one question after the 1-round decision, and how much of its prompt
-  repeats a prefix of the run's prompts.
+  repeats a prefix of the run's prompts;
+- **the token line**: each run's own usage as the card and the CLI print it (the demo model's count: 4
+  characters a token, "cached" the prefix of a recent prompt), each run's total against the first run's,
+  and the ruling (signal, size, entry, stop), which no change of layout may move. `--risk-rounds same`
+  gives each run as many risk rounds as debate rounds (issue 41: three rounds ≤ 2× one).
 
 Tokens are estimated, not counted by a model's tokenizer (tiktoken needs to download its tables,
 and every server has its own): a token is a run of letters and digits or one punctuation mark
@@ -51,7 +55,7 @@ from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
-from graph import SERDE, DemoChatModel, DeskRuntime, ModelRegistry, Settings, SyntheticVendor
+from graph import SERDE, DemoChatModel, DeskRuntime, ModelRegistry, Settings, SyntheticVendor, run_total
 
 REQUEST = "should I buy NVDA today?"
 TODAY = date(2024, 5, 6)
@@ -143,6 +147,9 @@ class RunFigures:
     debate_rounds: int
     prompts: list[Prompt] = field(repr=False)
     followup: Prompt | None = field(default=None, repr=False)
+    risk_rounds: int = 1
+    usage: dict[str, int] = field(default_factory=dict)  # the run's own count, as the card's token line says it
+    decision: dict[str, str] = field(default_factory=dict)  # the ruling's signal, size, entry and stop
 
     def placed(self, tools_at: str) -> list[Prompt]:
         return [p.placed(tools_at) for p in self.prompts]
@@ -167,10 +174,12 @@ class RunFigures:
         return out
 
     def summary(self) -> dict[str, Any]:
-        out = {"debate_rounds": self.debate_rounds, "calls": len(self.prompts), "prompt_tokens": self.total,
+        out = {"debate_rounds": self.debate_rounds, "risk_rounds": self.risk_rounds, "calls": len(self.prompts),
+               "prompt_tokens": self.total,
                "largest_prompt": max((len(p.tokens) for p in self.prompts), default=0),
                "shared_share": round(self.share(), 3), "evaluated": self.total - self.shared(),
-               "caches": {label: round(self.share(at, prev), 3) for label, at, prev in CACHES}}
+               "caches": {label: round(self.share(at, prev), 3) for label, at, prev in CACHES},
+               "usage": self.usage, "decision": self.decision}
         if self.followup is not None:
             out["followup"] = {"question": FOLLOW_UP, "prompt_tokens": len(self.followup.tokens),
                                "shared": shared_prefixes([*self.prompts, self.followup])[-1]}
@@ -195,18 +204,27 @@ async def record_run(debate_rounds: int = 1, risk_rounds: int = 1, *, text: str 
             async for _ in runtime.events(await runtime.new_input(thread, text, plan), thread, context,
                                           callbacks=[recorder]):
                 pass
-            if (await runtime.state(thread)).get("final_decision") is None:
+            state = await runtime.state(thread)
+            if (decision := state.get("final_decision")) is None:
                 raise RuntimeError("the demo run ended without a decision")
+            spent = run_total(state.get("usage"))
+            usage = {"tokens": spent["prompt"] + spent["completion"], "prompt": spent["prompt"],
+                     "cached": spent["cached"], "completion": spent["completion"], "calls": spent["calls"]}
+            ruling = {k: str(getattr(decision, k)) for k in ("signal", "position_size", "entry", "stop")}
             if followup:
                 async for _ in runtime.events(await runtime.new_input(thread, followup), thread, context,
                                               callbacks=[after]):
                     pass
-        return RunFigures(debate_rounds, recorder.prompts, after.prompts[-1] if after.prompts else None)
+        return RunFigures(debate_rounds, recorder.prompts, after.prompts[-1] if after.prompts else None,
+                          risk_rounds, usage, ruling)
 
 
-async def measure(rounds: Sequence[int] = ROUNDS, analysts: Sequence[str] | None = None) -> dict[str, Any]:
-    runs = [await record_run(n, followup=FOLLOW_UP if n == rounds[0] else None, analysts=analysts) for n in rounds]
-    return {"request": REQUEST, "today": TODAY.isoformat(), "risk_rounds": 1, "goal_shared_share": GOAL,
+async def measure(rounds: Sequence[int] = ROUNDS, analysts: Sequence[str] | None = None,
+                  risk: str = "1") -> dict[str, Any]:
+    """`risk`: "1" (one risk round each) or "same" (as many risk rounds as debate rounds)."""
+    runs = [await record_run(n, n if risk == "same" else 1, followup=FOLLOW_UP if n == rounds[0] else None,
+                             analysts=analysts) for n in rounds]
+    return {"request": REQUEST, "today": TODAY.isoformat(), "risk_rounds": risk, "goal_shared_share": GOAL,
             "analysts": list(analysts) if analysts else "default",
             "runs": [r.summary() for r in runs], "by_persona_1_round": runs[0].by_persona()}
 
@@ -229,7 +247,8 @@ BEFORE: dict[str, Any] = {"runs": [
 
 def table(result: dict[str, Any], before: dict[str, Any] | None = None) -> str:
     """One row per debate round count; with `before`, each figure as before → now."""
-    old = {r["debate_rounds"]: r for r in (before or {}).get("runs", [])}
+    old = {r["debate_rounds"]: r for r in (before or {}).get("runs", [])  # BEFORE ran one risk round
+           if str(result.get("risk_rounds", "1")) == "1" or r["debate_rounds"] == 1}
 
     def cell(row: dict[str, Any], get: Any, fmt: str) -> str:
         now = format(get(row), fmt)
@@ -243,6 +262,25 @@ def table(result: dict[str, Any], before: dict[str, Any] | None = None) -> str:
         rows.append(f"| {r['debate_rounds']} | {r['calls']} | {cell(r, lambda x: x['prompt_tokens'], ',')} | "
                     f"{cell(r, lambda x: x['evaluated'], ',')} | {cell(r, lambda x: x['largest_prompt'], ',')} | "
                     + " | ".join(cell(r, lambda x, k=label: x['caches'][k], '.1%') for label in labels) + " |")
+    return "\n".join(rows)
+
+
+def usage_table(result: dict[str, Any]) -> str:
+    """The runs as the card's and the CLI's token line count them (the demo model's usage: 4 characters a
+    token, "cached" the prefix of a recent prompt), each against the first run's total, and the ruling."""
+    runs = result["runs"]
+    first = runs[0]["usage"]["tokens"] if runs and runs[0].get("usage") else 0
+    rows = ["| debate, risk rounds | tokens per decision (token line) | × the first | prompt | of which cached | "
+            "completion | calls | ruling |", "|---|---|---|---|---|---|---|---|"]
+    for r in runs:
+        u, d = r.get("usage") or {}, r.get("decision") or {}
+        if not u:
+            continue
+        rows.append(f"| {r['debate_rounds']}, {r.get('risk_rounds', 1)} | {u['tokens']:,} | "
+                    f"{u['tokens'] / first:.2f}× | "
+                    f"{u['prompt']:,} | {u['cached']:,} ({u['cached'] / u['prompt']:.1%}) | {u['completion']:,} | "
+                    f"{u['calls']} | {d.get('signal')} {d.get('position_size')}, entry {d.get('entry')}, "
+                    f"stop {d.get('stop')} |")
     return "\n".join(rows)
 
 
@@ -271,10 +309,14 @@ def main(argv: list[str] | None = None) -> int:
                          "market,social,news,fundamentals,macro")
     ap.add_argument("--rounds", type=lambda s: [int(n) for n in s.split(",")], default=list(ROUNDS),
                     help="the debate rounds measured, e.g. 1 (default 1,2,3)")
+    ap.add_argument("--risk-rounds", choices=("1", "same"), default="1",
+                    help="one risk round in every run (default), or as many as debate rounds")
     args = ap.parse_args(argv)
-    result = asyncio.run(measure(args.rounds, args.analysts))
+    result = asyncio.run(measure(args.rounds, args.analysts, args.risk_rounds))
     print("Before (commit 95b81d3) → now; tokens estimated (see the module's docstring).\n" if BEFORE else "", end="")
     print(table(result, BEFORE))
+    print()
+    print(usage_table(result))
     if args.by_persona:
         print()
         print(persona_table(result))

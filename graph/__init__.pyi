@@ -67,7 +67,7 @@ from .core.plan import RISK_JUDGE_NODE, RunPlan
 from .core.private import private_dir, private_file, write_private
 from .core.settings import Settings, field_bounds
 from .core.state import FinalDecision, language_of
-from .core.usage import this_run, usage_summary
+from .core.usage import run_total, this_run, usage_summary
 from .core.words import figure_label, phrase, ruling_value, vendor_name, word_list
 from .data import make_vendor
 from .data.indicators import indicator_series
@@ -306,6 +306,7 @@ __all__ = [
     "report_markdown",
     "route",
     "ruling_value",
+    "run_total",
     "scored",
     "settings_days",
     "side_by_side",

@@ -65,7 +65,7 @@ class Plan:
 
     @property
     def shape(self) -> Shape:
-        return Shape(len(self.analysts), self.debate_rounds, self.risk_rounds)
+        return Shape(len(self.analysts), self.debate_rounds, self.risk_rounds, tuple(self.analysts))
 
     def run_plan(self, settings: Settings) -> RunPlan:
         """Each day's analysis, as the desk's own plan."""

@@ -5,13 +5,14 @@ Two sources, the better one first:
 - **Measured**: the tokens the backtest's own finished days spent (a resumed backtest knows them), when
   there are enough of them; these are the model's own usage reports (graph/core/usage.py), or the demo's.
 - **Fitted**: a formula fitted to the demo model's own usage (its counts are estimated at 4 characters a
-  token, graph/core/usage.py), measured here over 39 analyses (AAPL, NVDA, MSFT; 1–4 analysts, 1–5 debate
-  and risk rounds; every fit within ±6 %). It follows how the desk builds its prompts: each analyst's tool
-  loop costs about the same, and every speaker after the analysts reads the reports (so each analyst adds to
-  every later prompt) and the whole deliberation before it (so each turn adds to every later one: the cost
-  grows with the square of the speakers). A live model writes at its own length, so for a live model the
-  fitted figure is an estimate until the first days have run; benchmarks/RESULTS.md ("Tokens per decision")
-  gives the same order (13,179 at one round, before the track record's recall existed).
+  token, graph/core/usage.py), measured over 141 analyses (`python -m benchmarks.plan_fit`: AAPL, NVDA,
+  MSFT; every set of the default analysts; 1, 3 and 5 debate and risk rounds; every fit within ±6 %). It
+  follows how the desk builds its prompts: each analyst's tool loop costs what its data costs, every speaker
+  after the analysts reads the reports (so each analyst adds its report to every later prompt) and each
+  earlier turn by its claims, the last one whole (so each turn adds a little to every later one: the cost
+  still grows with the square of the speakers, but slowly). A live model writes at its own length, so for
+  a live model the fitted figure is an estimate until the first days have run; benchmarks/RESULTS.md
+  ("Fewer tokens per decision") gives the figures.
 
 What is not in a run's usage is added apart: the track record's recall (up to ~1,100 prompt tokens a
 decision once the record is full, measured in RESULTS.md) and, live, the reflection the deep model writes
@@ -24,12 +25,17 @@ from dataclasses import dataclass
 
 from ..core.words import DEFAULT_LANGUAGE, phrase
 
-# The fit (least squares over the 39 demo analyses): tokens = A·analysts + B·speakers + C·analysts·speakers
-# + D·speakers·(speakers − 1)/2, "speakers" counting every call after the analysts' (the Risk Judge once).
-PER_ANALYST = 1233         # an analyst's tool loop (two calls)
-PER_SPEAKER = 382          # a later speaker's own prompt and turn
-PER_REPORT_READ = 122      # one analyst's report, read by one later speaker
-PER_TURN_READ = 79         # one earlier turn, read by one later speaker
+# The fit (least squares of the relative miss over 141 demo analyses, `python -m benchmarks.plan_fit`):
+# tokens = Σ over the analysts (LOOP[kind] + REPORT_READ[kind]·speakers) + PER_SPEAKER·speakers
+# + PER_TURN_READ·speakers·(speakers − 1)/2, "speakers" counting every call after the analysts' (the Risk
+# Judge once). Since issue 41 a later speaker reads each earlier debate turn by its claims (the last one whole),
+# so an earlier turn costs a later one ~26 tokens, not ~79.
+LOOP = {"market": 954, "social": 1107, "news": 1396, "fundamentals": 1713}  # an analyst's tool loop (two calls)
+REPORT_READ = {"market": 314, "social": 116, "news": 252, "fundamentals": 238}  # its report, read by one speaker
+PER_ANALYST = round(sum(LOOP.values()) / len(LOOP))  # an analyst of another kind, or of no kind given: the mean
+PER_REPORT_READ = round(sum(REPORT_READ.values()) / len(REPORT_READ))
+PER_SPEAKER = 387          # a later speaker's own prompt (its role, the last turn whole) and turn
+PER_TURN_READ = 26         # one earlier turn's claims, read by one later speaker
 RECALL_TOKENS = 1100       # the track record's blocks once full (benchmarks/RESULTS.md, issue 22)
 REFLECTION_TOKENS = 1500   # live only: the reflection's prompt (call, figures, ~600 chars per debater) and reply
 REFLECTION_CALLS = 1
@@ -38,11 +44,17 @@ MEASURED_AFTER = 3         # finished days needed before their own figure replac
 
 @dataclass(frozen=True)
 class Shape:
-    """What a deliberation's cost depends on."""
+    """What a deliberation's cost depends on: how many analysts (and which, when known), the rounds."""
 
     analysts: int
     debate_rounds: int
     risk_rounds: int
+    kinds: tuple[str, ...] = ()  # the analysts' kinds; () counts each as the default analysts' mean
+
+    @property
+    def speakers(self) -> int:
+        """Every call after the analysts': the turns, the manager, the trader and the judge (once)."""
+        return 2 * self.debate_rounds + 3 * self.risk_rounds + 3
 
     @property
     def calls(self) -> int:
@@ -52,9 +64,10 @@ class Shape:
         return 2 * self.analysts + 2 * self.debate_rounds + 3 * self.risk_rounds + 4
 
     def fitted_tokens(self) -> int:
-        speakers = 2 * self.debate_rounds + 3 * self.risk_rounds + 3  # the turns, manager, trader and judge
-        return round(PER_ANALYST * self.analysts + PER_SPEAKER * speakers
-                     + PER_REPORT_READ * self.analysts * speakers + PER_TURN_READ * speakers * (speakers - 1) / 2)
+        speakers = self.speakers
+        kinds = self.kinds or ("",) * self.analysts
+        analysts = sum(LOOP.get(k, PER_ANALYST) + REPORT_READ.get(k, PER_REPORT_READ) * speakers for k in kinds)
+        return round(analysts + PER_SPEAKER * speakers + PER_TURN_READ * speakers * (speakers - 1) / 2)
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,7 @@ class Cost:
 
 def comparison_cost(plan: RunPlan, tickers: int, *, live: bool) -> Cost:
     """What the desks are expected to spend: one analysis's estimate (graph/backtest/tokens.py) per ticker."""
-    shape = Shape(len(plan.analysts), plan.debate_rounds, plan.risk_rounds)
+    shape = Shape(len(plan.analysts), plan.debate_rounds, plan.risk_rounds, tuple(plan.analysts))
     return Cost(tickers, estimate(shape, live=live))
 
 

@@ -10,7 +10,7 @@ from ..core.chinese_script import to_simplified
 from ..core.personas import DEBATERS, RESEARCH_MANAGER, RISK_JUDGE, TRADER
 from ..core.prompts import without_instructions
 from ..notes.address import named
-from ..record.case import EARLIER_ANALYSES, STOPPED, gist
+from ..record.case import CUT, EARLIER_ANALYSES, STOPPED, gist
 from .demo_debate import _REBUTTAL
 from .demo_figures import _subject, figures_in, sections, turns
 from .demo_notes import _TOPICS
@@ -84,6 +84,8 @@ def _record(system: str) -> dict[str, str]:
         if not said:  # a section the desk wrote for its models: its facts, not its instructions
             out[name] = without_instructions(text)
         for persona, words in said:
+            if words.endswith(CUT):  # a turn's claims only: the Desk reads it whole further on (record/case.py)
+                continue
             out[persona] = f"{out[persona]}\n\n{words}" if persona in out else words
     return out
 

@@ -13,7 +13,7 @@ from ..core.prompts import render
 from ..core.state import DeskState
 from ..core.usage import Meter
 from ..models.registry import ModelRegistry
-from ..record.case import desk_notes
+from ..record.case import desk_notes, in_full
 from .speaking import ask, case_file, language_line, spoken, subject, text_of
 
 
@@ -30,6 +30,10 @@ def make_followup(models: ModelRegistry) -> Callable[..., Any]:
         if state.get("ticker"):
             system = case_file(state) + "\n\n" + render("desk", **subject(state), status=status, extent=extent,
                                                           context=desk_notes(state), language=language_line(state))
+            # The case file carries earlier debate turns by their claims; a question may be about any
+            # word of them, so the Desk reads them whole after its notes (the case file stays the prefix).
+            if full := in_full(state):
+                system += "\n\n" + full
         else:  # no analysis in this chat, only the track record shown: the Desk answers from it
             system = render("desk_record", context=desk_notes(state), language=language_line(state))
         meter = Meter.of(state, DESK, models.settings.token_budget)  # capped, counted, within the budget

@@ -3,12 +3,13 @@ read — the case file every speaker after the analysts (and the follow-up Desk)
 Desk's notes on the outcome, and the downloadable report."""
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..core.links import inert_links
-from ..core.personas import ANALYSTS, RESEARCH_MANAGER, RISK_JUDGE, TRADER
+from ..core.personas import ANALYSTS, RESEARCH_MANAGER, RISK_JUDGE, SIDE_OF, TRADER
 from ..core.state import Debate, FinalDecision
 from .edits import edit_notes
 
@@ -72,21 +73,76 @@ _CASE_PART = {RESEARCH_MANAGER: "Investment plan", TRADER: "Trader's plan", RISK
 NO_REPORTS = "(no analyst reports)"
 
 
+# A debate turn the next speaker does not answer is carried by its claims (issue 41): its opening
+# paragraph, which every debater's prompt asks to state its conclusion, at most this many characters.
+CLAIM_CHARS = 400
+CUT = " […]"  # after a turn's claims: the rest of the turn is left out
+_PARAGRAPH_END = re.compile(r"\n\s*\n")
+_SENTENCE_END = re.compile(r"[.!?。！？](?=\s)")
+
+
+def claims(text: str) -> str:
+    """A debate turn as the case file carries it once a later contribution follows it: its opening
+    paragraph (its conclusion), cut at a sentence end within CLAIM_CHARS, then CUT; the whole turn when
+    that is all of it. A literal prefix of the turn: the prompt that carried the turn whole and the one
+    that carries its claims share everything up to CUT, so a server's prefix cache still reuses it."""
+    body = text.rstrip()
+    lead = body.lstrip()
+    start = len(body) - len(lead)
+    end = m.start() + start if (m := _PARAGRAPH_END.search(lead)) else len(body)
+    if end > start + CLAIM_CHARS:
+        window = body[:start + CLAIM_CHARS]
+        stops = [m.end() for m in _SENTENCE_END.finditer(window)]
+        end = stops[-1] if stops else (window.rfind(" ") if " " in window[start:] else len(window))
+    return body if end >= len(body) else body[:end].rstrip() + CUT
+
+
+def _carried(said: list[Entry], i: int) -> str:
+    """An entry's words in the case file: a debate turn followed by a later contribution by its claims
+    (each side's claims stay, the last turn, the one the next speaker answers, stays whole); reports,
+    plans and the ruling whole."""
+    entry = said[i]
+    return claims(entry.text) if entry.persona in SIDE_OF and i < len(said) - 1 else entry.text
+
+
+def reused(case: str) -> str:
+    """The part of a speaker's case file the next speaker's opens with, which a server's prefix cache
+    reuses: all of it, but of a last debate turn only its claims (the next file carries it cut)."""
+    head, sep, last = case.rpartition("\n### ")
+    persona, _, text = last.partition("\n")
+    if not sep or persona not in SIDE_OF:
+        return case
+    return f"{head}{sep}{persona}\n{claims(text).removesuffix(CUT)}"
+
+
+IN_FULL = "The debate turns above in full"
+
+
+def in_full(state: Mapping[str, Any]) -> str:
+    """The debate turns the case file carries by their claims, word for word: what the follow-up Desk
+    reads after its notes (a question may be about any word said); "" when none was shortened."""
+    said = entries(state)
+    cut = [e for i, e in enumerate(said) if _carried(said, i) != e.text]
+    return "\n\n".join([f"## {IN_FULL}", *(f"### {e.persona}\n{e.text}" for e in cut)]) if cut else ""
+
+
 def case_record(state: Mapping[str, Any]) -> str:
     """Everything said about the current analysis so far, in speaking order: a `## <part>` heading
     per part, a `### <persona>` heading per contribution.
 
-    Append-only by construction: each speaker's record starts with the record the previous
-    speaker read, so a server's prefix cache skips all of it but the newest turn."""
+    Reports, plans and the ruling are carried whole; debate turns by their claims, but the last one
+    whole (`claims`): later rounds do not resend every word (issue 41). Each speaker's record starts
+    with the record the previous speaker read up to the claims of its last turn, so a server's prefix
+    cache skips all of it but the newest turn (and the rest of the one before it)."""
     said = entries(state)
     out: list[str] = []
     part = None
-    for entry in said:
+    for i, entry in enumerate(said):
         name = _CASE_PART.get(entry.persona, entry.part)
         if name != part:
             part = name
             out.append(f"## {name}")
-        out.append(f"### {entry.persona}\n{entry.text}")
+        out.append(f"### {entry.persona}\n{_carried(said, i)}")
     if not any(e.part == ANALYST_REPORTS for e in said):
         out.insert(0, f"## {ANALYST_REPORTS}\n{NO_REPORTS}")
     return "\n\n".join(out)

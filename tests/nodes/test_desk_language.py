@@ -19,6 +19,7 @@ from graph.core.state import FinalDecision, language_of
 from graph.core.words import language_name, phrase
 from graph.models.registry import ModelRegistry
 from graph.nodes.thread_language import thread_language
+from graph.record.case import reused
 from tests.support.cli import run_module as run_cli  # `python -m graph …` in this process: no new interpreter
 from tests.support.models import ScriptedChatModel, system_text
 
@@ -72,7 +73,7 @@ async def test_in_chinese_each_speakers_case_file_is_still_the_next_ones_prefix(
     assert len(after) == 8
     for earlier, later in itertools.pairwise(after):
         case = system_text(earlier["messages"]).partition("\n\n## Your role\n")[0]
-        assert system_text(later["messages"]).startswith(case + "\n\n"), later["persona"]
+        assert system_text(later["messages"]).startswith(reused(case)), later["persona"]
         assert IN_CHINESE not in case
     analysts = [c for c in spoken_calls(model) if c["tools"] and len(c["messages"]) == 2]
     assert len({system_text(c["messages"]).partition("\n\n## Your role\n")[0] for c in analysts}) == 1

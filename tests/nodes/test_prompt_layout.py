@@ -1,6 +1,7 @@
 """The prompt layout a server's prefix cache can use: every speaker after the analysts opens with the
-same case file (the request, the reports, then the deliberation so far, append-only), then its
-own role, then its turn; the four analysts open with the same rules, then their roles."""
+same case file (the request, the reports, then the deliberation so far, each earlier debate turn by its
+claims and the last one whole), then its own role, then its turn; the four analysts open with the same
+rules, then their roles."""
 from __future__ import annotations
 
 import itertools
@@ -10,6 +11,7 @@ from langchain_core.messages import HumanMessage, SystemMessage
 
 from benchmarks.prompts import GOAL, Prompt, common_prefix, record_run, shared_prefixes
 from graph.core.personas import DEFAULT_ANALYSTS as ANALYSTS  # the default analysis (no Macro Analyst)
+from graph.record.case import CUT, claims, reused
 from tests.support.models import ScriptedChatModel
 
 ROLE = "\n\n## Your role\n"
@@ -41,8 +43,8 @@ async def test_each_speakers_prompt_opens_with_the_previous_speakers_case_file(d
     assert len(after) == 2 * debate_rounds + 3 * risk_rounds + 3
     for earlier, later in itertools.pairwise(after):
         case, _, _ = split(earlier)
-        assert split(later)[0].startswith(case + "\n\n"), f"{later['persona']} after {earlier['persona']}"
-        assert str(later["messages"][0].content).startswith(case)
+        # All of the earlier case file but the rest of its last turn (carried by its claims from now on).
+        assert split(later)[0].startswith(reused(case)), f"{later['persona']} after {earlier['persona']}"
 
 
 async def test_the_case_file_holds_what_each_speaker_needs_and_the_role_and_turn_come_last(desk_factory):
@@ -64,6 +66,26 @@ async def test_the_case_file_holds_what_each_speaker_needs_and_the_role_and_turn
     assert f"### Neutral Analyst\n{risk[2].text}" in by["Risk Judge"][0], "the judge reads the whole risk debate"
 
 
+async def test_later_turns_carry_each_sides_claims_and_the_last_turn_whole(desk_factory):
+    # Issue 41: three rounds must not resend every word. Each earlier debate turn is carried by its
+    # claims (its opening paragraph, a prefix of the turn), the turn the speaker answers whole.
+    calls, desk = await speakers(desk_factory, debate_rounds=3, risk_rounds=2)
+    state = await desk.state()
+    debate, risk = state["investment_debate"].turns, state["risk_debate"].turns
+    by = [(c["persona"], split(c)[0]) for c in calls if c["persona"] in AFTER_ANALYSTS and not c["tools"]]
+    bear_3 = [case for persona, case in by if persona == "Bear Researcher"][2]
+    assert f"### Bull Researcher\n{debate[4].text}" in bear_3, "the last opposing turn, whole"
+    for turn in debate[:4]:
+        assert claims(turn.text).endswith(CUT) and f"### {turn.persona}\n{claims(turn.text)}" in bear_3
+        assert turn.text not in bear_3
+    judge = dict(by)["Risk Judge"]
+    assert f"### Neutral Analyst\n{risk[-1].text}" in judge
+    assert all(f"\n{claims(t.text)}" in judge for t in (*debate, *risk[:-1]))
+    assert state["investment_plan"] in judge and state["trader_plan"] in judge, "plans are carried whole"
+    # The figures a speaker cites are still traced to their source: the whole turns stay in the state.
+    assert not any(state.get("unverified", {}).values())
+
+
 async def test_a_note_is_read_last_by_the_speaker_who_takes_it_and_the_case_file_stays_shared(desk_factory):
     note = "Trader, what about the earnings date?"
     holder: dict = {}
@@ -80,7 +102,8 @@ async def test_a_note_is_read_last_by_the_speaker_who_takes_it_and_the_case_file
     manager, trader, risky = (next(c for c in model.calls if c["persona"] == p)
                               for p in ("Research Manager", "Trader", "Risky Analyst"))
     assert note in split(trader)[2] and note not in str(trader["messages"][0].content)
-    assert split(risky)[0].startswith(split(trader)[0]) and split(trader)[0].startswith(split(manager)[0])
+    assert split(risky)[0].startswith(reused(split(trader)[0]))
+    assert split(trader)[0].startswith(reused(split(manager)[0]))
 
 
 async def test_the_follow_up_desk_opens_with_the_judges_case_file(desk_factory):
@@ -92,7 +115,8 @@ async def test_the_follow_up_desk_opens_with_the_judges_case_file(desk_factory):
     desk_call = model.calls[-1]
     assert desk_call["persona"] == "Desk"
     case, role, _ = split(desk_call)
-    assert case.startswith(split(judge)[0] + "\n\n## Risk Judge's ruling\n")
+    assert case.startswith(reused(split(judge)[0]))
+    assert "\n\n## Risk Judge's ruling\n" in case.removeprefix(reused(split(judge)[0]))
     assert "## Final decision\nSignal: " in role
     assert str(desk_call["messages"][-1].content) == "why was the bear worried?"
     assert "Bear Researcher" in (await desk.state())["messages"][-1].content

@@ -75,3 +75,33 @@ def test_the_desks_notes_hold_the_decision_the_interjections_and_earlier_decisio
     assert text.startswith("## Final decision\nSignal: SELL\nPosition size: 1.8% of portfolio")
     assert "- “what about China?” (answered by Bear Researcher)" in text
     assert "- AAPL 2024-05-03: BUY (confidence 0.80)" in text
+
+
+def test_a_turn_is_carried_by_its_claims_a_prefix_of_its_words():
+    from graph.record.case import CLAIM_CHARS, CUT, claims
+    assert claims("Up: 3 signals for.\n\nMy evidence: RSI 55.") == "Up: 3 signals for." + CUT
+    assert claims("One paragraph only.") == "One paragraph only."
+    long = " ".join(f"Point {i} holds." for i in range(100))
+    cut = claims(long)
+    assert cut.endswith(CUT) and long.startswith(cut.removesuffix(CUT)) and cut.removesuffix(CUT).endswith(".")
+    assert len(cut) <= CLAIM_CHARS + len(CUT)
+
+
+def test_earlier_debate_turns_are_carried_by_their_claims_and_the_last_one_whole():
+    from graph.record.case import CUT, in_full, reused
+    turns = [Turn(side="bull", persona="Bull Researcher", text="Up.\n\nRSI 14 at 55."),
+             Turn(side="bear", persona="Bear Researcher", text="Down.\n\nTone negative.")]
+    reports = {k: v for k, v in STATE.items() if k not in ("investment_plan", "trader_plan", "risk_debate")}
+    bear_read = case_record(reports | {"investment_debate": Debate(turns=turns[:1])})
+    assert bear_read.endswith("### Bull Researcher\nUp.\n\nRSI 14 at 55."), "the turn to answer, whole"
+    manager_read = case_record(reports | {"investment_debate": Debate(turns=turns)})
+    assert manager_read.endswith("### Bull Researcher\nUp." + CUT + "\n\n### Bear Researcher\nDown.\n\nTone negative.")
+    assert manager_read.startswith(reused(bear_read)), "a prefix cache reuses all but the rest of the last turn"
+    trader_read = case_record(reports | {"investment_debate": Debate(turns=turns), "investment_plan": "Sell."})
+    assert "### Bear Researcher\nDown." + CUT in trader_read and "## Investment plan\n\n### Research Manager\nSell." \
+        in trader_read
+    # The follow-up Desk reads the shortened turns whole, apart.
+    full = in_full(STATE | {"investment_debate": Debate(turns=turns)})
+    assert "### Bull Researcher\nUp.\n\nRSI 14 at 55." in full
+    assert "### Bear Researcher\nDown.\n\nTone negative." in full
+    assert in_full(STATE) == ""  # one-paragraph turns: nothing shortened
