@@ -131,7 +131,9 @@ class WatchDesk:
             async with hold_run(self.desk.leases, f"notice-{ran.thread}"):
                 notice = await self._notice(watch, ran, slot)
         except LeaseHeld:
-            return Ran(ticker, ran.thread, None)  # another process posts it now: the slot is that process's to mark
+            # Another process makes and posts the notice now (one that found the run kept); the run itself is this
+            # one's or kept, as it was: marking the slot run twice is marking it once.
+            return Ran(ticker, ran.thread, ran.decision, ran.kept)
         if ran.kept and notice is None:
             return ran  # run, noticed and posted before: nothing done here
         ran = Ran(ran.ticker, ran.thread, ran.decision, ran.kept, notice)
