@@ -18,7 +18,7 @@ import os
 import re
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import chainlit as cl
 from chainlit.chat_context import chat_context
@@ -111,10 +111,19 @@ class Stream:
     shown: bool = False    # the message is on the page
     since: float = 0.0     # wall-clock time the oldest unsent word arrived (0: none waiting)
 
+    # (words, their view): the last view, reused until a word arrives
+    _viewed: tuple[str, str] = field(default=("", ""), init=False, repr=False)
+
     def view(self) -> str:
         """What may be shown of the turn so far: its tables held back (chat/views/tables.py), its links
-        and images inert (graph/core/links.py)."""
-        return inert_links(shown_so_far(self.raw))
+        and images inert (graph/core/links.py). Remembered for the words it was made of: a tick asks
+        for it several times (waiting, rewritten, what is still waiting), and each asking went over
+        the whole turn again."""
+        raw, view = self._viewed
+        if raw is not self.raw and raw != self.raw:
+            view = inert_links(shown_so_far(self.raw))
+            self._viewed = (self.raw, view)
+        return view
 
     def waiting(self) -> str:
         """The words the page does not have yet; all of the view when the page's text is no
@@ -215,7 +224,9 @@ class Renderer:
                 if stream.raw and not stream.raw.endswith("\n"):
                     text = "\n\n" + text.lstrip()
             stream.raw += text
-            if stream.waiting() and not stream.since:
+            # The oldest waiting word's time (for DESK_TRACE_STREAM): the view is worked out only when
+            # nothing waited, not for every word.
+            if not stream.since and stream.waiting():
                 stream.since = clock.epoch()
             if loop.time() >= self.next_send:
                 await self._tick()
