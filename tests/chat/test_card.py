@@ -98,6 +98,19 @@ def test_the_chart_draws_and_labels_entry_and_stop_at_any_price(level: float) ->
     assert len(set(ticks)) == 11, (axis["tickformat"], ticks)
 
 
+def test_the_rsi_panel_sits_below_the_prices_on_the_same_dates() -> None:
+    """Two panels sharing one date axis, as make_subplots(rows=2, shared_xaxes=True) lays them out: the prices
+    above with entry and stop, the RSI below with its 30 and 70 lines; zooming one zooms both."""
+    layout = chart_figure(_prices_around(50), "X", "2026-05-15", entry=52, stop=47).to_plotly_json()["layout"]
+    assert layout["xaxis"]["matches"] == "x2" and layout["xaxis"]["showticklabels"] is False
+    assert layout["yaxis"]["domain"][0] > layout["yaxis2"]["domain"][1]  # prices above, RSI below, a gap between
+    assert list(layout["yaxis2"]["range"]) == [0, 100]
+    rsi_lines = sorted(s["y0"] for s in layout["shapes"] if s["yref"] == "y2")
+    assert rsi_lines == [30, 70] and all(s["xref"] == "x2 domain" for s in layout["shapes"] if s["yref"] == "y2")
+    figure = chart_figure(_prices_around(50), "X", "2026-05-15", entry=52, stop=47).to_plotly_json()
+    assert [t["yaxis"] for t in figure["data"]][-1] == "y2" and {t["yaxis"] for t in figure["data"][:-1]} == {"y"}
+
+
 def test_entry_and_stop_are_read_with_their_thousands_separators() -> None:
     decision = DECISION.model_copy(update={"entry": "$2,950.39", "stop": "2,638.95 (-10.6%)"})
     assert (price_in(decision.entry), price_in(decision.stop)) == (2950.39, 2638.95)
