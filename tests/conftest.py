@@ -11,7 +11,12 @@ from graph.core.settings import Settings
 from tests.support.clock import travel_suite
 from tests.support.desk import Desk
 from tests.support.env import MODEL_ENV_VARS, TEST_PACE
-from tests.support.postgres import fresh_postgres_url, postgres_server, postgres_url  # noqa: F401 (fixtures)
+from tests.support.postgres import (  # noqa: F401 (fixtures)
+    durable_postgres,
+    fresh_postgres_url,
+    postgres_server,
+    postgres_url,
+)
 from tests.support.yahoo import FakeYahoo, recorded_yahoo
 
 # Every Settings() and child process of the suite runs the demo model at the test pace, not the

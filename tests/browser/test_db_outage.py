@@ -5,11 +5,9 @@ Screenshots in .data/browser-shots/db-outage/: the pause with the kept note, the
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 
-from benchmarks.support.postgres import PostgresServer, throwaway_postgres
 from tests.browser.person import (
     FAILURES,
     VIEWPORT,
@@ -28,18 +26,11 @@ SHOTS = FAILURES.parent / "browser-shots" / "db-outage"
 NOTE = "what about the China export ban?"
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[PostgresServer]:
-    try:
-        with throwaway_postgres(durable=True) as server:
-            yield server
-    except SystemExit as missing:  # no PostgreSQL binaries
-        pytest.skip(str(missing))
 
-
-def test_a_long_outage_pauses_the_run_keeps_the_note_and_resumes_by_itself(browser: Browser, cluster, tmp_path):
+def test_a_long_outage_pauses_the_run_keeps_the_note_and_resumes_by_itself(browser: Browser, durable_postgres,
+                                                                           tmp_path):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    server = Server(tmp_path / "chat", DESK_DATABASE_URL=cluster.create_database(), DESK_DEMO_DELAY_MS="20",
+    server = Server(tmp_path / "chat", DESK_DATABASE_URL=durable_postgres.create_database(), DESK_DEMO_DELAY_MS="20",
                     DESK_ANALYSTS='["market"]', DESK_DB_RETRY_S="1")
     server.data_dir.mkdir()
     server.start()
@@ -50,7 +41,7 @@ def test_a_long_outage_pauses_the_run_keeps_the_note_and_resumes_by_itself(brows
         wait_until_connected(page)
         ask(page, "Should I buy NVDA today?")
         persona_messages(page, "Bull Researcher").first.wait_for(timeout=90_000)
-        cluster.crash()
+        durable_postgres.crash()
         paused = page.get_by_text(re.compile("has not answered for")).first
         paused.wait_for(timeout=60_000)
         assert "resumes it by itself" in paused.inner_text()
@@ -58,7 +49,7 @@ def test_a_long_outage_pauses_the_run_keeps_the_note_and_resumes_by_itself(brows
         ask(page, NOTE)
         page.get_by_text(re.compile("^Kept: the database is not answering")).first.wait_for(timeout=30_000)
         page.screenshot(path=str(SHOTS / "paused.png"))
-        cluster.restart()
+        durable_postgres.restart()
         page.get_by_text("The database is back: resuming from the last saved step.").wait_for(timeout=60_000)
         wait_for_decision(page, 120_000)
         answered = page.locator(".ai-message").filter(has_text=f"“{NOTE}”")

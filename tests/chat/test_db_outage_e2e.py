@@ -1,5 +1,5 @@
-"""The chat on PostgreSQL while the database goes away mid-run (issue 36, point 1), on a cluster of this module's
-own (crashed with `pg_ctl -m immediate` and started again; the session's shared cluster serves other tests).
+"""The chat on PostgreSQL while the database goes away mid-run (issue 36, point 1), on a durable cluster of the
+module's own (crashed with `pg_ctl -m immediate` and started again; the session's shared cluster serves other tests).
 
 - A blip shorter than DESK_DB_RETRY_S: the run goes on by itself; the page shows a short "reconnecting" note, then
   "reconnected"; every persona speaks once; a note typed during the blip is stored and answered.
@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
 
 import pytest
 
-from benchmarks.support.postgres import PostgresServer, throwaway_postgres
+from benchmarks.support.postgres import PostgresServer
 from graph import phrase
 from graph.core.personas import ANALYSTS, PERSONAS
 from tests.support.chat_server import Server
@@ -26,14 +25,6 @@ PLANNED = [p for p in PERSONAS if p == "Market Analyst" or p not in {a.persona f
 RECONNECTING, BACK = phrase("en", "chat.db_reconnecting"), phrase("en", "chat.db_back")
 
 
-@pytest.fixture(scope="module")
-def cluster() -> Iterator[PostgresServer]:
-    try:
-        with throwaway_postgres(durable=True) as server:
-            yield server
-    except SystemExit as missing:  # no PostgreSQL binaries
-        pytest.skip(str(missing))
-
 
 def desk_texts(client: DeskClient) -> list[str]:
     return [client.messages[i].get("output", "") for i in client.order if client.messages[i].get("name") == "Desk"]
@@ -44,8 +35,8 @@ def spoke(client: DeskClient) -> list[str]:
             if client.messages[i].get("name") in PERSONAS and client.messages[i].get("type") == "assistant_message"]
 
 
-async def started(cluster: PostgresServer, tmp_path, **env: str) -> tuple[Server, DeskClient]:
-    server = Server(tmp_path / "chat", DESK_DATABASE_URL=cluster.create_database(), DESK_DEMO_DELAY_MS="20",
+async def started(durable_postgres: PostgresServer, tmp_path, **env: str) -> tuple[Server, DeskClient]:
+    server = Server(tmp_path / "chat", DESK_DATABASE_URL=durable_postgres.create_database(), DESK_DEMO_DELAY_MS="20",
                     DESK_ANALYSTS='["market"]', **env)
     server.data_dir.mkdir()
     server.start()
@@ -57,13 +48,13 @@ async def started(cluster: PostgresServer, tmp_path, **env: str) -> tuple[Server
     return server, client
 
 
-async def test_a_blip_is_ridden_out_without_the_user(cluster, tmp_path):
-    server, client = await started(cluster, tmp_path)
+async def test_a_blip_is_ridden_out_without_the_user(durable_postgres, tmp_path):
+    server, client = await started(durable_postgres, tmp_path)
     try:
-        await asyncio.to_thread(cluster.crash)
+        await asyncio.to_thread(durable_postgres.crash)
         await client.send(NOTE)  # typed while the database is down: stored once it is back
         await asyncio.sleep(2)  # the outage lasts a while: the run's next writes meet it
-        await asyncio.to_thread(cluster.restart)
+        await asyncio.to_thread(durable_postgres.restart)
         await client.wait_for(lambda: runs_finished(client) >= 1, 120, "the run to end")
         texts = desk_texts(client)
         assert not [t for t in texts if "went wrong" in t or "OperationalError" in t], texts
@@ -82,10 +73,10 @@ async def test_a_blip_is_ridden_out_without_the_user(cluster, tmp_path):
     assert "Traceback" not in server.log_text()
 
 
-async def test_a_long_outage_stops_the_run_and_it_resumes_by_itself(cluster, tmp_path):
-    server, client = await started(cluster, tmp_path, DESK_DB_RETRY_S="1")
+async def test_a_long_outage_stops_the_run_and_it_resumes_by_itself(durable_postgres, tmp_path):
+    server, client = await started(durable_postgres, tmp_path, DESK_DB_RETRY_S="1")
     try:
-        await asyncio.to_thread(cluster.crash)
+        await asyncio.to_thread(durable_postgres.crash)
         stopped = await client.wait_for(
             lambda: [t for t in desk_texts(client) if "has not answered" in t], 60, "the run to stop plainly")
         assert "resumes it by itself" in stopped[0]
@@ -93,7 +84,7 @@ async def test_a_long_outage_stops_the_run_and_it_resumes_by_itself(cluster, tmp
         kept = await client.wait_for(lambda: [t for t in desk_texts(client) if t.startswith("Kept") and NOTE in t],
                                      30, "the note kept")
         assert kept
-        await asyncio.to_thread(cluster.restart)
+        await asyncio.to_thread(durable_postgres.restart)
         try:
             await client.wait_for(lambda: [t for t in desk_texts(client) if "**Signal**" in t], 120,
                                   "the run resumed by itself to its decision")

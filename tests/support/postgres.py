@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from benchmarks.support.ports import free_port
-from benchmarks.support.postgres import SUPERUSER, UNPRIVILEGED, PostgresServer, postgres_bin
+from benchmarks.support.postgres import SUPERUSER, UNPRIVILEGED, PostgresServer, postgres_bin, throwaway_postgres
 
-__all__ = ["SUPERUSER", "UNPRIVILEGED", "PostgresServer", "fresh_postgres_url", "postgres_bin", "postgres_server",
-           "postgres_url"]
+__all__ = ["SUPERUSER", "UNPRIVILEGED", "PostgresServer", "durable_postgres", "fresh_postgres_url", "postgres_bin",
+           "postgres_server", "postgres_url"]
 
 
 @pytest.fixture(scope="session")
@@ -56,3 +56,14 @@ def postgres_url(postgres_server: PostgresServer) -> str:
 def fresh_postgres_url(postgres_server: PostgresServer) -> str:
     """An empty database of this test's own: schema creation and counts start from nothing."""
     return postgres_server.create_database()
+
+
+@pytest.fixture(scope="module")
+def durable_postgres() -> Iterator[PostgresServer]:
+    """A cluster of the module's own whose commits reach the disk, for a test that crashes it (`crash`) and starts
+    it again (`restart`): the session's shared cluster runs without waiting for the disk and serves other tests."""
+    try:
+        with throwaway_postgres(durable=True) as server:
+            yield server
+    except SystemExit as missing:  # no PostgreSQL binaries
+        pytest.skip(str(missing))
