@@ -40,6 +40,7 @@ from graph import (
     acknowledgement,
     clock,
     explain,
+    found_in,
     language_of,
     live_holder,
     make_vendor,
@@ -90,18 +91,6 @@ def resume_action(thread_id: str, language: str = DEFAULT) -> cl.Action:
     # Labelled in the chat's language, as the sentences that offer it name it ("点击“继续”").
     return cl.Action(name=RESUME_ACTION, payload={"thread_id": thread_id}, label=phrase(language, "chat.resume"),
                      icon="play", tooltip=phrase(language, "chat.resume_tooltip"))
-
-
-def _database_out(exc: BaseException) -> DatabaseUnavailable | None:
-    """The database outage a run's failure comes from, if it does (raised from or while handling another)."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        if isinstance(current, DatabaseUnavailable):
-            return current
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return None
 
 
 def _spent_line(spent: str) -> str:
@@ -363,7 +352,7 @@ class ChatRun(ThreadTask):
     async def failed(self, exc: Exception) -> None:
         renderer = self._running()
         lang = self.language = renderer.language
-        if (out := _database_out(exc)) is not None:  # it resumes by itself once the database is back (ended)
+        if (out := found_in(exc, DatabaseUnavailable)) is not None:  # it resumes by itself once it is back (ended)
             self.db_out = out  # said first: closing up reads the thread, which waits for the database
             await quietly(cl.Message(content=f"⚠️ {explain(out, lang)}", author=DESK,
                                      metadata=label_metadata(DESK, language=lang)).send())
@@ -563,15 +552,15 @@ class ChatRun(ThreadTask):
         naming who will answer."""
         await self.join_page()
         lang = self.renderer.language if self.renderer else self.language
-        try:
-            if self.db_out is not None:  # the run waits for the database: kept until it is back
-                raise self.db_out
+        posted = None
+        if self.db_out is None:  # else the run waits for the database: the note is kept until it is back
             # Who has started, read between two events: a turn whose message is on the page is counted started
             # (the renderer shows a turn's first words, then marks it started, under its lock).
             async with self.held():
                 started = list(self.renderer.started) if self.renderer else None
-            posted = await post_note(await self.service.runtime(), self.thread_id, text, started)
-        except DatabaseUnavailable:
+            with contextlib.suppress(DatabaseUnavailable):
+                posted = await post_note(await self.service.runtime(), self.thread_id, text, started)
+        if posted is None:
             self.kept.append(text)
             kept = said("db_note_kept", language=lang)
             kept.content += f"\n\n> {text}"

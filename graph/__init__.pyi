@@ -37,7 +37,7 @@ from .compare.runner import DeskRun, desk_thread
 from .core import clock
 from .core.chinese_script import chinese_tag, to_simplified
 from .core.context import LOCAL_USER
-from .core.errors import explain
+from .core.errors import explain, found_in
 from .core.events import (
     AlphaCurve,
     Event,
@@ -265,6 +265,7 @@ __all__ = [
     "field_bounds",
     "figure_label",
     "followup_of",
+    "found_in",
     "indicator_series",
     "inert_links",
     "jobs_url",

@@ -7,8 +7,11 @@ from __future__ import annotations
 import errno
 import sys
 from collections.abc import Iterator, Mapping
+from typing import TypeVar
 
 from .words import DEFAULT_LANGUAGE, label, phrase
+
+E = TypeVar("E", bound=BaseException)
 
 
 class DeskError(Exception):
@@ -118,6 +121,11 @@ def _disk_words(e: BaseException) -> str:
         return "no space left on device"
     lower = str(e).lower()
     return next((words for words in _DISK_FULL_WORDS if words in lower), "no space left")
+
+
+def found_in(exc: BaseException, kind: type[E]) -> E | None:
+    """The first exception of `kind` along the chain `explain` reads (raised from or while handling another)."""
+    return next((e for e in _chain(exc) if isinstance(e, kind)), None)
 
 
 def kind_of(exc: BaseException) -> str | None:
