@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import re
 import uuid
 from collections.abc import AsyncIterator, Sequence
@@ -40,6 +41,17 @@ def _by_line(words: list[str]) -> list[str]:
         else:
             pieces.append(word)
     return pieces
+
+
+def _on_step(t: float, step: float) -> float:
+    """`t` moved on to the next tick of a clock of `step` seconds common to every stream of the process.
+
+    A server that answers several calls at once (vLLM's batches, llama.cpp's parallel slots) makes one
+    token of every running answer per decoding step, so concurrent answers' words come out together. Paced
+    on its own deadlines, each stream woke the event loop for itself: five analyses' four analysts made
+    ~2,500 wake-ups a second, each 50-125 µs of CPU on a small VM (benchmarks/RESULTS.md, issue 41). On a
+    common clock they wake it together. A call's first word is at most one step later than its own time."""
+    return math.ceil(t / step - 1e-9) * step
 
 
 _YOU_ARE = re.compile(r"You are (?:the )?\*\*([^*]+)\*\*")
@@ -155,8 +167,11 @@ class PolicyChatModel(BaseChatModel):
         cap = kwargs.get("max_tokens")
         if cap is not None:  # an output cap cuts the words, as a server's max_tokens does
             words = _within(words, int(cap))
+        first = start + self.first_token_ms / 1000
+        if self.delay_ms:
+            first = _on_step(first, self.delay_ms / 1000)
         for i, word in enumerate(words if self.delay_ms else _by_line(words)):
-            due = start + (self.first_token_ms + i * self.delay_ms) / 1000
+            due = first + i * self.delay_ms / 1000
             if due > loop.time():
                 await asyncio.sleep(due - loop.time())
             chunk = ChatGenerationChunk(message=AIMessageChunk(content=word))
@@ -164,7 +179,7 @@ class PolicyChatModel(BaseChatModel):
                 await run_manager.on_llm_new_token(word, chunk=chunk)
             yield chunk
         if not text and self.first_token_ms:  # a tool-call-only reply still waits its first token
-            await asyncio.sleep(max(0.0, start + self.first_token_ms / 1000 - loop.time()))
+            await asyncio.sleep(max(0.0, first - loop.time()))
         tool_chunks = [
             {"name": c["name"], "args": json.dumps(c["args"]), "id": c["id"], "index": i}
             for i, c in enumerate(msg.tool_calls)
