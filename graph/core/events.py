@@ -6,11 +6,13 @@ decodes the stream once, here; consumers match on types, never on strings.
 """
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Callable
+from contextvars import ContextVar
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
-from langchain_core.messages import AIMessageChunk, BaseMessage
+from langchain_core.messages import BaseMessage
 
 
 @dataclass(frozen=True)
@@ -121,17 +123,59 @@ def decode(payload: object) -> NodeEvent | None:
     return cls(**{f.name: payload[f.name] for f in fields(cls) if f.name in payload})  # a default if not sent
 
 
+# Set while `desk_events` reads a run: the speakers write their words to the custom stream themselves
+# (`Words`), and LangGraph's "messages" stream is not asked for. That stream handed on every piece a
+# model streamed, each its own cross-thread wake-up of the loop, queue item and waiter task; a
+# deliberation streams about 900 pieces. A LangGraph Server client asks for "messages" as before.
+_WORDS_WRITTEN: ContextVar[bool] = ContextVar("desk_words_written", default=False)
+
+
+class Words:
+    """One call's words for the graph's custom stream as Token events. The pieces that arrive in one
+    turn of the event loop go out as one event: a loop that keeps up sends each piece as it came (when
+    LangGraph's own stream would have), a busy one sends what piled up together, the same words in
+    the same order. `flush` sends what waits at once: before the call's end and before any other
+    event of the speaker (a restart voids exactly the words sent before it)."""
+
+    def __init__(self, writer: Callable[[Any], None] | None, persona: str) -> None:
+        self._writer = writer  # None: nobody reads them here (add does nothing)
+        self._persona = persona
+        self._pending: list[str] = []
+        self._due: asyncio.Handle | None = None
+
+    @classmethod
+    def for_run(cls, writer: Callable[[Any], None] | None, persona: str) -> Words:
+        """The words of `persona`'s call, written when `desk_events` reads the run (otherwise dropped:
+        LangGraph's "messages" stream carries them to whoever asked)."""
+        return cls(writer if persona and _WORDS_WRITTEN.get() else None, persona)
+
+    def add(self, text: str) -> None:
+        if not text or self._writer is None:
+            return
+        if not self._pending:
+            self._due = asyncio.get_running_loop().call_soon(self.flush)
+        self._pending.append(text)
+
+    def flush(self) -> None:
+        if self._due is not None:
+            self._due.cancel()
+            self._due = None
+        if self._pending and self._writer is not None:
+            text = "".join(self._pending)
+            self._pending.clear()
+            self._writer({"event": "token", "persona": self._persona, "text": text})
+
+
 async def desk_events(graph: Any, graph_input: Any, config: Any, context: Any) -> AsyncIterator[Event]:
+    # Set in this task's context before the graph makes its tasks: they copy it.
+    _WORDS_WRITTEN.set(True)
     async for _ns, mode, payload in graph.astream(
-        graph_input, config, context=context, stream_mode=["messages", "updates", "custom"], subgraphs=True
+        graph_input, config, context=context, stream_mode=["updates", "custom"], subgraphs=True
     ):
-        if mode == "messages":
-            chunk, meta = payload
-            persona = meta.get("persona")
-            if persona and isinstance(chunk, AIMessageChunk) and isinstance(chunk.content, str) and chunk.content:
-                yield Token(persona, chunk.content)
-        elif mode == "custom":
-            if (event := decode(payload)) is not None:
+        if mode == "custom":
+            if isinstance(payload, dict) and payload.get("event") == "token":
+                yield Token(payload["persona"], payload["text"])
+            elif (event := decode(payload)) is not None:
                 yield event
         elif mode == "updates" and isinstance(payload, dict):
             for node, update in payload.items():

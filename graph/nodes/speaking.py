@@ -19,7 +19,7 @@ from langgraph.runtime import Runtime
 
 from ..core.context import DeskContext
 from ..core.errors import NO_TOOLS, DeskError, explain, kind_of
-from ..core.events import NotePickedUp, TurnRestarted, emit
+from ..core.events import NotePickedUp, TurnRestarted, Words, emit
 from ..core.plan import RunPlan
 from ..core.prompts import render, without_instructions
 from ..core.state import DeskState, Intervention, language_of
@@ -130,13 +130,18 @@ def blank(text: str) -> bool:
 Restarted = Callable[[TurnRestarted], None]
 
 
-def _graph_writer() -> Restarted | None:
-    """Where a node's `ask` tells its stream a call restarted: the graph's custom stream (None outside a graph)."""
+def _stream_writer() -> Callable[[Any], None] | None:
+    """The graph's custom stream (None outside a graph's run)."""
     try:
-        writer = get_stream_writer()
+        return get_stream_writer()
     except (RuntimeError, KeyError):  # not inside a graph's run
         return None
-    return lambda event: emit(writer, event)
+
+
+def _graph_writer() -> Restarted | None:
+    """Where a node's `ask` tells its stream a call restarted: the graph's custom stream (None outside a graph)."""
+    writer = _stream_writer()
+    return None if writer is None else (lambda event: emit(writer, event))
 
 
 async def ask(model: BaseChatModel | Runnable[Any, Any], messages: list[BaseMessage], persona: str, *,
@@ -195,7 +200,7 @@ async def _call(model: Runnable[Any, Any], messages: list[BaseMessage], persona:
     again. A failure that may not (its retries spent, or any other) stops the run with a sentence
     the user can act on."""
     try:
-        return await _streamed(model, messages, limits.stall_timeout_s)
+        return await _streamed(model, messages, limits.stall_timeout_s, persona)
     except _Stall as stall:
         _void(restarted, persona, stall.text, "stall")
         tries.stalls += 1
@@ -259,12 +264,14 @@ def _is_cut(exc: BaseException) -> bool:
     return False
 
 
-async def _streamed(model: Runnable[Any, Any], messages: list[BaseMessage], stall_s: float | None) -> AIMessage:
+async def _streamed(model: Runnable[Any, Any], messages: list[BaseMessage], stall_s: float | None,
+                    persona: str = "") -> AIMessage:
     """The reply, read as a stream so the watchdog sees every piece: no piece within `stall_s`
-    cancels the call. The pieces reach the chat through LangGraph's "messages" stream (callbacks),
-    as with any model call in a node."""
+    cancels the call. The pieces reach the desk's own consumer as Token events of `persona` on the
+    graph's custom stream (`Words`), and any other through LangGraph's "messages" stream (callbacks)."""
     loop = asyncio.get_running_loop()
     reply = _Pieces()
+    words = Words.for_run(_stream_writer(), persona)
     try:
         stream = cast(AsyncGenerator[Any, None], model.astream(messages))
         async with aclosing(stream), asyncio.timeout(stall_s) as watch:
@@ -276,6 +283,7 @@ async def _streamed(model: Runnable[Any, Any], messages: list[BaseMessage], stal
                     if stall_s is not None:
                         watch.reschedule(loop.time() + stall_s)
                     reply.take(chunk)
+                    words.add(_text(chunk))
     except TimeoutError:
         if watch.expired():
             raise _Stall(reply.text()) from None
@@ -284,7 +292,15 @@ async def _streamed(model: Runnable[Any, Any], messages: list[BaseMessage], stal
         if (empty := _empty_or_cut(exc, reply.text() if reply.pieces else None)) is not None:
             return empty
         raise
+    finally:
+        words.flush()  # before the restart a failure may tell, and before the node's end
     return reply.message()
+
+
+def _text(chunk: Any) -> str:
+    """A streamed piece's words (a model that cannot stream gives its whole answer as one piece)."""
+    content = getattr(chunk, "content", None)
+    return content if isinstance(content, str) and isinstance(chunk, AIMessageChunk | AIMessage) else ""
 
 
 class _Pieces:
