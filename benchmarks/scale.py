@@ -43,6 +43,7 @@ from typing import Any
 
 from graph import PERSONAS
 
+from .server_cpu import start_py_spy, stop_py_spy
 from .support.chat_server import Server
 from .support.host import CLOCK_TICKS, machine, peak_rss_mb, process_cpu_s, quiet
 from .support.load import LOGINS_AT_ONCE, TICKERS, LoadClient, percentile
@@ -166,7 +167,7 @@ def machine_cpu_s() -> float:
 
 async def measure(database_url: str, processes: int, chats: int, root: Path, *, delay_ms: float,
                   postgres: PostgresServer | None = None,
-                  run_timeout: float | None = None) -> dict[str, Any]:
+                  run_timeout: float | None = None, spy: tuple[Path, float] | None = None) -> dict[str, Any]:
     run_timeout = run_timeout or 120 + 12 * chats
     secret = secrets.token_urlsafe(32)  # one for every process: a token from one is good on the others
     servers = []
@@ -189,6 +190,10 @@ async def measure(database_url: str, processes: int, chats: int, root: Path, *, 
         load = os.getloadavg()[0]
         wall_from = time.perf_counter()
         runs_wall: float | None = None
+        # py-spy on the first server from the moment the questions go, for `spy`'s seconds (GIL holder only)
+        spying = start_py_spy(pids[0], spy[0], 200, gil=True) if spy else None
+        if spying is not None and spy is not None:
+            asyncio.get_running_loop().call_later(spy[1], stop_py_spy, spying)
         try:
             await asyncio.gather(*(drive(c, tickers, run_timeout) for c in opened))
             runs_wall = time.perf_counter() - wall_from
@@ -196,6 +201,8 @@ async def measure(database_url: str, processes: int, chats: int, root: Path, *, 
             # before the servers are read and stopped.
             await asyncio.gather(*(quiet(p, limit_s=120) for p in pids))
         finally:
+            if spying is not None and spying.poll() is None:
+                stop_py_spy(spying)
             wall = time.perf_counter() - wall_from  # the runs, then the servers going quiet
             cpu = [round(process_cpu_s(p) - c, 2) for p, c in zip(pids, cpu_from)]
             client_cpu = time.process_time() - client_cpu_from
@@ -258,7 +265,7 @@ def table(results: list[dict[str, Any]]) -> str:
 
 async def run(url_of: Callable[[], str], chats: list[int], processes: list[int], *, delay_ms: float,
               postgres: PostgresServer | None = None,
-              keep: bool) -> dict[str, Any]:
+              keep: bool, spy: tuple[Path, float] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {"machine": machine(), "delay_ms": delay_ms, "results": []}
     root = Path(tempfile.mkdtemp(prefix="desk-scale-"))
     try:
@@ -266,7 +273,7 @@ async def run(url_of: Callable[[], str], chats: list[int], processes: list[int],
             for p in processes:
                 try:
                     r = await asyncio.wait_for(measure(url_of(), p, n, root / f"p{p}-n{n}", delay_ms=delay_ms,
-                                                       postgres=postgres),
+                                                       postgres=postgres, spy=spy),
                                                300 + 20 * n)
                 except Exception as exc:  # a size that fails is reported; the next one still runs
                     r = {"processes": p, "chats": n, "error": f"{type(exc).__name__}: {exc}"[:300]}
@@ -290,6 +297,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="a Postgres server to use (a fresh database per run is made on it; needs CREATEDB)")
     ap.add_argument("--keep", action="store_true", help="keep the servers' data folders and logs")
     ap.add_argument("--json", action="store_true", help="print one JSON object as the last line")
+    ap.add_argument("--py-spy", type=Path, default=None,
+                    help="record the first server with py-spy (GIL holder) from the moment the questions go")
+    ap.add_argument("--spy-seconds", type=float, default=3.0, help="how long --py-spy records (default %(default)s)")
     args = ap.parse_args(argv)
     chats = [int(s) for s in args.chats.split(",") if s.strip()]
     processes = [int(s) for s in args.processes.split(",") if s.strip()]
@@ -303,7 +313,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             pg = stack.enter_context(throwaway_postgres())
             url_of = pg.create_database
-        result = asyncio.run(run(url_of, chats, processes, delay_ms=args.delay_ms, keep=args.keep, postgres=pg))
+        result = asyncio.run(run(url_of, chats, processes, delay_ms=args.delay_ms, keep=args.keep, postgres=pg,
+                                 spy=(args.py_spy, args.spy_seconds) if args.py_spy else None))
     print(table(result["results"]))
     for r in result["results"]:
         if r.get("first_traceback"):

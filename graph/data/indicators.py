@@ -11,7 +11,10 @@ a "not enough history" note instead.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 import pandas as pd
@@ -63,11 +66,41 @@ def _prepare(ohlcv: pd.DataFrame) -> pd.DataFrame:
     return frame.sort_index()
 
 
+# Indicator tables already computed, by the exact rows they came from. Many users ask about the same
+# tickers on the same day (the chat's card plots what the Market Analyst cited, a comparison or a watch
+# asks again); stockstats over ~500 rows is most of a new analysis's start on a busy server (issue 41).
+# Keyed by the rows' content, not by ticker and date, so a revised or longer history is computed anew.
+_TABLES: OrderedDict[bytes, pd.DataFrame] = OrderedDict()
+_TABLES_MAX = 64
+_TABLES_LOCK = threading.Lock()  # the tools run in worker threads
+
+
+def _rows_key(frame: pd.DataFrame) -> bytes:
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes())
+    return digest.digest()
+
+
 def indicator_series(ohlcv: pd.DataFrame) -> pd.DataFrame:
     """Every indicator in ``SPECS`` as a column named by its label, one row per price row;
     rows before an indicator has its full window are NaN. The chat's chart plots these, so
-    it shows the very numbers the analysts cite."""
+    it shows the very numbers the analysts cite. A copy: the caller may change it."""
     frame = _prepare(ohlcv)
+    key = _rows_key(frame)
+    with _TABLES_LOCK:
+        known = _TABLES.get(key)
+        if known is not None:
+            _TABLES.move_to_end(key)
+            return known.copy()
+    table = _computed(frame)
+    with _TABLES_LOCK:
+        _TABLES[key] = table
+        while len(_TABLES) > _TABLES_MAX:
+            _TABLES.popitem(last=False)
+    return table.copy()
+
+
+def _computed(frame: pd.DataFrame) -> pd.DataFrame:
     table = pd.DataFrame(index=frame.index)
     if frame.empty:
         return table.assign(**{label: pd.Series(dtype=float) for label in LABELS})
