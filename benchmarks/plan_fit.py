@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.optimize import linprog
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
+from scipy.optimize import linprog
 
 from graph import (
     DEFAULT_ANALYST_KINDS,
