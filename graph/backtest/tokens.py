@@ -25,17 +25,18 @@ from dataclasses import dataclass
 
 from ..core.words import DEFAULT_LANGUAGE, phrase
 
-# The fit (least squares of the relative miss over 141 demo analyses, `python -m benchmarks.plan_fit`):
+# The fit (the coefficients whose largest relative miss over 141 demo analyses is smallest, `python -m
+# benchmarks.plan_fit`; a fit, so a kind's loop and its report read trade off against each other):
 # tokens = Σ over the analysts (LOOP[kind] + REPORT_READ[kind]·speakers) + PER_SPEAKER·speakers
 # + PER_TURN_READ·speakers·(speakers − 1)/2, "speakers" counting every call after the analysts' (the Risk
 # Judge once). Since issue 41 a later speaker reads each earlier debate turn by its claims (the last one whole),
-# so an earlier turn costs a later one ~26 tokens, not ~79.
-LOOP = {"market": 954, "social": 1107, "news": 1396, "fundamentals": 1713}  # an analyst's tool loop (two calls)
-REPORT_READ = {"market": 314, "social": 116, "news": 252, "fundamentals": 238}  # its report, read by one speaker
+# so an earlier turn costs a later one ~25 tokens, not ~79.
+LOOP = {"market": 1542, "social": 1110, "news": 1532, "fundamentals": 1513}  # an analyst's tool loop (two calls)
+REPORT_READ = {"market": 263, "social": 118, "news": 238, "fundamentals": 215}  # its report, read by one speaker
 PER_ANALYST = round(sum(LOOP.values()) / len(LOOP))  # an analyst of another kind, or of no kind given: the mean
 PER_REPORT_READ = round(sum(REPORT_READ.values()) / len(REPORT_READ))
-PER_SPEAKER = 387          # a later speaker's own prompt (its role, the last turn whole) and turn
-PER_TURN_READ = 26         # one earlier turn's claims, read by one later speaker
+PER_SPEAKER = 412          # a later speaker's own prompt (its role, the last turn whole) and turn
+PER_TURN_READ = 25         # one earlier turn's claims, read by one later speaker
 RECALL_TOKENS = 1100       # the track record's blocks once full (benchmarks/RESULTS.md, issue 22)
 REFLECTION_TOKENS = 1500   # live only: the reflection's prompt (call, figures, ~600 chars per debater) and reply
 REFLECTION_CALLS = 1

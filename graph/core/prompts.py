@@ -40,6 +40,11 @@ def _has_template(name: str) -> bool:
     return (PROMPTS_DIR / f"{name}.md").is_file()
 
 
+def has_prompt(name: str) -> bool:
+    """Whether prompts/<name>.md exists (an optional part of a prompt)."""
+    return _has_template(name)
+
+
 def render_in(language: str, name: str, **fields: object) -> str:
     """A user-facing text in the user's language where prompts/<name>_<language>.md exists (the
     demo notice, the Desk's help), else the English prompts/<name>.md. Traditional Chinese reads

@@ -22,7 +22,7 @@ from langgraph.runtime import Runtime
 from ..core.context import DeskContext
 from ..core.events import ToolFinished, ToolStarted, emit
 from ..core.personas import AnalystSpec, persona_label, prompt_name
-from ..core.prompts import render
+from ..core.prompts import has_prompt, render
 from ..core.state import DeskState, language_of
 from ..core.usage import Meter
 from ..core.words import label, phrase
@@ -30,7 +30,18 @@ from ..models.registry import CallLimits, ModelRegistry
 from ..models.tool_text import calls_in_text
 from ..record.figures import tool_evidence
 from ..tools.events import events_of
-from .speaking import NO_ANSWER_START, NoTools, ask, blank, language_line, spoken, subject, take_notes, text_of
+from .speaking import (
+    NO_ANSWER_START,
+    NoTools,
+    ask,
+    blank,
+    language_line,
+    opening,
+    spoken,
+    subject,
+    take_notes,
+    text_of,
+)
 
 Toolkit = Callable[[str, date], dict[str, list[BaseTool]]]
 Writer = Callable[[Any], None] | None
@@ -78,14 +89,29 @@ def make_analyst(spec: AnalystSpec, models: ModelRegistry, toolkit: Toolkit, max
 
 def _opening(spec: AnalystSpec, state: DeskState, notes: str, max_tool_rounds: int, data_label: str,
              max_tokens: int | None) -> list[BaseMessage]:
-    """An analyst's first messages: the rules every analyst shares first, then this analyst's role
-    (the four prompts open alike, so a server that puts the tool schemas after the system text
-    caches the common part once), then the thread's language when not English, then the task with
-    the user's notes."""
-    system = (render("analyst", **subject(state), max_tool_rounds=max_tool_rounds, data_label=data_label,
-                     max_words=max_words(max_tokens))
-              + "\n\n" + render(prompt_name(spec.persona), **subject(state)) + language_line(state))
+    """An analyst's first messages: the desk's opening (the case file opens with it too), the rules every
+    analyst shares, then this analyst's role (the four prompts open alike, so a server that puts the tool
+    schemas after the system text caches the common part once, and the first speaker after them its
+    opening), then the thread's language when not English, then the task with the user's notes."""
+    system = (render("analyst", opening=opening(state), **subject(state), max_tool_rounds=max_tool_rounds,
+                     data_label=data_label, max_words=max_words(max_tokens))
+              + "\n\n" + _role(spec, state) + language_line(state))
     return [SystemMessage(system), HumanMessage(render("analyst_task", **subject(state), notes=notes))]
+
+
+EQUITY = "equity"
+
+
+def _role(spec: AnalystSpec, state: DeskState) -> str:
+    """An analyst's role, then what it must know of instruments that are not a company's shares
+    (prompts/<persona>_not_equity.md, where there is one: funds, coins, indices, currencies, futures),
+    unless this one is a company's shares: a stock's prompt does not carry the rules for a fund it will
+    never read (issue 41). An unknown class reads them."""
+    name = prompt_name(spec.persona)
+    role = render(name, **subject(state))
+    if state.get("asset_class") != EQUITY and has_prompt(other := f"{name}_not_equity"):
+        role += "\n\n" + render(other, **subject(state))
+    return role
 
 
 @dataclass

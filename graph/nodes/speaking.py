@@ -59,14 +59,21 @@ async def take_notes(state: DeskState, runtime: Runtime[DeskContext], persona: s
     return text, update
 
 
+def opening(state: DeskState) -> str:
+    """What every prompt of the desk opens with, the analysts' and the case file alike: the request and
+    the rules every member follows (prompts/desk_opening.md). Said once here, not in each role (issue 41),
+    so the roles after it are short and the rules are a prefix a server's cache reuses for every call."""
+    return render("desk_opening", **subject(state))
+
+
 def case_file(state: DeskState) -> str:
     """What every speaker after the analysts reads first, and the same for all of them: the
-    request, the four reports in a fixed order, then the deliberation so far in speaking order.
+    desk's opening, the four reports in a fixed order, then the deliberation so far in speaking order.
 
     A speaker's prompt is this, then its own role, then its turn (and the user's notes), so the
     previous speaker's case file is a prefix of the next one's: prefix caching (llama.cpp,
     vLLM, OpenAI) skips all of it but the newest turn (benchmarks/prompts.py measures it)."""
-    return render("case_file", **subject(state), record=case_record(state))
+    return render("case_file", opening=opening(state), record=case_record(state))
 
 
 def language_line(state: DeskState) -> str:

@@ -132,19 +132,22 @@ def market_tools(vendor: Vendor, ticker: str, as_of: date) -> list[BaseTool]:
         def rnd(value: object, label: str = "") -> float | None:  # a pair's price levels to 4 decimals, RSI to 2
             return _r4(value) if places == 4 and label != "RSI 14" else r2(value)
 
+        # Each row: the value on the last session, then the sessions before it (the last of `recent` is the
+        # value itself: not written twice), and a note column only when some indicator has a note (issue 41).
+        noted = any(ind.note for ind in values.values())
         rows = [
-            [ind.label, rnd(ind.value, ind.label), ", ".join(show(rnd(v, ind.label)) for _, v in ind.recent),
-             ind.note or ""]
+            [ind.label, rnd(ind.value, ind.label), ", ".join(show(rnd(v, ind.label)) for _, v in ind.recent[:-1]),
+             *([ind.note or ""] if noted else [])]
             for ind in values.values()
         ]
         figures: Figures = {label: rnd(values[label].value, label) for label in INDICATOR_FIGURES if label in values}
         items = [f"{ind.label}: {ind.note}" for ind in values.values() if ind.note]
-        recent = len(next(iter(values.values())).recent)
+        before = max(len(next(iter(values.values())).recent) - 1, 0)
         text = "\n".join(
             [
                 f"{ticker} technical indicators from {len(frame)} daily bars up to"
-                f" {frame.index[-1]:%Y-%m-%d} (recent = last {recent} sessions, oldest first).",
-                table(["indicator", "value", "recent", "note"], rows),
+                f" {frame.index[-1]:%Y-%m-%d} (before = the {before} sessions before it, oldest first).",
+                table(["indicator", "value", "before", *(["note"] if noted else [])], rows),
                 f"Close {rnd(frame['close'].iloc[-1])}." + ("" if has_volume(ticker, frame) else f" {NO_VOLUME}."),
             ]
         )

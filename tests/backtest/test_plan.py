@@ -49,12 +49,12 @@ async def test_the_statement_says_what_runs_and_what_it_costs(settings: Settings
 
 
 def test_the_estimate_follows_the_demo_models_measured_usage() -> None:
-    # Measured on the demo model (`python -m benchmarks.plan_fit`, AAPL on 2024-02-01, since issue 41): 16,109
-    # tokens and 17 calls at the defaults, 32,128 and 27 at three debate and three risk rounds, 7,238 and 11 with
-    # the market analyst alone.
+    # Measured on the demo model (`python -m benchmarks.plan_fit`, AAPL on 2024-02-01, since issue 41's shared
+    # rules): 16,039 tokens and 17 calls at the defaults, 31,832 and 27 at three debate and three risk rounds,
+    # 7,309 and 11 with the market analyst alone.
     defaults = ("market", "social", "news", "fundamentals")
-    measured = ((Shape(4, 1, 1), 16_109, 17), (Shape(4, 3, 3), 32_128, 27), (Shape(1, 1, 1, ("market",)), 7_238, 11),
-                (Shape(4, 1, 1, defaults), 16_109, 17), (Shape(4, 3, 3, defaults), 32_128, 27))
+    measured = ((Shape(4, 1, 1), 16_039, 17), (Shape(4, 3, 3), 31_832, 27), (Shape(1, 1, 1, ("market",)), 7_309, 11),
+                (Shape(4, 1, 1, defaults), 16_039, 17), (Shape(4, 3, 3, defaults), 31_832, 27))
     for shape, tokens, calls in measured:
         assert shape.calls == calls
         assert abs(shape.fitted_tokens() / tokens - 1) < 0.06

@@ -58,7 +58,8 @@ async def test_the_case_file_holds_what_each_speaker_needs_and_the_role_and_turn
         assert turn.startswith(f"{persona}, it is your turn.")
     debate, risk = state["investment_debate"].turns, state["risk_debate"].turns
     assert f"### Bull Researcher\n{debate[0].text}" in by["Bear Researcher"][0], "the bear answers the bull"
-    assert "last speaker" in by["Bear Researcher"][1]
+    # The rules every debater follows are said once, in the case file's opening, not in each role (issue 41).
+    assert "answer its last speaker" in by["Bear Researcher"][0].partition("## Analyst reports")[0]
     assert state["investment_plan"] in by["Trader"][0]
     for persona in ("Risky Analyst", "Safe Analyst", "Neutral Analyst", "Risk Judge"):
         assert state["trader_plan"] in by[persona][0]
@@ -128,6 +129,26 @@ async def test_the_analysts_prompts_open_alike(desk_factory):
     assert set(first) == {a.persona for a in ANALYSTS}
     assert len({case for case, _, _ in first.values()}) == 1, "the same rules before each role"
     assert all(f"You are the **{p}**" in role for p, (_, role, _) in first.items())
+
+
+async def test_the_analysts_and_the_case_file_open_with_the_same_rules(desk_factory):
+    # Issue 41: the desk's rules are said once, first, in every prompt, so the first speaker after the
+    # analysts reuses them too and no role repeats them.
+    calls, _ = await speakers(desk_factory)
+    market = next(str(c["messages"][0].content) for c in calls if c["persona"] == "Market Analyst")
+    bull = next(str(c["messages"][0].content) for c in calls if c["persona"] == "Bull Researcher")
+    rules = market[:common_prefix(market, bull)]
+    assert rules.startswith("# **NVDA** (") and "never estimate or invent a number" in rules
+    assert "Open with your conclusion" in rules
+    assert all("invent" not in split(c)[1] for c in calls if c["persona"] in AFTER_ANALYSTS and not c["tools"])
+
+
+@pytest.mark.parametrize("text,told", [("should I buy NVDA today?", False), ("should I buy SPY today?", True),
+                                       ("should I buy BTC-USD today?", True)])
+async def test_only_what_is_not_a_company_reads_what_to_do_instead_of_a_pe(desk_factory, text, told):
+    calls, _ = await speakers(desk_factory, text)
+    role = next(split(c)[1] for c in calls if c["persona"] == "Fundamentals Analyst")
+    assert ("Not everything is a company" in role) is told
 
 
 async def test_most_prompt_tokens_repeat_an_earlier_prompts_prefix(no_model_env):
