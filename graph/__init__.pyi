@@ -117,6 +117,7 @@ from .runtime.desk import DeskRuntime, DeskTurn, Interrupted
 from .runtime.notes import Posted, acknowledgement, post_note
 from .tools import make_toolkit
 from .tools.events import events_in_horizon
+from .tools.market import indicator_rows
 from .track.calibration import Calibration, calibration, calibration_from
 from .track.calls import Call, Outcome
 from .track.horizon import benchmark_for
@@ -266,6 +267,7 @@ __all__ = [
     "figure_label",
     "followup_of",
     "found_in",
+    "indicator_rows",
     "indicator_series",
     "inert_links",
     "jobs_url",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-from datetime import date, timedelta
+from datetime import date
 from typing import Any
 
 import chainlit as cl
@@ -26,6 +26,7 @@ from graph import (
     benchmark_for,
     events_in_horizon,
     explain,
+    indicator_rows,
     indicator_series,
     inert_links,
     language_of,
@@ -45,7 +46,6 @@ from ..speakers import label_metadata
 from .render import fold_under
 
 SIGNAL_MARK = {"BUY": "🟢", "SELL": "🔴", "HOLD": "🟡"}
-HISTORY_DAYS = 420  # enough rows for a 200-day average at the start of the window
 
 
 def price_decimals(price: float) -> int:
@@ -311,8 +311,7 @@ async def price_chart(vendor: Vendor, decision: FinalDecision, lookback_days: in
                       language: str = DEFAULT) -> cl.Plotly:
     """The chart for a decision, from the same vendor the analysts used (sync, so off the loop)."""
     end = date.fromisoformat(decision.trade_date)
-    start = end - timedelta(days=HISTORY_DAYS + lookback_days)
-    frame = await asyncio.to_thread(vendor.ohlcv, decision.ticker, start, end)
+    frame = await asyncio.to_thread(indicator_rows, vendor, decision.ticker, end)
     fig = chart_figure(frame, decision.ticker, decision.trade_date, lookback_days=lookback_days,
                        entry=price_in(decision.entry), stop=price_in(decision.stop), label=getattr(vendor, "label", ""),
                        language=language)

@@ -26,6 +26,14 @@ MAX_PRICE_ROWS = 15
 # MACD are warmed up well before the trade date.
 INDICATOR_HISTORY_DAYS = 730
 
+
+def indicator_rows(vendor: Vendor, ticker: str, as_of: date) -> pd.DataFrame:
+    """The price rows the Market Analyst's indicators are computed from (sync: call it off the loop). The
+    decision's chart draws its lines from these very rows, so its last bar holds the figures the analyst
+    cited (an EMA or RSI over a shorter history would differ in its last digits), and the table computed
+    for the analyst is the one the chart finds (graph/data/indicators.py remembers it)."""
+    return cut_prices(vendor.ohlcv(ticker, as_of - timedelta(days=INDICATOR_HISTORY_DAYS), as_of), as_of)
+
 # Indicator labels that go into the artifact (Boll Middle is shown in the
 # text only; it is the 20-day SMA and the contract leaves it out).
 INDICATOR_FIGURES = (

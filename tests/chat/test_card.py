@@ -156,3 +156,21 @@ def test_the_chart_s_dates_are_chinese_in_a_chinese_thread(language: str) -> Non
     assert chinese.xaxis.tickformat == "%-m月%-d日" and chinese.xaxis.hoverformat == "%Y年%-m月%-d日"
     english = chart_figure(_prices_around(50), "X", "2026-05-15", entry=50, stop=45).layout
     assert english.xaxis.tickformat is None and english.xaxis.hoverformat == "%b %-d, %Y"
+
+
+async def test_the_chart_s_last_bar_holds_the_figures_the_market_analyst_cited(emitter) -> None:
+    """The chart's lines come from the rows the analyst's get_indicators used: its last RSI, SMA and
+    Bollinger points are the cited values to the last digit (an RSI from a shorter history was not)."""
+    import base64
+    from datetime import date
+
+    from graph.data.indicators import compute_indicators
+    from graph.tools.market import indicator_rows
+    vendor = SyntheticVendor()
+    cited = compute_indicators(indicator_rows(vendor, "NVDA", date(2024, 5, 3)))
+    figure = json.loads((await price_chart(vendor, DECISION, lookback_days=90)).content)
+    def values(y):  # Plotly writes a float array as base64 of its bytes
+        return np.frombuffer(base64.b64decode(y["bdata"]), dtype=y["dtype"]) if isinstance(y, dict) else y
+    last = {t["name"]: float(values(t["y"])[-1]) for t in figure["data"] if t.get("y")}
+    assert last["RSI 14"] == cited["RSI 14"].value
+    assert last["SMA 50"] == cited["SMA 50"].value and last["SMA 200"] == cited["SMA 200"].value
