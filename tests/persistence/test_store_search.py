@@ -3,6 +3,7 @@ items as the library's own search, for prefixes, filters, limits and offsets; a 
 refused the same way."""
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -27,3 +28,32 @@ async def test_a_plain_search_gives_what_the_library_gives(tmp_path: Path) -> No
                                                                         for i in theirs], (prefix, kwargs)
         with pytest.raises(InvalidNamespaceError):
             await desk.asearch(("inbox", "a.b"))
+
+
+async def test_a_plain_search_reads_on_the_loop_and_a_refused_read_goes_the_stores_way(tmp_path: Path,
+                                                                                      monkeypatch) -> None:
+    async with open_sqlite_store(tmp_path / "store.sqlite") as desk:
+        await desk.aput(("inbox", "t1"), "n1", {"seq": 1})
+        # Written through the store's own connection, read at once through the loop's.
+        assert [i.key for i in await desk.asearch(("inbox", "t1"))] == ["n1"]
+        reads = []
+        monkeypatch.setattr(desk.conn, "execute_fetchall", _counted(desk.conn.execute_fetchall, reads))
+        await desk.aput(("inbox", "t1"), "n2", {"seq": 2})
+        assert sorted(i.key for i in await desk.asearch(("inbox", "t1"))) == ["n1", "n2"] and reads == []
+
+        class Busy:  # the file locked by another process (a crashed one's WAL being recovered)
+            def execute(self, *_):
+                raise sqlite3.OperationalError("database is locked")
+
+            def close(self):
+                pass
+
+        monkeypatch.setattr(desk, "_reader", Busy())
+        assert sorted(i.key for i in await desk.asearch(("inbox", "t1"))) == ["n1", "n2"] and len(reads) == 1
+
+
+def _counted(fetch, reads):
+    async def counted(*args, **kwargs):
+        reads.append(args)
+        return await fetch(*args, **kwargs)
+    return counted
