@@ -10,9 +10,9 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from langgraph.store.base import SearchItem, SearchOp, _validate_namespace_labels
+from langgraph.store.base import GetOp, Item, SearchItem, SearchOp, _validate_namespace_labels
 from langgraph.store.sqlite.aio import AsyncSqliteStore
-from langgraph.store.sqlite.base import _decode_ns_text, _row_to_search_item
+from langgraph.store.sqlite.base import _decode_ns_text, _row_to_item, _row_to_search_item
 
 from ..core.private import private_file
 
@@ -79,6 +79,24 @@ class DeskSqliteStore(AsyncSqliteStore):
         return [_row_to_search_item(_decode_ns_text(row[0]), {"key": row[1], "value": row[2], "created_at": row[3],
                                                               "updated_at": row[4]}, loader=self._deserializer)
                 for row in rows]
+
+    async def aget(self, namespace: tuple[str, ...], key: str, *, refresh_ttl: bool | None = None) -> Item | None:
+        """One item, read here as a plain search is (the coordinator reads the user's book so at every
+        analysis); the store's own way when it has a TTL to refresh or cannot read here."""
+        if self.ttl_config or self.read_path is None:
+            return await super().aget(namespace, key, refresh_ttl=refresh_ttl)
+        _validate_namespace_labels(namespace)
+        if not self.is_setup:
+            await self.setup()
+        [query] = self._get_batch_GET_ops_queries([(0, GetOp(namespace, key))])
+        rows = self._read(query.query, query.params)
+        if rows is None:
+            return await super().aget(namespace, key, refresh_ttl=refresh_ttl)
+        for row in rows:
+            if row[0] == key:
+                return _row_to_item(namespace, {"key": row[0], "value": row[1], "created_at": row[2],
+                                                "updated_at": row[3]}, loader=self._deserializer)
+        return None
 
 
 @asynccontextmanager

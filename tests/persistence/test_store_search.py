@@ -1,4 +1,4 @@
-"""The desk's SQLite store answers a plain search in one round trip (graph/persistence/store.py): the same
+"""The desk's SQLite store answers a plain search and a get in one read (graph/persistence/store.py): the same
 items as the library's own search, for prefixes, filters, limits and offsets; a label the Store refuses is
 refused the same way."""
 from __future__ import annotations
@@ -26,8 +26,15 @@ async def test_a_plain_search_gives_what_the_library_gives(tmp_path: Path) -> No
                 theirs = await library.asearch(prefix, **kwargs)
                 assert [(i.namespace, i.key, i.value) for i in ours] == [(i.namespace, i.key, i.value)
                                                                         for i in theirs], (prefix, kwargs)
+            for namespace, key in [(("inbox", "t1"), "n01"), (("track", "ana%2Ecom"), "c1"), (("inbox", "t1"), "n00"),
+                                   (("inbox",), "n01"), (("nothing",), "x")]:
+                ours_one, theirs_one = await desk.aget(namespace, key), await library.aget(namespace, key)
+                assert (ours_one and (ours_one.namespace, ours_one.key, ours_one.value)) == (
+                    theirs_one and (theirs_one.namespace, theirs_one.key, theirs_one.value)), (namespace, key)
         with pytest.raises(InvalidNamespaceError):
             await desk.asearch(("inbox", "a.b"))
+        with pytest.raises(InvalidNamespaceError):
+            await desk.aget(("inbox", "a.b"), "k")
 
 
 async def test_a_plain_search_reads_on_the_loop_and_a_refused_read_goes_the_stores_way(tmp_path: Path,
