@@ -221,7 +221,6 @@ class DeskState(TypedDict, total=False):
     language: str | None
 
 
-
 class RouteState(TypedDict, total=False):
     """What the graph's routes read of the state (graph/nodes/builder.py, graph/core/plan.py): the plan
     and where the run stands. LangGraph hands a route only the keys its argument's type names, read
@@ -237,6 +236,7 @@ class RouteState(TypedDict, total=False):
     trader_plan: str
     risk_debate: Debate
     final_decision: FinalDecision | None
+
 
 def language_of(state: Mapping[str, Any]) -> str:
     """The thread's language; English for a thread that never set one."""
