@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -72,7 +72,7 @@ class DeskSqliteStore(AsyncSqliteStore):
         sql, params, _ = queries[0]
         if not self.is_setup:
             await self.setup()
-        rows = self._read(sql, params)
+        rows: Iterable[Any] | None = self._read(sql, params)
         if rows is None:
             async with self.lock:
                 rows = await self.conn.execute_fetchall(sql, params)
@@ -103,6 +103,7 @@ class DeskSqliteStore(AsyncSqliteStore):
 async def open_sqlite_store(path: Path) -> AsyncIterator[AsyncSqliteStore]:
     private_file(path)  # owner-only from creation, its folder too
     async with DeskSqliteStore.from_conn_string(str(path)) as store:
+        assert isinstance(store, DeskSqliteStore)  # the library's constructor, typed as its own class
         await store.setup()
         # WAL, as the checkpoints: a commit (a note, a logged call) is one append and one fsync instead
         # of a rollback journal's several (~1 ms → ~0.5 ms here; 3-5 ms during a run), and reading
