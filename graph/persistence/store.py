@@ -49,14 +49,14 @@ class DeskSqliteStore(AsyncSqliteStore):
         thread than the first reader's, or the file busy), so the caller takes the store's own way."""
         if self.read_path is None:
             return None
-        if self._reader is None:
-            # timeout=0: a locked file is answered at once (then the store's thread reads, and may wait).
-            self._reader = sqlite3.connect(f"{self.read_path.resolve().as_uri()}?mode=ro", uri=True, timeout=0,
-                                           isolation_level=None)
-            self._reader_thread = threading.get_ident()
-        elif self._reader_thread != threading.get_ident():
-            return None
         try:
+            if self._reader is None:
+                # timeout=0: a locked file is answered at once (then the store's thread reads, and may wait).
+                self._reader = sqlite3.connect(f"{self.read_path.resolve().as_uri()}?mode=ro", uri=True,
+                                               timeout=0, isolation_level=None)
+                self._reader_thread = threading.get_ident()
+            elif self._reader_thread != threading.get_ident():
+                return None
             return self._reader.execute(sql, params).fetchall()
         except sqlite3.OperationalError:
             return None
