@@ -221,6 +221,23 @@ class DeskState(TypedDict, total=False):
     language: str | None
 
 
+class RouteState(TypedDict, total=False):
+    """What the graph's routes read of the state (graph/nodes/builder.py, graph/core/plan.py): the plan
+    and where the run stands. LangGraph hands a route only the keys its argument's type names, read
+    afresh with the step's writes; typed as the whole DeskState, every route after a turn copied every
+    channel and merged the turn's writes into them (the conversation's messages, the usage, the figure
+    check), on the critical path between two speakers."""
+    intent: Intent
+    analysts: list[str]
+    debate_rounds: int
+    risk_rounds: int
+    investment_debate: Debate
+    investment_plan: str
+    trader_plan: str
+    risk_debate: Debate
+    final_decision: FinalDecision | None
+
+
 def language_of(state: Mapping[str, Any]) -> str:
     """The thread's language; English for a thread that never set one."""
     code = state.get("language")

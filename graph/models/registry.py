@@ -47,6 +47,8 @@ class ModelRegistry:
         self.live = settings.live if live is None else live
         self._fixed = fixed
         self._built: dict[str, BaseChatModel] = {}
+        # Each model's capped copy per role (`capped`), beside the model it was copied from.
+        self._capped: dict[tuple[int, Role], tuple[BaseChatModel, BaseChatModel]] = {}
         self._given_notice = notice
         self.notice = notice if notice is not None else self.notice_in(DEFAULT_LANGUAGE)
         # Which structured-output method each model's server takes, found out once (shaped.py).
@@ -100,7 +102,14 @@ class ModelRegistry:
         """`model` with the role's cap built in, for calls whose request is built elsewhere
         (structured output): the cap fields the model has, set on a copy."""
         fields = {k: v for k, v in self.limits(role).fields.items() if k in type(model).model_fields}
-        return model.model_copy(update=fields) if fields else model
+        if not fields:
+            return model
+        # The same copy each time, so what is built on it once (its structured forms: shaped.py) is reused.
+        known = self._capped.get((id(model), role))
+        if known is None or known[0] is not model:
+            known = (model, model.model_copy(update=fields))
+            self._capped[(id(model), role)] = known
+        return known[1]
 
     def get(self, name: str) -> BaseChatModel:
         if self._fixed is not None:

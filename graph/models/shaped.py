@@ -20,7 +20,7 @@ from typing import Any, Generic, Literal, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
-from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables import Runnable, RunnableConfig
 from pydantic import BaseModel, ValidationError
 
 from ..core.usage import Meter
@@ -62,6 +62,9 @@ class Shapes:
         self.schema_first = schema_first   # False: never ask for a schema (DESK_STRUCTURED_OUTPUT=tools)
         self._refused: dict[str, set[Method]] = {}
         self._works: dict[str, Method] = {}
+        # Each model's structured form per schema and method, built once (`_form`), beside the model it was
+        # built from (so a key's id is never another model's).
+        self._forms: dict[tuple[int, type[BaseModel], Method], tuple[BaseChatModel, Runnable[Any, Any]]] = {}
 
     def methods(self, model: BaseChatModel) -> list[Method]:
         key = _server_key(model)
@@ -81,7 +84,8 @@ class Shapes:
         key = _server_key(model)
         for method in self.methods(model):
             try:
-                value, raw = await _call(model, schema, list(prompt), method, config or RunnableConfig())
+                value, raw = await _call(self._form(model, schema, method), schema, list(prompt), method,
+                                         config or RunnableConfig())
             except Exception as exc:  # the server refused the format (or failed): the next method
                 if _refusal(exc):
                     self._refused.setdefault(key, set()).add(method)
@@ -93,6 +97,29 @@ class Shapes:
                 self._works[key] = method
                 return Shaped(value, method)
         return None
+
+    def _form(self, model: BaseChatModel, schema: type[T], method: Method) -> Runnable[Any, Any]:
+        """`model` asked for `schema` by `method`, built once per model: building it turns the schema into a
+        tool or a response format (pydantic's JSON schema: 1-2 ms), on the critical path of every ruling
+        between the judge's words and the end of its step."""
+        key = (id(model), schema, method)
+        known = self._forms.get(key)
+        if known is None or known[0] is not model:
+            known = (model, _formed(model, schema, method))
+            self._forms[key] = known
+        return known[1]
+
+
+def _formed(model: BaseChatModel, schema: type[T], method: Method) -> Runnable[Any, Any]:
+    # One whole answer: a streamed structured call goes through the SDK's beta stream, which warns
+    # on every event, and nobody reads these words as they come.
+    whole = model.model_copy(update={"streaming": False}) if "streaming" in type(model).model_fields else model
+    if method == "json_object":
+        return whole.bind(response_format={"type": "json_object", "schema": bounded_schema(schema)})
+    kwargs: dict[str, Any] = {"method": method, "include_raw": True}
+    if method == "json_schema":
+        kwargs["strict"] = True
+    return whole.with_structured_output(schema, **kwargs)
 
 
 # What a server's refusal of the request's form says (OpenAI and vLLM: 400; llama-cpp-python's server:
@@ -110,19 +137,12 @@ def _refusal(exc: Exception) -> bool:
     return status in (400, 404, 415, 422, 500, 501) and any(w in str(exc).lower() for w in _ABOUT_FORM)
 
 
-async def _call(model: BaseChatModel, schema: type[T], prompt: list[BaseMessage], method: Method,
+async def _call(form: Runnable[Any, Any], schema: type[T], prompt: list[BaseMessage], method: Method,
                 config: RunnableConfig) -> tuple[T | None, BaseMessage | None]:
-    # One whole answer: a streamed structured call goes through the SDK's beta stream, which warns
-    # on every event, and nobody reads these words as they come.
-    whole = model.model_copy(update={"streaming": False}) if "streaming" in type(model).model_fields else model
     if method == "json_object":
-        bound = whole.bind(response_format={"type": "json_object", "schema": bounded_schema(schema)})
-        reply: BaseMessage = await bound.with_config(config).ainvoke(prompt)
+        reply: BaseMessage = await form.with_config(config).ainvoke(prompt)
         return _parsed(schema, reply.content), reply
-    kwargs: dict[str, Any] = {"method": method, "include_raw": True}
-    if method == "json_schema":
-        kwargs["strict"] = True
-    out = await whole.with_structured_output(schema, **kwargs).with_config(config).ainvoke(prompt)
+    out = await form.with_config(config).ainvoke(prompt)
     raw = out.get("raw") if isinstance(out, dict) else None
     parsed = out.get("parsed") if isinstance(out, dict) else None
     return (parsed if isinstance(parsed, schema) else None), (raw if isinstance(raw, BaseMessage) else None)

@@ -23,7 +23,7 @@ from ..core.context import DeskContext
 from ..core.personas import ANALYSTS, DEBATERS
 from ..core.plan import RESEARCH_MANAGER_NODE, RISK_JUDGE_NODE, TRADER_NODE, RunPlan
 from ..core.settings import Settings
-from ..core.state import DeskState
+from ..core.state import DeskState, RouteState
 from ..data.vendor import Vendor
 from ..models.registry import ModelRegistry
 from ..paper.words import Score
@@ -45,20 +45,20 @@ def build_graph(settings: Settings, *, models: ModelRegistry, vendor: Vendor, to
     passes graph/backtest/metrics.py's curve_metrics; the chat and the CLI route /paper before the graph)."""
     parallel = settings.parallel_analysts
 
-    def plan(state: DeskState) -> RunPlan:
+    def plan(state: RouteState) -> RunPlan:
         return RunPlan.from_state(state, parallel)
 
-    def route_request(state: DeskState) -> list[str] | str:
+    def route_request(state: RouteState) -> list[str] | str:
         intent = state.get("intent")
         if intent == "analyze":
             return plan(state).first_nodes()
         return FOLLOWUP if intent == "followup" else END
 
-    def next_turn(state: DeskState) -> str:
+    def next_turn(state: RouteState) -> str:
         return plan(state).next_node(state)
 
-    def after_analyst(node: str) -> Callable[[DeskState], str]:
-        def route(state: DeskState) -> str:
+    def after_analyst(node: str) -> Callable[[RouteState], str]:
+        def route(state: RouteState) -> str:
             # Parallel analysts all finish in one step, so the first debater starts once.
             return plan(state).next_analyst(node) or next_turn(state)
         return route

@@ -1,6 +1,7 @@
 """The speakers after the analysts: debaters from one factory, then the manager, trader and judge."""
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -144,14 +145,29 @@ def make_risk_judge(models: ModelRegistry, data_label: str) -> Node:
         decision = await read_ruling(models, model, state, ruling, meter)
         if decision is None:  # a ruling without BUY, SELL or HOLD is not a decision; never guess one
             raise DeskError(key="errors.no_signal", persona=RISK_JUDGE)
-        if runtime.store is not None:  # the user's decision log (graph/track/): only a decision made is logged
-            config = get_config()
-            user, source = user_of(config, runtime.context)
-            await DecisionLog(runtime.store).save(call_from(
-                state, decision, user=user, thread_id=str(config["configurable"]["thread_id"]), source=source,
-                data=data_label))
-        return {"final_decision": decision, "risk_debate": debate.model_copy(update={"judge_decision": ruling}),
-                "sizing": sized(state, decision), "messages": [spoken(RISK_JUDGE, ruling)], **update,
-                **meter.update()}
+        logged = _log(state, runtime, decision, data_label)
+        try:
+            out = {"final_decision": decision, "risk_debate": debate.model_copy(update={"judge_decision": ruling}),
+                   "sizing": sized(state, decision), "messages": [spoken(RISK_JUDGE, ruling)], **update,
+                   **meter.update()}
+        finally:
+            if logged is not None:
+                # Written before the step ends (so before its checkpoint, and before anything can read the
+                # log after the run): a crash either keeps both or re-runs the judge, which writes it again.
+                await logged
+        return out
 
     return risk_judge
+
+
+def _log(state: DeskState, runtime: Runtime[DeskContext], decision: FinalDecision,
+         data_label: str) -> asyncio.Task[None] | None:
+    """The user's decision log entry (graph/track/): only a decision made is logged. Its write (a commit and,
+    on SQLite, an fsync) starts now, beside the rest of the judge's step, which the caller awaits it after."""
+    if runtime.store is None:
+        return None
+    config = get_config()
+    user, source = user_of(config, runtime.context)
+    call = call_from(state, decision, user=user, thread_id=str(config["configurable"]["thread_id"]), source=source,
+                     data=data_label)
+    return asyncio.create_task(DecisionLog(runtime.store).save(call), name="desk-decision-log")

@@ -191,3 +191,28 @@ def test_a_grammars_raw_line_break_in_a_string_is_read():
              '"horizon": "1.0}\n{}", "confidence": 0.5, "rationale": "Business"}')  # as SmolLM2 wrote it
     ruling = _parsed(Ruling, reply)
     assert ruling is not None and ruling.signal == "BUY" and ruling.horizon == "1.0}\n{}"
+
+
+async def test_a_models_structured_form_is_built_once_and_asks_the_same_each_time(settings, monkeypatch):
+    # Building it turns the schema into a response format (pydantic's JSON schema), on the judge's critical path:
+    # it is built once per model, schema and method (graph/models/shaped.py), and sends what a new one would.
+    from graph.models import shaped
+
+    built = []
+    formed = shaped._formed
+    monkeypatch.setattr(shaped, "_formed", lambda *a: built.append((id(a[0]), *a[1:])) or formed(*a))
+
+    def ruling_requests(server):
+        return [{k: v for k, v in r.items() if k not in ("messages",)} for r in server.requests
+                if (r.get("response_format") or {}).get("json_schema", {}).get("name") == "Ruling"]
+
+    with FakeOpenAI() as server:
+        desk = live(settings, server)
+        await desk.ask("should I buy NVDA today?", **ONE)
+        first = ruling_requests(server)
+        server.requests.clear()
+        await desk.ask("and AAPL?", **ONE)
+        again = ruling_requests(server)
+    assert len(first) == 1 and again == first and first[0]["max_tokens"] == settings.ruling_tokens
+    assert (await desk.state())["final_decision"].read == "json_schema"
+    assert built and len(built) == len(set(built))  # each model's (schema, method) built once

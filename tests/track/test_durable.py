@@ -94,3 +94,42 @@ def test_the_cli_logs_its_decision_and_prints_the_record(tmp_path):
     assert "No calls are logged yet" in other.stdout
     refused = run_cli(tmp_path, "--ticker", "NVDA", "hi")
     assert refused.returncode == 2 and "--ticker goes with --record" in refused.stderr
+
+
+# A demo analysis through DeskRuntime on SQLite that dies (os._exit: no close, no cleanup) the moment the
+# Risk Judge's step is reported done (argv: data dir).
+DIES_AFTER_THE_JUDGE = """
+import asyncio, os, sys
+from datetime import date
+from pathlib import Path
+from graph.core.events import NodeDone
+from graph.core.settings import Settings
+from graph.runtime.desk import DeskRuntime
+
+async def main():
+    settings = Settings(DESK_DATA_DIR=Path(sys.argv[1]), DESK_DEMO_DELAY_MS=0, DESK_DEMO_FIRST_TOKEN_MS=0)
+    async with DeskRuntime.open(settings) as desk:
+        plan = desk.plan(analysts=["market"], debate_rounds=1, risk_rounds=1)
+        async with desk.turn("t-crash", "should I buy NVDA on 2024-05-01?", plan) as turn:
+            async for ev in turn.events(desk.context(today=date(2024, 7, 1), user="alice", source="cli")):
+                if isinstance(ev, NodeDone) and ev.node == "risk_judge":
+                    print(ev.update["final_decision"].signal, flush=True)
+                    os._exit(0)
+
+asyncio.run(main())
+"""
+
+
+async def test_the_judges_call_is_logged_before_its_step_is_done_and_survives_a_crash(tmp_path):
+    # The judge's log write runs beside the rest of its step (graph/nodes/debate.py) but ends before the step
+    # does: a process that dies as soon as the step is reported has the call in the log all the same.
+    data = tmp_path / "data"
+    done = subprocess.run([sys.executable, "-c", DIES_AFTER_THE_JUDGE, str(data)], cwd=ROOT, env=demo_env(),
+                          capture_output=True, text=True, timeout=180)
+    assert done.returncode == 0 and done.stdout.strip() in ("BUY", "SELL", "HOLD"), done.stderr
+    async with DeskRuntime.open(Settings(DESK_DATA_DIR=data, DESK_DEMO_DELAY_MS=0)) as desk:
+        [call] = await desk.track.log.calls("alice")
+    assert (call.id, call.thread_id, call.ticker, call.trade_date) == ("t-crash:0", "t-crash", "NVDA", "2024-05-01")
+    # (The step's checkpoint may not have been written yet: then a resume runs the judge again, and its
+    # call is written again under the same id.)
+    assert call.signal == done.stdout.strip()
