@@ -123,6 +123,9 @@ class PolicyChatModel(BaseChatModel):
 
     delay_ms: float = 0.0          # time between streamed words
     first_token_ms: float = 0.0    # time to the first word (or to the tool calls)
+    # Words on the process's common decoding clock (`_on_step`); off: each call exactly on its own
+    # deadlines (benchmarks/latency.py, whose ideal run is the sum of each call's latency to the ms).
+    on_clock: bool = True
     _recent: list[str] = PrivateAttr(default_factory=list)
 
     @property
@@ -168,7 +171,7 @@ class PolicyChatModel(BaseChatModel):
         if cap is not None:  # an output cap cuts the words, as a server's max_tokens does
             words = _within(words, int(cap))
         first = start + self.first_token_ms / 1000
-        if self.delay_ms:
+        if self.delay_ms and self.on_clock:
             first = _on_step(first, self.delay_ms / 1000)
         for i, word in enumerate(words if self.delay_ms else _by_line(words)):
             due = first + i * self.delay_ms / 1000
