@@ -92,11 +92,14 @@ def test_a_reload_right_after_asking_lands_on_the_running_thread(paced_page: Pag
     expect(stop).to_be_hidden(timeout=30_000)
 
 
-def test_a_connection_that_drops_mid_run_comes_back_to_the_whole_run(browser: Browser, paced_desk: Site):
+def test_a_connection_that_drops_then_a_page_that_goes_offline_mid_run_come_back_to_the_whole_run(
+        browser: Browser, paced_desk: Site):
     """The network between page and server goes down for a few seconds mid-run (both ends see
     the connection close) while the desk goes on speaking: once it is back, the page shows every
-    turn said meanwhile and the rest of the run, and keeps what was being typed. A drop with no
-    run going on leaves the page as it is (nothing was missed)."""
+    turn said meanwhile and goes on with the run, and keeps what was being typed. Later in the same run the browser
+    itself goes offline (Wi-Fi off): socket.io closes the socket on its own, with no goodbye to the server; back
+    online, the page reloads onto the thread and has the whole run. A drop with no run going on leaves the page as
+    it is (nothing was missed). One paced run for both faults (each took one of its own)."""
     relay = Relay(paced_desk.server.port)
     context = browser.new_context(viewport=VIEWPORT, storage_state=str(paced_desk.state))
     try:
@@ -108,10 +111,21 @@ def test_a_connection_that_drops_mid_run_comes_back_to_the_whole_run(browser: Br
         expect(page).to_have_url(THREAD_URL)
         page.locator("#chat-input").fill("and the options market?")
         relay.cut(down_s=4)
-        wait_for_decision(page, 180_000)
-        for persona in PERSONA_ORDER:  # each turn once: none lost in the gap, none shown twice
+        # Back: the turns said in the gap, each once (none lost, none shown twice), and the run goes on here.
+        expect(persona_messages(page, "Research Manager").first).to_be_visible(timeout=120_000)
+        for persona in PERSONA_ORDER[:PERSONA_ORDER.index("Research Manager") + 1]:
             expect(persona_messages(page, persona)).to_have_count(1)
         expect(page.locator("#chat-input")).to_have_value("and the options market?")
+        expect(page.locator("#desk-stop")).to_be_visible()  # the run is still going for the second fault
+
+        page.evaluate("window.deskTestMark = 1")
+        context.set_offline(True)
+        page.wait_for_timeout(4_000)
+        context.set_offline(False)
+        page.wait_for_function("() => window.deskTestMark === undefined", timeout=60_000)  # reloaded
+        wait_for_decision(page, 180_000)
+        for persona in PERSONA_ORDER:  # each turn once
+            expect(persona_messages(page, persona)).to_have_count(1)
         expect(page.locator("#desk-stop")).to_be_hidden()
         # The run is over (on a slow page the stage list's last update can come after the Stop
         # button goes): another drop is not worth a reload.
@@ -129,20 +143,3 @@ def test_a_connection_that_drops_mid_run_comes_back_to_the_whole_run(browser: Br
     finally:
         context.close()
         relay.stop()
-
-
-def test_a_page_that_goes_offline_mid_run_catches_up_when_back_online(paced_page: Page):
-    """The browser itself goes offline (Wi-Fi off): socket.io closes the socket on its own, with
-    no goodbye to the server. Back online, the page reloads onto the thread and has the whole run."""
-    page = paced_page
-    ask(page, "Should I buy NVDA today?")
-    expect(persona_messages(page, "Bull Researcher").first).to_be_visible(timeout=120_000)
-    expect(page).to_have_url(THREAD_URL)
-    page.evaluate("window.deskTestMark = 1")
-    page.context.set_offline(True)
-    page.wait_for_timeout(4_000)
-    page.context.set_offline(False)
-    page.wait_for_function("() => window.deskTestMark === undefined", timeout=60_000)  # reloaded
-    wait_for_decision(page, 180_000)
-    for persona in PERSONA_ORDER:
-        expect(persona_messages(page, persona)).to_have_count(1)
