@@ -12,7 +12,7 @@ from tests.support.socket_client import DeskClient, runs_finished
 
 pytestmark = pytest.mark.e2e
 
-PACED_MS = "40"  # per streamed word: a run long enough to reload in the middle of it
+PACED_MS = "25"  # per streamed word: a run long enough to reload in the middle of it (a socket acts within ms)
 
 
 @pytest.fixture(scope="module")
