@@ -31,7 +31,8 @@ def refused(client: DeskClient) -> int:
 @pytest.fixture(scope="module")
 def server(shared_chat_server) -> Server:
     # Shared with the other modules on these settings (tests/conftest.py): each test is its own user, its own threads.
-    return shared_chat_server(DESK_DEMO_DELAY_MS="20")
+    # 10 ms a word: a run of seconds, long enough for what the test sends while it runs (within milliseconds).
+    return shared_chat_server(DESK_DEMO_DELAY_MS="10")
 
 
 @pytest.mark.e2e

@@ -27,7 +27,8 @@ async def test_a_second_run_of_a_thread_in_the_same_process_is_refused():
 @pytest.fixture(scope="module")
 def server(shared_chat_server) -> Server:
     # Shared with the other modules on these settings (tests/conftest.py): each test is its own user, its own threads.
-    return shared_chat_server(DESK_DEMO_DELAY_MS="20")
+    # 10 ms a word: a run of seconds, long enough for what the test sends while it runs (within milliseconds).
+    return shared_chat_server(DESK_DEMO_DELAY_MS="10")
 
 
 def judges(client: DeskClient) -> int:
