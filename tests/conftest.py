@@ -3,11 +3,12 @@ tests/support."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 
 from graph.core.settings import Settings
+from tests.support.chat_server import Server
 from tests.support.clock import travel_suite
 from tests.support.desk import Desk
 from tests.support.env import MODEL_ENV_VARS, TEST_PACE
@@ -60,3 +61,26 @@ def yahoo(monkeypatch: pytest.MonkeyPatch) -> FakeYahoo:
     fake = recorded_yahoo()
     monkeypatch.setattr(yfinance_vendor.yf, "Ticker", fake.Ticker)
     return fake
+
+
+@pytest.fixture(scope="session")
+def shared_chat_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., Server]]:
+    """`shared_chat_server(**env)`: the real chat server with those settings, one per session (per xdist worker),
+    started on first use and shared by every module that asks for the same settings, for modules whose tests keep
+    apart by user (each test its own user and threads; a check of the log reads only what came after the test began).
+    A start costs several seconds of both cores' time."""
+    servers: dict[tuple[tuple[str, str], ...], Server] = {}
+
+    def get(**env: str) -> Server:
+        key = tuple(sorted(env.items()))
+        if key not in servers:
+            server = Server(tmp_path_factory.mktemp("chat-shared"), **env)
+            server.start()
+            servers[key] = server
+        return servers[key]
+
+    try:
+        yield get
+    finally:
+        for server in servers.values():
+            server.stop()

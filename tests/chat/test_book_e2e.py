@@ -20,12 +20,9 @@ EMPTY = "You have no book yet"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    # One server for the module: each test has its own users, so their books never meet.
-    server = Server(tmp_path_factory.mktemp("book-e2e"), DESK_DEMO_DELAY_MS="0")
-    server.start()
-    yield server
-    server.stop()
+def server(shared_chat_server) -> Server:
+    # Shared with the other modules on these settings (tests/conftest.py): each test has its own users.
+    return shared_chat_server(DESK_DEMO_DELAY_MS="0")
 
 
 async def user(server: Server, name: str) -> DeskClient:

@@ -17,12 +17,10 @@ pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    # The test pace: a desk takes a few seconds, room to interject. One server for the module: a user per test.
-    server = Server(tmp_path_factory.mktemp("compare-e2e"))
-    server.start()
-    yield server
-    server.stop()
+def server(shared_chat_server) -> Server:
+    # The test pace: a desk takes a few seconds, room to interject. Shared with the other modules on the test pace
+    # (tests/conftest.py): a user per test.
+    return shared_chat_server()
 
 
 def labelled(client: DeskClient, ticker: str) -> dict[str, dict]:

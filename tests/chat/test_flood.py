@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterator
 
 import pytest
 
@@ -30,13 +29,10 @@ def refused(client: DeskClient) -> int:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory) -> Iterator[Server]:
-    srv = Server(tmp_path_factory.mktemp("desk-flood"), DESK_DEMO_DELAY_MS="20")
-    srv.start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
+def server(shared_chat_server) -> Server:
+    # Shared with the other modules on these settings (tests/conftest.py): each test is its own user, its own threads.
+    # 10 ms a word: a run of seconds, long enough for what the test sends while it runs (within milliseconds).
+    return shared_chat_server(DESK_DEMO_DELAY_MS="10")
 
 
 @pytest.mark.e2e

@@ -15,11 +15,9 @@ pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    server = Server(tmp_path_factory.mktemp("zh-texts-e2e"), DESK_DEMO_DELAY_MS="0")
-    server.start()
-    yield server
-    server.stop()
+def server(shared_chat_server) -> Server:
+    # Shared with the other modules on these settings (tests/conftest.py): each test has its own users.
+    return shared_chat_server(DESK_DEMO_DELAY_MS="0")
 
 
 async def user(server: Server, name: str) -> DeskClient:

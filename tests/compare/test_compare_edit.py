@@ -27,13 +27,9 @@ CARD_HEAD = "| Rank | Ticker |"
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    srv = Server(tmp_path_factory.mktemp("compare-edit"))
-    srv.start()
-    try:
-        yield srv
-    finally:
-        srv.stop()
+def server(shared_chat_server) -> Server:
+    # Shared with the other modules on the test pace (tests/conftest.py): the users' threads are their own.
+    return shared_chat_server()
 
 
 def desk_of(message: dict) -> str:
@@ -72,6 +68,7 @@ def checkpoints(server: Server, thread: str) -> int:
 
 
 async def test_editing_one_desk_reruns_only_it_then_the_comparison_and_card_again(server):
+    logged = len(server.log_text())  # the log from here on is this test's (the server is shared)
     alice = DeskClient(server.base, username="alice")
     await alice.connect()
     try:
@@ -178,4 +175,4 @@ async def test_editing_one_desk_reruns_only_it_then_the_comparison_and_card_agai
         assert not any(stored[a["forId"]]["output"].startswith(SUPERSEDED) for a in offered)
     finally:
         await page.close()
-    assert "Traceback" not in server.log_text()
+    assert "Traceback" not in server.log_text()[logged:]

@@ -17,16 +17,13 @@ from tests.support.socket_client import DeskClient
 
 pytestmark = pytest.mark.e2e
 
-PACED_MS = "40"  # per streamed word: a comparison long enough to reload in the middle of it
+PACED_MS = "25"  # per streamed word: a comparison long enough to reload in the middle of it (a socket acts within ms)
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    # One server for the module: each test is its own user, its own threads.
-    server = Server(tmp_path_factory.mktemp("compare-rejoin"), DESK_DEMO_DELAY_MS=PACED_MS)
-    server.start()
-    yield server
-    server.stop()
+def server(shared_chat_server) -> Server:
+    # Shared with the other modules on these settings (tests/conftest.py): each test is its own user, its own threads.
+    return shared_chat_server(DESK_DEMO_DELAY_MS=PACED_MS)
 
 
 def resumed_steps(client: DeskClient) -> list[dict[str, Any]]:
