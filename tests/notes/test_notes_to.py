@@ -121,3 +121,32 @@ def test_the_address_is_the_first_named_persona_with_a_turn_to_start() -> None:
     assert address("Bear, and the Trader?", plan, [*analysts, BULL, BEAR]) == BEAR  # round 2 to come
     assert address("Bear, and the Trader?", plan, [*analysts, BULL, BEAR, BULL, BEAR]) == TRADER
     assert address("what now?", plan, analysts) is None
+
+
+async def test_a_note_in_a_run_s_first_moments_waits_for_its_first_saved_step(tmp_path: Path, no_model_env,
+                                                                              monkeypatch):
+    """The run's checkpoints are written behind it: a note read while the thread still looks idle (its newest
+    checkpoint from before the run, or none yet) is addressed once the run's steps are saved, not sent to
+    nobody (seen in CI on a busy machine: "Bear, …" in the Market Analyst's first moments went to nobody)."""
+    settings = Settings(DESK_DATA_DIR=tmp_path / "data", DESK_DEMO_DELAY_MS=0)
+    thread = str(uuid.uuid4())
+    held = HeldTurn("Market Analyst")
+    async with DeskRuntime.open(settings, models=held.models) as desk:
+        graph_input = await desk.new_input(thread, "should I buy NVDA today?")
+        run = asyncio.ensure_future(_collect(desk, graph_input, thread))
+        await held.reached()
+        real, lagging = desk.graph.aget_state, {"left": 3}
+
+        async def not_saved_yet(config, **kw):  # the first reads find nothing, as before the first write lands
+            if lagging["left"]:
+                lagging["left"] -= 1
+                return await real({"configurable": {"thread_id": "nothing-saved-" + thread}}, **kw)
+            return await real(config, **kw)
+        monkeypatch.setattr(desk.graph, "aget_state", not_saved_yet)
+        sent = await post_note(desk, thread, "Bear, what about the China export ban?")
+        monkeypatch.setattr(desk.graph, "aget_state", real)
+        held.release()
+        events = await asyncio.wait_for(run, 120)
+    assert lagging["left"] == 0 and sent.note.to == BEAR
+    assert [(ev.persona, ev.text) for ev in events if isinstance(ev, NotePickedUp)] == \
+        [(BEAR, "Bear, what about the China export ban?")]
