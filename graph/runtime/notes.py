@@ -39,25 +39,20 @@ SNAPSHOT_TRIES, SNAPSHOT_WAIT_S = 10, 0.05
 
 async def _started_now(desk: DeskRuntime, thread_id: str) -> tuple[RunPlan, list[str] | None]:
     """The plan and whose turns have started, from the thread's checkpoint: the turns spoken plus the
-    nodes running now. None: no analysis is in flight.
-
-    A note is posted while a run goes (the chat's, MCP's), but the run's checkpoints are written behind
-    it: in its first moments the newest may still be the one from before it (nothing scheduled, no
-    analysis), and a note read against that was addressed to nobody. So a thread that looks idle is
-    read again for up to SNAPSHOT_TRIES × SNAPSHOT_WAIT_S before it is taken to be."""
-    plan, spoken = RunPlan.from_state({}, desk.settings.parallel_analysts), None
+    nodes running now. None: no analysis is in flight."""
     for _ in range(SNAPSHOT_TRIES):
         snapshot = await desk.graph.aget_state(thread_config(thread_id))
         values: Mapping[str, Any] = snapshot.values or {}
         plan = RunPlan.from_state(values, desk.settings.parallel_analysts)
         if "coordinator" in snapshot.next:
             return plan, []                 # a new analysis is about to start: every turn is ahead
-        idle = values.get("intent") != "analyze" or values.get("final_decision") is not None
-        spoken = None if idle else plan.spoken(values)
-        if snapshot.next and spoken is not None:
+        spoken = plan.spoken(values)
+        if snapshot.next:
             running = [PERSONA_OF_NODE.get(n, n) for n in snapshot.next]
             # An analyst whose report is in is not running any more (parallel analysts finish apart).
             return plan, spoken + [p for p in running if p != "Desk" and not (p in ANALYST_PERSONAS and p in spoken)]
+        if values.get("intent") != "analyze" or values.get("final_decision") is not None:
+            return plan, None               # no analysis in flight
         await asyncio.sleep(SNAPSHOT_WAIT_S)
     return plan, spoken
 
