@@ -130,10 +130,18 @@ def decode(payload: object) -> NodeEvent | None:
 _WORDS_WRITTEN: ContextVar[bool] = ContextVar("desk_words_written", default=False)
 
 
+# How often one call's words go out as a Token event at most. A model streams a piece every few
+# milliseconds; each event costs the graph's stream queue, `desk_events` and its reader (the chat's
+# run loop and renderer) a pass, and the chat sends a message's words to the page only every
+# STREAM_GAP_S (0.1 s) anyway. The first piece after a pause goes out at once (a turn's first word is
+# not delayed), and `flush` sends what waits before the call ends.
+WORDS_FRAME_S = 0.05
+
+
 class Words:
-    """One call's words for the graph's custom stream as Token events. The pieces that arrive in one
-    turn of the event loop go out as one event: a loop that keeps up sends each piece as it came (when
-    LangGraph's own stream would have), a busy one sends what piled up together, the same words in
+    """One call's words for the graph's custom stream as Token events, at most one per WORDS_FRAME_S:
+    a piece that comes after a quiet frame goes out in the next turn of the event loop, the pieces
+    that come within a frame of it wait for the frame's end and go out together: the same words in
     the same order. `flush` sends what waits at once: before the call's end and before any other
     event of the speaker (a restart voids exactly the words sent before it)."""
 
@@ -141,7 +149,8 @@ class Words:
         self._writer = writer  # None: nobody reads them here (add does nothing)
         self._persona = persona
         self._pending: list[str] = []
-        self._due: asyncio.Handle | None = None
+        self._due: asyncio.TimerHandle | None = None
+        self._sent_at = float("-inf")  # loop time of the last event sent
 
     @classmethod
     def for_run(cls, writer: Callable[[Any], None] | None, persona: str) -> Words:
@@ -152,8 +161,9 @@ class Words:
     def add(self, text: str) -> None:
         if not text or self._writer is None:
             return
-        if not self._pending:
-            self._due = asyncio.get_running_loop().call_soon(self.flush)
+        if self._due is None:
+            loop = asyncio.get_running_loop()
+            self._due = loop.call_at(max(loop.time(), self._sent_at + WORDS_FRAME_S), self.flush)
         self._pending.append(text)
 
     def flush(self) -> None:
@@ -163,6 +173,7 @@ class Words:
         if self._pending and self._writer is not None:
             text = "".join(self._pending)
             self._pending.clear()
+            self._sent_at = asyncio.get_running_loop().time()
             self._writer({"event": "token", "persona": self._persona, "text": text})
 
 

@@ -17,12 +17,13 @@ def test_every_node_event_round_trips_through_json():
     assert decode({"event": "something else"}) is None and decode("text") is None
 
 
-async def test_words_of_one_loop_turn_go_as_one_token_and_each_turn_on_its_own():
-    """A turn's words reach desk_events' reader as Token events: what arrived in one turn of the
-    event loop (a busy loop's backlog) as one event, a loop that keeps up piece by piece; flush sends
-    what waits at once (before a restart or the call's end), in order, nothing twice."""
+async def test_a_calls_words_go_out_at_most_once_a_frame_and_a_first_word_at_once():
+    """A turn's words reach desk_events' reader as Token events: a piece after a quiet frame in the
+    next turn of the event loop, the pieces within a frame of it together at the frame's end;
+    flush sends what waits at once (before a restart or the call's end), in order, nothing twice."""
     import asyncio
 
+    from graph.core import events
     from graph.core.events import _WORDS_WRITTEN, Words
     sent: list = []
     token = _WORDS_WRITTEN.set(True)
@@ -30,18 +31,29 @@ async def test_words_of_one_loop_turn_go_as_one_token_and_each_turn_on_its_own()
         words = Words.for_run(sent.append, "Bull Researcher")
     finally:
         _WORDS_WRITTEN.reset(token)
+    loop = asyncio.get_running_loop()
     words.add("Buy")
     words.add(" now")
     assert sent == []  # not before the loop turns
     await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    first_at = loop.time()
+    assert [s["text"] for s in sent] == ["Buy now"]  # the first words at once
     words.add(",")
     await asyncio.sleep(0)
+    await asyncio.sleep(0)
     words.add(" because")
+    assert len(sent) == 1  # within the frame: they wait
+    while len(sent) == 1:
+        await asyncio.sleep(0.005)
+    assert loop.time() - first_at >= events.WORDS_FRAME_S * 0.9
+    assert sent[1]["text"] == ", because"  # the frame's words together, in order
+    words.add(" it")
     words.add("")
-    words.flush()
-    await asyncio.sleep(0)  # the scheduled send finds nothing left
-    assert [(s["persona"], s["text"]) for s in sent] == [("Bull Researcher", "Buy now"), ("Bull Researcher", ","),
-                                                          ("Bull Researcher", " because")]
+    words.flush()  # the call ends: what waits goes now
+    await asyncio.sleep(events.WORDS_FRAME_S * 1.5)  # the scheduled send finds nothing left
+    assert [(s["persona"], s["text"]) for s in sent] == [("Bull Researcher", "Buy now"), ("Bull Researcher", ", because"),
+                                                          ("Bull Researcher", " it")]
     assert {s["event"] for s in sent} == {"token"}
 
 
