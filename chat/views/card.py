@@ -10,14 +10,19 @@ analyst cites (SMA 50/200, Bollinger bands, RSI 14) over the window it read, ent
 from __future__ import annotations
 
 import asyncio
+import base64
+import functools
 import json
 import math
 from datetime import date
 from typing import Any
 
 import chainlit as cl
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go  # type: ignore[import-untyped]
+from chainlit.element import Element
+from pydantic.dataclasses import dataclass as cl_dataclass  # Chainlit's elements are pydantic dataclasses
 
 from graph import (
     DESK,
@@ -212,6 +217,14 @@ def _series(frame: pd.DataFrame) -> pd.DataFrame:
 def chart_figure(frame: pd.DataFrame, ticker: str, trade_date: str, *, lookback_days: int = 90,
                  entry: float | None = None, stop: float | None = None, label: str = "",
                  language: str = DEFAULT) -> go.Figure:
+    """The decision's chart as a Plotly figure (`chart_spec`, every property checked by Plotly)."""
+    return go.Figure(**chart_spec(frame, ticker, trade_date, lookback_days=lookback_days, entry=entry, stop=stop,
+                                  label=label, language=language))
+
+
+def chart_spec(frame: pd.DataFrame, ticker: str, trade_date: str, *, lookback_days: int = 90,
+               entry: float | None = None, stop: float | None = None, label: str = "",
+               language: str = DEFAULT) -> dict[str, Any]:
     """Close, SMA 50/200 and Bollinger bands over the analyst's window, RSI 14 below, computed by
     the code the analysts used (the last bar holds the values they cited); the legend lists
     what is drawn and nothing else, its title, names and levels in the thread's `language`."""
@@ -235,9 +248,8 @@ def chart_figure(frame: pd.DataFrame, ticker: str, trade_date: str, *, lookback_
     shown = closes + levels
     places = price_decimals(min((abs(v) for v in shown if v), default=1.0))
     price = f"%{{y:,.{places}f}}"
-    # The figure is written out whole and handed to Plotly once (which checks every property, as it does
-    # for each call of make_subplots, add_trace, add_hline and update_*): those calls re-walked the figure
-    # each time, ~40 ms of the server's CPU per decision. The layout is what make_subplots(rows=2, cols=1,
+    # The figure is written out whole: make_subplots, add_trace, add_hline and update_* re-walked it at each
+    # call, ~40 ms of the server's CPU per decision. The layout is what make_subplots(rows=2, cols=1,
     # shared_xaxes=True, row_heights=[0.74, 0.26], vertical_spacing=0.05) makes.
     traces: list[dict[str, Any]] = []
     if drawn("boll_ub") and drawn("boll_lb"):
@@ -289,9 +301,10 @@ def chart_figure(frame: pd.DataFrame, ticker: str, trade_date: str, *, lookback_
         "xaxis2": {"anchor": "y2", "domain": [0.0, 1.0]} | x_axis,
         "yaxis2": {"anchor": "x2", "domain": [0.0, 0.247], "range": [0, 100], "tickvals": [30, 70],
                    "title": {"text": say("rsi_axis"), "font": {"size": 12}}} | grid,
-        "shapes": shapes, "annotations": annotations,
     }
-    return go.Figure(data=traces, layout=layout)
+    # An empty list is left out, as Plotly leaves it out of its JSON.
+    layout |= {key: items for key, items in (("shapes", shapes), ("annotations", annotations)) if items}
+    return {"data": traces, "layout": layout}
 
 
 def _hline(y: float, axis: str, line: dict[str, Any]) -> dict[str, Any]:
@@ -307,15 +320,53 @@ def chart_element(fig: go.Figure, name: str) -> cl.Plotly:
     return element
 
 
+@cl_dataclass
+class _WrittenPlotly(cl.Plotly):
+    """Chainlit's Plotly element with its JSON already written (`spec_element`): Chainlit's own turns a
+    go.Figure into JSON in its __post_init__."""
+
+    def __post_init__(self) -> None:
+        self.mime = "application/json"
+        Element.__post_init__(self)
+
+
+def spec_element(spec: dict[str, Any], name: str) -> cl.Plotly:
+    """A figure of `chart_spec`'s as `chart_element` makes it, written without building the go.Figure:
+    Plotly's checks of every property and its conversion back to JSON were ~10 ms of the server's CPU per
+    decision, for a figure whose shape is fixed here (tests/chat/test_card.py compares the two for every
+    kind of chart it draws). What Plotly adds is added the same way: its default template, `autosize`,
+    float arrays as typed arrays (base64 of little-endian float64) and dates as ISO text."""
+    traces = [{key: _plotly_value(value) for key, value in trace.items()} for trace in spec["data"]]
+    layout = {**spec["layout"], "template": _default_template(), "autosize": True}
+    content = json.dumps({"data": traces, "layout": layout, "config": PLOT_CONFIG})
+    return _WrittenPlotly(name=name, content=content, display="inline", size="large")
+
+
+def _plotly_value(value: Any) -> Any:
+    if isinstance(value, pd.Series):
+        value = value.to_numpy()
+    if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+        return {"dtype": "f8", "bdata": base64.b64encode(value.astype("<f8").tobytes()).decode("ascii")}
+    if isinstance(value, list) and value and all(isinstance(v, pd.Timestamp) for v in value):
+        return [v.isoformat() for v in value]
+    return value
+
+
+@functools.cache
+def _default_template() -> dict[str, Any]:
+    """The template Plotly writes into every figure's layout (its default, "plotly")."""
+    return json.loads(go.Figure().to_json())["layout"]["template"]
+
+
 async def price_chart(vendor: Vendor, decision: FinalDecision, lookback_days: int = 90,
                       language: str = DEFAULT) -> cl.Plotly:
     """The chart for a decision, from the same vendor the analysts used (sync, so off the loop)."""
     end = date.fromisoformat(decision.trade_date)
     frame = await asyncio.to_thread(indicator_rows, vendor, decision.ticker, end)
-    fig = chart_figure(frame, decision.ticker, decision.trade_date, lookback_days=lookback_days,
-                       entry=price_in(decision.entry), stop=price_in(decision.stop), label=getattr(vendor, "label", ""),
-                       language=language)
-    return chart_element(fig, f"{decision.ticker}-{decision.trade_date}-chart")
+    spec = chart_spec(frame, decision.ticker, decision.trade_date, lookback_days=lookback_days,
+                      entry=price_in(decision.entry), stop=price_in(decision.stop), label=getattr(vendor, "label", ""),
+                      language=language)
+    return spec_element(spec, f"{decision.ticker}-{decision.trade_date}-chart")
 
 
 # ---------------------------------------------------------------------------

@@ -25,6 +25,6 @@ def native_tasks() -> bool:
     """Put asyncio's C Task and Future back where nest_asyncio left the Python ones; True if it did."""
     if _asyncio is None or asyncio.Task is _asyncio.Task:
         return False
-    asyncio.Task = asyncio.tasks.Task = asyncio.tasks._CTask = _asyncio.Task  # type: ignore[misc]
-    asyncio.Future = asyncio.futures.Future = asyncio.futures._CFuture = _asyncio.Future  # type: ignore[misc]
+    asyncio.Task = asyncio.tasks.Task = asyncio.tasks._CTask = _asyncio.Task  # type: ignore[misc,attr-defined]
+    asyncio.Future = asyncio.futures.Future = asyncio.futures._CFuture = _asyncio.Future  # type: ignore[misc,attr-defined]
     return True

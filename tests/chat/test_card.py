@@ -174,3 +174,29 @@ async def test_the_chart_s_last_bar_holds_the_figures_the_market_analyst_cited(e
     last = {t["name"]: float(values(t["y"])[-1]) for t in figure["data"] if t.get("y")}
     assert last["RSI 14"] == cited["RSI 14"].value
     assert last["SMA 50"] == cited["SMA 50"].value and last["SMA 200"] == cited["SMA 200"].value
+
+
+async def test_the_decision_chart_written_without_plotly_is_what_plotly_writes(emitter) -> None:
+    """The decision's chart is written straight to JSON (spec_element): the page gets what Chainlit's element
+    of the checked go.Figure holds, for prices of any size, a short history (no SMA 200, an RSI that starts
+    late), both languages and every entry/stop combination."""
+    import itertools
+
+    import plotly.graph_objects as go
+
+    from chat.views.card import chart_element, chart_spec, spec_element
+
+    short = _prices_around(50).iloc[:120]
+    cases = itertools.product(
+        [(_prices_around(0.0012), 0.00125, 0.00118), (_prices_around(50), 52.0, 47.0),
+         (_prices_around(2950.39), 3000.0, 2800.0), (short, 51.0, 48.0)],
+        ["en", "zh", "zh-Hant"], [(True, True), (True, False), (False, True), (False, False)])
+    checked = 0
+    for (frame, entry, stop), language, (with_entry, with_stop) in cases:
+        spec = chart_spec(frame, "X", str(frame.index[-1].date()), entry=entry if with_entry else None,
+                          stop=stop if with_stop else float("nan") if not with_entry else None,
+                          label="synthetic", language=language)
+        written = json.loads(spec_element(spec, "x").content)
+        assert written == json.loads(chart_element(go.Figure(**spec), "x").content), (language, entry, stop)
+        checked += 1
+    assert checked == 48
