@@ -45,7 +45,7 @@ from chat.runs import RESUME_ACTION, STOP_ACTION, ChatRun, DeskService, asks_to_
 from chat.speakers import label_metadata
 from chat.web.accounts import is_loopback
 from chat.web.door import Door
-from chat.web.event_loop import native_tasks
+from chat.web.event_loop import native_tasks, no_constructor_sleep
 from chat.web.logins import DeskAuth
 from chat.web.programs import ProgramAuth
 from chat.web.serving import Serving, keep_session_files
@@ -53,7 +53,10 @@ from chat.web.startup import prepare
 from chat.web.tokens import CLIENT_ADDRESS
 from graph import DESK, DatabaseUnavailable, PersonalTokens, Settings, Situation, clock, route, word_list
 
-native_tasks()  # before the loop starts: Chainlit's nest_asyncio left asyncio's Python tasks (event_loop.py)
+# Before the loop starts: Chainlit's nest_asyncio left asyncio's Python tasks, and its Message and Step
+# constructors sleep 1 ms on the loop (chat/web/event_loop.py says why neither is needed).
+native_tasks()
+no_constructor_sleep()
 SETTINGS = Settings()
 prepare(SETTINGS, chainlit_config.run.host)  # exits (2) on a public address in local mode
 keep_session_files(SETTINGS.data_dir)  # not .files in the working directory, which Chainlit deletes at the stop
