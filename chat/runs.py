@@ -187,7 +187,8 @@ class ChatRun(ThreadTask):
         self.stop_under: str | None = None  # an edit's re-run: the message that carries its Stop from the start
         self.lost: asyncio.Event | None = None  # set if this server loses the thread's lease mid-run
         self.leftover: list[Note] = []  # the notes nobody read when the run closed up
-        self.acks: dict[int, tuple[cl.Message, list[str]]] = {}
+        # note seq -> its acknowledgement, who picked it up, and the persona it named that had already spoken last
+        self.acks: dict[int, tuple[cl.Message, list[str], str | None]] = {}
         self.analysing: dict[str, Any] | None = None  # the ticker and date of the run's analysis
         self.began = clock.now()  # when it began (thread_names.py: the thread's name says it)
         self.closing = False   # the run is past its last event: a note now would find no reader
@@ -568,14 +569,14 @@ class ChatRun(ThreadTask):
             return kept
         msg = cl.Message(content=f"{acknowledgement(posted, lang)}\n\n> {text}", author=DESK,
                          metadata=label_metadata(DESK, language=lang))
-        self.acks[posted.note.seq] = (msg, [])
+        self.acks[posted.note.seq] = (msg, [], posted.finished if not posted.note.to else None)
         await msg.send()
         return msg
 
     async def _picked_up(self, seq: int, persona: str) -> None:
         if seq not in self.acks:
             return
-        msg, who = self.acks[seq]
+        msg, who, finished = self.acks[seq]
         if persona in who:
             return
         who.append(persona)
@@ -583,7 +584,10 @@ class ChatRun(ThreadTask):
         quote = first[1] if len(first) > 1 else ""
         lang = self.renderer.language if self.renderer else self.language
         names = phrase(lang, "chat.list_separator").join(persona_label(p, lang) for p in who)
-        msg.content = f"{phrase(lang, 'chat.picked_up', who=names)}\n\n{quote}".rstrip()
+        # A note to a persona that had had its last turn keeps saying so: who answers it is not whom it named.
+        line = (phrase(lang, "chat.picked_up_finished", named=persona_label(finished, lang), who=names) if finished
+                else phrase(lang, "chat.picked_up", who=names))
+        msg.content = f"{line}\n\n{quote}".rstrip()
         await msg.update()
 
     async def stop(self, timeout: float = 10.0) -> bool:

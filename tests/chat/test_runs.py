@@ -65,6 +65,23 @@ async def test_an_interjection_is_acknowledged_and_answered_by_the_predicted_spe
     assert len([m for m in emitter.by_author("Desk") if "**Signal**" in m["output"]]) == 1
 
 
+async def test_a_note_to_a_persona_that_has_spoken_last_still_says_so_once_picked_up(service, emitter):
+    """"bear, …" after the Bear's last turn: the acknowledgement says the Bear has had its last turn and who answers;
+    once a speaker takes the note it says who did, and still that the Bear had spoken last."""
+    service.models.get('').delay_ms = 3
+    chat = await new_chat(service, emitter)
+    task = chat.start("Should I buy NVDA today?")
+    await wait_until(lambda: emitter.by_author("Trader"), what="the trader")
+    ack = await chat.interject("bear, what about the China export rules?")
+    assert "the **Bear Researcher** has had its last turn in this run" in ack.content
+    await task
+    [note] = (await service.state(chat.thread_id))["interventions"]
+    [answered] = note.answered_by
+    assert answered != "Bear Researcher"
+    assert emitter.messages[ack.id]["output"].startswith(
+        f"Noted — the **Bear Researcher** has had its last turn in this run; picked up by the **{answered}**.")
+
+
 async def test_a_note_nobody_read_is_answered_after_the_run(service, emitter):
     service.models.get('').delay_ms = 3
     chat = await new_chat(service, emitter)
