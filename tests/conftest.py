@@ -3,7 +3,7 @@ tests/support."""
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 import pytest
 
@@ -12,6 +12,7 @@ from tests.support.chat_server import Server
 from tests.support.clock import travel_suite
 from tests.support.desk import Desk
 from tests.support.env import MODEL_ENV_VARS, TEST_PACE
+from tests.support.loopback import Loopback
 from tests.support.postgres import (  # noqa: F401 (fixtures)
     durable_postgres,
     fresh_postgres_url,
@@ -84,3 +85,12 @@ def shared_chat_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cal
     finally:
         for server in servers.values():
             server.stop()
+
+
+
+@pytest.fixture
+async def loopback() -> AsyncIterator[Loopback]:
+    """Receivers on loopback for the test (tests/support/loopback.py), stopped after it."""
+    receivers = Loopback()
+    yield receivers
+    await receivers.close()

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from datetime import date
 from typing import Any
 
+import pandas as pd
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
@@ -23,6 +24,17 @@ from graph.persistence.checkpoint import SERDE
 from graph.runtime.desk import DeskRuntime
 
 TODAY = date(2024, 6, 28)  # the desk's "today" in these tests: every window is before it
+
+
+class MissingDay(SyntheticVendor):
+    """The synthetic rows without the given days' (a session the vendor has no close for)."""
+
+    def __init__(self, *missing: str) -> None:
+        self.missing = {date.fromisoformat(d) for d in missing}
+
+    def ohlcv(self, ticker: str, start: date, end: date) -> pd.DataFrame:
+        frame = super().ohlcv(ticker, start, end)
+        return frame[[stamp.date() not in self.missing for stamp in frame.index]]
 
 
 def backtest_desk(settings: Settings, vendor: Vendor | None = None, **kept: Any) -> DeskRuntime:

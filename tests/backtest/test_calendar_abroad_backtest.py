@@ -19,18 +19,7 @@ from graph.backtest.result import closes
 from graph.core.settings import Settings
 from graph.data.synthetic import SyntheticVendor
 from graph.track.horizon import due_date
-from tests.backtest.conftest import TODAY, backtest_desk, run_all
-
-
-class MissingDay(SyntheticVendor):
-    """The synthetic rows without the given days' (a session the vendor has no close for)."""
-
-    def __init__(self, *missing: str) -> None:
-        self.missing = {date.fromisoformat(d) for d in missing}
-
-    def ohlcv(self, ticker: str, start: date, end: date) -> pd.DataFrame:
-        frame = super().ohlcv(ticker, start, end)
-        return frame[[stamp.date() not in self.missing for stamp in frame.index]]
+from tests.backtest.conftest import TODAY, MissingDay, backtest_desk, run_all
 
 
 def test_the_due_dates_behind_the_runner_are_the_listings() -> None:

@@ -10,15 +10,7 @@ import pandas as pd
 from graph.backtest.plan import trading_days
 from graph.backtest.result import _calendar_market, closes
 from graph.data.synthetic import SyntheticVendor
-
-
-class MissingDay(SyntheticVendor):
-    def __init__(self, *missing: str) -> None:
-        self.missing = {date.fromisoformat(d) for d in missing}
-
-    def ohlcv(self, ticker: str, start: date, end: date) -> pd.DataFrame:
-        frame = super().ohlcv(ticker, start, end)
-        return frame[[stamp.date() not in self.missing for stamp in frame.index]]
+from tests.backtest.conftest import MissingDay
 
 
 def test_each_class_has_its_calendar() -> None:

@@ -3,7 +3,6 @@ refusals (bad input, the budget, no terminal to confirm on); and a backtest kill
 that resumes without running its finished days again."""
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import re
@@ -12,15 +11,11 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from langchain_core.messages import HumanMessage
-
-from graph.core.settings import Settings
 from graph.core.trading_days import is_trading_day
-from graph.persistence.database import open_checkpointer
-from graph.runtime.desk import DeskRuntime
 from tests.support.cli import Ran, run_cli
 from tests.support.clock import python_path
 from tests.support.env import demo_env
+from tests.support.signalled import threads as stored_threads
 
 ROOT = Path(__file__).resolve().parents[2]
 TODAY = ["--today", "2024-06-28"]
@@ -103,22 +98,6 @@ def _sessions(start: date, end: date) -> list[date]:
             if is_trading_day(date.fromordinal(n))]
 
 
-async def _threads(data: Path, threads: list[str]) -> dict[str, tuple[str, int, bool]]:
-    """Each thread's newest checkpoint id, user messages and whether it holds its decision (as stored)."""
-    settings = Settings(DESK_DATA_DIR=data, DESK_DATABASE_URL=None, DESK_MODE="demo")
-    out: dict[str, tuple[str, int, bool]] = {}
-    async with open_checkpointer(settings) as saver:
-        desk = DeskRuntime.build(settings, saver)
-        for thread in threads:
-            stored = await saver.aget_tuple(desk.config(thread))
-            if stored is None:
-                continue
-            state = await desk.state(thread)
-            asked = sum(isinstance(m, HumanMessage) for m in state.get("messages", []))
-            out[thread] = (str(stored.checkpoint["id"]), asked, state.get("final_decision") is not None)
-    return out
-
-
 def test_a_backtest_killed_half_way_resumes_without_running_finished_days_again(tmp_path: Path) -> None:
     start, end = date(2024, 1, 2), date(2024, 1, 17)
     proc = subprocess.Popen([sys.executable, "-m", "graph", "backtest", "AAPL", "GOOGL", "--start", start.isoformat(),
@@ -144,8 +123,8 @@ def test_a_backtest_killed_half_way_resumes_without_running_finished_days_again(
     assert backtest and landed == 3
     days = _sessions(start, end)
     threads = [f"bt-{backtest}-{t}-{d:%Y%m%d}" for d in days for t in ("AAPL", "GOOGL")]
-    before = asyncio.run(_threads(tmp_path / "data", threads))
-    decided = {t: head for t, (head, _, done) in before.items() if done}
+    before = stored_threads(tmp_path / "data", threads)
+    decided = {t: thread.head for t, thread in before.items() if thread.decided}
     assert len(decided) >= 3  # at least the three that landed
 
     out = cli(tmp_path, "backtest", "--resume", backtest, "--yes", *TODAY)
@@ -154,6 +133,6 @@ def test_a_backtest_killed_half_way_resumes_without_running_finished_days_again(
     assert kept == len(decided)
     ran = [line for line in out.stderr.splitlines() if " days · " in line]
     assert len(ran) == len(threads) - kept  # the finished days were not run again, the rest were
-    after = asyncio.run(_threads(tmp_path / "data", threads))
-    assert {t: after[t][0] for t in decided} == decided  # not one step more in a finished day's thread
-    assert all(asked == 1 and done for _, asked, done in after.values()) and len(after) == len(threads)
+    after = stored_threads(tmp_path / "data", threads)
+    assert {t: after[t].head for t in decided} == decided  # not one step more in a finished day's thread
+    assert all(thread.asked == 1 and thread.decided for thread in after.values()) and len(after) == len(threads)

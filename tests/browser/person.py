@@ -66,6 +66,24 @@ def page_in(browser: Browser, site: Site, failure: str, locale: str | None = Non
         context.close()
 
 
+@contextmanager
+def logged_in_page(request: pytest.FixtureRequest, browser: Browser, base: str, name: str,
+                   locale: str | None = None) -> Iterator[Page]:
+    """A page of a browser of its own (set to `locale` when given), logged in as `name` on a new chat; screenshotted
+    into .data/browser-failures/ if the test fails. For a user nobody else is, or one whose data a test seeded."""
+    where = {"locale": locale} if locale else {}
+    context = browser.new_context(viewport=VIEWPORT, **where)
+    context.set_default_timeout(30_000)
+    try:
+        page = context.new_page()
+        login(page, base, name=name)
+        wait_until_connected(page)
+        yield page
+        screenshot_if_failed(request, page)
+    finally:
+        context.close()
+
+
 def open_page(browser: Browser, site: Site) -> tuple[BrowserContext, Page]:
     """A logged-in page on a new chat."""
     context = browser.new_context(viewport=VIEWPORT, storage_state=str(site.state))

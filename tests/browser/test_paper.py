@@ -5,32 +5,19 @@ against SPY with its drawdown, and the calibration chart, whose overconfident bu
 same calibration under its alpha chart. Screenshots go to .data/browser-shots/paper/ to be looked at."""
 from __future__ import annotations
 
-import asyncio
-import os
-import time
 import uuid
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
-from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
-from graph.core.settings import Settings
-from graph.runtime.desk import DeskRuntime
-from graph.track.calls import Call, Outcome
-from graph.track.log import DecisionLog
 from tests.support.chat_server import ROOT, Server
-from tests.support.clock import NOW, SET_AT, TRAVEL_DIR
+from tests.support.paper_book import paper_server, seeded_call
 
-from .person import VIEWPORT, Browser, Page, ask, login, persona_messages, screenshot_if_failed, wait_until_connected
+from .person import Browser, Page, ask, logged_in_page, persona_messages
 
 SHOTS = ROOT / ".data" / "browser-shots" / "paper"
-TODAY = "2024-06-28T14:00:00+00:00"      # a Friday, in the session: the 27th is the last close
-SINCE = datetime(2024, 5, 20, 13, 0, tzinfo=UTC)
 USER = f"paper-{uuid.uuid4().hex[:6]}"
-DATA = "synthetic demo data"             # the demo vendor's label: the book trades calls made on its data
 
 # (ticker, signal, size, trade date, recorded hour UTC, horizon, confidence, verdict, alpha, source)
 CALLS = (
@@ -44,53 +31,19 @@ CALLS = (
 )
 
 
-def seeded_calls() -> list[Call]:
-    out = []
-    for i, (ticker, signal, size, day, hour, horizon, confidence, verdict, alpha, source) in enumerate(CALLS):
-        outcome = None if verdict is None else Outcome(
-            settle_date="2024-06-20", sessions=10, entry_close=100.0, exit_close=100.0 * (1 + alpha),
-            raw_return=alpha, benchmark="SPY", benchmark_return=0.0, alpha=alpha, verdict=verdict,
-            reflection="Seeded for the test.", reflected_by="demo", settled_at="2024-06-21T00:00:00+00:00")
-        out.append(Call(id=f"paper-shot-{i}:0", user=USER, thread_id=f"{uuid.uuid4()}", ticker=ticker, trade_date=day,
-                        signal=signal, position_size=size, horizon=horizon, confidence=confidence, stop="",
-                        rationale=f"The {ticker} call's reasons, as the Risk Judge gave them.", data=DATA,
-                        source=source, recorded_at=f"{day}T{hour}:00:00+00:00", outcome=outcome,
-                        argued={"Bull Researcher": "…", "Bear Researcher": "…"},
-                        plan_calls={"Research Manager": signal, "Trader": signal}))
-    return out
-
-
-async def seed(data_dir: Path) -> None:
-    async with DeskRuntime.open(Settings(data_dir=data_dir, demo_delay_ms=0)) as desk:
-        await desk.paper.start(USER, "100000", SINCE)
-        await DecisionLog(desk.store).save_all(seeded_calls())
-
-
 @pytest.fixture(scope="module")
 def paper_site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    data_dir = tmp_path_factory.mktemp("paper-browser")
-    with ThreadPoolExecutor(1) as pool:  # Playwright's sync API holds an event loop in this thread
-        pool.submit(asyncio.run, seed(data_dir)).result()
-    paths = [str(TRAVEL_DIR), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]
-    server = Server(data_dir, DESK_DEMO_DELAY_MS="0", **{NOW: TODAY, SET_AT: repr(time.time()),
-                                                          "PYTHONPATH": os.pathsep.join(paths)})
-    server.start()
-    yield server
-    server.stop()
+    calls = [seeded_call(f"paper-shot-{i}:0", USER, ticker, signal, size, day, horizon, confidence, verdict, alpha,
+                         f"The {ticker} call's reasons, as the Risk Judge gave them.", source=source, hour=hour)
+             for i, (ticker, signal, size, day, hour, horizon, confidence, verdict, alpha, source) in enumerate(CALLS)]
+    with paper_server(tmp_path_factory.mktemp("paper-browser"), USER, calls) as server:
+        yield server
 
 
 @pytest.fixture
 def own_page(request: pytest.FixtureRequest, browser: Browser, paper_site: Server) -> Iterator[Page]:
-    context = browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(30_000)
-    try:
-        page = context.new_page()
-        login(page, paper_site.base, name=USER)
-        wait_until_connected(page)
+    with logged_in_page(request, browser, paper_site.base, USER) as page:
         yield page
-        screenshot_if_failed(request, page)
-    finally:
-        context.close()
 
 
 def shot(page: Page, name: str) -> None:

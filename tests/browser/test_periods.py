@@ -5,18 +5,13 @@ from __future__ import annotations
 
 import re
 
-from .person import FAILURES, VIEWPORT, Browser, Site, ask, wait_until_connected
+from .person import FAILURES, Browser, Site, ask, page_in
 
 SHOTS = FAILURES.parent / "browser-shots"
 
 
 def test_a_season_is_asked_back_and_a_quarter_is_analysed_on_its_last_day(browser: Browser, desk: Site):
-    context = browser.new_context(viewport=VIEWPORT, storage_state=str(desk.state), locale="zh-CN")
-    context.set_default_timeout(30_000)
-    page = context.new_page()
-    try:
-        page.goto(desk.base)
-        wait_until_connected(page)
+    with page_in(browser, desk, "test_periods", locale="zh-CN") as page:
         ask(page, "英伟达去年夏天能买吗？")
         page.locator(".ai-message").filter(has_text="“去年夏天”没有说明是哪一天").first.wait_for()
         assert page.locator(".ai-message td").count() == 0  # nothing was analysed
@@ -26,9 +21,3 @@ def test_a_season_is_asked_back_and_a_quarter_is_analysed_on_its_last_day(browse
             timeout=120_000)
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / "quarter-card.png"))
-    except Exception:
-        FAILURES.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(FAILURES / "test_periods.png"))
-        raise
-    finally:
-        context.close()

@@ -18,17 +18,14 @@ from playwright.sync_api import expect
 
 from .person import (
     FAILURES,
-    VIEWPORT,
     Browser,
     Locator,
     Page,
     Site,
     ask,
-    login,
+    logged_in_page,
     persona_messages,
-    screenshot_if_failed,
     wait_for_decision,
-    wait_until_connected,
 )
 
 SHOTS = FAILURES.parent / "browser-track-record"
@@ -38,16 +35,8 @@ STEP = 'button[id="step-Track record"]'
 @pytest.fixture
 def own_page(request: pytest.FixtureRequest, browser: Browser, desk: Site) -> Iterator[Page]:
     """A page on a new chat, logged in as a user nobody else is."""
-    context = browser.new_context(viewport=VIEWPORT)
-    context.set_default_timeout(30_000)
-    try:
-        page = context.new_page()
-        login(page, desk.base, name=f"record-{uuid.uuid4().hex[:8]}")
-        wait_until_connected(page)
+    with logged_in_page(request, browser, desk.base, f"record-{uuid.uuid4().hex[:8]}") as page:
         yield page
-        screenshot_if_failed(request, page)
-    finally:
-        context.close()
 
 
 def shot(page: Page, name: str, target: Locator | None = None) -> None:

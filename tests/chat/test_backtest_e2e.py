@@ -10,7 +10,7 @@ import pytest
 import socketio
 
 from tests.support.chat_server import Server
-from tests.support.socket_client import DeskClient
+from tests.support.socket_client import DeskClient, actions, desk_texts
 
 pytestmark = pytest.mark.e2e
 
@@ -25,14 +25,6 @@ def server(tmp_path_factory):
     server.start()
     yield server
     server.stop()
-
-
-def desk_texts(client: DeskClient) -> list[str]:
-    return [m.get("output", "") for m in client.by_author("Desk")]
-
-
-def actions(client: DeskClient, name: str) -> list[dict]:
-    return [data for event, data in client.events if event == "action" and data.get("name") == name]
 
 
 async def said(client: DeskClient, pattern: str, timeout: float = 60) -> str:

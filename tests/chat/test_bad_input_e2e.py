@@ -8,13 +8,9 @@ import pytest
 
 from tests.support.attacks import list_threads
 from tests.support.chat_server import Server
-from tests.support.socket_client import DeskClient
+from tests.support.socket_client import DeskClient, desk_texts
 
 pytestmark = pytest.mark.e2e
-
-
-def desk_texts(client: DeskClient) -> list[str]:
-    return [m.get("output", "") for m in client.by_author("Desk")]
 
 
 async def test_a_huge_paste_and_a_lone_surrogate_get_answers_and_are_stored(tmp_path):

@@ -4,7 +4,6 @@ uploaded as a broker's CSV are shown before → after with Store and Cancel, and
 another user never sees the book and cannot press its Store."""
 from __future__ import annotations
 
-import re
 import uuid
 from datetime import UTC, datetime
 
@@ -12,7 +11,7 @@ import httpx
 import pytest
 
 from tests.support.chat_server import Server
-from tests.support.socket_client import DeskClient
+from tests.support.socket_client import DeskClient, actions, answer, desk_texts, press, user
 
 pytestmark = pytest.mark.e2e
 
@@ -23,30 +22,6 @@ EMPTY = "You have no book yet"
 def server(shared_chat_server) -> Server:
     # Shared with the other modules on these settings (tests/conftest.py): each test has its own users.
     return shared_chat_server(DESK_DEMO_DELAY_MS="0")
-
-
-async def user(server: Server, name: str) -> DeskClient:
-    client = DeskClient(server.base, username=f"{name}-{uuid.uuid4().hex[:6]}")
-    await client.connect()
-    return client
-
-
-def desk_texts(client: DeskClient) -> list[str]:
-    return [m.get("output", "") for m in client.by_author("Desk")]
-
-
-def actions(client: DeskClient, name: str) -> list[dict]:
-    return [data for event, data in client.events if event == "action" and data.get("name") == name]
-
-
-async def answer(client: DeskClient, text: str | None, pattern: str, timeout: float = 30) -> str:
-    """Send `text` (None: send nothing) and wait for the first new Desk message matching `pattern`."""
-    seen = len(desk_texts(client))
-    if text is not None:
-        await client.send(text)
-    found = re.compile(pattern, re.S)
-    return await client.wait_for(lambda: next((t for t in desk_texts(client)[seen:] if found.search(t)), None),
-                                 timeout, f"a Desk message matching {pattern!r}")
 
 
 OFFER = "Nothing is stored until you press"
@@ -60,15 +35,6 @@ async def offered(client: DeskClient, text: str, pattern: str = OFFER) -> tuple[
     await client.wait_for(lambda: len(actions(client, "book_store")) > before
                           and len(actions(client, "book_cancel")) > cancels, 10, "Store and Cancel")
     return said, actions(client, "book_store")[-1]
-
-
-async def press(client: DeskClient, action: dict, pattern: str) -> str:
-    """Press a button and wait for the Desk's answer matching `pattern`."""
-    seen = len(desk_texts(client))
-    await client.click(action)
-    found = re.compile(pattern, re.S)
-    return await client.wait_for(lambda: next((t for t in desk_texts(client)[seen:] if found.search(t)), None),
-                                 30, f"a Desk message matching {pattern!r}")
 
 
 async def shown_book(client: DeskClient) -> str:

@@ -11,7 +11,7 @@ import socketio
 
 from graph.core.personas import PERSONAS
 from tests.support.chat_server import Server
-from tests.support.socket_client import DeskClient
+from tests.support.socket_client import DeskClient, desk_texts
 
 pytestmark = pytest.mark.e2e
 
@@ -32,10 +32,6 @@ def labelled(client: DeskClient, ticker: str) -> dict[str, dict]:
         if m.get("type") == "assistant_message" and label.split(" · ")[1:2] == [ticker]:
             out.setdefault(m["name"], m)
     return out
-
-
-def desk_texts(client: DeskClient) -> list[str]:
-    return [m.get("output", "") for m in client.by_author("Desk")]
 
 
 async def test_two_desks_stream_labelled_with_an_interjection_then_the_comparison_card(server):

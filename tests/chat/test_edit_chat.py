@@ -32,7 +32,7 @@ from graph.core.personas import DEFAULT_ANALYSTS as ANALYSTS  # the default anal
 from graph.core.state import FinalDecision
 from graph.runtime.branches import ORIGINAL, Step
 from tests.support.chat_server import Server
-from tests.support.socket_client import DeskClient
+from tests.support.socket_client import DeskClient, actions
 
 
 def step(id_: str, persona: str, text: str) -> Step:
@@ -178,10 +178,6 @@ def server(tmp_path_factory):
 def stops_removed(client: DeskClient) -> int:
     """Runs finished: each ends by removing its Stop action."""
     return sum(1 for name, data in client.events if name == "remove_action" and data.get("name") == "stop_run")
-
-
-def actions(client: DeskClient, name: str) -> list[dict]:
-    return [data for n, data in client.events if n == "action" and data.get("name") == name]
 
 
 def answering(client: DeskClient, reply: str, asked: list) -> None:

@@ -4,16 +4,14 @@ on a later day: DESK_TEST_NOW, tests/support/clock.py), /paper shows it filled, 
 chart against the benchmark. Cancel makes nothing."""
 from __future__ import annotations
 
-import os
 import re
-import time
 import uuid
 
 import pytest
 
 from tests.support.chat_server import Server
-from tests.support.clock import NOW, SET_AT, TRAVEL_DIR
-from tests.support.socket_client import DeskClient, runs_finished
+from tests.support.clock import on_day
+from tests.support.socket_client import DeskClient, actions, answer, desk_texts, press, runs_finished
 
 pytestmark = pytest.mark.e2e
 
@@ -23,41 +21,16 @@ LATER = "2024-05-24T14:00:00+00:00"   # Fri: the 22nd and the 23rd have closed
 
 def on(day: str) -> dict[str, str]:
     """A server whose clock says `day` (moving on from there)."""
-    paths = [str(TRAVEL_DIR), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]
-    return {NOW: day, SET_AT: repr(time.time()), "PYTHONPATH": os.pathsep.join(paths), "DESK_DEMO_DELAY_MS": "0"}
-
-
-def desk_texts(client: DeskClient) -> list[str]:
-    return [m.get("output", "") for m in client.by_author("Desk")]
-
-
-def actions(client: DeskClient, name: str) -> list[dict]:
-    return [data for event, data in client.events if event == "action" and data.get("name") == name]
-
-
-async def answer(client: DeskClient, text: str, pattern: str, timeout: float = 60) -> str:
-    seen = len(desk_texts(client))
-    await client.send(text)
-    found = re.compile(pattern, re.S)
-    return await client.wait_for(lambda: next((t for t in desk_texts(client)[seen:] if found.search(t)), None),
-                                 timeout, f"a Desk message matching {pattern!r}")
+    return {**on_day(day), "DESK_DEMO_DELAY_MS": "0"}
 
 
 async def offer(client: DeskClient, text: str) -> tuple[str, dict, dict]:
     starts, cancels = len(actions(client, "paper_start")), len(actions(client, "paper_cancel"))
-    said = await answer(client, text, r"Follow your calls on paper\?")
+    said = await answer(client, text, r"Follow your calls on paper\?", 60)
     # Chainlit sends a message's actions one event each, after the message: wait for both buttons.
     await client.wait_for(lambda: len(actions(client, "paper_start")) > starts
                           and len(actions(client, "paper_cancel")) > cancels, 15, "Start and Cancel")
     return said, actions(client, "paper_start")[-1], actions(client, "paper_cancel")[-1]
-
-
-async def press(client: DeskClient, action: dict, pattern: str) -> str:
-    seen = len(desk_texts(client))
-    await client.click(action)
-    found = re.compile(pattern, re.S)
-    return await client.wait_for(lambda: next((t for t in desk_texts(client)[seen:] if found.search(t)), None),
-                                 30, f"a Desk message matching {pattern!r}")
 
 
 async def test_paper_book_opt_in_an_order_waiting_then_filled_with_its_chart(tmp_path):
@@ -67,7 +40,7 @@ async def test_paper_book_opt_in_an_order_waiting_then_filled_with_its_chart(tmp
     try:
         ann = DeskClient(server.base, username=name)
         await ann.connect()
-        assert "not following your calls on paper" in await answer(ann, "/paper", r"not following|Your paper book")
+        assert "not following your calls on paper" in await answer(ann, "/paper", r"not following|Your paper book", 60)
         said, _, cancel = await offer(ann, "start a paper book")
         assert "100,000.00" in said and "No amount was given" in said
         assert "Not started" in await press(ann, cancel, r"Not started")
@@ -79,7 +52,7 @@ async def test_paper_book_opt_in_an_order_waiting_then_filled_with_its_chart(tmp
         before = runs_finished(ann)  # the offers' buttons removed count too
         await ann.send("should I buy NVDA today?")
         await ann.wait_for(lambda: runs_finished(ann) > before, 180, "the analysis")
-        waiting = await answer(ann, "my paper book", r"\*\*Your paper book\*\*")
+        waiting = await answer(ann, "my paper book", r"\*\*Your paper book\*\*", 60)
         assert "waits for the open of the first session after 2024-05-21" in waiting, (waiting, desk_texts(ann)[-4:])
         assert re.search(r"- NVDA SELL [\d.]+%.*\(thread \[\w{8}\]\(/thread/[\w-]+\)\)", waiting), waiting
         assert "**Trades**\n- none" in waiting
@@ -93,7 +66,7 @@ async def test_paper_book_opt_in_an_order_waiting_then_filled_with_its_chart(tmp
         ann = DeskClient(server.base, username=name)
         await ann.connect()
         elements = len([d for e, d in ann.events if e == "element"])
-        shown = await answer(ann, "/paper", r"\*\*Your paper book\*\*")
+        shown = await answer(ann, "/paper", r"\*\*Your paper book\*\*", 60)
         assert re.search(r"^- 2024-05-22 short \d+ NVDA at [\d.]+: [\d,.]+, cost [\d.]+ · cash [\d,.]+ · the call's "
                          r"SELL.*\(thread \[\w{8}\]\(/thread/[\w-]+\)\)$", shown, re.M), shown
         assert "As of the close of 2024-05-23" in shown and "**Since 2024-05-21**" in shown

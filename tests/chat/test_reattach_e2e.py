@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any
 
 import pytest
 
 from tests.support.chat_server import Server
-from tests.support.socket_client import DeskClient, runs_finished
+from tests.support.socket_client import DeskClient, after_resume, open_thread, resumed_steps, runs_finished
 
 pytestmark = pytest.mark.e2e
 
@@ -21,25 +20,8 @@ def server(shared_chat_server) -> Server:
     return shared_chat_server(DESK_DEMO_DELAY_MS=PACED_MS)
 
 
-def resumed_steps(client: DeskClient) -> list[dict[str, Any]]:
-    return next((d.get("steps") or [] for n, d in client.events if n == "resume_thread"), [])
-
-
 def speaking(client: DeskClient, persona: str) -> bool:
     return any(m.get("streaming") and m.get("output") for m in client.by_author(persona))
-
-
-def events_after_resume(client: DeskClient, name: str) -> list[Any]:
-    names = [n for n, _ in client.events]
-    start = names.index("resume_thread") if "resume_thread" in names else len(names)
-    return [d for n, d in client.events[start:] if n == name]
-
-
-async def open_thread(server: Server, thread: str, cookie: str, user: str) -> DeskClient:
-    page = DeskClient(server.base, username=user)
-    await page.connect(thread_id=thread, cookie=cookie)
-    await page.wait_for(lambda: resumed_steps(page), 20, "the stored thread")
-    return page
 
 
 async def test_a_reloaded_page_shows_the_turn_so_far_keeps_streaming_and_can_stop(server):
@@ -62,8 +44,8 @@ async def test_a_reloaded_page_shows_the_turn_so_far_keeps_streaming_and_can_sto
         await page.wait_for(lambda: page.tokens_for("Research Manager") >= 1, 90, "the Research Manager streaming")
         # The stage list and Stop come as the page joins the run, the Research Manager's words as it
         # speaks: waited for as events (each comes once), not read at a moment that may be too early.
-        await page.wait_for(lambda: events_after_resume(page, "desk_stages"), 30, "the stage list to come back")
-        stop = await page.wait_for(lambda: [a for a in events_after_resume(page, "action") if a["name"] == "stop_run"],
+        await page.wait_for(lambda: after_resume(page, "desk_stages"), 30, "the stage list to come back")
+        stop = await page.wait_for(lambda: [a for a in after_resume(page, "action") if a["name"] == "stop_run"],
                                    30, "Stop to be offered again")
         await page.click(stop[-1])
         # The run ends by taking Stop away, then the Desk says it stopped (after reading the run's

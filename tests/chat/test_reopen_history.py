@@ -9,7 +9,7 @@ from typing import Any
 import chainlit as cl
 import plotly.graph_objects as go  # type: ignore[import-untyped]
 
-from chat import history, storage
+from chat import history
 from chat.history.rows import parents_first
 
 
@@ -36,30 +36,22 @@ def test_a_chart_is_served_as_json_and_nothing_runs_as_a_page():
         assert history.served_type(risky) is None, risky
 
 
-async def test_a_reopened_thread_has_its_tool_steps_and_its_chart_typed_json(tmp_path, emitter):
-    storage.create_schema(storage.chat_db_path(tmp_path))
-    layer = history.make_data_layer(tmp_path)
-    try:
-        user = await layer.create_user(cl.User(identifier="alice"))
-        assert user is not None
-        thread_id = emitter.session.thread_id
-        await layer.update_thread(thread_id, name="NVDA", user_id=user.id)
-        analyst = cl.Message(content="", author="Market Analyst")
-        tool = cl.Step(name="get_price_history", type="tool", parent_id=analyst.id)  # stamped now...
-        analyst.created_at = "2099-01-01T00:00:00.000000Z"                        # ...its message later
-        tool.output = "rows"
-        for step in (tool.to_dict(), analyst.to_dict()):
-            await layer.create_step({**step, "threadId": thread_id})
-        card = cl.Message(content="Signal: BUY", author="Desk")
-        await layer.create_step({**card.to_dict(), "threadId": thread_id})
-        chart = cl.Plotly(name="NVDA-2026-11-20-chart", figure=go.Figure(go.Scatter(y=[1, 2])), for_id=card.id)
-        await layer.create_element(chart)
-        thread = await layer.get_thread(thread_id)
-        assert thread is not None
-        ids = [s["id"] for s in thread["steps"]]
-        assert ids.index(analyst.id) < ids.index(tool.id)
-        [element] = thread.get("elements") or []
-        assert await layer.stored_file(element["objectKey"]) == ("alice", "application/json")
-        assert await layer.stored_file(f"{user.id}/nope/chart") == (None, None)
-    finally:
-        await layer.engine.dispose()
+async def test_a_reopened_thread_has_its_tool_steps_and_its_chart_typed_json(alices_thread):
+    layer, user, thread_id = alices_thread
+    analyst = cl.Message(content="", author="Market Analyst")
+    tool = cl.Step(name="get_price_history", type="tool", parent_id=analyst.id)  # stamped now...
+    analyst.created_at = "2099-01-01T00:00:00.000000Z"                        # ...its message later
+    tool.output = "rows"
+    for step in (tool.to_dict(), analyst.to_dict()):
+        await layer.create_step({**step, "threadId": thread_id})
+    card = cl.Message(content="Signal: BUY", author="Desk")
+    await layer.create_step({**card.to_dict(), "threadId": thread_id})
+    chart = cl.Plotly(name="NVDA-2026-11-20-chart", figure=go.Figure(go.Scatter(y=[1, 2])), for_id=card.id)
+    await layer.create_element(chart)
+    thread = await layer.get_thread(thread_id)
+    assert thread is not None
+    ids = [s["id"] for s in thread["steps"]]
+    assert ids.index(analyst.id) < ids.index(tool.id)
+    [element] = thread.get("elements") or []
+    assert await layer.stored_file(element["objectKey"]) == ("alice", "application/json")
+    assert await layer.stored_file(f"{user.id}/nope/chart") == (None, None)

@@ -513,24 +513,16 @@ async def test_files_are_created_private_whatever_the_umask(tmp_path, open_umask
     assert mode(loose) == 0o600
 
 
-async def test_chat_element_round_trip_through_our_layer(tmp_path, emitter):
+async def test_chat_element_round_trip_through_our_layer(alices_thread):
     """Elements still persist (from a fixed column list) and resolve to their owner."""
-    storage.create_schema(storage.chat_db_path(tmp_path))
-    layer = history.make_data_layer(tmp_path)
-    try:
-        user = await layer.create_user(cl.User(identifier="alice"))
-        assert user is not None
-        thread_id = emitter.session.thread_id
-        await layer.update_thread(thread_id, name="NVDA", user_id=user.id)
-        msg = cl.Message(content="Signal: BUY", author="Risk Judge")
-        await layer.create_step(msg.to_dict())
-        image = cl.Image(name="chart.svg", content=b"<svg/>", mime="image/svg+xml", for_id=msg.id)
-        await layer.create_element(image)
-        [element] = (await layer.get_thread(thread_id) or {}).get("elements") or []
-        assert await layer.file_owner(element["objectKey"]) == "alice"
-        assert await layer.file_owner(f"{user.id}/nope/chart.svg") is None
-    finally:
-        await layer.engine.dispose()
+    layer, user, thread_id = alices_thread
+    msg = cl.Message(content="Signal: BUY", author="Risk Judge")
+    await layer.create_step(msg.to_dict())
+    image = cl.Image(name="chart.svg", content=b"<svg/>", mime="image/svg+xml", for_id=msg.id)
+    await layer.create_element(image)
+    [element] = (await layer.get_thread(thread_id) or {}).get("elements") or []
+    assert await layer.file_owner(element["objectKey"]) == "alice"
+    assert await layer.file_owner(f"{user.id}/nope/chart.svg") is None
 
 
 async def test_the_names_a_thread_is_told_apart_from_are_its_owners_only(tmp_path, seeded):

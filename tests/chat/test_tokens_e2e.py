@@ -9,13 +9,12 @@ import asyncio
 import json
 import re
 import sqlite3
-import uuid
 
 import pytest
 
 from graph import PersonalTokens
 from tests.support.chat_server import Server
-from tests.support.socket_client import DeskClient
+from tests.support.socket_client import DeskClient, actions, desk_message, user
 
 pytestmark = pytest.mark.e2e
 
@@ -28,20 +27,6 @@ def server(shared_chat_server) -> Server:
     return shared_chat_server(DESK_DEMO_DELAY_MS="0")
 
 
-async def user(server: Server, name: str) -> DeskClient:
-    client = DeskClient(server.base, username=f"{name}-{uuid.uuid4().hex[:6]}")
-    await client.connect()
-    return client
-
-
-def desk_texts(client: DeskClient) -> list[str]:
-    return [m.get("output", "") for m in client.by_author("Desk")]
-
-
-def actions(client: DeskClient, name: str) -> list[dict]:
-    return [data for event, data in client.events if event == "action" and data.get("name") == name]
-
-
 async def answer(client: DeskClient, text: str | None, pattern: str, press: dict | None = None) -> dict:
     """Send `text` (or press `press`) and wait for the first new Desk message matching `pattern`."""
     seen = len(client.by_author("Desk"))
@@ -49,10 +34,7 @@ async def answer(client: DeskClient, text: str | None, pattern: str, press: dict
         await client.click(press)
     elif text is not None:
         await client.send(text)
-    found = re.compile(pattern, re.S)
-    return await client.wait_for(
-        lambda: next((m for m in client.by_author("Desk")[seen:] if found.search(m.get("output", ""))), None),
-        30, f"a Desk message matching {pattern!r}")
+    return await desk_message(client, pattern, since=seen)
 
 
 async def listed(client: DeskClient, revokes: int, text: str = "/token") -> tuple[dict, list[dict], dict]:

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from tests.support.chat_server import Server
-from tests.support.socket_client import DeskClient, runs_finished
+from tests.support.socket_client import DeskClient, desk_texts, runs_finished
 
 pytestmark = pytest.mark.e2e
 
@@ -18,10 +18,6 @@ def server(tmp_path):
     server.start()
     yield server
     server.stop()
-
-
-def desk_texts(client: DeskClient) -> list[str]:
-    return [m.get("output", "") for m in client.by_author("Desk")]
 
 
 def recalled(client: DeskClient) -> list[str]:

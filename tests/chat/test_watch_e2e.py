@@ -12,7 +12,6 @@ import asyncio
 import json
 import re
 import sqlite3
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -31,26 +30,12 @@ from graph.watchlist.scheduler import JOBS_TABLE, WatchDesk
 from graph.watchlist.store import MAX_WATCHES, WatchStore
 from graph.watchlist.webhook import SIGNATURE, signature
 from tests.support.chat_server import Server
-from tests.support.socket_client import DeskClient
+from tests.support.loopback import Loopback
+from tests.support.socket_client import DeskClient, actions, desk_texts, said
 
 pytestmark = pytest.mark.e2e
 
 SECRET = "whsec-never-in-the-log"
-
-
-def desk_texts(client: DeskClient) -> list[str]:
-    return [m.get("output", "") for m in client.by_author("Desk")]
-
-
-def actions(client: DeskClient, name: str) -> list[dict]:
-    return [data for event, data in client.events if event == "action" and data.get("name") == name]
-
-
-async def said(client: DeskClient, pattern: str, timeout: float = 30, since: int = 0) -> str:
-    """The first Desk message matching `pattern` (a regex) among those from index `since`, waiting for it."""
-    found = re.compile(pattern, re.S)
-    return await client.wait_for(lambda: next((t for t in desk_texts(client)[since:] if found.search(t)), None),
-                                 timeout, f"a Desk message matching {pattern!r}")
 
 
 async def answer(client: DeskClient, text: str, pattern: str) -> str:
@@ -191,7 +176,7 @@ async def test_more_watches_than_the_cap_is_refused_and_keeps_the_others(tmp_pat
 
 
 @pytest.fixture
-async def receiver() -> AsyncIterator[dict]:
+async def receiver(loopback: Loopback) -> dict:
     """A webhook receiver on loopback, in this process: the server posts to it."""
     seen: dict = {"posts": [], "url": ""}
 
@@ -199,16 +184,8 @@ async def receiver() -> AsyncIterator[dict]:
         seen["posts"].append((await request.read(), request.headers.get(SIGNATURE, "")))
         return web.Response(status=200)
 
-    app = web.Application()
-    app.router.add_post("/hooks/alice-token-42", take)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    seen["url"] = f"http://127.0.0.1:{port}/hooks/alice-token-42"
-    yield seen
-    await runner.cleanup()
+    seen["url"] = await loopback.serve("/hooks/alice-token-42", take)
+    return seen
 
 
 async def seed_scheduled(data_dir: Path, user: str = "alice") -> tuple[str, str, str]:

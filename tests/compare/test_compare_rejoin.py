@@ -6,14 +6,13 @@ Over the real chat server's socket."""
 from __future__ import annotations
 
 import contextlib
-from typing import Any
 
 import pytest
 
 from chat.features.compare import STOP_ACTION
 from tests.compare.test_compare_edit import CARD_HEAD, cards, desk_of, turns
 from tests.support.chat_server import Server
-from tests.support.socket_client import DeskClient
+from tests.support.socket_client import DeskClient, after_resume, open_thread, resumed_steps
 
 pytestmark = pytest.mark.e2e
 
@@ -26,26 +25,9 @@ def server(shared_chat_server) -> Server:
     return shared_chat_server(DESK_DEMO_DELAY_MS=PACED_MS)
 
 
-def resumed_steps(client: DeskClient) -> list[dict[str, Any]]:
-    return next((d.get("steps") or [] for n, d in client.events if n == "resume_thread"), [])
-
-
-def after_resume(client: DeskClient, name: str) -> list[Any]:
-    names = [n for n, _ in client.events]
-    start = names.index("resume_thread") if "resume_thread" in names else len(names)
-    return [d for n, d in client.events[start:] if n == name]
-
-
 def speaking(client: DeskClient, persona: str, ticker: str) -> bool:
     return any(m.get("streaming") and m.get("output") and m["name"] == persona and desk_of(m) == ticker
                for m in turns(client))
-
-
-async def open_thread(server: Server, thread: str, cookie: str, user: str) -> DeskClient:
-    page = DeskClient(server.base, username=user)
-    await page.connect(thread_id=thread, cookie=cookie)
-    await page.wait_for(lambda: resumed_steps(page), 20, "the stored thread")
-    return page
 
 
 async def test_a_reloaded_page_rejoins_the_comparison_to_its_card_then_can_stop_the_next(server):

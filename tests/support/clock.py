@@ -34,3 +34,8 @@ def python_path(*first: object) -> str:
     a child given only the repository would run on the real clock, a month apart from its parent)."""
     return os.pathsep.join([*(str(p) for p in first), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
                                                           if p]])
+
+
+def on_day(day: str) -> dict[str, str]:
+    """The environment of a child (a chat server) whose clock says `day`, an ISO instant, moving on from there."""
+    return {NOW: day, SET_AT: repr(time.time()), "PYTHONPATH": python_path(TRAVEL_DIR)}

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator
 from datetime import date, datetime, time
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from graph.watchlist.scheduler import WatchDesk
 from graph.watchlist.slots import run_ticker, thread_id
 from graph.watchlist.store import WatchStore
 from graph.watchlist.webhook import SIGNATURE, signature
+from tests.support.loopback import Loopback
 
 USER = "ana@example.com"
 SECRET = "s3cret-never-logged"
@@ -116,7 +116,7 @@ async def test_a_paused_watch_does_not_run(settings: Settings) -> None:
 
 
 @pytest.fixture
-async def receiver() -> AsyncIterator[dict]:
+async def receiver(loopback: Loopback) -> dict:
     """A webhook receiver on loopback: the first post answers 500, the next ones 200."""
     seen: dict = {"posts": [], "url": ""}
 
@@ -125,16 +125,8 @@ async def receiver() -> AsyncIterator[dict]:
         seen["posts"].append((body, request.headers.get(SIGNATURE, "")))
         return web.Response(status=500 if len(seen["posts"]) == 1 else 200)
 
-    app = web.Application()
-    app.router.add_post("/hooks/desk-token-123", take)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    seen["url"] = f"http://127.0.0.1:{port}/hooks/desk-token-123"
-    yield seen
-    await runner.cleanup()
+    seen["url"] = await loopback.serve("/hooks/desk-token-123", take)
+    return seen
 
 
 async def test_a_changed_call_gives_one_notice_and_one_webhook_post(settings: Settings, receiver: dict,

@@ -3,33 +3,19 @@ again with back-off and then given up with the reason; a 4xx is not tried again;
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 import pytest
 from aiohttp import web
 
 from graph.watchlist.webhook import post
-
-Handler = Callable[[web.Request], Awaitable[web.Response]]
+from tests.support.loopback import Loopback, PostHandler
 
 
 @pytest.fixture
-async def serve() -> AsyncIterator[Callable[[Handler], Awaitable[str]]]:
-    runners: list[web.AppRunner] = []
-
-    async def start(handler: Handler) -> str:
-        app = web.Application()
-        app.router.add_post("/hook", handler)
-        runner = web.AppRunner(app)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        runners.append(runner)
-        return f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}/hook"  # type: ignore[union-attr]
-
-    yield start
-    for runner in runners:
-        await runner.cleanup()
+def serve(loopback: Loopback) -> Callable[[PostHandler], Awaitable[str]]:
+    """`await serve(handler)`: a receiver on loopback answering POSTs to /hook with `handler`; its URL."""
+    return lambda handler: loopback.serve("/hook", handler)
 
 
 async def test_a_hanging_receiver_is_tried_again_then_given_up(serve) -> None:
