@@ -125,7 +125,7 @@ def without_instructions(text: str) -> str:
     fragments = instruction_fragments()
     if not text or not fragments:
         return text
-    if _CLEANED_BY != [fragments]:
+    if [fragments] != _CLEANED_BY:
         _CLEANED.clear()
         _CLEANED_BY[:] = [fragments]
     if (known := _CLEANED.get(text)) is not None:
