@@ -238,7 +238,7 @@ def cited(text: str, *, ticker: str = "") -> list[Cited]:
 def unverified(text: str, evidence: Sequence[float], *, ticker: str = "") -> list[str]:
     """The figures `text` cites that no value of `evidence` gives (each once, as written)."""
     found: list[str] = []
-    values = sorted(set(map(abs, evidence)))  # a run's hundreds of values: map and set in C, not a comprehension
+    values = sorted({abs(v) for v in evidence})
     for figure in cited(text, ticker=ticker):
         if figure.text not in found and not figure.found_in(values):
             found.append(figure.text)
