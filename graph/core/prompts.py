@@ -24,12 +24,18 @@ def _template(name: str) -> str:
 
 
 def fields_of(name: str) -> set[str]:
-    return {f for _, f, _, _ in string.Formatter().parse(_template(name)) if f}
+    return set(_fields(name))
+
+
+@cache
+def _fields(name: str) -> frozenset[str]:
+    # Read once per template (as the template itself is): every turn renders several.
+    return frozenset(f for _, f, _, _ in string.Formatter().parse(_template(name)) if f)
 
 
 def render(name: str, **fields: object) -> str:
     """Fill a prompt; a field the template names but the caller forgot is a bug, so it raises."""
-    missing = fields_of(name) - fields.keys()
+    missing = _fields(name) - fields.keys()
     if missing:
         raise KeyError(f"prompt {name!r} needs {sorted(missing)}")
     return _template(name).format(**fields).strip()
@@ -88,8 +94,28 @@ def instruction_fragments() -> tuple[str, ...]:
     return tuple(sorted(pieces, key=len, reverse=True))
 
 
+@cache
+def _by_second_word(fragments: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """The fragments by their second word. A fragment found in a sentence's plain words may begin inside
+    one of its words, but its second word is one of them whole (the words between a fragment's spaces are
+    whole words of the text), so a sentence need only be tried against the fragments its words index."""
+    index: dict[str, list[str]] = {}
+    for f in fragments:
+        index.setdefault(f.split(" ")[1], []).append(f)
+    return {word: tuple(found) for word, found in index.items()}
+
+
 def _repeats(plain: str, fragments: tuple[str, ...]) -> bool:
-    return any(f in plain for f in fragments)
+    index = _by_second_word(fragments)
+    return any(f in plain for word in set(plain.split(" ")) for f in index.get(word, ()))
+
+
+# The last texts cleaned and what they became. A turn's words are cleaned when its reply arrives (`ask`) and
+# again when it joins the conversation (`spoken`), which is its own cleaning (nothing left repeats an
+# instruction), so each result is remembered as its own too. For one set of fragments (a test may change them).
+_CLEANED: dict[str, str] = {}
+_CLEANED_BY: list[tuple[str, ...]] = []
+_CLEANED_KEPT = 64
 
 
 def without_instructions(text: str) -> str:
@@ -99,6 +125,19 @@ def without_instructions(text: str) -> str:
     fragments = instruction_fragments()
     if not text or not fragments:
         return text
+    if [fragments] != _CLEANED_BY:
+        _CLEANED.clear()
+        _CLEANED_BY[:] = [fragments]
+    if (known := _CLEANED.get(text)) is not None:
+        return known
+    out = _without(text, fragments)
+    if len(_CLEANED) >= _CLEANED_KEPT:
+        _CLEANED.clear()
+    _CLEANED[text] = _CLEANED[out] = out
+    return out
+
+
+def _without(text: str, fragments: tuple[str, ...]) -> str:
     kept_lines = []
     for line in text.split("\n"):
         sentences = _SENTENCE_END.split(line)

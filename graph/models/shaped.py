@@ -20,7 +20,8 @@ from typing import Any, Generic, Literal, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
-from langchain_core.runnables import Runnable, RunnableConfig
+from langchain_core.runnables import Runnable, RunnableConfig, RunnableSequence, RunnableWithFallbacks
+from langchain_core.runnables.passthrough import RunnableAssign
 from pydantic import BaseModel, ValidationError
 
 from ..core.usage import Meter
@@ -142,10 +143,36 @@ async def _call(form: Runnable[Any, Any], schema: type[T], prompt: list[BaseMess
     if method == "json_object":
         reply: BaseMessage = await form.with_config(config).ainvoke(prompt)
         return _parsed(schema, reply.content), reply
+    if (parts := _parts(form)) is not None:
+        model, parser = parts
+        raw_reply: BaseMessage = await model.ainvoke(prompt, config)
+        try:
+            value = parser.invoke({"raw": raw_reply}, config)
+        except Exception:  # as the form's fallback: a reply that does not fill the schema is no answer
+            value = None
+        return (value if isinstance(value, schema) else None), raw_reply
     out = await form.with_config(config).ainvoke(prompt)
     raw = out.get("raw") if isinstance(out, dict) else None
     parsed = out.get("parsed") if isinstance(out, dict) else None
     return (parsed if isinstance(parsed, schema) else None), (raw if isinstance(raw, BaseMessage) else None)
+
+
+def _parts(form: Runnable[Any, Any]) -> tuple[Runnable[Any, Any], Runnable[Any, Any]] | None:
+    """The model and the parser of a `with_structured_output(..., include_raw=True)` form (LangChain's and
+    langchain-openai's: `RunnableMap(raw=model) | RunnablePassthrough.assign(parsed=itemgetter("raw") | parser,
+    parsing_error=...).with_fallbacks(...)`), to be called one after the other; None for any other shape.
+    Awaited whole, the form ran its plain functions (the raw reply's getter, the parser, the error's default)
+    in LangChain's thread pool: three hops to a worker thread and back between the judge's structured reply
+    and the end of its step. Called here, the parser runs on the loop (microseconds of work), with the same
+    result: the reply parsed into the schema, or no answer when it does not parse."""
+    first, last = getattr(form, "first", None), getattr(form, "last", None)
+    steps = getattr(first, "steps__", None)
+    assign = getattr(last, "runnable", None) if isinstance(last, RunnableWithFallbacks) else None
+    parsed = getattr(getattr(assign, "mapper", None), "steps__", {}).get("parsed")
+    if not isinstance(form, RunnableSequence) or not isinstance(steps, dict) or list(steps) != ["raw"] \
+            or not isinstance(assign, RunnableAssign) or not isinstance(parsed, Runnable):
+        return None
+    return steps["raw"], parsed
 
 
 # A grammar (json_object) decodes until the schema is complete: a small model fills a free string until

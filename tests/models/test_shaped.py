@@ -216,3 +216,39 @@ async def test_a_models_structured_form_is_built_once_and_asks_the_same_each_tim
     assert len(first) == 1 and again == first and first[0]["max_tokens"] == settings.ruling_tokens
     assert (await desk.state())["final_decision"].read == "json_schema"
     assert built and len(built) == len(set(built))  # each model's (schema, method) built once
+
+
+@pytest.mark.parametrize("method", ["json_schema", "function_calling"])
+async def test_every_structured_form_is_called_as_its_model_then_its_parser(method):
+    # Awaited whole, LangChain's form ran its plain functions in a thread pool (three hops between the judge's
+    # structured reply and the end of its step); the desk calls its model, then its parser on the loop
+    # (graph/models/shaped.py `_parts`). Each form the desk builds has that shape, and a reply the parser
+    # refuses is no answer, as the form's own fallback made it.
+    from langchain_openai import ChatOpenAI
+
+    from graph.core.state import Ruling
+    from graph.models import shaped
+
+    models = [ScriptedChatModel()]
+    if method == "json_schema":
+        models = [ChatOpenAI(model="m", api_key="k", base_url="http://127.0.0.1:9/v1")]
+    for model in models:
+        parts = shaped._parts(shaped._formed(model, Ruling, method))
+        assert parts is not None
+        _, parser = parts
+        try:
+            refused = parser.invoke({"raw": AIMessage(content="not the schema")})
+        except Exception:
+            refused = None
+        assert refused is None
+    reply = AIMessage(content="", tool_calls=[{"name": "Ruling", "id": "1", "args": {
+        "signal": "SELL", "position_size": "1%", "entry": "n/a", "stop": "n/a", "horizon": "1 week",
+        "confidence": 0.4, "rationale": "r"}}])
+    form = shaped._formed(ScriptedChatModel(script=lambda *_: reply), Ruling, "function_calling")
+    value, raw = await shaped._call(form, Ruling, [], "function_calling", {})
+    assert value == Ruling(signal="SELL", position_size="1%", entry="n/a", stop="n/a", horizon="1 week",
+                           confidence=0.4, rationale="r") and raw is not None
+    form = shaped._formed(ScriptedChatModel(script=lambda *_: AIMessage(content="no tool")), Ruling,
+                          "function_calling")
+    value, raw = await shaped._call(form, Ruling, [], "function_calling", {})
+    assert value is None and raw is not None and raw.content == "no tool"

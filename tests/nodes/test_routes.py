@@ -39,12 +39,13 @@ async def test_every_route_reads_only_route_state_and_routes_as_with_the_whole_s
     desk = desk_factory(parallel_analysts=parallel)
     await desk.ask("should I buy NVDA today?", analysts=["market", "news"], debate_rounds=rounds, risk_rounds=rounds)
     states = [s.values async for s in desk.graph.aget_state_history(desk.config)]
-    routes = [spec.path.func for branches in desk.graph.builder.branches.values() for spec in branches.values()]
+    # The routes are coroutines (builder.py): LangGraph keeps one as the path's afunc.
+    routes = [spec.path.afunc for branches in desk.graph.builder.branches.values() for spec in branches.values()]
     assert len(states) > 8 and routes
     keys = set(RouteState.__annotations__)
     for values in states:
         for route in routes:
             reads = Reads(values)
-            picked = route(reads)
+            picked = await route(reads)
             assert reads.read <= keys, (route.__name__, reads.read - keys)
-            assert route({k: v for k, v in values.items() if k in keys}) == picked
+            assert await route({k: v for k, v in values.items() if k in keys}) == picked
