@@ -102,13 +102,16 @@
   document.addEventListener("input", (event) => {
     if (event.target && event.target.id === "chat-input") remember(event.target);
   }, true);
-  // Sent: Chainlit took the Enter (it prevents its default) with the send button enabled, or the button was
-  // pressed (a disabled one has no clicks). After Chainlit's own handlers, before it draws the message sent.
+  // Sent, so not carried: an Enter Chainlit sends with (no Shift, no word being composed, no list of commands open
+  // to pick from, the send button there and enabled: a Stop in its place or a disabled one sends nothing), or a
+  // press of the button (a disabled one has no clicks). Told before Chainlit's own handlers: the chat it draws
+  // with the message sent (and the new composer) comes before the event reaches the window's listeners.
   window.addEventListener("keydown", (event) => {
-    if (event.key !== "Enter" || !event.defaultPrevented || !event.target || event.target.id !== "chat-input") return;
+    if (event.key !== "Enter" || event.shiftKey || event.isComposing || !event.target) return;
+    if (event.target.id !== "chat-input" || document.querySelector(".command-item")) return;
     const submit = document.getElementById("chat-submit");
-    if (submit && !submit.disabled) carried = null; // no send button (a Stop in its place) or a disabled one: not sent
-  });
+    if (submit && !submit.disabled) carried = null;
+  }, true);
   document.addEventListener("click", (event) => {
     if (event.target && event.target.closest && event.target.closest("#chat-submit")) carried = null;
   }, true);
