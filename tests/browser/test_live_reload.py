@@ -118,7 +118,8 @@ def test_a_reload_right_after_asking_lands_on_the_running_thread(paced_page: Pag
     stop = page.locator("#desk-stop")
     expect(stop).to_be_in_viewport()
     # Stopped, so that the run does not go on beside the next test's on the shared paced server (a page of that
-    # test, its connection cut, once lost what was being typed while the two runs shared the machine).
+    # test, its connection cut, once lost what was being typed while the two runs shared the machine: the server,
+    # slow to send the thread back, left the draft in a composer Chainlit then threw away; see HOLD_AFTER_RESUME).
     stop.click()
     expect(stop).to_be_hidden(timeout=30_000)
 
