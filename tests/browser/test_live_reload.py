@@ -173,12 +173,16 @@ def test_a_connection_that_drops_then_a_page_that_goes_offline_mid_run_come_back
         for persona in PERSONA_ORDER:  # each turn once
             expect(persona_messages(page, persona)).to_have_count(1)
         expect(page.locator("#desk-stop")).to_be_hidden()
+        composer = page.locator("#chat-input")
+        expect(composer).to_have_value("and the options market? And the VIX?")  # through the second reload too
         # The run is over (on a slow page the stage list's last update can come after the Stop
         # button goes): another drop is not worth a reload.
         page.wait_for_function("() => !window.deskRunShowing()", timeout=30_000)
         page.evaluate("window.deskTestMark = 1")
         before = relay.accepted
         relay.cut(down_s=1)
+        composer.press("End")
+        composer.press_sequentially(" Then AMD.")  # typed while the socket is down and coming back
         deadline = 30_000
         while relay.accepted == before and deadline > 0:  # until socket.io has reconnected
             page.wait_for_timeout(250)
@@ -186,6 +190,7 @@ def test_a_connection_that_drops_then_a_page_that_goes_offline_mid_run_come_back
         assert relay.accepted > before, "the page did not reconnect"
         page.wait_for_timeout(1_000)
         assert page.evaluate("window.deskTestMark") == 1, "the page reloaded with no run to catch up on"
+        expect(composer).to_have_value("and the options market? And the VIX? Then AMD.")
     finally:
         context.close()
         relay.stop()
