@@ -17,9 +17,12 @@ from .person import (
     Site,
     ask,
     decision_card,
+    hold_next_resume,
     persona_messages,
+    release_resume,
     wait_for_decision,
     wait_until_connected,
+    wait_while_held,
 )
 from .test_follow import VIEW, newest_in_view
 
@@ -28,37 +31,6 @@ THREAD_URL = re.compile(r"/thread/[0-9a-f-]{36}$")
 PERSONA_ORDER = ["Market Analyst", "Social Analyst", "News Analyst", "Fundamentals Analyst", "Bull Researcher",
                  "Bear Researcher", "Research Manager", "Trader", "Risky Analyst", "Safe Analyst",
                  "Neutral Analyst", "Risk Judge"]
-# A busy server, as the page sees it reopening a thread: Chainlit's server says which thread it is (a
-# first_interaction, "resume"), runs the app's on_chat_resume, and only then sends the thread (resume_thread);
-# meanwhile the page draws an empty chat with a composer of its own (the welcome screen's). On a loaded machine
-# that takes a second or more. A page that loads with sessionStorage "desk-test-hold" set (the flag goes with
-# the first load) hands its socket's messages from that first_interaction on to the page only once
-# window.deskTestRelease() is called, in order; it runs before desk.js, so this is where the messages arrive late.
-HOLD_AFTER_RESUME = """(() => {
-  if (!sessionStorage.getItem('desk-test-hold')) return;
-  sessionStorage.removeItem('desk-test-hold');
-  const property = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'onmessage');
-  let held = null, release = null;
-  window.deskTestRelease = () => { if (release) release(); else held = undefined; };
-  Object.defineProperty(WebSocket.prototype, 'onmessage', {
-    configurable: true,
-    enumerable: property.enumerable,
-    get() { return property.get.call(this); },
-    set(handler) {
-      if (typeof handler !== 'function') { property.set.call(this, handler); return; }
-      property.set.call(this, (event) => {
-        if (held) { held.push(event); return; }
-        handler.call(this, event);
-        if (held === null && typeof event.data === 'string'
-            && event.data.startsWith('42["first_interaction",{"interaction":"resume"')) {
-          held = [];
-          window.deskTestHolding = true;
-          release = () => { const events = held; held = undefined; events.forEach((e) => handler.call(this, e)); };
-        }
-      });
-    },
-  });
-})();"""
 
 
 def stage_list(page: Page):
@@ -119,7 +91,7 @@ def test_a_reload_right_after_asking_lands_on_the_running_thread(paced_page: Pag
     expect(stop).to_be_in_viewport()
     # Stopped, so that the run does not go on beside the next test's on the shared paced server (a page of that
     # test, its connection cut, once lost what was being typed while the two runs shared the machine: the server,
-    # slow to send the thread back, left the draft in a composer Chainlit then threw away; see HOLD_AFTER_RESUME).
+    # slow to send the thread back, left the draft in a composer Chainlit then threw away; see person.py HOLD_AFTER_RESUME).
     stop.click()
     expect(stop).to_be_hidden(timeout=30_000)
 
@@ -132,11 +104,10 @@ def test_a_connection_that_drops_then_a_page_that_goes_offline_mid_run_come_back
     itself goes offline (Wi-Fi off): socket.io closes the socket on its own, with no goodbye to the server; back
     online, the page reloads onto the thread and has the whole run. A drop with no run going on leaves the page as
     it is (nothing was missed). One paced run for both faults (each took one of its own). The page reloaded after
-    the drop meets a server slow to send the thread back (HOLD_AFTER_RESUME), as on a loaded machine: what was
+    the drop meets a server slow to send the thread back (person.py HOLD_AFTER_RESUME), as on a loaded machine: what was
     being typed, and what is typed while the thread is on its way, ends in the composer under the thread."""
     relay = Relay(paced_desk.server.port)
     context = browser.new_context(viewport=VIEWPORT, storage_state=str(paced_desk.state))
-    context.add_init_script(HOLD_AFTER_RESUME)
     try:
         page = context.new_page()
         page.goto(relay.base)
@@ -145,17 +116,17 @@ def test_a_connection_that_drops_then_a_page_that_goes_offline_mid_run_come_back
         expect(persona_messages(page, "Bull Researcher").first).to_be_visible(timeout=120_000)
         expect(page).to_have_url(THREAD_URL)
         page.locator("#chat-input").fill("and the options market?")
-        page.evaluate("sessionStorage.setItem('desk-test-hold', '1')")  # the reloaded page meets a busy server
+        hold_next_resume(page)  # the reloaded page meets a busy server
         relay.cut(down_s=4)
         # The reloaded page waits for the thread with an empty chat whose composer has the draft back, and the
         # person goes on typing there; then the thread comes, with a composer of its own (the draft went with the
         # first one, once in a loaded CI run).
-        page.wait_for_function("() => window.deskTestHolding === true", timeout=60_000)
+        wait_while_held(page)
         waiting = page.locator("#welcome-screen #chat-input")
         expect(waiting).to_have_value("and the options market?")
         waiting.press("End")
         waiting.press_sequentially(" And the VIX?")
-        page.evaluate("window.deskTestRelease()")
+        release_resume(page)
         # Back: the turns said in the gap, each once (none lost, none shown twice), and the run goes on here.
         expect(persona_messages(page, "Research Manager").first).to_be_visible(timeout=120_000)
         for persona in PERSONA_ORDER[:PERSONA_ORDER.index("Research Manager") + 1]:
