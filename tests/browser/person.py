@@ -28,12 +28,12 @@ PASSWORD = "desk"
 # A busy server, as the page sees it reopening a thread: Chainlit's server says which thread it is (a
 # first_interaction, "resume"), runs the app's on_chat_resume, and only then sends the thread (resume_thread);
 # meanwhile the page draws an empty chat with a composer of its own (the welcome screen's). On a loaded machine
-# that takes a second or more. A page that loads with sessionStorage "desk-test-hold" set (the flag goes with
-# the first load) hands its socket's messages from that first_interaction on to the page only once
-# window.deskTestRelease() is called, in order; it runs before desk.js, so this is where the messages arrive late.
+# that takes a second or more. A page that loads with sessionStorage "desk-test-hold" set (the flag goes once
+# a page has held) hands its socket's messages from that first_interaction on to the page only once
+# window.deskTestRelease() is called, in order; it runs before desk.js, so this is where the messages arrive late
+# (hold_next_resume adds it to the context each time: a page holds once).
 HOLD_AFTER_RESUME = """(() => {
-  if (!sessionStorage.getItem('desk-test-hold')) return;
-  sessionStorage.removeItem('desk-test-hold');
+  if (!sessionStorage.getItem('desk-test-hold') || window.deskTestRelease) return;  // once a page
   const property = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'onmessage');
   let held = null, release = null;
   window.deskTestRelease = () => { if (release) release(); else held = undefined; };
@@ -49,6 +49,7 @@ HOLD_AFTER_RESUME = """(() => {
         if (held === null && typeof event.data === 'string'
             && event.data.startsWith('42["first_interaction",{"interaction":"resume"')) {
           held = [];
+          sessionStorage.removeItem('desk-test-hold');
           window.deskTestHolding = true;
           release = () => { const events = held; held = undefined; events.forEach((e) => handler.call(this, e)); };
         }

@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 from tests.support.proxy import Relay
 
 from .person import (
+    FAILURES,
     VIEWPORT,
     Browser,
     Page,
@@ -91,7 +92,8 @@ def test_a_reload_right_after_asking_lands_on_the_running_thread(paced_page: Pag
     expect(stop).to_be_in_viewport()
     # Stopped, so that the run does not go on beside the next test's on the shared paced server (a page of that
     # test, its connection cut, once lost what was being typed while the two runs shared the machine: the server,
-    # slow to send the thread back, left the draft in a composer Chainlit then threw away; see person.py HOLD_AFTER_RESUME).
+    # slow to send the thread back, left the draft in a composer Chainlit then threw away; person.py
+    # HOLD_AFTER_RESUME).
     stop.click()
     expect(stop).to_be_hidden(timeout=30_000)
 
@@ -108,8 +110,8 @@ def test_a_connection_that_drops_then_a_page_that_goes_offline_mid_run_come_back
     being typed, and what is typed while the thread is on its way, ends in the composer under the thread."""
     relay = Relay(paced_desk.server.port)
     context = browser.new_context(viewport=VIEWPORT, storage_state=str(paced_desk.state))
+    page = context.new_page()
     try:
-        page = context.new_page()
         page.goto(relay.base)
         wait_until_connected(page)
         ask(page, "Should I buy NVDA today?")
@@ -162,6 +164,10 @@ def test_a_connection_that_drops_then_a_page_that_goes_offline_mid_run_come_back
         page.wait_for_timeout(1_000)
         assert page.evaluate("window.deskTestMark") == 1, "the page reloaded with no run to catch up on"
         expect(composer).to_have_value("and the options market? And the VIX? Then AMD.")
+    except Exception:
+        FAILURES.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(FAILURES / "drop-then-offline.png"))
+        raise
     finally:
         context.close()
         relay.stop()

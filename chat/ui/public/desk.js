@@ -76,7 +76,9 @@
   // draft put back after a reload (lost once in a loaded CI run), or what the person typed while the thread was
   // on its way. What that composer holds on a thread's page, unsent, is put into the one that takes its place,
   // as it appears (before the person can type into it).
-  let carried = null; // {path, text}: in the welcome screen's composer on a thread's page, not sent
+  // {path, box}: the welcome screen's composer typed into on a thread's page, not sent. Its words are read off
+  // it when it has gone: React leaves a composer it takes away as it was (a command picked, a favourite put in).
+  let carried = null;
   let composers = null; // watches for the composer that takes its place while something is carried
   function fill(input, text) {
     // The composer is React's: set the value as typing would, so React sees it.
@@ -85,16 +87,17 @@
   }
   function carry() {
     const input = document.getElementById("chat-input");
-    if (carried && carried.path === window.location.pathname && (!input || input.closest("#welcome-screen"))) return;
-    if (carried && carried.path === window.location.pathname && !input.value) fill(input, carried.text);
+    const here = carried && carried.path === window.location.pathname;
+    if (here && (!input || input.closest("#welcome-screen"))) return;
+    if (here && !input.value && carried.box.value) fill(input, carried.box.value);
     carried = null; // delivered, or the page went to another thread or a new chat
     composers.disconnect();
     composers = null;
   }
   function remember(input) {
     if (!input.closest("#welcome-screen") || !window.location.pathname.startsWith("/thread/")) return;
-    carried = input.value ? { path: window.location.pathname, text: input.value } : null;
-    if (carried && !composers) {
+    carried = { path: window.location.pathname, box: input };
+    if (!composers) {
       composers = new MutationObserver(carry);
       composers.observe(document, { childList: true, subtree: true });
     }
