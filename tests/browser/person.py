@@ -25,6 +25,39 @@ FAILURES = ROOT / ".data" / "browser-failures"
 VIEWPORT = {"width": 1440, "height": 900}
 PASSWORD = "desk"
 
+# A busy server, as the page sees it reopening a thread: Chainlit's server says which thread it is (a
+# first_interaction, "resume"), runs the app's on_chat_resume, and only then sends the thread (resume_thread);
+# meanwhile the page draws an empty chat with a composer of its own (the welcome screen's). On a loaded machine
+# that takes a second or more. A page that loads with sessionStorage "desk-test-hold" set (the flag goes once
+# a page has held) hands its socket's messages from that first_interaction on to the page only once
+# window.deskTestRelease() is called, in order; it runs before desk.js, so this is where the messages arrive late
+# (hold_next_resume adds it to the context each time: a page holds once).
+HOLD_AFTER_RESUME = """(() => {
+  if (!sessionStorage.getItem('desk-test-hold') || window.deskTestRelease) return;  // once a page
+  const property = Object.getOwnPropertyDescriptor(WebSocket.prototype, 'onmessage');
+  let held = null, release = null;
+  window.deskTestRelease = () => { if (release) release(); else held = undefined; };
+  Object.defineProperty(WebSocket.prototype, 'onmessage', {
+    configurable: true,
+    enumerable: property.enumerable,
+    get() { return property.get.call(this); },
+    set(handler) {
+      if (typeof handler !== 'function') { property.set.call(this, handler); return; }
+      property.set.call(this, (event) => {
+        if (held) { held.push(event); return; }
+        handler.call(this, event);
+        if (held === null && typeof event.data === 'string'
+            && event.data.startsWith('42["first_interaction",{"interaction":"resume"')) {
+          held = [];
+          sessionStorage.removeItem('desk-test-hold');
+          window.deskTestHolding = true;
+          release = () => { const events = held; held = undefined; events.forEach((e) => handler.call(this, e)); };
+        }
+      });
+    },
+  });
+})();"""
+
 
 @dataclass
 class Site:
@@ -92,6 +125,22 @@ def open_page(browser: Browser, site: Site) -> tuple[BrowserContext, Page]:
     page.goto(site.base)
     wait_until_connected(page)
     return context, page
+
+
+def hold_next_resume(page: Page) -> None:
+    """The page's next load meets a server slow to send the thread back (HOLD_AFTER_RESUME)."""
+    page.context.add_init_script(HOLD_AFTER_RESUME)
+    page.evaluate("sessionStorage.setItem('desk-test-hold', '1')")
+
+
+def wait_while_held(page: Page) -> None:
+    """Until the reloaded page has been told its thread and waits for it."""
+    page.wait_for_function("() => window.deskTestHolding === true", timeout=60_000)
+
+
+def release_resume(page: Page) -> None:
+    """The thread, and everything after it, comes."""
+    page.evaluate("window.deskTestRelease()")
 
 
 def wait_until_connected(page: Page) -> None:

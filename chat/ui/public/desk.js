@@ -69,19 +69,71 @@
       window.location.reload();
     });
   }
+  // Words in the composer outlive Chainlit's swap of composers. A thread's page first draws an empty chat, with
+  // the welcome screen's composer, from the moment the server names the thread until the thread's messages come
+  // (Chainlit's resume_thread, sent after the app's on_chat_resume: a second or more on a busy server); then the
+  // composer under the messages takes its place, empty, and the welcome screen's goes with what it held: the
+  // draft put back after a reload (lost once in a loaded CI run), or what the person typed while the thread was
+  // on its way. What that composer holds on a thread's page, unsent, is put into the one that takes its place,
+  // as it appears (before the person can type into it).
+  // {path, box}: the welcome screen's composer typed into on a thread's page, not sent. Its words are read off
+  // it when it has gone: React leaves a composer it takes away as it was (a command picked, a favourite put in).
+  let carried = null;
+  let composers = null; // watches for the composer that takes its place while something is carried
+  function fill(input, text) {
+    // The composer is React's: set the value as typing would, so React sees it.
+    Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set.call(input, text);
+    input.dispatchEvent(new Event("input", { bubbles: true }));
+  }
+  function carry() {
+    const input = document.getElementById("chat-input");
+    const here = carried && carried.path === window.location.pathname;
+    if (here && (!input || input.closest("#welcome-screen"))) return;
+    if (here && !input.value && carried.box.value) fill(input, carried.box.value);
+    carried = null; // delivered, or the page went to another thread or a new chat
+    composers.disconnect();
+    composers = null;
+  }
+  function remember(input) {
+    if (!input.closest("#welcome-screen") || !window.location.pathname.startsWith("/thread/")) return;
+    carried = { path: window.location.pathname, box: input };
+    if (!composers) {
+      composers = new MutationObserver(carry);
+      composers.observe(document, { childList: true, subtree: true });
+    }
+  }
+  document.addEventListener("input", (event) => {
+    if (event.target && event.target.id === "chat-input") remember(event.target);
+  }, true);
+  // Sent, so not carried: an Enter Chainlit sends with (no Shift, no word being composed, no list of commands open
+  // to pick from, the send button there and enabled: a Stop in its place or a disabled one sends nothing), or a
+  // press of the button (a disabled one has no clicks). Told before Chainlit's own handlers: the chat it draws
+  // with the message sent (and the new composer) comes before the event reaches the window's listeners.
+  window.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" || event.shiftKey || event.isComposing || !event.target) return;
+    if (event.target.id !== "chat-input" || document.querySelector(".command-item")) return;
+    const submit = document.getElementById("chat-submit");
+    if (submit && !submit.disabled) carried = null;
+  }, true);
+  document.addEventListener("click", (event) => {
+    if (event.target && event.target.closest && event.target.closest("#chat-submit")) carried = null;
+  }, true);
+
+  // After a reload, the draft goes into the first composer that appears (the welcome screen's, from which it is
+  // carried as above); it stays in sessionStorage until then.
   function restoreDraft() {
     const draft = sessionStorage.getItem(DRAFT);
     const input = document.getElementById("chat-input");
-    if (draft === null || !input) return draft !== null;
+    if (draft === null || !input) return draft === null;
     sessionStorage.removeItem(DRAFT);
-    // The composer is React's: set the value as typing would, so React sees it.
-    Object.getOwnPropertyDescriptor(HTMLTextAreaElement.prototype, "value").set.call(input, draft);
-    input.dispatchEvent(new Event("input", { bubbles: true }));
-    return false;
+    fill(input, draft);
+    return true;
   }
-  if (sessionStorage.getItem(DRAFT) !== null) {
-    let tries = 150; // 30 s: the composer is not coming (a login expired meanwhile)
-    const timer = setInterval(() => { if (!restoreDraft() || --tries <= 0) clearInterval(timer); }, 200);
+  if (!restoreDraft()) {
+    const first = new MutationObserver(() => { if (restoreDraft()) first.disconnect(); });
+    first.observe(document, { childList: true, subtree: true });
+    // 30 s: the composer is not coming (a login expired meanwhile); the draft stays for the next load.
+    setTimeout(() => first.disconnect(), 30000);
   }
 
   // The run's stage list (chat/views/stages.py): drawn beside the chat as plain elements, where
