@@ -191,6 +191,7 @@ class ChatRun(ThreadTask):
         self.acks: dict[int, tuple[cl.Message, list[str], str | None]] = {}
         self.analysing: dict[str, Any] | None = None  # the ticker and date of the run's analysis
         self.began = clock.now()  # when it began (thread_names.py: the thread's name says it)
+        self._naming: asyncio.Task[None] | None = None  # the running name being written (`_name_soon`)
         self.closing = False   # the run is past its last event: a note now would find no reader
         # The database went away for longer than a blip (graph/persistence/outages.py): the run stopped and waits
         # for it, then resumes by itself; what the user types meanwhile is kept here until it can be posted.
@@ -475,13 +476,13 @@ class ChatRun(ThreadTask):
         """Stream the run's events to the pages, naming the thread after its analysis."""
         if turn.resumed is not None:  # resume: the plan and who already spoke come from the checkpoint
             renderer.plan, renderer.started = turn.plan, turn.plan.spoken(turn.resumed)
-            await quietly(self._name(turn.resumed, NAME_RUNNING))
+            self._name_soon(turn.resumed, NAME_RUNNING)
         quick, deep = nxt.models or (None, None)
         context = turn.desk.context(quick_model=quick, deep_model=deep, user=self.user, source="chat")
         async for ev in turn.events(context):
             await renderer.handle(ev)
             if isinstance(ev, NodeDone) and ev.node == "coordinator":
-                await quietly(self._name(ev.update, NAME_RUNNING, _asked(turn)))
+                self._name_soon(ev.update, NAME_RUNNING, _asked(turn))
         await renderer.close_open()
 
     async def _cut_short(self, renderer: Renderer, suffix: str, status: str) -> str:
@@ -524,6 +525,7 @@ class ChatRun(ThreadTask):
         """The decision's card, and the thread named after it."""
         state = await self.service.state(self.thread_id)
         await show_decision(self.thread_id, state, self.service.vendor)
+        await self._named()
         await quietly(name_thread(self.thread_id, state, at=self.began if self.analysing else None))
 
     async def _name(self, values: dict[str, Any] | None, status: str, asked: str = "") -> None:
@@ -532,10 +534,32 @@ class ChatRun(ThreadTask):
         coordinator read a thread's first message as no analysis; a decision names it after the card."""
         if not values:
             return
+        await self._named()
+        self._track(values)
+        await self._write_name(values, status, asked)
+
+    def _name_soon(self, values: dict[str, Any] | None, status: str, asked: str = "") -> None:
+        """`_name` in a task of its own, for the run's name while it runs: naming reads the history once its
+        queued writes are stored (the other threads' names), which on a busy server held up the run's
+        events, its first words among them, for as long as every chat's writes took. A later name waits
+        for it (`_named`), so the running name never lands after the stopped or the decided one."""
+        if not values:
+            return
+        self._track(values)
+        self._naming = asyncio.create_task(quietly(self._write_name(values, status, asked)))
+
+    async def _named(self) -> None:
+        if self._naming is not None:
+            await quietly(asyncio.shield(self._naming))  # a stop of the one waiting does not cut the name short
+            self._naming = None
+
+    def _track(self, values: dict[str, Any]) -> None:
         if values.get("intent", "analyze") == "analyze" and values.get("ticker"):
             if self.analysing is None:
                 self.began = clock.now()
             self.analysing = values
+
+    async def _write_name(self, values: dict[str, Any], status: str, asked: str) -> None:
         await name_thread(self.thread_id, await self.service.state(self.thread_id), values, status=status,
                           asked=asked, at=self.began if self.analysing else None)
 
