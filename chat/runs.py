@@ -546,7 +546,13 @@ class ChatRun(ThreadTask):
         if not values:
             return
         self._track(values)
-        self._naming = asyncio.create_task(quietly(self._write_name(values, status, asked)))
+        earlier = self._naming
+
+        async def write() -> None:
+            if earlier is not None:  # names land in the order they were given
+                await quietly(asyncio.shield(earlier))
+            await self._write_name(values, status, asked)
+        self._naming = asyncio.create_task(quietly(write()))
 
     async def _named(self) -> None:
         if self._naming is not None:
