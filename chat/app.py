@@ -51,7 +51,17 @@ from chat.web.programs import ProgramAuth
 from chat.web.serving import Serving, keep_session_files
 from chat.web.startup import prepare
 from chat.web.tokens import CLIENT_ADDRESS
-from graph import DESK, DatabaseUnavailable, PersonalTokens, Settings, Situation, clock, route, word_list
+from graph import (
+    DESK,
+    DatabaseUnavailable,
+    PersonalTokens,
+    Settings,
+    Situation,
+    clock,
+    route,
+    settle_heap,
+    word_list,
+)
 
 # Before the loop starts: Chainlit's nest_asyncio left asyncio's Python tasks, and its Message and Step
 # constructors sleep 1 ms on the loop (chat/web/event_loop.py says why neither is needed).
@@ -110,6 +120,7 @@ async def startup():
     (await SERVICE.runtime()).start_settling()
     await WATCHES.start()  # scheduled runs in this server (DESK_WATCH=off: not in this process)
     await MCP.start()  # MCP sessions at /mcp
+    settle_heap()  # what the process has loaded by now is out of every full garbage collection (graph/core/heap.py)
 
 
 @cl.on_app_shutdown

@@ -49,6 +49,7 @@ from .core.events import (
     ToolStarted,
     TurnRestarted,
 )
+from .core.heap import settle_heap
 from .core.links import inert_links
 from .core.personas import (
     ALL_PERSONAS,
@@ -312,6 +313,7 @@ __all__ = [
     "run_total",
     "scored",
     "settings_days",
+    "settle_heap",
     "side_by_side",
     "sqlalchemy_url",
     "stopwatch",

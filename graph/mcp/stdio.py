@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from ..core.context import LOCAL_USER
 from ..core.errors import explain
+from ..core.heap import settle_heap
 from ..core.settings import Settings
 from ..runtime.desk import DeskRuntime
 from .server import build_server
@@ -39,6 +40,7 @@ def _parser() -> argparse.ArgumentParser:
 async def serve(settings: Settings, user: str, today: date | None, protocol_out: TextIOWrapper) -> None:
     async with DeskRuntime.open(settings) as desk:
         server = build_server(DeskService(desk, user, today))
+        settle_heap()  # a long-lived server: what it has loaded is out of every full collection (core/heap.py)
         stdout = anyio.wrap_file(protocol_out)
         async with stdio_server(stdout=stdout) as (read, write):
             await server.run(read, write, server.create_initialization_options())
