@@ -103,8 +103,11 @@
     composers = null;
   }
   // A thread's page whose thread has not come yet: the welcome screen there is a new chat's, drawn while it waits.
-  const waiting = window.deskThreadComing = (node) =>
-    !!node.closest("#welcome-screen") && window.location.pathname.startsWith("/thread/");
+  // Until Chainlit has been handed the thread (resume_thread, or its error), not only while the welcome screen is
+  // there: a thread with no message of a kind Chainlit counts would keep it, and sends would wait for ever.
+  let shown = null; // the address of the last thread Chainlit was handed (deliver below)
+  const waiting = window.deskThreadComing = (node) => !!node.closest("#welcome-screen")
+    && window.location.pathname.startsWith("/thread/") && shown !== window.location.pathname;
   function remember(input) {
     if (!waiting(input)) return;
     if (carried && carried.box === input) return;
@@ -270,6 +273,7 @@
         const firsts = [];
         for (const event of batch) {
           try { handler.call(socket, event); } catch (error) { setTimeout(() => { throw error; }); }
+          if (typeof event.data === "string" && event.data.startsWith('42["resume_thread')) shown = location.pathname;
           if (typeof event.data === "string" && event.data.startsWith('42["first_interaction"')) firsts.push(event);
         }
         // After React has rendered the batch (the chat knows its thread by then).
