@@ -273,8 +273,9 @@
         const firsts = [];
         for (const event of batch) {
           try { handler.call(socket, event); } catch (error) { setTimeout(() => { throw error; }); }
-          if (typeof event.data === "string" && event.data.startsWith('42["resume_thread')) shown = location.pathname;
-          if (typeof event.data === "string" && event.data.startsWith('42["first_interaction"')) firsts.push(event);
+          if (typeof event.data !== "string") continue;
+          if (event.data.startsWith('42["resume_thread')) shown = window.location.pathname; // and its _error
+          if (event.data.startsWith('42["first_interaction"')) firsts.push(event);
         }
         // After React has rendered the batch (the chat knows its thread by then).
         setTimeout(() => {
