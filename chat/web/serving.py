@@ -54,7 +54,8 @@ PRELOAD = sorted("/assets/" + p.name for p in (Path(cl.__file__).parent / "front
 # The page's own words (public/desk.js) in the page's language: the catalogue's keys, as desk.js names them.
 PAGE_WORDS = {"badge": "chat.badge", "badge_title": "chat.badge_title", "stop": "chat.stop_button",
               "stop_title": "chat.stop_button_title", "stages": "chat.stages", "login_title": "chat.login_title",
-              "user_name": "chat.login_user", "user_name_placeholder": "chat.login_user_placeholder"}
+              "user_name": "chat.login_user", "user_name_placeholder": "chat.login_user_placeholder",
+              "thread_loading": "chat.thread_loading"}
 # The languages whose catalogue words a run's Stop action (prompts/words_<code>.md; Traditional converted):
 # desk.js finds the action by its label and words its own Stop button as the thread does, whatever the page's.
 # 停止 is the label in both Chinese scripts: the later, Simplified, words it.

@@ -90,13 +90,28 @@
     const here = carried && carried.path === window.location.pathname;
     if (here && (!input || input.closest("#welcome-screen"))) return;
     if (here && !input.value && carried.box.value) fill(input, carried.box.value);
+    if (here && carried.send) {
+      // Sent while waiting (held below): it goes now, once, from the composer under the thread, after React has
+      // taken in the words. A run going on shows Stop in the send button's place: the words stay to be sent.
+      setTimeout(() => {
+        const submit = document.getElementById("chat-submit");
+        if (submit && !submit.disabled) submit.click();
+      }, 0);
+    }
     carried = null; // delivered, or the page went to another thread or a new chat
     composers.disconnect();
     composers = null;
   }
+  // A thread's page whose thread has not come yet: the welcome screen there is a new chat's, drawn while it waits.
+  // Until Chainlit has been handed the thread (resume_thread, or its error), not only while the welcome screen is
+  // there: a thread with no message of a kind Chainlit counts would keep it, and sends would wait for ever.
+  let shown = null; // the address of the last thread Chainlit was handed (deliver below)
+  const waiting = window.deskThreadComing = (node) => !!node.closest("#welcome-screen")
+    && window.location.pathname.startsWith("/thread/") && shown !== window.location.pathname;
   function remember(input) {
-    if (!input.closest("#welcome-screen") || !window.location.pathname.startsWith("/thread/")) return;
-    carried = { path: window.location.pathname, box: input };
+    if (!waiting(input)) return;
+    if (carried && carried.box === input) return;
+    carried = { path: window.location.pathname, box: input, send: false };
     if (!composers) {
       composers = new MutationObserver(carry);
       composers.observe(document, { childList: true, subtree: true });
@@ -109,14 +124,37 @@
   // to pick from, the send button there and enabled: a Stop in its place or a disabled one sends nothing), or a
   // press of the button (a disabled one has no clicks). Told before Chainlit's own handlers: the chat it draws
   // with the message sent (and the new composer) comes before the event reaches the window's listeners.
+  // Sent while the thread is on its way, it is held instead (Chainlit never sees it) and goes once the thread is
+  // shown (carry above): sent at once, it was answered, but its bubble went when Chainlit drew the thread, which it
+  // replaces the chat with. The page says it is holding (desk.css: #welcome-screen[data-desk-loading]).
+  function hold(event) {
+    event.preventDefault();
+    event.stopPropagation();
+    const input = document.getElementById("chat-input");
+    if (!input || !waiting(input)) return;
+    remember(input);
+    carried.send = true;
+  }
   window.addEventListener("keydown", (event) => {
     if (event.key !== "Enter" || event.shiftKey || event.isComposing || !event.target) return;
     if (event.target.id !== "chat-input" || document.querySelector(".command-item")) return;
+    if (waiting(event.target)) { hold(event); return; }
     const submit = document.getElementById("chat-submit");
     if (submit && !submit.disabled) carried = null;
   }, true);
   document.addEventListener("click", (event) => {
-    if (event.target && event.target.closest && event.target.closest("#chat-submit")) carried = null;
+    const target = event.target && event.target.closest ? event.target : null;
+    const submit = target && target.closest("#chat-submit");
+    // The welcome screen's starters ask for a new chat's first analysis: not this thread's, not now.
+    const starter = target && target.closest("#starters");
+    if (starter && waiting(starter)) {
+      event.preventDefault();
+      event.stopPropagation();
+    } else if (submit && waiting(submit)) {
+      hold(event);
+    } else if (submit) {
+      carried = null;
+    }
   }, true);
 
   // After a reload, the draft goes into the first composer that appears (the welcome screen's, from which it is
@@ -235,7 +273,9 @@
         const firsts = [];
         for (const event of batch) {
           try { handler.call(socket, event); } catch (error) { setTimeout(() => { throw error; }); }
-          if (typeof event.data === "string" && event.data.startsWith('42["first_interaction"')) firsts.push(event);
+          if (typeof event.data !== "string") continue;
+          if (event.data.startsWith('42["resume_thread')) shown = window.location.pathname; // and its _error
+          if (event.data.startsWith('42["first_interaction"')) firsts.push(event);
         }
         // After React has rendered the batch (the chat knows its thread by then).
         setTimeout(() => {
@@ -369,6 +409,21 @@
     }
     if (button.hidden) button.disabled = false;
     button.hidden = false;
+  }
+
+  // -- a thread's page waiting for its thread ----------------------------------------------
+
+  // Until the thread comes, its page shows the welcome screen: marked with what the page says meanwhile (desk.css
+  // shows it and hides the starters; a message sent then waits for the thread, see hold in the first part).
+  function markWaiting() {
+    const screen = document.getElementById("welcome-screen");
+    if (!screen) return;
+    if (!window.deskThreadComing(screen)) {
+      screen.removeAttribute("data-desk-loading");
+      return;
+    }
+    const note = word("thread_loading", "Loading the thread… A message sent now goes once it is shown.");
+    if (screen.getAttribute("data-desk-loading") !== note) screen.setAttribute("data-desk-loading", note);
   }
 
   // -- the mode and the login page ---------------------------------------------------------
@@ -661,7 +716,8 @@
   function sendTypedCommand() {
     const box = document.getElementById("chat-input");
     const chip = box && document.querySelector(".command-buttons-container [id^='command-']");
-    if (!chip || chip === sentChip || box.value.trim()) return;
+    // Not from a thread's page still waiting for its thread: the chip stays into the composer under the thread.
+    if (!chip || chip === sentChip || box.value.trim() || window.deskThreadComing(box)) return;
     const name = chip.id.slice("command-".length);
     if (!BARE.includes(name) && typedAtEnter !== "/" + name) return;
     const submit = document.getElementById("chat-submit");
@@ -684,6 +740,7 @@
     follow();
     placeStop();
     placeStages();
+    markWaiting();
     showMode();
     explainLogin();
   }
