@@ -215,7 +215,11 @@ class PostgresRates(RateBuckets):
 
     async def _take(self, keys: tuple[str, ...], now: float) -> float:
         params: dict[str, Any] = {"keys": list(keys), "full": self.burst, "now": now}
-        async with self.pool.connection() as conn, conn.transaction():
+        # In a pipeline: BEGIN, the INSERT and the SELECT go in one round trip (the rows are read when they
+        # come), the UPDATE and COMMIT in a second. Every message waits for its take before it goes on, and
+        # a take holds one of the pool's connections: ~5 round trips each, on a loop busy with 25 chats
+        # starting, queued 25 messages' takes behind each other for up to a second (benchmarks/RESULTS.md).
+        async with self.pool.connection() as conn, conn.pipeline(), conn.transaction():
             # Every key's row exists (a new one full), then all are locked in key order: a concurrent
             # take of the same keys waits here until this one commits, and reads what it left.
             await conn.execute(f"""
