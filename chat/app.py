@@ -260,7 +260,8 @@ async def _answer(message: cl.Message, text: str, chat: ChatRun) -> None:
     """A message, read once and offered to the features, then to the desk's run."""
     nxt = next_analysis(cl.user_session.get("chat_settings"), SETTINGS)
     # What the words are for, read once (graph/routing.py: the order is declared there, the CLI's too).
-    analysed = bool((await SERVICE.state(chat.thread_id)).get("ticker"))  # then two names compare only when asked
+    values = await SERVICE.state(chat.thread_id)
+    analysed = bool(values.get("ticker"))  # then two names compare only when asked
     heard = Heard(message, text, chat, nxt, route(text, Situation(clock.today(), analysed, SETTINGS.language)))
     for feature in FEATURES:  # a CSV, the book's words, a backtest, a watch, a comparison: each feature's own
         if await feature.answer(heard):
@@ -273,7 +274,7 @@ async def _answer(message: cl.Message, text: str, chat: ChatRun) -> None:
     if asks_to_resume(text) and await chat.interrupted() is not None:
         chat.start(None, nxt)  # continue the interrupted run from its last checkpoint
         return
-    chat.start(text, nxt)
+    chat.start(text, nxt, values=values)  # the run reads the thread's language from the state read here
 
 
 @cl.on_stop

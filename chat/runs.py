@@ -185,6 +185,7 @@ class ChatRun(ThreadTask):
         self.text: str | None = None  # what the run answers (None: it continues the interrupted run)
         self.nxt = NextAnalysis()     # its shape: the plan and the models
         self.stop_under: str | None = None  # an edit's re-run: the message that carries its Stop from the start
+        self.values: dict[str, Any] | None = None  # the thread's state as the message that starts a run found it
         self.lost: asyncio.Event | None = None  # set if this server loses the thread's lease mid-run
         self.leftover: list[Note] = []  # the notes nobody read when the run closed up
         # note seq -> its acknowledgement, who picked it up, and the persona it named that had already spoken last
@@ -218,17 +219,18 @@ class ChatRun(ThreadTask):
     # -- starting ----------------------------------------------------------
 
     def start(self, text: str | None, nxt: NextAnalysis | None = None, *,
-              stop_under: str | None = None) -> asyncio.Task[None]:
+              stop_under: str | None = None, values: dict[str, Any] | None = None) -> asyncio.Task[None]:
         """Run the desk on a new message, or, with `text` None, continue the thread's
         interrupted run from its last checkpoint. One run per thread: when another page of the
         thread started one here meanwhile (two tabs sending at once), the message is a note to
         that run instead (checked and registered without a pause, so two pages cannot both start).
         `stop_under`: a message already in the thread that carries the run's Stop from its start (an edit's
-        re-run has no opening of the Desk to carry it)."""
+        re-run has no opening of the Desk to carry it). `values`: the thread's state as the message's handler
+        has just read it, so the run does not read it again before its first words."""
         running = self.service.current(self)
         if running is not self or self.active:  # another page's run, or this page's (Resume twice)
             return _kept(asyncio.create_task(running.join_with(text)))
-        self.text, self.nxt, self.stop_under = text, nxt or NextAnalysis(), stop_under
+        self.text, self.nxt, self.stop_under, self.values = text, nxt or NextAnalysis(), stop_under, values
         # The starting page's user, taken before the run's context replaces the page's (a run that follows
         # one, for the notes left over, does not start here: it keeps the user its page's run had).
         if not isinstance(cl.context.emitter, Pages):
@@ -311,8 +313,11 @@ class ChatRun(ThreadTask):
         desk = await self.service.runtime()
         # The Desk speaks before the coordinator's update says the thread's language: reckoned here
         # as the coordinator does (the CLI does the same), then taken from that update.
+        values, self.values = self.values, None
+        if values is None:
+            values = await desk.state(self.thread_id)
         renderer.language = self.language = thread_language(
-            self.service.settings.language, (await desk.state(self.thread_id)).get("language"), text or "")
+            self.service.settings.language, values.get("language"), text or "")
         # One run per thread across processes: another window's process may run this thread.
         deaf = self._hear_outages(desk)
         try:

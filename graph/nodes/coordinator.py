@@ -2,6 +2,7 @@
 decides what happens next: an analysis, a follow-up, an answer, or a question back."""
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from collections.abc import Awaitable, Callable
@@ -195,11 +196,12 @@ def make_coordinator(settings: Settings, models: ModelRegistry, vendor: Vendor,
                 "debate_rounds": bounded("debate_rounds", state.get("debate_rounds"), settings.debate_rounds),
                 "risk_rounds": bounded("risk_rounds", state.get("risk_rounds"), settings.risk_rounds),
             }
-            # After fresh_run, which clears the last analysis's record.
-            update["track_record"] = await _recalled(runtime, vendor, models, parsed.ticker or "",
-                                                     parsed.trade_date.isoformat(), today)
-            update["book"] = await book_for(runtime, vendor, parsed.ticker or "", parsed.trade_date.isoformat(),
-                                            allow_short=settings.allow_short)
+            # After fresh_run, which clears the last analysis's record. The record and the book are read side by
+            # side: each is a read of the store (and the book a price), and the Desk's opening waits for both.
+            update["track_record"], update["book"] = await asyncio.gather(
+                _recalled(runtime, vendor, models, parsed.ticker or "", parsed.trade_date.isoformat(), today),
+                book_for(runtime, vendor, parsed.ticker or "", parsed.trade_date.isoformat(),
+                         allow_short=settings.allow_short))
         elif parsed.intent == "chat":
             say = render_in(language, "desk_help", mode_line=models.notice_in(language))
         elif parsed.intent == "clarify":
