@@ -264,3 +264,40 @@ async def test_a_note_sent_the_moment_an_analysis_is_listed_is_for_its_run_and_i
     report = (await alice.session.read_resource(f"desk://threads/{thread}/report")).contents[0]
     assert isinstance(report, types.TextResourceContents)
     assert f"“{text}” (answered by Bear Researcher)" in report.text
+
+
+async def test_a_note_waiting_when_the_server_stops_is_answered_when_the_run_resumes(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The server stopped while a run's note waits for the Bear: nothing it logs is a traceback, and the note is
+    kept: the next server's resume of the run has the Bear answer it."""
+    data_dir = tmp_path_factory.mktemp("mcp-stop") / "data"
+    first = await McpDesk(data_dir, "carol").start()
+    asked, text = "should I buy AMZN on 2024-05-03?", "Bear, what about the margins?"
+    progress: Progress = []
+    try:
+        analysis = asyncio.create_task(first.call("analyse", {"request": asked}, progress))
+        thread = None
+        while thread is None and not analysis.done():
+            listed = (await first.call("list_threads")).structuredContent or {}
+            thread = next((t["thread_id"] for t in listed["threads"] if t["title"] == asked), None)
+        assert thread, "listed while it runs"
+        noted = await first.call("follow_up", {"thread_id": thread, "question": text})
+        assert "the Bear Researcher will answer this." in (noted.structuredContent or {}).get("said", ""), noted
+        while len(progress) < 2 and not analysis.done():  # the analysts speak: the Bear's turn is ahead
+            await asyncio.sleep(0.01)
+        assert not analysis.done(), "stopped mid-run"
+    finally:
+        await first.stop()
+    analysis.cancel()
+    _no_traceback(first.log_path.read_text())
+    second = await McpDesk(data_dir, "carol").start()
+    try:
+        resumed = await second.call("resume", {"thread_id": thread})
+        assert not resumed.isError, text_of(resumed)
+        assert (resumed.structuredContent or {})["outcome"] == "decision"
+        report = (await second.session.read_resource(f"desk://threads/{thread}/report")).contents[0]
+        assert isinstance(report, types.TextResourceContents)
+        assert f"“{text}” (answered by Bear Researcher)" in report.text
+    finally:
+        await second.stop()
+    _no_traceback(second.log_path.read_text())
