@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from langgraph.store.base import BaseStore
+from langgraph.types import StateSnapshot
 
 from ..core.plan import RunPlan
 from ..persistence.lease import Leases
@@ -44,7 +45,7 @@ async def forget(store: BaseStore, thread_id: str) -> None:
     await store.adelete(NAMESPACE, thread_id)
 
 
-async def starting(store: BaseStore, leases: Leases, thread_id: str, snapshot: Any,
+async def starting(store: BaseStore, leases: Leases, thread_id: str, snapshot: StateSnapshot,
                    parallel_analysts: bool = True) -> RunPlan | None:
     """The plan of a run of the thread that has begun and saved none of its own steps yet, given the thread's newest
     snapshot (`aget_state`); None when no such run is in force (the snapshot says where things stand)."""

@@ -1,7 +1,8 @@
 """Posting a note to a thread during a run, addressed from the server's view of the run.
 
 Who a note is for is decided from the thread's run plan and checkpoint (graph/notes/address.py
-reads names and turns); the note is stored in the thread's inbox before anyone acknowledges it.
+reads names and turns), or, before a run's first step is saved, from what the run said as it began
+(runtime/begun.py); the note is stored in the thread's inbox before anyone acknowledges it.
 The caller words the acknowledgement from `Posted` (the chat says "Noted — the Bear will answer").
 """
 from __future__ import annotations
