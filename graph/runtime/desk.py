@@ -214,21 +214,26 @@ class DeskRuntime:
                 plan = RunPlan.from_state(values, self.settings.parallel_analysts)
                 yield DeskTurn(self, thread_id, held, plan, None, values)
             else:
-                graph_input = self._input(text, plan, earlier)
-                await self._begin(thread_id, held, plan)
-                yield DeskTurn(self, thread_id, held, plan or self.plan(), graph_input, None)
+                skipped = await self._begin(thread_id, held, plan, earlier)
+                yield DeskTurn(self, thread_id, held, plan or self.plan(), self._input(text, plan, skipped), None)
 
-    async def _begin(self, thread_id: str, held: Held, plan: RunPlan | None) -> None:
+    async def _begin(self, thread_id: str, held: Held, plan: RunPlan | None, earlier: list[Note]) -> list[Note]:
         """Said before a new message's input is given: a note posted before the run's first step is saved is then
         addressed from this run's plan, not from the thread's checkpoint at rest (runtime/begun.py). With no plan
-        given, the coordinator keeps the thread's own (the settings' where it has none)."""
-        before = await self.checkpointer.aget_tuple(self.config(thread_id))
+        given, the coordinator keeps the thread's own (the settings' where it has none). The notes the message
+        skips: those before it, but for the notes posted to a run that ended before saving any step (a server
+        stopped in its first moments): no resume can answer them, so this run does."""
+        newest = await self.checkpointer.aget_tuple(self.config(thread_id))
+        if (cut_short := await begun.cut_short(self.store, thread_id, newest)) is not None:
+            earlier = [n for n in earlier if n.key in cut_short]
         if plan is None:
             values = await self.state(thread_id)
             plan = RunPlan.of(self.settings, analysts=values.get("analysts"), debate_rounds=values.get("debate_rounds"),
                               risk_rounds=values.get("risk_rounds"))
-        checkpoint = before.config["configurable"].get("checkpoint_id") if before is not None else None
-        await begun.begin(self.store, thread_id, begun.Begun(held.lease.owner, checkpoint, plan.state_fields()))
+        checkpoint = newest.config["configurable"].get("checkpoint_id") if newest is not None else None
+        await begun.begin(self.store, thread_id, begun.Begun(held.lease.owner, checkpoint, plan.state_fields(),
+                                                             tuple(n.key for n in earlier)))
+        return earlier
 
     def events(self, graph_input: Any, thread_id: str, context: DeskContext,
                callbacks: list[BaseCallbackHandler] | None = None) -> AsyncIterator[Event]:

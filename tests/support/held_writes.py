@@ -19,20 +19,32 @@ class HeldCheckpoints(InMemorySaver):
         super().__init__(serde=SERDE)
         self.allow = allow
         self.released = asyncio.Event()
+        self.dropped = False
 
     def hold(self, allow: int = 0) -> None:
-        self.allow = allow
+        self.allow, self.dropped = allow, False
         self.released.clear()
 
     def release(self) -> None:
         self.released.set()
 
-    async def aput(self, *args: Any, **kwargs: Any) -> Any:
+    def lose(self) -> None:
+        """The process stops: what it had not written never lands, until `keep()` (a process started again)."""
+        self.dropped = True
+        self.released.set()
+
+    def keep(self) -> None:
+        self.dropped = False
+        self.released.set()
+
+    async def aput(self, config: Any, checkpoint: Any, metadata: Any, new_versions: Any) -> Any:
         if self.allow > 0:
             self.allow -= 1
         else:
             await self.released.wait()
-        return await super().aput(*args, **kwargs)
+        if self.dropped:
+            return {"configurable": {**config["configurable"], "checkpoint_id": checkpoint["id"]}}
+        return await super().aput(config, checkpoint, metadata, new_versions)
 
 
 class TakenLeases(MemoryLeases):
