@@ -41,7 +41,7 @@ from ..core.plan import RunPlan
 from ..core.state import language_of
 from ..core.usage import this_run
 from ..core.words import DEFAULT_LANGUAGE, is_language, phrase, vendor_name
-from ..persistence.lease import LeaseHeld, live_holder
+from ..persistence.lease import LeaseHeld
 from ..persistence.offers import Offered, OfferStore
 from ..persistence.threads import OwnedThread
 from ..record.case import report_markdown
@@ -257,20 +257,24 @@ class DeskService:
             return await self._compare_followup(asked.followed, asked.text, report)
         if asked.route.purpose is not Purpose.DESK:
             raise Refusal(elsewhere(asked.route, asked.language))
-        if not await self.ownership.claim(self.user, thread_id, source=SOURCE, title=asked.text):
-            raise Refusal(phrase(asked.language, "mcp.not_yours", thread=thread_id))
-        if await live_holder(self.desk.leases, thread_id) is not None:
-            # The thread runs now (another call, the chat, another process): the message is a note to that run, as
-            # a message to a thread running in another window is in the chat; its answer comes in that run.
-            posted = await post_note(self.desk, thread_id, asked.text)
-            said = _plain(phrase(asked.language, "mcp.noted", ack=acknowledgement(posted, asked.language)))
-            return Replied(DeskReply(thread_id=thread_id, outcome="noted", said=said, language=asked.language),
-                           said)
         state = await self.desk.state(thread_id)
         plan = self.desk.plan()
         total = None if state.get("ticker") else len(plan.slots())  # a new thread: an analysis, most likely
-        await self._run(thread_id, asked.text, plan, Turns(report, asked.language, total), asked.language)
+        try:
+            await self._run(thread_id, asked.text, plan, Turns(report, asked.language, total), asked.language,
+                            title=asked.text)
+        except LeaseHeld:
+            # The thread runs now (another call, the chat, another process): the message is a note to that run, as
+            # a message to a thread running in another window is in the chat; its answer comes in that run.
+            return await self._noted(thread_id, asked.text, asked.language)
         return desk_reply(thread_id, await self.desk.state(thread_id), self.desk.vendor.label)
+
+    async def _noted(self, thread_id: str, text: str, language: str) -> Replied:
+        if not await self.ownership.claim(self.user, thread_id, source=SOURCE, title=text):
+            raise Refusal(phrase(language, "mcp.not_yours", thread=thread_id))
+        posted = await post_note(self.desk, thread_id, text)
+        said = _plain(phrase(language, "mcp.noted", ack=acknowledgement(posted, language)))
+        return Replied(DeskReply(thread_id=thread_id, outcome="noted", said=said, language=language), said)
 
     async def resume(self, thread_id: str, report: Report = _quiet) -> Replied:
         """Go on with the thread's stopped run (a cancellation, a failure, a crash) from its last finished turn."""
@@ -284,10 +288,16 @@ class DeskService:
         await self._run(thread_id, None, plan, turns, language)
         return desk_reply(thread_id, await self.desk.state(thread_id), self.desk.vendor.label)
 
-    async def _run(self, thread_id: str, text: str | None, plan: RunPlan, turns: Turns, language: str) -> None:
-        # A run that just ended (a cancelled call) lets its lease go a moment after: waited for, briefly.
-        async with self._failures(thread_id, language), \
-                self.desk.turn(thread_id, text, plan, wait_s=LEASE_WAIT_S) as turn:
+    async def _run(self, thread_id: str, text: str | None, plan: RunPlan, turns: Turns, language: str,
+                   title: str | None = None) -> None:
+        """Run the thread. `title`: a new message's, which claims the thread for the user once its lease is held (it
+        is listed from then on, so a note a client sends on seeing it reaches this run); a lease held elsewhere is
+        LeaseHeld then, for the caller to pass the message on. A resume waits briefly for a run that just ended (a
+        cancelled call lets its lease go a moment after) and is refused if the thread runs."""
+        async with self._failures(thread_id, language, busy=title is None), \
+                self.desk.turn(thread_id, text, plan, wait_s=LEASE_WAIT_S if title is None else 0.0) as turn:
+            if title is not None and not await self.ownership.claim(self.user, thread_id, source=SOURCE, title=title):
+                raise Refusal(phrase(language, "mcp.not_yours", thread=thread_id))
             context = self.desk.context(today=self.today, user=self.user, source=SOURCE)
             try:
                 async for event in turn.events(context):
@@ -300,11 +310,14 @@ class DeskService:
                 raise  # a stop: the thread keeps every finished turn
 
     @asynccontextmanager
-    async def _failures(self, thread_id: str, language: str) -> AsyncIterator[None]:
-        """A run's failure as a sentence: another run holds the thread, or what failed and that it resumes."""
+    async def _failures(self, thread_id: str, language: str, busy: bool = True) -> AsyncIterator[None]:
+        """A run's failure as a sentence: another run holds the thread (`busy`: said so, else LeaseHeld goes up),
+        or what failed and that it resumes."""
         try:
             yield
         except LeaseHeld:
+            if not busy:
+                raise
             raise Refusal(phrase(language, "mcp.running", thread=thread_id)) from None
         except Refusal:
             raise

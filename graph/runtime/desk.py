@@ -36,7 +36,7 @@ from ..models.registry import ModelRegistry
 from ..nodes.analysts import Toolkit
 from ..nodes.builder import build_graph
 from ..nodes.holdings import priced_book
-from ..notes.inbox import Inbox
+from ..notes.inbox import Inbox, Note
 from ..paper.broker import paper_broker
 from ..paper.keeper import PaperKeeper
 from ..persistence.database import open_checkpointer, open_leases, open_rates, open_store
@@ -47,6 +47,7 @@ from ..persistence.threads import ThreadOwners
 from ..record.edits import edit_change
 from ..request import parse_request
 from ..track.keeper import TrackRecord
+from . import begun
 from . import branches as past
 
 logger = logging.getLogger(__name__)
@@ -204,14 +205,35 @@ class DeskRuntime:
         `wait_s`) and held until the block ends; then the run's input: `text`, a new message (with
         the plan of its analysis, if one is asked for), or None, the thread's interrupted run
         continued from its last checkpoint with the plan it had."""
+        # The notes a new message skips are read before the lease is taken: one posted once it is held (it was
+        # posted because the thread was seen running) is this run's to answer, never marked read unanswered.
+        earlier = await self.inbox.all(thread_id) if text is not None else []
         async with hold_run(self.leases, thread_id, wait_s) as held:
             if text is None:
                 values = await self.state(thread_id)
                 plan = RunPlan.from_state(values, self.settings.parallel_analysts)
                 yield DeskTurn(self, thread_id, held, plan, None, values)
             else:
-                graph_input = await self.new_input(thread_id, text, plan)
-                yield DeskTurn(self, thread_id, held, plan or self.plan(), graph_input, None)
+                skipped = await self._begin(thread_id, held, plan, earlier)
+                yield DeskTurn(self, thread_id, held, plan or self.plan(), self._input(text, plan, skipped), None)
+
+    async def _begin(self, thread_id: str, held: Held, plan: RunPlan | None, earlier: list[Note]) -> list[Note]:
+        """Said before a new message's input is given: a note posted before the run's first step is saved is then
+        addressed from this run's plan, not from the thread's checkpoint at rest (runtime/begun.py). With no plan
+        given, the coordinator keeps the thread's own (the settings' where it has none). The notes the message
+        skips: those before it, but for the notes posted to a run that ended before saving any step (a server
+        stopped in its first moments): no resume can answer them, so this run does."""
+        newest = await self.checkpointer.aget_tuple(self.config(thread_id))
+        if (cut_short := await begun.cut_short(self.store, thread_id, newest)) is not None:
+            earlier = [n for n in earlier if n.key in cut_short]
+        if plan is None:
+            values = await self.state(thread_id)
+            plan = RunPlan.of(self.settings, analysts=values.get("analysts"), debate_rounds=values.get("debate_rounds"),
+                              risk_rounds=values.get("risk_rounds"))
+        checkpoint = newest.config["configurable"].get("checkpoint_id") if newest is not None else None
+        await begun.begin(self.store, thread_id, begun.Begun(held.lease.owner, checkpoint, plan.state_fields(),
+                                                             tuple(n.key for n in earlier)))
+        return earlier
 
     def events(self, graph_input: Any, thread_id: str, context: DeskContext,
                callbacks: list[BaseCallbackHandler] | None = None) -> AsyncIterator[Event]:
@@ -229,7 +251,10 @@ class DeskRuntime:
     async def new_input(self, thread_id: str, text: str, plan: RunPlan | None = None) -> dict[str, Any]:
         """A new message's input. Notes left from an earlier run that ended before reading them
         are skipped: they were typed to that run (resuming it would have answered them)."""
-        notes = await self.inbox.all(thread_id)
+        return self._input(text, plan, await self.inbox.all(thread_id))
+
+    @staticmethod
+    def _input(text: str, plan: RunPlan | None, notes: list[Note]) -> dict[str, Any]:
         graph_input: dict[str, Any] = {"messages": [HumanMessage(text)], **(plan.state_fields() if plan else {})}
         if notes:
             graph_input["inbox_read"] = [n.key for n in notes]
@@ -251,6 +276,7 @@ class DeskRuntime:
         """Forget a thread: every checkpoint and pending write of it, and its notes."""
         await self.checkpointer.adelete_thread(thread_id)
         await self.inbox.delete(thread_id)
+        await begun.forget(self.store, thread_id)
 
     # -- editing the past (graph/runtime/branches.py: LangGraph time travel) ------------
 

@@ -1,7 +1,8 @@
 """Posting a note to a thread during a run, addressed from the server's view of the run.
 
 Who a note is for is decided from the thread's run plan and checkpoint (graph/notes/address.py
-reads names and turns); the note is stored in the thread's inbox before anyone acknowledges it.
+reads names and turns), or, before a run's first step is saved, from what the run said as it began
+(runtime/begun.py); the note is stored in the thread's inbox before anyone acknowledges it.
 The caller words the acknowledgement from `Posted` (the chat says "Noted — the Bear will answer").
 """
 from __future__ import annotations
@@ -17,6 +18,7 @@ from ..core.plan import RunPlan
 from ..core.words import DEFAULT_LANGUAGE, phrase
 from ..notes.address import address, named
 from ..notes.inbox import Note
+from .begun import starting
 from .desk import DeskRuntime
 
 __all__ = ["Posted", "post_note"]
@@ -39,9 +41,14 @@ SNAPSHOT_TRIES, SNAPSHOT_WAIT_S = 10, 0.05
 
 async def _started_now(desk: DeskRuntime, thread_id: str) -> tuple[RunPlan, list[str] | None]:
     """The plan and whose turns have started, from the thread's checkpoint: the turns spoken plus the
-    nodes running now. None: no analysis is in flight."""
+    nodes running now (or, before a run's first step is saved, from what it said as it began: runtime/begun.py).
+    None: no analysis is in flight."""
     for _ in range(SNAPSHOT_TRIES):
         snapshot = await desk.graph.aget_state(thread_config(thread_id))
+        # A run that began and saved none of its steps yet: the snapshot is the thread at rest before it.
+        if (begun := await starting(desk.store, desk.leases, thread_id, snapshot,
+                                    desk.settings.parallel_analysts)) is not None:
+            return begun, []                # a new message about to be read: every turn is ahead
         values: Mapping[str, Any] = snapshot.values or {}
         plan = RunPlan.from_state(values, desk.settings.parallel_analysts)
         if "coordinator" in snapshot.next:

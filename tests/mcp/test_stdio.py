@@ -1,10 +1,12 @@
 """`python -m graph mcp` over stdio, driven by the `mcp` SDK's own client (issue 39): the tools listed with their
 schemas, an analysis with a progress notification at each persona's turn, a follow-up on its thread, a cancellation
 that stops the run as Stop does (the thread resumes), a comparison, the track record, a backtest planned then run by
-its id, the book, and a second user on the same data folder who can neither list, read nor ask on the first one's
-threads. Two server processes serve the whole module (alice's and bob's), in demo mode at the test pace."""
+its id, the book, a note sent the moment an analysis is listed (its run's, its Bear's), and a second user on the
+same data folder who can neither list, read nor ask on the first one's threads. Two server processes serve the whole
+module (alice's and bob's), in demo mode at the test pace."""
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -239,3 +241,63 @@ async def test_refusals_and_mistakes_are_one_plain_sentence(alice: McpDesk) -> N
         _no_traceback(text)
     book = await alice.call("get_book")
     assert not book.isError and (book.structuredContent or {})["positions"] == []
+
+
+async def test_a_note_sent_the_moment_an_analysis_is_listed_is_for_its_run_and_its_bear(alice: McpDesk) -> None:
+    """A client that starts an analysis and, as soon as list_threads shows the thread, sends a note to it: the note
+    is that run's (not a second run racing it for the thread), addressed to the Bear however few of the run's
+    steps are saved yet, and the Bear answers it."""
+    asked = "should I buy MSFT on 2024-05-03?"
+    analysis = asyncio.create_task(alice.call("analyse", {"request": asked}))
+    thread = None
+    while thread is None and not analysis.done():
+        listed = (await alice.call("list_threads")).structuredContent or {}
+        thread = next((t["thread_id"] for t in listed["threads"] if t["title"] == asked), None)
+    assert thread, "listed while it runs"
+    text = "Bear, what about the debt?"
+    noted = await alice.call("follow_up", {"thread_id": thread, "question": text})
+    assert not noted.isError, text_of(noted)
+    reply = noted.structuredContent or {}
+    assert reply["outcome"] == "noted" and "the Bear Researcher will answer this." in reply["said"], reply
+    done = await analysis
+    assert not done.isError and (done.structuredContent or {})["outcome"] == "decision", text_of(done)
+    report = (await alice.session.read_resource(f"desk://threads/{thread}/report")).contents[0]
+    assert isinstance(report, types.TextResourceContents)
+    assert f"“{text}” (answered by Bear Researcher)" in report.text
+
+
+async def test_a_note_waiting_when_the_server_stops_is_answered_when_the_run_resumes(
+        tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The server stopped while a run's note waits for the Bear: nothing it logs is a traceback, and the note is
+    kept: the next server's resume of the run has the Bear answer it."""
+    data_dir = tmp_path_factory.mktemp("mcp-stop") / "data"
+    first = await McpDesk(data_dir, "carol").start()
+    asked, text = "should I buy AMZN on 2024-05-03?", "Bear, what about the margins?"
+    progress: Progress = []
+    try:
+        analysis = asyncio.create_task(first.call("analyse", {"request": asked}, progress))
+        thread = None
+        while thread is None and not analysis.done():
+            listed = (await first.call("list_threads")).structuredContent or {}
+            thread = next((t["thread_id"] for t in listed["threads"] if t["title"] == asked), None)
+        assert thread, "listed while it runs"
+        noted = await first.call("follow_up", {"thread_id": thread, "question": text})
+        assert "the Bear Researcher will answer this." in (noted.structuredContent or {}).get("said", ""), noted
+        while len(progress) < 2 and not analysis.done():  # the analysts speak: the Bear's turn is ahead
+            await asyncio.sleep(0.01)
+        assert not analysis.done(), "stopped mid-run"
+    finally:
+        await first.stop()
+    analysis.cancel()
+    _no_traceback(first.log_path.read_text())
+    second = await McpDesk(data_dir, "carol").start()
+    try:
+        resumed = await second.call("resume", {"thread_id": thread})
+        assert not resumed.isError, text_of(resumed)
+        assert (resumed.structuredContent or {})["outcome"] == "decision"
+        report = (await second.session.read_resource(f"desk://threads/{thread}/report")).contents[0]
+        assert isinstance(report, types.TextResourceContents)
+        assert f"“{text}” (answered by Bear Researcher)" in report.text
+    finally:
+        await second.stop()
+    _no_traceback(second.log_path.read_text())

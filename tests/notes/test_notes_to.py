@@ -44,9 +44,8 @@ async def note_while(tmp_path: Path, speaking: str, text: str, to: str | None = 
 
 
 async def _saved(desk: DeskRuntime, thread: str) -> None:
-    """Until the run's own steps are saved: its checkpoints are written behind it, and in its first moments
-    the newest is the one from before it, against which the note would be for nobody (a known race of a note
-    in a run's first ~50 ms; the chat passes the turns its stream has seen start, which covers it)."""
+    """Until the run's own steps are saved, so that the note is addressed from who has spoken in them (before
+    that it is addressed from what the run said as it began, every turn ahead: test_notes_first_moments.py)."""
     for _ in range(200):
         if (await desk.graph.aget_state(thread_config(thread))).values.get("intent") == "analyze":
             return

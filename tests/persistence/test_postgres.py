@@ -1,7 +1,7 @@
 """The desk on PostgreSQL (DESK_DATABASE_URL), against a real server: a demo analysis keeps its
 checkpoints and notes there (no SQLite file is made), another process resumes a run cut off in the
 first and answers a follow-up on the thread, and a note posted by another runtime reaches the run
-through the shared store."""
+through the shared store (addressed from the run even before its first checkpoint has landed)."""
 from __future__ import annotations
 
 import asyncio
@@ -24,6 +24,7 @@ from graph.core.personas import DEFAULT_ANALYSTS as ANALYSTS  # the default anal
 from graph.core.personas import PERSONAS
 from graph.core.settings import Settings
 from graph.runtime.desk import DeskRuntime
+from graph.runtime.notes import post_note
 from tests.support.clock import python_path
 from tests.support.desk import TODAY, spoken
 from tests.support.env import demo_env
@@ -178,6 +179,37 @@ async def test_a_note_posted_by_another_runtime_reaches_the_run(pg_settings: Set
     assert {(ev.seq, ev.text) for ev in events if isinstance(ev, NotePickedUp)} == {(note.seq, note.text)}
     [intervention] = state["interventions"]
     assert intervention.text == note.text and intervention.answered_by, "answered in the run"
+
+
+async def test_a_note_from_another_runtime_in_a_runs_first_moments_is_addressed_from_that_run(
+        pg_settings: Settings, monkeypatch: pytest.MonkeyPatch):
+    """Before any of the run's checkpoints has landed (its writes held here), another process posting "Bear, …"
+    reads from the shared store and lease that the run has begun: the Bear is told to answer, and does."""
+    thread, text = str(uuid.uuid4()), "Bear, what about the China export ban?"
+    held = HeldTurn("Market Analyst")
+    async with DeskRuntime.open(pg_settings, models=held.models) as running, DeskRuntime.open(pg_settings) as other:
+        landed, put = asyncio.Event(), running.checkpointer.aput
+
+        async def late(*args: Any, **kwargs: Any) -> Any:
+            await landed.wait()
+            return await put(*args, **kwargs)
+
+        monkeypatch.setattr(running.checkpointer, "aput", late)
+
+        async def go() -> list[Event]:
+            async with running.turn(thread, "should I buy NVDA today?", running.plan()) as turn:
+                return await collect(turn.events(running.context(today=TODAY)))
+
+        run = asyncio.ensure_future(go())
+        try:
+            await held.reached()
+            sent = await post_note(other, thread, text)
+        finally:
+            landed.set()
+            held.release()
+        events = await asyncio.wait_for(run, 120)
+    assert sent.note.to == "Bear Researcher"
+    assert [(ev.persona, ev.text) for ev in events if isinstance(ev, NotePickedUp)] == [("Bear Researcher", text)]
 
 
 async def test_a_wrong_database_url_fails_the_start_with_the_reason(tmp_path: Path, no_model_env: None):
