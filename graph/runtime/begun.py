@@ -17,12 +17,13 @@ step cannot be resumed, so the next message's run answers the notes posted to it
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from langgraph.checkpoint.base import CheckpointTuple
-from langgraph.store.base import BaseStore
+from langgraph.store.base import BaseStore, Item
 from langgraph.types import StateSnapshot
 
 from ..core.plan import RunPlan
@@ -51,12 +52,18 @@ def _unsaved(value: Mapping[str, Any], checkpoint_id: str | None, source: str | 
     return checkpoint_id == value.get("before") or source == "input"
 
 
-async def cut_short(store: BaseStore, thread_id: str, newest: CheckpointTuple | None) -> frozenset[str] | None:
+async def cut_short(store: BaseStore, thread_id: str,
+                    newest: Awaitable[CheckpointTuple | None]) -> tuple[CheckpointTuple | None, frozenset[str] | None]:
     """Asked by the thread's next run, holding its lease (so the last one is over): when the last run that began
     ended before saving any step (a server stopped in its first moments), the notes its message had skipped. The
     notes posted to it since were told a reader and no resume reaches them (it has nothing to resume from): the next
-    message's run answers them. None when no run began or its steps were saved."""
-    item = await store.aget(NAMESPACE, thread_id)
+    message's run answers them. None when no run began or its steps were saved. With the thread's newest checkpoint,
+    `newest`, read meanwhile: the two reads are a new run's wait before its first step, so they go side by side."""
+    item, checkpoint = await asyncio.gather(store.aget(NAMESPACE, thread_id), newest)
+    return checkpoint, _cut_short(item, checkpoint)
+
+
+def _cut_short(item: Item | None, newest: CheckpointTuple | None) -> frozenset[str] | None:
     if item is None:
         return None
     checkpoint_id = newest.config["configurable"].get("checkpoint_id") if newest is not None else None
