@@ -138,7 +138,9 @@ def _traced_once(model: Runnable[Any, Any]) -> Runnable[Any, Any]:
     not anything traces; converted here once, as langchain-openai's json_schema form binds it, the call
     converts a dict (microseconds) into the same JSON schema, and the request is the same
     (tests/models/test_shaped.py)."""
-    bound = model.kwargs.get(_TRACED) if isinstance(model, RunnableBinding) else None
+    if not isinstance(model, RunnableBinding):
+        return model
+    bound = model.kwargs.get(_TRACED)
     if not isinstance(bound, dict) or not isinstance(bound.get("schema"), type):
         return model
     traced = {**bound, "schema": convert_to_openai_tool(bound["schema"])}
