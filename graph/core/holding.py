@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import re
 from datetime import date
+from functools import lru_cache
 
 from .assets import market_of
 from .trading_days import next_trading_day
@@ -45,6 +46,10 @@ def sessions(horizon: str) -> int:
     return min(max(math.ceil(max(spans)), 1), MAX_SESSIONS)
 
 
+# Remembered: the calendars are fixed, so the day depends on the arguments alone. Every analysis's settlement
+# pass asks it for each of the user's open calls (graph/track/settle.py `is_due`), a walk of up to a year of
+# sessions each, on the critical path of the run's first step, and again for the same calls at every analysis.
+@lru_cache(maxsize=4096)
 def due_date(trade_date: date, n: int, ticker: str = "") -> date:
     """The n-th trading day after the trade date on the ticker's own exchange (the NYSE for a US one, or
     none given): when a call of n sessions settles, as told to the user ("settles on or after …")."""

@@ -20,8 +20,9 @@ from typing import Any, Generic, Literal, TypeVar
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage
-from langchain_core.runnables import Runnable, RunnableConfig, RunnableSequence, RunnableWithFallbacks
+from langchain_core.runnables import Runnable, RunnableBinding, RunnableConfig, RunnableSequence, RunnableWithFallbacks
 from langchain_core.runnables.passthrough import RunnableAssign
+from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel, ValidationError
 
 from ..core.usage import Meter
@@ -120,7 +121,30 @@ def _formed(model: BaseChatModel, schema: type[T], method: Method) -> Runnable[A
     kwargs: dict[str, Any] = {"method": method, "include_raw": True}
     if method == "json_schema":
         kwargs["strict"] = True
-    return whole.with_structured_output(schema, **kwargs)
+    form = whole.with_structured_output(schema, **kwargs)
+    if (steps := getattr(getattr(form, "first", None), "steps__", None)) is not None and _parts(form) is not None:
+        steps["raw"] = _traced_once(steps["raw"])
+    return form
+
+
+# The key under which a structured form tells LangChain's tracing its schema (it is never sent to the server).
+_TRACED = "ls_structured_output_format"
+
+
+def _traced_once(model: Runnable[Any, Any]) -> Runnable[Any, Any]:
+    """The form's model with the schema it tells tracing (`ls_structured_output_format`) already converted.
+    Function calling binds the schema's class there, and LangChain converts it to a JSON schema at every call
+    (pydantic's JSON schema: ~0.3 ms for the ruling, between the judge's words and its step's end) whether or
+    not anything traces; converted here once, as langchain-openai's json_schema form binds it, the call
+    converts a dict (microseconds) into the same JSON schema, and the request is the same
+    (tests/models/test_shaped.py)."""
+    if not isinstance(model, RunnableBinding):
+        return model
+    bound = model.kwargs.get(_TRACED)
+    if not isinstance(bound, dict) or not isinstance(bound.get("schema"), type):
+        return model
+    traced = {**bound, "schema": convert_to_openai_tool(bound["schema"])}
+    return model.model_copy(update={"kwargs": {**model.kwargs, _TRACED: traced}})
 
 
 # What a server's refusal of the request's form says (OpenAI and vLLM: 400; llama-cpp-python's server:

@@ -252,3 +252,30 @@ async def test_every_structured_form_is_called_as_its_model_then_its_parser(meth
                           "function_calling")
     value, raw = await shaped._call(form, Ruling, [], "function_calling", {})
     assert value is None and raw is not None and raw.content == "no tool"
+
+
+@pytest.mark.parametrize("method", ["json_schema", "function_calling"])
+async def test_a_form_tells_tracing_its_schema_as_langchain_would_and_sends_the_same(method):
+    # Function calling binds the schema's class for tracing, and LangChain turned it into a JSON schema at every
+    # call (graph/models/shaped.py `_traced_once`): the desk's forms bind it converted once. Tracing is told the
+    # same schema and the request is the same, for every form and schema the desk asks.
+    from langchain_core.language_models.chat_models import _format_ls_structured_output
+    from langchain_openai import ChatOpenAI
+
+    from graph.core.state import Ruling, StatedCall
+    from graph.models import shaped
+
+    models: list = [ChatOpenAI(model="m", api_key="k", base_url="http://127.0.0.1:9/v1")]
+    if method == "function_calling":
+        models.append(ScriptedChatModel())
+    for model in models:
+        for schema in (Ruling, StatedCall):
+            ours = shaped._parts(shaped._formed(model, schema, method))
+            extra = {"strict": True} if method == "json_schema" else {}
+            theirs = shaped._parts(model.with_structured_output(schema, method=method, include_raw=True, **extra))
+            assert ours is not None and theirs is not None
+            (mine, _), (library, _) = ours, theirs
+            told, asked = mine.kwargs.pop(shaped._TRACED), library.kwargs.pop(shaped._TRACED)
+            assert _format_ls_structured_output(told) == _format_ls_structured_output(asked)
+            assert isinstance(told["schema"], dict) and told["kwargs"] == asked["kwargs"]
+            assert mine.kwargs == library.kwargs and mine.bound == library.bound and mine.config == library.config

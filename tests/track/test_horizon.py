@@ -47,3 +47,27 @@ def test_benchmark_for(ticker: str, expected: str) -> None:
 ])
 def test_due_date_counts_nyse_sessions(trade: date, n: int, expected: date) -> None:
     assert due_date(trade, n) == expected
+
+
+def test_a_settlement_pass_walks_each_open_calls_sessions_once(monkeypatch) -> None:
+    """due_date is remembered (graph/core/holding.py): every analysis's settlement pass asks it for each of the
+    user's open calls, and the answer is the walk's, on every exchange, whatever was asked before."""
+    import graph.core.holding as holding
+    from graph.core.trading_days import next_trading_day
+
+    def walked(trade: date, n: int, ticker: str) -> date:
+        market = holding.market_of(ticker.strip().upper()) if ticker else "US"
+        day = trade
+        for _ in range(n):
+            day = next_trading_day(day, market)
+        return day
+
+    cases = [(date.fromordinal(date(2024, 5, 6).toordinal() + k), n, ticker)
+             for k in range(0, 400, 37) for n in (1, 5, 30, 252)
+             for ticker in ("", "NVDA", "7203.T", "BTC-USD", "SAP.DE")]
+    holding.due_date.cache_clear()
+    assert [due_date(*case) for case in cases] == [walked(*case) for case in cases]
+    steps: list[date] = []
+    monkeypatch.setattr(holding, "next_trading_day",
+                        lambda d, market="US": steps.append(d) or next_trading_day(d, market))
+    assert [due_date(*case) for case in cases] == [walked(*case) for case in cases] and steps == []
