@@ -17,8 +17,7 @@ step cannot be resumed, so the next message's run answers the notes posted to it
 """
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Awaitable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,7 +28,7 @@ from langgraph.types import StateSnapshot
 from ..core.plan import RunPlan
 from ..persistence.lease import Leases
 
-__all__ = ["Begun", "begin", "cut_short", "forget", "starting"]
+__all__ = ["Begun", "begin", "cut_short", "forget", "last", "starting"]
 
 NAMESPACE = ("run-begun",)
 
@@ -52,18 +51,17 @@ def _unsaved(value: Mapping[str, Any], checkpoint_id: str | None, source: str | 
     return checkpoint_id == value.get("before") or source == "input"
 
 
-async def cut_short(store: BaseStore, thread_id: str,
-                    newest: Awaitable[CheckpointTuple | None]) -> tuple[CheckpointTuple | None, frozenset[str] | None]:
-    """Asked by the thread's next run, holding its lease (so the last one is over): when the last run that began
-    ended before saving any step (a server stopped in its first moments), the notes its message had skipped. The
-    notes posted to it since were told a reader and no resume reaches them (it has nothing to resume from): the next
-    message's run answers them. None when no run began or its steps were saved. With the thread's newest checkpoint,
-    `newest`, read meanwhile: the two reads are a new run's wait before its first step, so they go side by side."""
-    item, checkpoint = await asyncio.gather(store.aget(NAMESPACE, thread_id), newest)
-    return checkpoint, _cut_short(item, checkpoint)
+async def last(store: BaseStore, thread_id: str) -> Item | None:
+    """What the thread's last run said as it began (None: no run has begun since the thread was made or emptied)."""
+    return await store.aget(NAMESPACE, thread_id)
 
 
-def _cut_short(item: Item | None, newest: CheckpointTuple | None) -> frozenset[str] | None:
+def cut_short(item: Item | None, newest: CheckpointTuple | None) -> frozenset[str] | None:
+    """Asked by the thread's next run, holding its lease (so the last one is over), with `last` and the thread's
+    newest checkpoint: when the last run that began ended before saving any step (a server stopped in its first
+    moments), the notes its message had skipped. The notes posted to it since were told a reader and no resume
+    reaches them (it has nothing to resume from): the next message's run answers them. None when no run began or
+    its steps were saved."""
     if item is None:
         return None
     checkpoint_id = newest.config["configurable"].get("checkpoint_id") if newest is not None else None
@@ -81,7 +79,7 @@ async def starting(store: BaseStore, leases: Leases, thread_id: str, snapshot: S
                    parallel_analysts: bool = True) -> RunPlan | None:
     """The plan of a run of the thread that has begun and saved none of its own steps yet, given the thread's newest
     snapshot (`aget_state`); None when no such run is in force (the snapshot says where things stand)."""
-    item = await store.aget(NAMESPACE, thread_id)
+    item = await last(store, thread_id)
     if item is None:
         return None
     newest = (snapshot.config or {}).get("configurable", {}).get("checkpoint_id")

@@ -223,9 +223,10 @@ class DeskRuntime:
         given, the coordinator keeps the thread's own (the settings' where it has none). The notes the message
         skips: those before it, but for the notes posted to a run that ended before saving any step (a server
         stopped in its first moments): no resume can answer them, so this run does."""
-        newest, cut_short = await begun.cut_short(self.store, thread_id,
-                                                  self.checkpointer.aget_tuple(self.config(thread_id)))
-        if cut_short is not None:
+        # Side by side: both are a new run's wait before its first step.
+        newest, last = await asyncio.gather(self.checkpointer.aget_tuple(self.config(thread_id)),
+                                            begun.last(self.store, thread_id))
+        if (cut_short := begun.cut_short(last, newest)) is not None:
             earlier = [n for n in earlier if n.key in cut_short]
         if plan is None:
             values = await self.state(thread_id)
